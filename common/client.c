@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/* The blocking request/reply client that all commands share (client.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "common/auth.h"
+#include "common/client.h"
+#include "common/frame.h"
+#include "common/msg.h"
+#include "common/net.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+
+struct rota_client {
+	int fd;
+	struct rota_auth *auth;
+};
+
+int rota_client_connect(const char *addr, unsigned port, int timeout_ms,
+			struct rota_client **out, struct rota_error *err)
+{
+	struct timeval tv = { .tv_sec = timeout_ms / 1000,
+			      .tv_usec = (timeout_ms % 1000) * 1000 };
+	struct rota_client *c;
+	int fd;
+
+	*out = NULL;
+	fd = rota_net_connect(addr, port, NULL, timeout_ms, err);
+	if (fd < 0)
+		return fd;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	c = rota_xcalloc(1, sizeof(*c));
+	c->fd = fd;
+	c->auth = rota_auth_create(NULL);
+	*out = c;
+	return 0;
+}
+
+void rota_client_destroy(struct rota_client *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	rota_auth_destroy(c->auth);
+	free(c);
+}
+
+void rota_reply_clear(struct rota_reply *r)
+{
+	free(r->body);
+	*r = (struct rota_reply){ 0 };
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	char *s = p;
+
+	while (n) {
+		ssize_t r = read(fd, s, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		s += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int send_frame(struct rota_client *c, uint16_t type, const char *body,
+		      size_t len, struct rota_error *err)
+{
+	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
+	char *cred;
+	size_t clen;
+	int rc = rota_auth_sign(c->auth, type, body, len, &cred, err);
+
+	if (rc < 0)
+		return rc;
+	clen = strlen(cred);
+	rota_frame_header_encode(hdr, type, (uint32_t)clen, (uint32_t)len);
+	rc = write_all(c->fd, hdr, sizeof(hdr));
+	if (rc == 0)
+		rc = write_all(c->fd, cred, clen);
+	if (rc == 0)
+		rc = write_all(c->fd, body, len);
+	free(cred);
+	if (rc < 0)
+		return rota_errorf(err, rc, "sending to the controller: %s",
+				   strerror(-rc));
+	return 0;
+}
+
+static int recv_frame(struct rota_client *c, struct rota_reply *reply,
+		      struct rota_error *err)
+{
+	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
+	struct rota_frame_header h;
+	char *buf;
+	uid_t uid;
+	gid_t gid;
+	int rc = read_all(c->fd, hdr, sizeof(hdr));
+
+	if (rc < 0)
+		return rota_errorf(err, rc, "no reply from the controller: %s",
+				   strerror(-rc));
+	rc = rota_frame_header_decode(hdr, sizeof(hdr), 1u << 30, &h, err);
+	if (rc < 0)
+		return rc;
+	buf = rota_xmalloc((size_t)h.cred_len + h.body_len + 1);
+	rc = read_all(c->fd, buf, (size_t)h.cred_len + h.body_len);
+	if (rc < 0) {
+		free(buf);
+		return rota_errorf(err, rc, "reply cut short: %s",
+				   strerror(-rc));
+	}
+	rc = rota_auth_verify(c->auth, h.type, buf + h.cred_len, h.body_len,
+			      buf, h.cred_len, &uid, &gid, err);
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	memmove(buf, buf + h.cred_len, h.body_len);
+	buf[h.body_len] = '\0';
+	reply->type = h.type;
+	reply->body = buf;
+	reply->len = h.body_len;
+	return 0;
+}
+
+int rota_client_call(struct rota_client *c, uint16_t type, const char *body,
+		     size_t len, struct rota_reply *reply,
+		     struct rota_error *err)
+{
+	struct rota_msg_error e;
+	int rc;
+
+	*reply = (struct rota_reply){ 0 };
+	rc = send_frame(c, type, body, len, err);
+	if (rc == 0)
+		rc = recv_frame(c, reply, err);
+	if (rc < 0 || reply->type != ROTA_MSG_ERROR)
+		return rc;
+	rc = rota_msg_error_decode(reply->body, reply->len, &e, err);
+	rota_reply_clear(reply);
+	if (rc < 0)
+		return rc;
+	rc = rota_errorf(err, e.code, "%s", e.text);
+	rota_msg_error_clear(&e);
+	return rc;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_COMMON_CONF_H
+#define ROTA_COMMON_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/*
+ * rota.conf, parsed once into an immutable object (STYLE 11).
+ *
+ * The file is a list of lines.  '#' starts a comment.  A line is either
+ *   Key=Value                       one global setting
+ *   Include FILE                    (relative to the including file's folder)
+ *   NodeName=EXPR Key=Value ...     one or more nodes (hostlist expression)
+ *   QueueName=NAME Key=Value ...    one queue
+ * Values may be double-quoted to hold spaces.  Every global key is declared
+ * in one table in conf.c ({name, type, offset, min, max, default}); unknown,
+ * duplicate, malformed or out-of-range keys are errors naming file, line and
+ * key: "rota.conf:42: KillWait: '-3s' is below 0".
+ */
+
+struct rota_conf_node {
+	char *name;
+	char *addr;		/* address the node daemon binds; NULL: name */
+	char **features;	/* site features, NULL-terminated, never NULL */
+	unsigned cpus;		/* 0: as the node reports */
+	uint64_t memory_mb;	/* 0: as the node reports */
+	const char *file;	/* where it was declared (for messages) */
+	unsigned line;
+};
+
+struct rota_conf_queue {
+	char *name;
+	char **nodes;		/* expanded node names, NULL-terminated */
+	size_t nnodes;
+	bool is_default;
+	int64_t default_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
+	int64_t max_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
+	unsigned priority_tier; /* higher tiers are scheduled first */
+	const char *file;
+	unsigned line;
+};
+
+struct rota_conf {
+	char *path;		/* the top file as given */
+	char *cluster_name;	/* ClusterName, default "rota" */
+	char *ctld_addr;	/* CtldAddr, default "127.0.0.1" */
+	unsigned ctld_port;	/* CtldPort, default 6817, 0 = any (tests) */
+	unsigned noded_port;	/* NodedPort, default 0 (any) */
+	char *state_dir;	/* StateDir, default /var/spool/rota/ctld */
+	char *spool_dir;	/* SpoolDir, default /var/spool/rota/noded */
+	char *log_file;		/* LogFile, default NULL (stderr) */
+	char *log_level;	/* LogLevel, default "info" */
+	int64_t heartbeat_interval; /* HeartbeatInterval, default 30s */
+	int64_t node_timeout;	/* NodeTimeout, default 300s */
+	int64_t kill_wait;	/* KillWait, default 30s */
+	int64_t min_job_age;	/* MinJobAge, default 300s */
+	int64_t sched_interval; /* SchedulerInterval, default 60s */
+	uint64_t largemem_mb;	/* LargeMemory, default 256G */
+	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */
+	char **operators;	/* Operators=root,ana: user names, NULL-term. */
+	char *plugin_dir;	/* PluginDir, default the install path */
+	struct rota_conf_node *nodes;
+	size_t nnodes;
+	struct rota_conf_queue *queues;
+	size_t nqueues;
+};
+
+/*
+ * Read and validate 'path' and what it includes; caller frees with
+ * rota_conf_destroy().  Returns 0, -ENOENT (file missing), -EINVAL (bad
+ * content) or -ELOOP (Include nested past 8 levels or a cycle); 'err' holds
+ * "file:line: Key: reason".  '*out' is NULL on failure.
+ */
+int rota_conf_load(const char *path, struct rota_conf **out,
+		   struct rota_error *err);
+
+/*
+ * The same from a buffer: 'name' is used in messages and as the base of
+ * relative Includes (its folder).  For tests and fuzzing.
+ */
+int rota_conf_load_buffer(const char *name, const char *text, size_t len,
+			  struct rota_conf **out, struct rota_error *err);
+
+void rota_conf_destroy(struct rota_conf *conf);
+
+/* Lookups; borrowed pointers valid until the conf is destroyed, or NULL. */
+const struct rota_conf_node *rota_conf_node_find(const struct rota_conf *conf,
+						 const char *name);
+const struct rota_conf_queue *
+rota_conf_queue_find(const struct rota_conf *conf, const char *name);
+/* The queue marked Default=yes, else the first one, else NULL. */
+const struct rota_conf_queue *
+rota_conf_default_queue(const struct rota_conf *conf);
+/* Is 'user' named in Operators? (root always is) */
+bool rota_conf_is_operator(const struct rota_conf *conf, const char *user);
+
+#endif

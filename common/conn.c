@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Framed connections (see conn.h).  A connection is freed only when none of
+ * its own callbacks is on the stack ('depth'), so handlers can close the
+ * connection they were called for.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/conn.h"
+#include "common/evloop.h"
+#include "common/xalloc.h"
+
+struct buf {
+	uint8_t *data;
+	size_t off; /* consumed */
+	size_t len; /* filled */
+	size_t cap;
+};
+
+struct rota_conn {
+	struct rota_evloop *loop;
+	int fd;
+	struct rota_watch *watch;
+	struct rota_timer *idle;
+	struct rota_conn_limits lim;
+	const struct rota_conn_ops *ops;
+	void *arg;
+	struct buf in;
+	struct buf out;
+	bool closed;	 /* no more callbacks; free when depth drops to 0 */
+	bool draining;	 /* close_after_flush */
+	bool freeing;	 /* a reap timer will free it */
+	int depth;
+	char peer[64];
+	char peer_addr[48];
+};
+
+static void buf_reserve(struct buf *b, size_t more)
+{
+	if (b->off && b->off == b->len)
+		b->off = b->len = 0;
+	if (b->len + more <= b->cap)
+		return;
+	if (b->off) {
+		memmove(b->data, b->data + b->off, b->len - b->off);
+		b->len -= b->off;
+		b->off = 0;
+		if (b->len + more <= b->cap)
+			return;
+	}
+	while (b->cap < b->len + more)
+		b->cap = b->cap ? 2 * b->cap : 4096;
+	b->data = rota_xrealloc(b->data, b->cap);
+}
+
+static void conn_free(struct rota_conn *c)
+{
+	rota_watch_remove(c->watch);
+	rota_timer_cancel(c->idle);
+	close(c->fd);
+	free(c->in.data);
+	free(c->out.data);
+	free(c);
+}
+
+static void reap_cb(struct rota_evloop *loop, void *arg)
+{
+	conn_free(arg);
+}
+
+static void conn_release_later(struct rota_conn *c)
+{
+	if (c->freeing)
+		return;
+	c->freeing = true;
+	rota_watch_set_events(c->watch, 0);
+	rota_evloop_add_timer(c->loop, 0, false, reap_cb, c);
+}
+
+/* Free a closed connection unless a reap is already on its way. */
+static void conn_release(struct rota_conn *c)
+{
+	if (!c->freeing)
+		conn_free(c);
+}
+
+static void conn_fail(struct rota_conn *c, int code, const char *why)
+{
+	if (c->closed)
+		return;
+	c->closed = true;
+	rota_watch_set_events(c->watch, 0);
+	if (c->ops->close_cb) {
+		c->depth++;
+		c->ops->close_cb(c, code, why, c->arg);
+		c->depth--;
+	}
+}
+
+static void update_events(struct rota_conn *c)
+{
+	unsigned ev = 0;
+	size_t queued = c->out.len - c->out.off;
+
+	if (c->closed)
+		return;
+	if (!c->draining && queued < c->lim.out_high_water)
+		ev |= ROTA_EV_READ;
+	if (queued)
+		ev |= ROTA_EV_WRITE;
+	rota_watch_set_events(c->watch, ev);
+}
+
+static void flush_out(struct rota_conn *c)
+{
+	while (c->out.off < c->out.len) {
+		ssize_t n = write(c->fd, c->out.data + c->out.off,
+				  c->out.len - c->out.off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0) {
+			conn_fail(c, -errno, strerror(errno));
+			return;
+		}
+		c->out.off += (size_t)n;
+	}
+	if (c->draining && c->out.off == c->out.len)
+		c->closed = true;
+}
+
+/* Hand every whole frame in the input buffer to the owner. */
+static void parse_frames(struct rota_conn *c)
+{
+	while (!c->closed && !c->draining) {
+		struct rota_frame_header h;
+		struct rota_error err;
+		uint8_t *p = c->in.data + c->in.off;
+		size_t avail = c->in.len - c->in.off;
+		int rc = rota_frame_header_decode(p, avail, c->lim.max_frame,
+						  &h, &err);
+
+		if (rc == -EAGAIN)
+			return;
+		if (rc < 0) {
+			conn_fail(c, rc, err.text);
+			return;
+		}
+		size_t total = ROTA_FRAME_HEADER_LEN + h.cred_len + h.body_len;
+
+		if (avail < total) {
+			buf_reserve(&c->in, total - avail);
+			return;
+		}
+		struct rota_frame f = {
+			.type = h.type,
+			.cred = (const char *)p + ROTA_FRAME_HEADER_LEN,
+			.cred_len = h.cred_len,
+			.body = (const char *)p + ROTA_FRAME_HEADER_LEN +
+				h.cred_len,
+			.body_len = h.body_len,
+		};
+		c->in.off += total;
+		if (c->idle)
+			rota_timer_rearm(c->idle, c->lim.idle_ms);
+		c->ops->frame_cb(c, &f, c->arg);
+	}
+}
+
+static void read_in(struct rota_conn *c)
+{
+	for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
+		ssize_t n;
+
+		buf_reserve(&c->in, 16384);
+		n = read(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0) {
+			conn_fail(c, -errno, strerror(errno));
+			return;
+		}
+		if (n == 0) {
+			if (c->in.len > c->in.off)
+				conn_fail(c, -EPROTO, "peer closed mid-frame");
+			else
+				conn_fail(c, 0, "peer closed");
+			return;
+		}
+		c->in.len += (size_t)n;
+		parse_frames(c);
+		if (c->out.len - c->out.off >= c->lim.out_high_water)
+			return;
+	}
+}
+
+static void io_cb(struct rota_evloop *loop, int fd, unsigned events,
+		  void *arg)
+{
+	struct rota_conn *c = arg;
+
+	if (c->closed)
+		return;
+	c->depth++;
+	if (events & ROTA_EV_WRITE)
+		flush_out(c);
+	if ((events & ROTA_EV_READ) && !c->closed && !c->draining)
+		read_in(c);
+	if (!c->closed && c->out.off < c->out.len)
+		flush_out(c);
+	update_events(c);
+	c->depth--;
+	if (c->closed && c->depth == 0)
+		conn_release(c);
+}
+
+static void idle_cb(struct rota_evloop *loop, void *arg)
+{
+	struct rota_conn *c = arg;
+
+	c->idle = NULL; /* one-shot timers are gone once fired */
+	if (c->closed)
+		return;
+	c->depth++;
+	conn_fail(c, -ETIMEDOUT, "idle timeout");
+	c->depth--;
+	if (c->depth == 0)
+		conn_release(c);
+}
+
+
+static void describe_peer(struct rota_conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	unsigned port = 0;
+
+	snprintf(c->peer, sizeof(c->peer), "?");
+	snprintf(c->peer_addr, sizeof(c->peer_addr), "?");
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, c->peer_addr,
+			  sizeof(c->peer_addr));
+		port = ntohs(in->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, c->peer_addr,
+			  sizeof(c->peer_addr));
+		port = ntohs(in6->sin6_port);
+	}
+	snprintf(c->peer, sizeof(c->peer), "%s:%u", c->peer_addr, port);
+}
+
+struct rota_conn *rota_conn_create(struct rota_evloop *loop, int fd,
+				   const struct rota_conn_limits *lim,
+				   const struct rota_conn_ops *ops, void *arg)
+{
+	struct rota_conn *c = rota_xcalloc(1, sizeof(*c));
+
+	c->loop = loop;
+	c->fd = fd;
+	c->lim = *lim;
+	c->ops = ops;
+	c->arg = arg;
+	describe_peer(c);
+	c->watch = rota_evloop_add_fd(loop, fd, ROTA_EV_READ, io_cb, c);
+	if (!c->watch) {
+		close(fd);
+		free(c);
+		return NULL;
+	}
+	if (lim->idle_ms > 0)
+		c->idle = rota_evloop_add_timer(loop, lim->idle_ms, false,
+						idle_cb, c);
+	return c;
+}
+
+int rota_conn_send(struct rota_conn *c, uint16_t type, const char *cred,
+		   size_t cred_len, const void *body, size_t len)
+{
+	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
+	bool was_empty = c->out.off == c->out.len;
+
+	if (c->closed || c->draining)
+		return -EPIPE;
+	rota_frame_header_encode(hdr, type, (uint32_t)cred_len, (uint32_t)len);
+	buf_reserve(&c->out, sizeof(hdr) + cred_len + len);
+	memcpy(c->out.data + c->out.len, hdr, sizeof(hdr));
+	c->out.len += sizeof(hdr);
+	if (cred_len)
+		memcpy(c->out.data + c->out.len, cred, cred_len);
+	c->out.len += cred_len;
+	if (len)
+		memcpy(c->out.data + c->out.len, body, len);
+	c->out.len += len;
+	if (was_empty && c->depth == 0) {
+		/* not inside our own callback: write now, or ask for EPOLLOUT */
+		c->depth++;
+		flush_out(c);
+		update_events(c);
+		c->depth--;
+		if (c->closed) {
+			/* the caller still holds 'c': free it on the next pass */
+			conn_release_later(c);
+			return -EPIPE;
+		}
+	}
+	return 0;
+}
+
+void rota_conn_close(struct rota_conn *c)
+{
+	c->closed = true;
+	rota_watch_set_events(c->watch, 0);
+	if (c->depth == 0)
+		conn_release(c);
+}
+
+void rota_conn_close_after_flush(struct rota_conn *c)
+{
+	if (c->closed)
+		return;
+	c->draining = true;
+	if (c->out.off == c->out.len) {
+		rota_conn_close(c);
+		return;
+	}
+	update_events(c);
+}
+
+const char *rota_conn_peer(const struct rota_conn *c)
+{
+	return c->peer;
+}
+
+const char *rota_conn_peer_addr(const struct rota_conn *c)
+{
+	return c->peer_addr;
+}
+
+void rota_conn_set_arg(struct rota_conn *c, void *arg)
+{
+	c->arg = arg;
+}
+
+size_t rota_conn_queued(const struct rota_conn *c)
+{
+	return c->out.len - c->out.off;
+}

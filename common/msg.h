@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_COMMON_MSG_H
+#define ROTA_COMMON_MSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/*
+ * Message bodies (STYLE 9).  Per message a struct, an _encode that returns a
+ * new JSON text (caller frees with free(), '*len' set), a _decode that fills
+ * the struct from hostile bytes or leaves it empty and returns -EPROTO with
+ * 'err' naming the field, and a _clear that frees what decode allocated.
+ * Strings in decoded structs are owned by the struct.
+ */
+
+#define ROTA_MSG_NAME_MAX 256	 /* job, user, queue, account, node names */
+#define ROTA_MSG_PATH_MAX 4096
+#define ROTA_MSG_ENV_MAX 1024	 /* environment entries */
+#define ROTA_MSG_LIST_MAX 1048576 /* array elements in a list reply */
+
+enum rota_job_state {
+	ROTA_JOB_NONE = 0,
+	ROTA_JOB_PENDING,
+	ROTA_JOB_RUNNING,
+	ROTA_JOB_COMPLETED,	/* exit code 0 */
+	ROTA_JOB_FAILED,	/* non-zero exit, a signal, or did not start */
+	ROTA_JOB_CANCELLED,
+	ROTA_JOB_TIMEOUT,
+	ROTA_JOB_NODE_FAIL,
+	ROTA_JOB_STATE_COUNT,
+};
+
+/* "PENDING", ...; static. */
+const char *rota_job_state_name(enum rota_job_state s);
+/* Two-letter form for tables ("PD", "R", "CD", ...); static. */
+const char *rota_job_state_short(enum rota_job_state s);
+int rota_job_state_parse(const char *text, enum rota_job_state *out);
+bool rota_job_state_is_final(enum rota_job_state s);
+
+/* ---- ERROR reply ---- */
+struct rota_msg_error {
+	int code;	/* negative errno */
+	char *text;	/* the line a user sees */
+};
+char *rota_msg_error_encode(int code, const char *text, size_t *len);
+int rota_msg_error_decode(const char *buf, size_t len, struct rota_msg_error *m,
+			  struct rota_error *err);
+void rota_msg_error_clear(struct rota_msg_error *m);
+
+/* ---- SUBMIT: what a user asks for ---- */
+struct rota_job_desc {
+	char *name;
+	char *script;
+	char *workdir;		/* absolute */
+	char *output;		/* NULL: "rota-%j.out" in workdir */
+	char *error;		/* NULL: into output */
+	char *queue;		/* NULL: the default queue */
+	char *account;		/* NULL: none */
+	char *constraint;	/* NULL: none; "ib&largemem", "a|b" */
+	char **env;		/* NULL-terminated, may be NULL */
+	uint32_t ntasks;	/* >= 1 */
+	uint32_t cpus_per_task; /* >= 1 */
+	uint32_t nodes;		/* 0: as many as needed */
+	uint64_t mem_mb;	/* per node; 0: not asked */
+	int64_t time_limit;	/* seconds; 0: the queue's default */
+};
+char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
+int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
+			   struct rota_error *err);
+void rota_job_desc_clear(struct rota_job_desc *d);
+
+/* SUBMIT_REPLY */
+char *rota_msg_submit_reply_encode(uint32_t job_id, size_t *len);
+int rota_msg_submit_reply_decode(const char *buf, size_t len, uint32_t *job_id,
+				 struct rota_error *err);
+
+/* ---- JOB_LIST: the queue, or one job ---- */
+struct rota_msg_job_list_req {
+	uint32_t job_id; /* 0: all jobs */
+};
+char *rota_msg_job_list_req_encode(const struct rota_msg_job_list_req *r,
+				   size_t *len);
+int rota_msg_job_list_req_decode(const char *buf, size_t len,
+				 struct rota_msg_job_list_req *r,
+				 struct rota_error *err);
+
+struct rota_job_info {
+	uint32_t id;
+	enum rota_job_state state;
+	uint32_t uid;
+	uint32_t gid;
+	char *name;
+	char *user;
+	char *account;
+	char *queue;
+	char *nodelist;		/* allocated nodes, hostlist form; "" if none */
+	char *reason;		/* why pending, or how it ended; "" if none */
+	char *workdir;
+	char *output;
+	char *error;
+	char *constraint;
+	uint32_t ntasks;
+	uint32_t cpus_per_task;
+	uint32_t nodes;		/* asked; allocated once running */
+	uint64_t mem_mb;
+	int64_t time_limit;
+	int64_t submit_time;	/* Unix seconds; 0 if not yet */
+	int64_t start_time;
+	int64_t end_time;
+	int exit_code;		/* valid once ended without a signal */
+	int term_signal;	/* 0: none */
+};
+
+struct rota_msg_job_list {
+	struct rota_job_info *jobs;
+	size_t njobs;
+	int64_t now;		/* the controller's clock, for elapsed times */
+};
+/* Encodes straight to text (50,000 jobs must list fast). */
+char *rota_msg_job_list_encode(const struct rota_job_info *jobs, size_t n,
+			       int64_t now, size_t *len);
+int rota_msg_job_list_decode(const char *buf, size_t len,
+			     struct rota_msg_job_list *m,
+			     struct rota_error *err);
+void rota_msg_job_list_clear(struct rota_msg_job_list *m);
+
+/* ---- CANCEL ---- */
+struct rota_msg_cancel {
+	uint32_t *job_ids;
+	size_t n;
+};
+char *rota_msg_cancel_encode(const struct rota_msg_cancel *m, size_t *len);
+int rota_msg_cancel_decode(const char *buf, size_t len,
+			   struct rota_msg_cancel *m, struct rota_error *err);
+void rota_msg_cancel_clear(struct rota_msg_cancel *m);
+
+/* CANCEL_REPLY: one line per job that could not be cancelled. */
+struct rota_msg_text_list {
+	char **lines;
+	size_t n;
+};
+char *rota_msg_text_list_encode(char *const *lines, size_t n, size_t *len);
+int rota_msg_text_list_decode(const char *buf, size_t len,
+			      struct rota_msg_text_list *m,
+			      struct rota_error *err);
+void rota_msg_text_list_clear(struct rota_msg_text_list *m);
+
+/* ---- NODE_REGISTER and NODE_LIST ---- */
+struct rota_node_info {
+	char *name;
+	char *state;		/* "UP", "DOWN", "UNKNOWN" */
+	char *reason;		/* "" if none */
+	char *addr;
+	char **features;	/* NULL-terminated, never NULL once decoded */
+	uint32_t sockets;
+	uint32_t cores;
+	uint32_t pus;
+	uint32_t cores_used;
+	uint64_t memory_mb;
+	uint64_t memory_used_mb;
+	uint32_t *jobs;		/* running job ids (registration) */
+	size_t njobs;
+};
+char *rota_msg_node_encode(const struct rota_node_info *n, size_t *len);
+int rota_msg_node_decode(const char *buf, size_t len, struct rota_node_info *n,
+			 struct rota_error *err);
+void rota_node_info_clear(struct rota_node_info *n);
+
+struct rota_msg_node_list {
+	struct rota_node_info *nodes;
+	size_t n;
+};
+char *rota_msg_node_list_encode(const struct rota_node_info *nodes, size_t n,
+				size_t *len);
+int rota_msg_node_list_decode(const char *buf, size_t len,
+			      struct rota_msg_node_list *m,
+			      struct rota_error *err);
+void rota_msg_node_list_clear(struct rota_msg_node_list *m);
+
+/* ---- LAUNCH: the controller tells a node daemon to run a job ---- */
+struct rota_msg_launch {
+	uint32_t job_id;
+	uint32_t uid;
+	uint32_t gid;
+	char *name;
+	char *script;
+	char *workdir;
+	char *output;		/* absolute, expanded */
+	char *error;		/* absolute, expanded, or NULL */
+	char *queue;
+	char *nodelist;
+	char **env;		/* NULL-terminated, never NULL once decoded */
+	uint32_t *cores;	/* logical core indexes on this node */
+	size_t ncores;
+	uint32_t ntasks;
+	int64_t time_limit;	/* seconds; 0: none */
+};
+char *rota_msg_launch_encode(const struct rota_msg_launch *m, size_t *len);
+int rota_msg_launch_decode(const char *buf, size_t len,
+			   struct rota_msg_launch *m, struct rota_error *err);
+void rota_msg_launch_clear(struct rota_msg_launch *m);
+
+/* ---- SIGNAL_JOB, JOB_END_ACK, HEARTBEAT: small fixed bodies ---- */
+struct rota_msg_job_signal {
+	uint32_t job_id;
+	int signo;
+	bool cancel;		/* ends as CANCELLED, with KillWait grace */
+};
+char *rota_msg_job_signal_encode(const struct rota_msg_job_signal *m,
+				 size_t *len);
+int rota_msg_job_signal_decode(const char *buf, size_t len,
+			       struct rota_msg_job_signal *m,
+			       struct rota_error *err);
+
+/* ---- JOB_END: a node daemon reports how a job ended ---- */
+struct rota_msg_job_end {
+	uint32_t job_id;
+	enum rota_job_state state; /* COMPLETED, FAILED, CANCELLED, TIMEOUT */
+	int exit_code;
+	int term_signal;
+	int64_t start_time;
+	int64_t end_time;
+	char *text;		/* launch failure text, or NULL */
+};
+char *rota_msg_job_end_encode(const struct rota_msg_job_end *m, size_t *len);
+int rota_msg_job_end_decode(const char *buf, size_t len,
+			    struct rota_msg_job_end *m, struct rota_error *err);
+void rota_msg_job_end_clear(struct rota_msg_job_end *m);
+
+/* A body of one job id: JOB_END_ACK. */
+char *rota_msg_job_id_encode(uint32_t job_id, size_t *len);
+int rota_msg_job_id_decode(const char *buf, size_t len, uint32_t *job_id,
+			   struct rota_error *err);
+
+/* A body of one node name: HEARTBEAT. */
+char *rota_msg_name_encode(const char *name, size_t *len);
+int rota_msg_name_decode(const char *buf, size_t len, char **name,
+			 struct rota_error *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_COMMON_MSG_INTERNAL_H
+#define ROTA_COMMON_MSG_INTERNAL_H
+
+/* Shared by the common/msg_*.c codecs only: jansson stays inside them. */
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/* Parse an object (duplicates refused); NULL with -EPROTO text in 'err'. */
+json_t *msg_parse(const char *buf, size_t len, struct rota_error *err);
+/* json_vunpack_ex; -EPROTO with jansson's text on failure. */
+int msg_unpack(json_t *root, struct rota_error *err, const char *fmt, ...);
+/* Dump compactly and release 'root'; caller frees the text. */
+char *msg_dump(json_t *root, size_t *len);
+
+/* Copy a borrowed string of at most 'max' bytes (NULL stays NULL). */
+int msg_str(const char *in, size_t max, const char *field, char **out,
+	    struct rota_error *err);
+/* An array of strings into a NULL-terminated vector (NULL -> empty). */
+int msg_strv(json_t *arr, size_t max_n, size_t max_len, const char *field,
+	     char ***out, struct rota_error *err);
+json_t *msg_strv_pack(char *const *v);
+void msg_strv_free(char **v);
+/* An array of unsigned 32-bit ints. */
+int msg_u32v(json_t *arr, size_t max_n, const char *field, uint32_t **out,
+	     size_t *n, struct rota_error *err);
+json_t *msg_u32v_pack(const uint32_t *v, size_t n);
+/* A json integer in [lo, hi]. */
+int msg_range(json_int_t v, json_int_t lo, json_int_t hi, const char *field,
+	      struct rota_error *err);
+
+#endif

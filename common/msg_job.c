@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Codecs of the job messages: ERROR, SUBMIT, JOB_LIST, CANCEL and the text
+ * list reply.  The job list is encoded by hand (it is the one large body).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/msg.h"
+#include "common/msg_internal.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+static const char *const state_names[ROTA_JOB_STATE_COUNT] = {
+	[ROTA_JOB_NONE] = "NONE",	    [ROTA_JOB_PENDING] = "PENDING",
+	[ROTA_JOB_RUNNING] = "RUNNING",	    [ROTA_JOB_COMPLETED] = "COMPLETED",
+	[ROTA_JOB_FAILED] = "FAILED",	    [ROTA_JOB_CANCELLED] = "CANCELLED",
+	[ROTA_JOB_TIMEOUT] = "TIMEOUT",	    [ROTA_JOB_NODE_FAIL] = "NODE_FAIL",
+};
+
+static const char *const state_short[ROTA_JOB_STATE_COUNT] = {
+	[ROTA_JOB_NONE] = "?",	    [ROTA_JOB_PENDING] = "PD",
+	[ROTA_JOB_RUNNING] = "R",   [ROTA_JOB_COMPLETED] = "CD",
+	[ROTA_JOB_FAILED] = "F",    [ROTA_JOB_CANCELLED] = "CA",
+	[ROTA_JOB_TIMEOUT] = "TO",  [ROTA_JOB_NODE_FAIL] = "NF",
+};
+
+const char *rota_job_state_name(enum rota_job_state s)
+{
+	return s < ROTA_JOB_STATE_COUNT ? state_names[s] : "NONE";
+}
+
+const char *rota_job_state_short(enum rota_job_state s)
+{
+	return s < ROTA_JOB_STATE_COUNT ? state_short[s] : "?";
+}
+
+int rota_job_state_parse(const char *text, enum rota_job_state *out)
+{
+	for (int i = 1; i < ROTA_JOB_STATE_COUNT; i++) {
+		if (strcasecmp(text, state_names[i]) == 0 ||
+		    strcasecmp(text, state_short[i]) == 0) {
+			*out = (enum rota_job_state)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+bool rota_job_state_is_final(enum rota_job_state s)
+{
+	return s >= ROTA_JOB_COMPLETED && s < ROTA_JOB_STATE_COUNT;
+}
+
+/* ---- ERROR ---- */
+
+char *rota_msg_error_encode(int code, const char *text, size_t *len)
+{
+	return msg_dump(json_pack("{s:i, s:s}", "code", code, "text", text),
+			len);
+}
+
+int rota_msg_error_decode(const char *buf, size_t len, struct rota_msg_error *m,
+			  struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	const char *text = NULL;
+	int code = 0;
+	int rc;
+
+	*m = (struct rota_msg_error){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:i, s:s !}", "code", &code, "text",
+			&text);
+	if (rc == 0)
+		rc = msg_range(code, -4095, -1, "code", err);
+	if (rc == 0)
+		rc = msg_str(text, 1024, "text", &m->text, err);
+	if (rc == 0)
+		m->code = code;
+	json_decref(root);
+	return rc;
+}
+
+void rota_msg_error_clear(struct rota_msg_error *m)
+{
+	free(m->text);
+	*m = (struct rota_msg_error){ 0 };
+}
+
+/* ---- SUBMIT ---- */
+
+char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+			      "name", d->name, "script", d->script, "workdir",
+			      d->workdir, "ntasks", (json_int_t)d->ntasks,
+			      "cpus_per_task", (json_int_t)d->cpus_per_task,
+			      "nodes", (json_int_t)d->nodes, "mem_mb",
+			      (json_int_t)d->mem_mb, "time_limit",
+			      (json_int_t)d->time_limit);
+
+	if (d->output)
+		json_object_set_new(o, "output", json_string(d->output));
+	if (d->error)
+		json_object_set_new(o, "error", json_string(d->error));
+	if (d->queue)
+		json_object_set_new(o, "queue", json_string(d->queue));
+	if (d->account)
+		json_object_set_new(o, "account", json_string(d->account));
+	if (d->constraint)
+		json_object_set_new(o, "constraint", json_string(d->constraint));
+	json_object_set_new(o, "env", msg_strv_pack(d->env));
+	return msg_dump(o, len);
+}
+
+struct submit_raw {
+	const char *name, *script, *workdir, *output, *error, *queue,
+		*account, *constraint;
+	json_int_t ntasks, cpt, nodes, mem, limit;
+	json_t *env;
+};
+
+static int submit_check(const struct submit_raw *r, struct rota_error *err)
+{
+	int rc = msg_range(r->ntasks, 1, 1 << 20, "ntasks", err);
+
+	if (rc == 0)
+		rc = msg_range(r->cpt, 1, 1 << 16, "cpus_per_task", err);
+	if (rc == 0)
+		rc = msg_range(r->nodes, 0, 1 << 16, "nodes", err);
+	if (rc == 0)
+		rc = msg_range(r->mem, 0, (json_int_t)1 << 40, "mem_mb", err);
+	if (rc == 0)
+		rc = msg_range(r->limit, 0, (json_int_t)1 << 40, "time_limit",
+			       err);
+	if (rc == 0 && r->workdir[0] != '/')
+		rc = rota_errorf(err, -EPROTO, "workdir: not absolute");
+	return rc;
+}
+
+int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
+			   struct rota_error *err)
+{
+	struct submit_raw r = { 0 };
+	json_t *root = msg_parse(buf, len, err);
+	int rc;
+
+	*d = (struct rota_job_desc){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err,
+			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
+			"s?s, s?s, s?s, s?o !}",
+			"name", &r.name, "script", &r.script, "workdir",
+			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
+			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
+			"time_limit", &r.limit, "output", &r.output, "error",
+			&r.error, "queue", &r.queue, "account", &r.account,
+			"constraint", &r.constraint, "env", &r.env);
+	if (rc == 0)
+		rc = submit_check(&r, err);
+	if (rc == 0)
+		rc = msg_str(r.name, ROTA_MSG_NAME_MAX, "name", &d->name, err);
+	if (rc == 0)
+		rc = msg_str(r.script, (size_t)1 << 26, "script", &d->script,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r.workdir, ROTA_MSG_PATH_MAX, "workdir",
+			     &d->workdir, err);
+	if (rc == 0)
+		rc = msg_str(r.output, ROTA_MSG_PATH_MAX, "output", &d->output,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r.error, ROTA_MSG_PATH_MAX, "error", &d->error,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r.queue, ROTA_MSG_NAME_MAX, "queue", &d->queue,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r.account, ROTA_MSG_NAME_MAX, "account",
+			     &d->account, err);
+	if (rc == 0)
+		rc = msg_str(r.constraint, ROTA_MSG_NAME_MAX, "constraint",
+			     &d->constraint, err);
+	if (rc == 0)
+		rc = msg_strv(r.env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8,
+			      "env", &d->env, err);
+	json_decref(root);
+	if (rc < 0) {
+		rota_job_desc_clear(d);
+		return rc;
+	}
+	d->ntasks = (uint32_t)r.ntasks;
+	d->cpus_per_task = (uint32_t)r.cpt;
+	d->nodes = (uint32_t)r.nodes;
+	d->mem_mb = (uint64_t)r.mem;
+	d->time_limit = r.limit;
+	return 0;
+}
+
+void rota_job_desc_clear(struct rota_job_desc *d)
+{
+	free(d->name);
+	free(d->script);
+	free(d->workdir);
+	free(d->output);
+	free(d->error);
+	free(d->queue);
+	free(d->account);
+	free(d->constraint);
+	msg_strv_free(d->env);
+	*d = (struct rota_job_desc){ 0 };
+}
+
+/* ---- one-number bodies ---- */
+
+static char *id_encode(const char *key, uint32_t id, size_t *len)
+{
+	return msg_dump(json_pack("{s:I}", key, (json_int_t)id), len);
+}
+
+static int id_decode(const char *buf, size_t len, const char *key,
+		     uint32_t *id, struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_int_t v = 0;
+	int rc;
+
+	*id = 0;
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:I !}", key, &v);
+	if (rc == 0)
+		rc = msg_range(v, 0, UINT32_MAX, key, err);
+	if (rc == 0)
+		*id = (uint32_t)v;
+	json_decref(root);
+	return rc;
+}
+
+char *rota_msg_submit_reply_encode(uint32_t job_id, size_t *len)
+{
+	return id_encode("job_id", job_id, len);
+}
+
+int rota_msg_submit_reply_decode(const char *buf, size_t len, uint32_t *job_id,
+				 struct rota_error *err)
+{
+	return id_decode(buf, len, "job_id", job_id, err);
+}
+
+char *rota_msg_job_id_encode(uint32_t job_id, size_t *len)
+{
+	return id_encode("job_id", job_id, len);
+}
+
+int rota_msg_job_id_decode(const char *buf, size_t len, uint32_t *job_id,
+			   struct rota_error *err)
+{
+	return id_decode(buf, len, "job_id", job_id, err);
+}
+
+char *rota_msg_job_list_req_encode(const struct rota_msg_job_list_req *r,
+				   size_t *len)
+{
+	return id_encode("job_id", r->job_id, len);
+}
+
+int rota_msg_job_list_req_decode(const char *buf, size_t len,
+				 struct rota_msg_job_list_req *r,
+				 struct rota_error *err)
+{
+	return id_decode(buf, len, "job_id", &r->job_id, err);
+}
+
+/* ---- CANCEL and text lists ---- */
+
+char *rota_msg_cancel_encode(const struct rota_msg_cancel *m, size_t *len)
+{
+	return msg_dump(json_pack("{s:o}", "job_ids",
+				  msg_u32v_pack(m->job_ids, m->n)),
+			len);
+}
+
+int rota_msg_cancel_decode(const char *buf, size_t len,
+			   struct rota_msg_cancel *m, struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_t *ids = NULL;
+	int rc;
+
+	*m = (struct rota_msg_cancel){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:o !}", "job_ids", &ids);
+	if (rc == 0)
+		rc = msg_u32v(ids, 65536, "job_ids", &m->job_ids, &m->n, err);
+	json_decref(root);
+	return rc;
+}
+
+void rota_msg_cancel_clear(struct rota_msg_cancel *m)
+{
+	free(m->job_ids);
+	*m = (struct rota_msg_cancel){ 0 };
+}
+
+char *rota_msg_text_list_encode(char *const *lines, size_t n, size_t *len)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_string(lines[i]));
+	return msg_dump(json_pack("{s:o}", "lines", arr), len);
+}
+
+int rota_msg_text_list_decode(const char *buf, size_t len,
+			      struct rota_msg_text_list *m,
+			      struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_t *arr = NULL;
+	int rc;
+
+	*m = (struct rota_msg_text_list){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:o !}", "lines", &arr);
+	if (rc == 0)
+		rc = msg_strv(arr, 65536, 1024, "lines", &m->lines, err);
+	if (rc == 0)
+		m->n = json_array_size(arr);
+	json_decref(root);
+	return rc;
+}
+
+void rota_msg_text_list_clear(struct rota_msg_text_list *m)
+{
+	msg_strv_free(m->lines);
+	*m = (struct rota_msg_text_list){ 0 };
+}

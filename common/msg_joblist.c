@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The JOB_LIST reply: every job the controller knows, or one.  Encoded by
+ * hand into one buffer, since it is the body that grows with the queue
+ * (50,000 pending jobs list in tens of milliseconds); decoded with jansson
+ * and strict formats like every other body.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/msg.h"
+#include "common/msg_internal.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+
+static void add_str(struct rota_strbuf *b, const char *key, const char *v)
+{
+	if (!v)
+		return;
+	rota_strbuf_add(b, ",\"", 2);
+	rota_strbuf_adds(b, key);
+	rota_strbuf_add(b, "\":", 2);
+	rota_strbuf_add_json(b, v);
+}
+
+static void add_int(struct rota_strbuf *b, const char *key, int64_t v)
+{
+	rota_strbuf_add(b, ",\"", 2);
+	rota_strbuf_adds(b, key);
+	rota_strbuf_add(b, "\":", 2);
+	rota_strbuf_add_i64(b, v);
+}
+
+static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
+{
+	rota_strbuf_add(b, "{\"id\":", 6);
+	rota_strbuf_add_i64(b, j->id);
+	add_str(b, "state", rota_job_state_name(j->state));
+	add_int(b, "uid", j->uid);
+	add_int(b, "gid", j->gid);
+	add_str(b, "name", j->name);
+	add_str(b, "user", j->user);
+	add_str(b, "account", j->account);
+	add_str(b, "queue", j->queue);
+	add_str(b, "nodelist", j->nodelist);
+	add_str(b, "reason", j->reason);
+	add_str(b, "workdir", j->workdir);
+	add_str(b, "output", j->output);
+	add_str(b, "error", j->error);
+	add_str(b, "constraint", j->constraint);
+	add_int(b, "ntasks", j->ntasks);
+	add_int(b, "cpus_per_task", j->cpus_per_task);
+	add_int(b, "nodes", j->nodes);
+	add_int(b, "mem_mb", (int64_t)j->mem_mb);
+	add_int(b, "time_limit", j->time_limit);
+	add_int(b, "submit", j->submit_time);
+	add_int(b, "start", j->start_time);
+	add_int(b, "end", j->end_time);
+	add_int(b, "exit_code", j->exit_code);
+	add_int(b, "signal", j->term_signal);
+	rota_strbuf_add(b, "}", 1);
+}
+
+char *rota_msg_job_list_encode(const struct rota_job_info *jobs, size_t n,
+			       int64_t now, size_t *len)
+{
+	struct rota_strbuf b = { 0 };
+
+	rota_strbuf_add(&b, "{\"now\":", 7);
+	rota_strbuf_add_i64(&b, now);
+	rota_strbuf_add(&b, ",\"jobs\":[", 9);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rota_strbuf_add(&b, ",", 1);
+		encode_job(&b, &jobs[i]);
+	}
+	rota_strbuf_add(&b, "]}", 2);
+	return rota_strbuf_take(&b, len);
+}
+
+static void job_info_clear(struct rota_job_info *j)
+{
+	free(j->name);
+	free(j->user);
+	free(j->account);
+	free(j->queue);
+	free(j->nodelist);
+	free(j->reason);
+	free(j->workdir);
+	free(j->output);
+	free(j->error);
+	free(j->constraint);
+	*j = (struct rota_job_info){ 0 };
+}
+
+struct job_raw {
+	json_int_t id, uid, gid, ntasks, cpt, nodes, mem, limit, submit,
+		start, end, exit_code, sig;
+	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
+		*workdir, *output, *error, *constraint;
+};
+
+static int job_strings(const struct job_raw *r, struct rota_job_info *j,
+		       struct rota_error *err)
+{
+	const struct {
+		const char *field;
+		const char *in;
+		char **out;
+		size_t max;
+	} s[] = {
+		{ "name", r->name, &j->name, ROTA_MSG_NAME_MAX },
+		{ "user", r->user, &j->user, ROTA_MSG_NAME_MAX },
+		{ "account", r->account, &j->account, ROTA_MSG_NAME_MAX },
+		{ "queue", r->queue, &j->queue, ROTA_MSG_NAME_MAX },
+		{ "nodelist", r->nodelist, &j->nodelist, ROTA_MSG_PATH_MAX },
+		{ "reason", r->reason, &j->reason, 1024 },
+		{ "workdir", r->workdir, &j->workdir, ROTA_MSG_PATH_MAX },
+		{ "output", r->output, &j->output, ROTA_MSG_PATH_MAX },
+		{ "error", r->error, &j->error, ROTA_MSG_PATH_MAX },
+		{ "constraint", r->constraint, &j->constraint,
+		  ROTA_MSG_NAME_MAX },
+	};
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(*s); i++) {
+		int rc = msg_str(s[i].in, s[i].max, s[i].field, s[i].out, err);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int job_decode(json_t *o, struct rota_job_info *j,
+		      struct rota_error *err)
+{
+	struct job_raw r = { 0 };
+	enum rota_job_state st = ROTA_JOB_NONE;
+	int rc;
+
+	rc = msg_unpack(o, err,
+			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
+			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
+			"s:I, s:I, s:I, s:I !}",
+			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
+			&r.gid, "name", &r.name, "user", &r.user, "account",
+			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
+			"reason", &r.reason, "workdir", &r.workdir, "output",
+			&r.output, "error", &r.error, "constraint",
+			&r.constraint, "ntasks", &r.ntasks, "cpus_per_task",
+			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
+			"time_limit", &r.limit, "submit", &r.submit, "start",
+			&r.start, "end", &r.end, "exit_code", &r.exit_code,
+			"signal", &r.sig);
+	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
+		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
+	if (rc == 0)
+		rc = msg_range(r.id, 1, UINT32_MAX, "id", err);
+	if (rc == 0)
+		rc = msg_range(r.exit_code, -1, 255, "exit_code", err);
+	if (rc == 0)
+		rc = msg_range(r.sig, 0, 128, "signal", err);
+	if (rc == 0)
+		rc = job_strings(&r, j, err);
+	if (rc < 0) {
+		job_info_clear(j);
+		return rc;
+	}
+	j->id = (uint32_t)r.id;
+	j->state = st;
+	j->uid = (uint32_t)r.uid;
+	j->gid = (uint32_t)r.gid;
+	j->ntasks = (uint32_t)r.ntasks;
+	j->cpus_per_task = (uint32_t)r.cpt;
+	j->nodes = (uint32_t)r.nodes;
+	j->mem_mb = (uint64_t)r.mem;
+	j->time_limit = r.limit;
+	j->submit_time = r.submit;
+	j->start_time = r.start;
+	j->end_time = r.end;
+	j->exit_code = (int)r.exit_code;
+	j->term_signal = (int)r.sig;
+	return 0;
+}
+
+int rota_msg_job_list_decode(const char *buf, size_t len,
+			     struct rota_msg_job_list *m,
+			     struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_t *arr = NULL;
+	json_int_t now = 0;
+	size_t n;
+	int rc;
+
+	*m = (struct rota_msg_job_list){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:I, s:o !}", "now", &now, "jobs", &arr);
+	if (rc == 0 && !json_is_array(arr))
+		rc = rota_errorf(err, -EPROTO, "jobs: not an array");
+	n = rc == 0 ? json_array_size(arr) : 0;
+	if (rc == 0 && n > ROTA_MSG_LIST_MAX)
+		rc = rota_errorf(err, -EPROTO, "jobs: too many");
+	if (rc == 0) {
+		m->jobs = rota_xcalloc(n ? n : 1, sizeof(*m->jobs));
+		m->now = now;
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		rc = job_decode(json_array_get(arr, i), &m->jobs[i], err);
+		if (rc == 0)
+			m->njobs++;
+	}
+	json_decref(root);
+	if (rc < 0)
+		rota_msg_job_list_clear(m);
+	return rc;
+}
+
+void rota_msg_job_list_clear(struct rota_msg_job_list *m)
+{
+	for (size_t i = 0; i < m->njobs; i++)
+		job_info_clear(&m->jobs[i]);
+	free(m->jobs);
+	*m = (struct rota_msg_job_list){ 0 };
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/* Codecs between the controller and node daemons: LAUNCH, SIGNAL_JOB, JOB_END. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/msg.h"
+#include "common/msg_internal.h"
+#include "common/xalloc.h"
+
+char *rota_msg_launch_encode(const struct rota_msg_launch *m, size_t *len)
+{
+	json_t *o = json_pack(
+		"{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, "
+		"s:I}",
+		"job_id", (json_int_t)m->job_id, "uid", (json_int_t)m->uid,
+		"gid", (json_int_t)m->gid, "name", m->name, "script",
+		m->script, "workdir", m->workdir, "output", m->output, "queue",
+		m->queue, "nodelist", m->nodelist, "env",
+		msg_strv_pack(m->env), "cores",
+		msg_u32v_pack(m->cores, m->ncores), "ntasks",
+		(json_int_t)m->ntasks, "time_limit",
+		(json_int_t)m->time_limit);
+
+	if (m->error)
+		json_object_set_new(o, "error", json_string(m->error));
+	return msg_dump(o, len);
+}
+
+struct launch_raw {
+	json_int_t id, uid, gid, ntasks, limit;
+	const char *name, *script, *workdir, *output, *error, *queue,
+		*nodelist;
+	json_t *env, *cores;
+};
+
+static int launch_fill(const struct launch_raw *r, struct rota_msg_launch *m,
+		       struct rota_error *err)
+{
+	int rc = msg_range(r->id, 1, UINT32_MAX, "job_id", err);
+
+	if (rc == 0)
+		rc = msg_range(r->uid, 0, UINT32_MAX - 1, "uid", err);
+	if (rc == 0)
+		rc = msg_range(r->gid, 0, UINT32_MAX - 1, "gid", err);
+	if (rc == 0)
+		rc = msg_range(r->ntasks, 1, 1 << 20, "ntasks", err);
+	if (rc == 0)
+		rc = msg_range(r->limit, 0, (json_int_t)1 << 40, "time_limit",
+			       err);
+	if (rc == 0 && (r->workdir[0] != '/' || r->output[0] != '/' ||
+			(r->error && r->error[0] != '/')))
+		rc = rota_errorf(err, -EPROTO, "paths must be absolute");
+	if (rc == 0)
+		rc = msg_str(r->name, ROTA_MSG_NAME_MAX, "name", &m->name, err);
+	if (rc == 0)
+		rc = msg_str(r->script, (size_t)1 << 26, "script", &m->script,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r->workdir, ROTA_MSG_PATH_MAX, "workdir",
+			     &m->workdir, err);
+	if (rc == 0)
+		rc = msg_str(r->output, ROTA_MSG_PATH_MAX, "output", &m->output,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r->error, ROTA_MSG_PATH_MAX, "error", &m->error,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r->queue, ROTA_MSG_NAME_MAX, "queue", &m->queue,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r->nodelist, ROTA_MSG_PATH_MAX, "nodelist",
+			     &m->nodelist, err);
+	if (rc == 0)
+		rc = msg_strv(r->env, ROTA_MSG_ENV_MAX + 32,
+			      ROTA_MSG_PATH_MAX * 8, "env", &m->env, err);
+	if (rc == 0)
+		rc = msg_u32v(r->cores, 1 << 20, "cores", &m->cores,
+			      &m->ncores, err);
+	if (rc == 0 && m->ncores == 0)
+		rc = rota_errorf(err, -EPROTO, "cores: empty");
+	return rc;
+}
+
+int rota_msg_launch_decode(const char *buf, size_t len,
+			   struct rota_msg_launch *m, struct rota_error *err)
+{
+	struct launch_raw r = { 0 };
+	json_t *root = msg_parse(buf, len, err);
+	int rc;
+
+	*m = (struct rota_msg_launch){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err,
+			"{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, "
+			"s:o, s:I, s:I, s?s !}",
+			"job_id", &r.id, "uid", &r.uid, "gid", &r.gid, "name",
+			&r.name, "script", &r.script, "workdir", &r.workdir,
+			"output", &r.output, "queue", &r.queue, "nodelist",
+			&r.nodelist, "env", &r.env, "cores", &r.cores,
+			"ntasks", &r.ntasks, "time_limit", &r.limit, "error",
+			&r.error);
+	if (rc == 0)
+		rc = launch_fill(&r, m, err);
+	json_decref(root);
+	if (rc < 0) {
+		rota_msg_launch_clear(m);
+		return rc;
+	}
+	m->job_id = (uint32_t)r.id;
+	m->uid = (uint32_t)r.uid;
+	m->gid = (uint32_t)r.gid;
+	m->ntasks = (uint32_t)r.ntasks;
+	m->time_limit = r.limit;
+	return 0;
+}
+
+void rota_msg_launch_clear(struct rota_msg_launch *m)
+{
+	free(m->name);
+	free(m->script);
+	free(m->workdir);
+	free(m->output);
+	free(m->error);
+	free(m->queue);
+	free(m->nodelist);
+	msg_strv_free(m->env);
+	free(m->cores);
+	*m = (struct rota_msg_launch){ 0 };
+}
+
+char *rota_msg_job_signal_encode(const struct rota_msg_job_signal *m,
+				 size_t *len)
+{
+	return msg_dump(json_pack("{s:I, s:i, s:b}", "job_id",
+				  (json_int_t)m->job_id, "signal", m->signo,
+				  "cancel", m->cancel),
+			len);
+}
+
+int rota_msg_job_signal_decode(const char *buf, size_t len,
+			       struct rota_msg_job_signal *m,
+			       struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_int_t id = 0;
+	int signo = 0, cancel = 0;
+	int rc;
+
+	*m = (struct rota_msg_job_signal){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:I, s:i, s:b !}", "job_id", &id,
+			"signal", &signo, "cancel", &cancel);
+	if (rc == 0)
+		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
+	if (rc == 0)
+		rc = msg_range(signo, 1, SIGRTMAX, "signal", err);
+	json_decref(root);
+	if (rc < 0)
+		return rc;
+	m->job_id = (uint32_t)id;
+	m->signo = signo;
+	m->cancel = cancel;
+	return 0;
+}
+
+char *rota_msg_job_end_encode(const struct rota_msg_job_end *m, size_t *len)
+{
+	json_t *o = json_pack("{s:I, s:s, s:i, s:i, s:I, s:I}", "job_id",
+			      (json_int_t)m->job_id, "state",
+			      rota_job_state_name(m->state), "exit_code",
+			      m->exit_code, "signal", m->term_signal, "start",
+			      (json_int_t)m->start_time, "end",
+			      (json_int_t)m->end_time);
+
+	if (m->text)
+		json_object_set_new(o, "text", json_string(m->text));
+	return msg_dump(o, len);
+}
+
+int rota_msg_job_end_decode(const char *buf, size_t len,
+			    struct rota_msg_job_end *m, struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	const char *state = NULL, *text = NULL;
+	json_int_t id = 0, start = 0, end = 0;
+	int code = 0, sig = 0;
+	enum rota_job_state st = ROTA_JOB_NONE;
+	int rc;
+
+	*m = (struct rota_msg_job_end){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:I, s:s, s:i, s:i, s:I, s:I, s?s !}",
+			"job_id", &id, "state", &state, "exit_code", &code,
+			"signal", &sig, "start", &start, "end", &end, "text",
+			&text);
+	if (rc == 0)
+		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
+	if (rc == 0 && (rota_job_state_parse(state, &st) < 0 ||
+			!rota_job_state_is_final(st)))
+		rc = rota_errorf(err, -EPROTO, "state: '%s' is not an end",
+				 state);
+	if (rc == 0)
+		rc = msg_range(code, -1, 255, "exit_code", err);
+	if (rc == 0)
+		rc = msg_range(sig, 0, 128, "signal", err);
+	if (rc == 0)
+		rc = msg_str(text, 1024, "text", &m->text, err);
+	json_decref(root);
+	if (rc < 0) {
+		rota_msg_job_end_clear(m);
+		return rc;
+	}
+	m->job_id = (uint32_t)id;
+	m->state = st;
+	m->exit_code = code;
+	m->term_signal = sig;
+	m->start_time = start;
+	m->end_time = end;
+	return 0;
+}
+
+void rota_msg_job_end_clear(struct rota_msg_job_end *m)
+{
+	free(m->text);
+	*m = (struct rota_msg_job_end){ 0 };
+}

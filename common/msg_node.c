@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/* Codecs of the node messages: NODE_REGISTER, NODE_LIST, HEARTBEAT. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/msg.h"
+#include "common/msg_internal.h"
+#include "common/xalloc.h"
+
+static json_t *node_pack(const struct rota_node_info *n)
+{
+	json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+			      "name", n->name, "sockets",
+			      (json_int_t)n->sockets, "cores",
+			      (json_int_t)n->cores, "pus", (json_int_t)n->pus,
+			      "cores_used", (json_int_t)n->cores_used,
+			      "memory_mb", (json_int_t)n->memory_mb,
+			      "memory_used_mb", (json_int_t)n->memory_used_mb,
+			      "features", msg_strv_pack(n->features), "jobs",
+			      msg_u32v_pack(n->jobs, n->njobs));
+
+	if (n->state)
+		json_object_set_new(o, "state", json_string(n->state));
+	if (n->reason)
+		json_object_set_new(o, "reason", json_string(n->reason));
+	if (n->addr)
+		json_object_set_new(o, "addr", json_string(n->addr));
+	return o;
+}
+
+static int node_unpack(json_t *o, struct rota_node_info *n,
+		       struct rota_error *err)
+{
+	const char *name = NULL, *state = NULL, *reason = NULL, *addr = NULL;
+	json_int_t sockets, cores, pus, used, mem, mem_used;
+	json_t *features = NULL, *jobs = NULL;
+	int rc;
+
+	*n = (struct rota_node_info){ 0 };
+	rc = msg_unpack(o, err,
+			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s?s, "
+			"s?s, s?s !}",
+			"name", &name, "sockets", &sockets, "cores", &cores,
+			"pus", &pus, "cores_used", &used, "memory_mb", &mem,
+			"memory_used_mb", &mem_used, "features", &features,
+			"jobs", &jobs, "state", &state, "reason", &reason,
+			"addr", &addr);
+	if (rc == 0)
+		rc = msg_range(cores, 1, 1 << 20, "cores", err);
+	if (rc == 0)
+		rc = msg_range(sockets, 1, 1 << 20, "sockets", err);
+	if (rc == 0)
+		rc = msg_range(pus, 1, 1 << 22, "pus", err);
+	if (rc == 0)
+		rc = msg_range(used, 0, cores, "cores_used", err);
+	if (rc == 0)
+		rc = msg_range(mem, 0, (json_int_t)1 << 40, "memory_mb", err);
+	if (rc == 0)
+		rc = msg_range(mem_used, 0, (json_int_t)1 << 40,
+			       "memory_used_mb", err);
+	if (rc == 0)
+		rc = msg_str(name, ROTA_MSG_NAME_MAX, "name", &n->name, err);
+	if (rc == 0)
+		rc = msg_str(state, 32, "state", &n->state, err);
+	if (rc == 0)
+		rc = msg_str(reason, 1024, "reason", &n->reason, err);
+	if (rc == 0)
+		rc = msg_str(addr, 64, "addr", &n->addr, err);
+	if (rc == 0)
+		rc = msg_strv(features, 256, 64, "features", &n->features, err);
+	if (rc == 0)
+		rc = msg_u32v(jobs, 1 << 20, "jobs", &n->jobs, &n->njobs, err);
+	if (rc < 0) {
+		rota_node_info_clear(n);
+		return rc;
+	}
+	n->sockets = (uint32_t)sockets;
+	n->cores = (uint32_t)cores;
+	n->pus = (uint32_t)pus;
+	n->cores_used = (uint32_t)used;
+	n->memory_mb = (uint64_t)mem;
+	n->memory_used_mb = (uint64_t)mem_used;
+	return 0;
+}
+
+char *rota_msg_node_encode(const struct rota_node_info *n, size_t *len)
+{
+	return msg_dump(node_pack(n), len);
+}
+
+int rota_msg_node_decode(const char *buf, size_t len, struct rota_node_info *n,
+			 struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	int rc;
+
+	*n = (struct rota_node_info){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = node_unpack(root, n, err);
+	json_decref(root);
+	return rc;
+}
+
+void rota_node_info_clear(struct rota_node_info *n)
+{
+	free(n->name);
+	free(n->state);
+	free(n->reason);
+	free(n->addr);
+	msg_strv_free(n->features);
+	free(n->jobs);
+	*n = (struct rota_node_info){ 0 };
+}
+
+char *rota_msg_node_list_encode(const struct rota_node_info *nodes, size_t n,
+				size_t *len)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, node_pack(&nodes[i]));
+	return msg_dump(json_pack("{s:o}", "nodes", arr), len);
+}
+
+int rota_msg_node_list_decode(const char *buf, size_t len,
+			      struct rota_msg_node_list *m,
+			      struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_t *arr = NULL;
+	size_t n = 0;
+	int rc;
+
+	*m = (struct rota_msg_node_list){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:o !}", "nodes", &arr);
+	if (rc == 0 && !json_is_array(arr))
+		rc = rota_errorf(err, -EPROTO, "nodes: not an array");
+	if (rc == 0)
+		n = json_array_size(arr);
+	if (rc == 0 && n > 65536)
+		rc = rota_errorf(err, -EPROTO, "nodes: too many");
+	if (rc == 0)
+		m->nodes = rota_xcalloc(n ? n : 1, sizeof(*m->nodes));
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		rc = node_unpack(json_array_get(arr, i), &m->nodes[i], err);
+		if (rc == 0)
+			m->n++;
+	}
+	json_decref(root);
+	if (rc < 0)
+		rota_msg_node_list_clear(m);
+	return rc;
+}
+
+void rota_msg_node_list_clear(struct rota_msg_node_list *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		rota_node_info_clear(&m->nodes[i]);
+	free(m->nodes);
+	*m = (struct rota_msg_node_list){ 0 };
+}
+
+char *rota_msg_name_encode(const char *name, size_t *len)
+{
+	return msg_dump(json_pack("{s:s}", "name", name), len);
+}
+
+int rota_msg_name_decode(const char *buf, size_t len, char **name,
+			 struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	const char *s = NULL;
+	int rc;
+
+	*name = NULL;
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:s !}", "name", &s);
+	if (rc == 0)
+		rc = msg_str(s, ROTA_MSG_NAME_MAX, "name", name, err);
+	json_decref(root);
+	return rc;
+}

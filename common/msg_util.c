@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Helpers for the codecs: every decoder checks shape with strict unpack
+ * formats, then lengths and ranges here, before it allocates.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/msg_internal.h"
+#include "common/xalloc.h"
+
+json_t *msg_parse(const char *buf, size_t len, struct rota_error *err)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+
+	if (!root) {
+		rota_errorf(err, -EPROTO, "malformed JSON: %s", jerr.text);
+		return NULL;
+	}
+	if (!json_is_object(root)) {
+		json_decref(root);
+		rota_errorf(err, -EPROTO, "message body is not a JSON object");
+		return NULL;
+	}
+	return root;
+}
+
+int msg_unpack(json_t *root, struct rota_error *err, const char *fmt, ...)
+{
+	json_error_t jerr;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = json_vunpack_ex(root, &jerr, 0, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return rota_errorf(err, -EPROTO, "bad message: %s", jerr.text);
+	return 0;
+}
+
+char *msg_dump(json_t *root, size_t *len)
+{
+	char *text = json_dumps(root, JSON_COMPACT);
+
+	json_decref(root);
+	if (!text)
+		rota_fatal("out of memory encoding a message");
+	*len = strlen(text);
+	return text;
+}
+
+int msg_str(const char *in, size_t max, const char *field, char **out,
+	    struct rota_error *err)
+{
+	size_t n;
+
+	*out = NULL;
+	if (!in)
+		return 0;
+	n = strlen(in);
+	if (n > max)
+		return rota_errorf(err, -EPROTO, "%s: longer than %zu bytes",
+				   field, max);
+	*out = rota_xstrndup(in, n);
+	return 0;
+}
+
+void msg_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+int msg_strv(json_t *arr, size_t max_n, size_t max_len, const char *field,
+	     char ***out, struct rota_error *err)
+{
+	size_t n = arr ? json_array_size(arr) : 0;
+	char **v;
+	size_t i;
+
+	*out = NULL;
+	if (arr && !json_is_array(arr))
+		return rota_errorf(err, -EPROTO, "%s: not an array", field);
+	if (n > max_n)
+		return rota_errorf(err, -EPROTO, "%s: more than %zu entries",
+				   field, max_n);
+	v = rota_xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++) {
+		json_t *e = json_array_get(arr, i);
+		const char *s = json_string_value(e);
+
+		if (!s || json_string_length(e) > max_len ||
+		    strlen(s) != json_string_length(e)) {
+			msg_strv_free(v);
+			return rota_errorf(err, -EPROTO,
+					   "%s: entry %zu is not a string of "
+					   "at most %zu bytes",
+					   field, i, max_len);
+		}
+		v[i] = rota_xstrdup(s);
+	}
+	*out = v;
+	return 0;
+}
+
+json_t *msg_strv_pack(char *const *v)
+{
+	json_t *arr = json_array();
+
+	for (; v && *v; v++)
+		json_array_append_new(arr, json_string(*v));
+	return arr;
+}
+
+int msg_u32v(json_t *arr, size_t max_n, const char *field, uint32_t **out,
+	     size_t *n, struct rota_error *err)
+{
+	size_t len = arr ? json_array_size(arr) : 0;
+	uint32_t *v;
+
+	*out = NULL;
+	*n = 0;
+	if (arr && !json_is_array(arr))
+		return rota_errorf(err, -EPROTO, "%s: not an array", field);
+	if (len > max_n)
+		return rota_errorf(err, -EPROTO, "%s: more than %zu entries",
+				   field, max_n);
+	v = rota_xcalloc(len ? len : 1, sizeof(*v));
+	for (size_t i = 0; i < len; i++) {
+		json_t *e = json_array_get(arr, i);
+		json_int_t x = json_integer_value(e);
+
+		if (!json_is_integer(e) || x < 0 || x > UINT32_MAX) {
+			free(v);
+			return rota_errorf(err, -EPROTO,
+					   "%s: entry %zu is not a 32-bit "
+					   "unsigned integer",
+					   field, i);
+		}
+		v[i] = (uint32_t)x;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+json_t *msg_u32v_pack(const uint32_t *v, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_integer(v[i]));
+	return arr;
+}
+
+int msg_range(json_int_t v, json_int_t lo, json_int_t hi, const char *field,
+	      struct rota_error *err)
+{
+	if (v < lo || v > hi)
+		return rota_errorf(err, -EPROTO,
+				   "%s: %lld is outside [%lld, %lld]", field,
+				   (long long)v, (long long)lo, (long long)hi);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_COMMON_PROTO_H
+#define ROTA_COMMON_PROTO_H
+
+/*
+ * Message types, in numbered ranges per area.  A retired number stays
+ * reserved.  ROTA_PROTO_VERSION bumps whenever a body changes shape.
+ * The body of every message is a JSON object, coded in common/msg_*.c.
+ */
+#define ROTA_PROTO_VERSION 1
+
+enum rota_msg_type {
+	ROTA_MSG_NONE = 0,
+
+	/* 1-99: replies common to all areas */
+	ROTA_MSG_ERROR = 1,	/* {code, text}: text is the user's line */
+	ROTA_MSG_OK = 2,	/* {} */
+
+	/* 100-199: clients to the controller */
+	ROTA_MSG_SUBMIT = 100,	    /* -> SUBMIT_REPLY */
+	ROTA_MSG_SUBMIT_REPLY = 101,
+	ROTA_MSG_JOB_LIST = 102,    /* -> JOB_LIST_REPLY */
+	ROTA_MSG_JOB_LIST_REPLY = 103,
+	ROTA_MSG_CANCEL = 104,	    /* -> CANCEL_REPLY */
+	ROTA_MSG_CANCEL_REPLY = 105,
+	ROTA_MSG_NODE_LIST = 106,   /* -> NODE_LIST_REPLY */
+	ROTA_MSG_NODE_LIST_REPLY = 107,
+	ROTA_MSG_PING = 108,	    /* -> OK */
+
+	/* 200-299: node daemons to the controller */
+	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */
+	ROTA_MSG_HEARTBEAT = 201,     /* no reply */
+	ROTA_MSG_JOB_END = 202,	      /* -> JOB_END_ACK */
+
+	/* 300-399: the controller to node daemons */
+	ROTA_MSG_LAUNCH = 300,	    /* no reply: JOB_END follows */
+	ROTA_MSG_SIGNAL_JOB = 301,  /* no reply */
+	ROTA_MSG_JOB_END_ACK = 302, /* the controller has recorded the end */
+};
+
+/* "SUBMIT", "JOB_LIST", ...; "UNKNOWN" for others.  Static string. */
+const char *rota_msg_type_name(unsigned type);
+
+#endif

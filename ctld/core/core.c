@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The core's tables and its events: submit, cancel, job end, the passing of
+ * time.  See core.h for the contract (pure library, injected time).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/units.h"
+#include "common/xalloc.h"
+#include "ctld/core/constraint.h"
+#include "ctld/core/core_internal.h"
+
+void job_list_append(struct job_list *l, struct core_job *job)
+{
+	job->next = NULL;
+	job->prev = l->tail;
+	if (l->tail)
+		l->tail->next = job;
+	else
+		l->head = job;
+	l->tail = job;
+	l->n++;
+}
+
+void job_list_remove(struct job_list *l, struct core_job *job)
+{
+	if (job->prev)
+		job->prev->next = job->next;
+	else
+		l->head = job->next;
+	if (job->next)
+		job->next->prev = job->prev;
+	else
+		l->tail = job->prev;
+	job->prev = job->next = NULL;
+	l->n--;
+}
+
+static void init_nodes(struct core *core, const struct rota_conf *conf)
+{
+	core->nnodes = conf->nnodes;
+	core->nodes = rota_xcalloc(conf->nnodes ? conf->nnodes : 1,
+				   sizeof(*core->nodes));
+	for (size_t i = 0; i < conf->nnodes; i++) {
+		const struct rota_conf_node *c = &conf->nodes[i];
+		struct core_node *n = &core->nodes[i];
+		size_t nf = 0;
+
+		n->name = rota_xstrdup(c->name);
+		n->addr = rota_xstrdup(c->addr ? c->addr : c->name);
+		while (c->features[nf])
+			nf++;
+		n->features = rota_xcalloc(nf + 1, sizeof(char *));
+		for (size_t f = 0; f < nf; f++)
+			n->features[f] = rota_xstrdup(c->features[f]);
+		n->cfg_cores = c->cpus;
+		n->cfg_memory_mb = c->memory_mb;
+		n->cores = c->cpus;
+		n->memory_mb = c->memory_mb;
+		if (n->cores)
+			n->core_busy = rota_xcalloc(n->cores, 1);
+		snprintf(n->reason, sizeof(n->reason), "not registered");
+	}
+}
+
+static void init_queues(struct core *core, const struct rota_conf *conf)
+{
+	const struct rota_conf_queue *def = rota_conf_default_queue(conf);
+
+	core->nqueues = conf->nqueues;
+	core->queues = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
+				    sizeof(*core->queues));
+	core->queue_blocked = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
+					   sizeof(bool));
+	for (size_t i = 0; i < conf->nqueues; i++) {
+		const struct rota_conf_queue *c = &conf->queues[i];
+		struct core_queue *q = &core->queues[i];
+
+		q->name = rota_xstrdup(c->name);
+		q->default_time = c->default_time;
+		q->max_time = c->max_time;
+		q->priority_tier = c->priority_tier;
+		q->is_default = c == def;
+		if (q->is_default)
+			core->default_queue = (uint32_t)i;
+		q->nodes = rota_xcalloc(c->nnodes ? c->nnodes : 1,
+					sizeof(uint32_t));
+		for (size_t k = 0; k < c->nnodes; k++) {
+			uint32_t idx = 0;
+
+			/* conf.c has checked every queue node is declared */
+			core_node_find(core, c->nodes[k], &idx);
+			q->nodes[q->nnodes++] = idx;
+		}
+	}
+}
+
+struct core *core_create(const struct rota_conf *conf)
+{
+	struct core *core = rota_xcalloc(1, sizeof(*core));
+
+	init_nodes(core, conf);
+	init_queues(core, conf);
+	core->next_id = 1;
+	core->node_timeout = conf->node_timeout;
+	core->min_job_age = conf->min_job_age;
+	return core;
+}
+
+static void job_free(struct core_job *job)
+{
+	rota_job_desc_clear(&job->desc);
+	constraint_destroy(job->constraint);
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		free(job->alloc[i].cores);
+	free(job->alloc);
+	free(job->end_text);
+	free(job);
+}
+
+static void free_list(struct job_list *l)
+{
+	struct core_job *job, *next;
+
+	for (job = l->head; job; job = next) {
+		next = job->next;
+		job_free(job);
+	}
+}
+
+void core_destroy(struct core *core)
+{
+	if (!core)
+		return;
+	free_list(&core->pending);
+	free_list(&core->running);
+	free_list(&core->done);
+	jobtab_fini(core);
+	for (size_t i = 0; i < core->nnodes; i++) {
+		struct core_node *n = &core->nodes[i];
+
+		free(n->name);
+		free(n->addr);
+		for (char **f = n->features; *f; f++)
+			free(*f);
+		free(n->features);
+		free(n->core_busy);
+	}
+	for (size_t i = 0; i < core->nqueues; i++) {
+		free(core->queues[i].name);
+		free(core->queues[i].nodes);
+	}
+	free(core->nodes);
+	free(core->queues);
+	free(core->queue_blocked);
+	free(core->actions);
+	free(core);
+}
+
+void core_push_action(struct core *core, const struct core_action *a)
+{
+	if (core->nactions == core->actions_cap) {
+		core->actions_cap = core->actions_cap ? 2 * core->actions_cap
+						      : 64;
+		core->actions = rota_xreallocarray(core->actions,
+						   core->actions_cap,
+						   sizeof(*core->actions));
+	}
+	core->actions[core->nactions++] = *a;
+}
+
+size_t core_take_actions(struct core *core, struct core_action **out)
+{
+	size_t n = core->nactions;
+
+	*out = core->actions;
+	core->actions = NULL;
+	core->nactions = core->actions_cap = 0;
+	return n;
+}
+
+static int find_queue(const struct core *core, const char *name,
+		      uint32_t *out, struct rota_error *err)
+{
+	if (!name) {
+		if (!core->nqueues)
+			return rota_errorf(err, -ENOENT,
+					   "no queue is configured");
+		*out = core->default_queue;
+		return 0;
+	}
+	for (size_t i = 0; i < core->nqueues; i++) {
+		if (strcmp(core->queues[i].name, name) == 0) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	return rota_errorf(err, -ENOENT, "queue '%s' does not exist", name);
+}
+
+static int resolve_time(const struct core_queue *q, int64_t asked,
+			int64_t *out, struct rota_error *err)
+{
+	char a[32], m[32];
+	int64_t t = asked ? asked : q->default_time;
+
+	if (t > q->max_time) {
+		rota_duration_format(asked, a, sizeof(a));
+		rota_duration_format(q->max_time, m, sizeof(m));
+		return rota_errorf(err, -EINVAL,
+				   "--time=%s exceeds the maximum of queue "
+				   "'%s' (%s)",
+				   a, q->name, m);
+	}
+	*out = t == ROTA_DURATION_UNLIMITED ? 0 : t;
+	return 0;
+}
+
+int core_submit(struct core *core, int64_t now, struct core_submit *req,
+		uint32_t *job_id, struct rota_error *err)
+{
+	struct core_job *job = rota_xcalloc(1, sizeof(*job));
+	int rc;
+
+	*job_id = 0;
+	rc = find_queue(core, req->desc->queue, &job->queue, err);
+	if (rc == 0)
+		rc = resolve_time(&core->queues[job->queue],
+				  req->desc->time_limit, &job->time_limit,
+				  err);
+	if (rc == 0 && req->desc->constraint)
+		rc = constraint_parse(req->desc->constraint, &job->constraint,
+				      err);
+	job->desc = *req->desc;
+	if (rc == 0)
+		rc = sched_check_feasible(core, job, err);
+	if (rc < 0) {
+		job->desc = (struct rota_job_desc){ 0 };
+		job_free(job);
+		return rc;
+	}
+	*req->desc = (struct rota_job_desc){ 0 };
+	job->id = core->next_id++;
+	job->uid = req->uid;
+	job->gid = req->gid;
+	job->state = ROTA_JOB_PENDING;
+	job->submit_time = now;
+	job->exit_code = -1;
+	jobtab_insert(core, job);
+	job_list_append(&core->pending, job);
+	*job_id = job->id;
+	return 0;
+}
+
+void core_job_finish(struct core *core, struct core_job *job, int64_t now,
+		     enum rota_job_state state)
+{
+	job_list_remove(job->state == ROTA_JOB_PENDING ? &core->pending
+						       : &core->running,
+			job);
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		node_free_cores(&core->nodes[job->alloc[i].node],
+				&job->alloc[i], job->desc.mem_mb);
+	job->state = state;
+	job->end_time = now;
+	job->reason = NULL;
+	/* the script and environment are not needed once a job is over */
+	free(job->desc.script);
+	job->desc.script = NULL;
+	job_list_append(&core->done, job);
+}
+
+int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		bool operator, struct rota_error *err)
+{
+	struct core_job *job = jobtab_find(core, job_id);
+
+	if (!job)
+		return rota_errorf(err, -ENOENT, "job %u: not found", job_id);
+	if (!operator && job->uid != uid)
+		return rota_errorf(err, -EPERM,
+				   "job %u: not yours to cancel", job_id);
+	if (rota_job_state_is_final(job->state))
+		return rota_errorf(err, -EALREADY, "job %u: already %s",
+				   job_id, rota_job_state_name(job->state));
+	if (job->state == ROTA_JOB_PENDING) {
+		core_job_finish(core, job, now, ROTA_JOB_CANCELLED);
+		return 0;
+	}
+	if (!job->cancel_sent) {
+		job->cancel_sent = true;
+		core_push_action(core, &(struct core_action){
+					       .type = CORE_ACTION_SIGNAL,
+					       .job_id = job->id,
+					       .node = job->alloc[0].node,
+					       .signo = SIGTERM,
+					       .cancel = true,
+				       });
+	}
+	return 0;
+}
+
+int core_job_end(struct core *core, int64_t now, const char *node,
+		 const struct rota_msg_job_end *end, struct rota_error *err)
+{
+	struct core_job *job = jobtab_find(core, end->job_id);
+	uint32_t idx;
+
+	if (!job || job->state != ROTA_JOB_RUNNING ||
+	    !core_node_find(core, node, &idx) || job->alloc[0].node != idx)
+		return rota_errorf(err, -ENOENT,
+				   "job %u: not running on node '%s'",
+				   end->job_id, node);
+	job->alloc[0].ended = true;
+	job->exit_code = end->exit_code;
+	job->term_signal = end->term_signal;
+	if (end->text)
+		job->end_text = rota_xstrdup(end->text);
+	core_job_finish(core, job, now, end->state);
+	return 0;
+}
+
+void core_tick(struct core *core, int64_t now)
+{
+	struct core_job *job;
+
+	for (size_t i = 0; i < core->nnodes; i++) {
+		struct core_node *n = &core->nodes[i];
+
+		if (n->state == NODE_UP &&
+		    now - n->last_seen > core->node_timeout)
+			core_node_down(core, now, n->name, "not responding");
+	}
+	while ((job = core->done.head) &&
+	       now - job->end_time >= core->min_job_age) {
+		job_list_remove(&core->done, job);
+		jobtab_remove(core, job->id);
+		job_free(job);
+	}
+}
+
+const struct core_job *core_job_find(const struct core *core, uint32_t id)
+{
+	return jobtab_find(core, id);
+}
+
+size_t core_job_count(const struct core *core)
+{
+	return core->njobs;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct core_job *x = *(const struct core_job *const *)a;
+	const struct core_job *y = *(const struct core_job *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void core_job_foreach(const struct core *core,
+		      void (*fn)(const struct core_job *job, void *arg),
+		      void *arg)
+{
+	const struct job_list *lists[] = { &core->done, &core->running,
+					   &core->pending };
+	struct core_job **all = rota_xcalloc(core->njobs + 1, sizeof(*all));
+	size_t n = 0;
+
+	for (size_t l = 0; l < 3; l++) {
+		for (struct core_job *j = lists[l]->head; j; j = j->next)
+			all[n++] = j;
+	}
+	qsort(all, n, sizeof(*all), by_id);
+	for (size_t i = 0; i < n; i++)
+		fn(all[i], arg);
+	free(all);
+}
+
+const struct core_queue *core_queue_get(const struct core *core, uint32_t i)
+{
+	return i < core->nqueues ? &core->queues[i] : NULL;
+}
+
+char *core_job_nodelist(const struct core *core, const struct core_job *job)
+{
+	const char **names = rota_xcalloc(job->nalloc + 1, sizeof(char *));
+	char *text;
+
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		names[i] = core->nodes[job->alloc[i].node].name;
+	text = rota_hostlist_format(names, job->nalloc);
+	free(names);
+	return text;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_CTLD_CORE_CORE_H
+#define ROTA_CTLD_CORE_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "common/msg.h"
+
+/*
+ * The scheduling core: job, node and queue tables and the scheduling pass.
+ * A pure library (DESIGN.md): it never reads a clock (every event carries
+ * 'now', Unix seconds), never does I/O, and says what must happen on the
+ * nodes by queueing actions that its host (rota-ctld, rota sim, a test)
+ * takes with core_take_actions().  Single-threaded.
+ */
+struct rota_conf;
+struct core;
+struct constraint;
+
+enum node_state {
+	NODE_UNKNOWN = 0, /* declared, never registered */
+	NODE_UP,
+	NODE_DOWN,
+};
+
+struct core_node {
+	char *name;
+	char *addr;
+	char **features;	/* config's plus the registered ones */
+	enum node_state state;
+	char reason[160];	/* why down */
+	uint32_t sockets;
+	uint32_t cores;
+	uint32_t pus;
+	uint64_t memory_mb;
+	uint32_t cores_used;
+	uint64_t mem_used_mb;
+	uint8_t *core_busy;	/* per core: 1 if allocated */
+	int64_t last_seen;
+	uint32_t cfg_cores;	/* from rota.conf; 0: as registered */
+	uint64_t cfg_memory_mb;
+};
+
+struct core_queue {
+	char *name;
+	uint32_t *nodes;	/* indexes into the node table */
+	size_t nnodes;
+	int64_t default_time;
+	int64_t max_time;
+	unsigned priority_tier;
+	bool is_default;
+};
+
+/* One node's share of a running job. */
+struct core_alloc {
+	uint32_t node;		/* index into the node table */
+	uint32_t ncores;
+	uint32_t *cores;	/* logical core indexes on that node */
+	bool ended;		/* the node has reported the end */
+};
+
+struct core_job {
+	uint32_t id;
+	enum rota_job_state state;
+	uid_t uid;
+	gid_t gid;
+	uint32_t queue;		/* index into the queue table */
+	struct rota_job_desc desc;
+	struct constraint *constraint;
+	int64_t time_limit;	/* resolved (queue default applied), seconds */
+	int64_t submit_time;
+	int64_t start_time;
+	int64_t end_time;
+	int exit_code;
+	int term_signal;
+	const char *reason;	/* static: why pending; NULL when none */
+	char *end_text;		/* how it ended, when noteworthy */
+	struct core_alloc *alloc;
+	uint32_t nalloc;
+	uint32_t nalloc_left;	/* nodes still to report the end */
+	bool cancel_sent;
+	struct core_job *prev;	/* in the pending or running list */
+	struct core_job *next;
+};
+
+enum core_action_type {
+	CORE_ACTION_LAUNCH = 1, /* start job on alloc[i] */
+	CORE_ACTION_SIGNAL,	/* signal job on alloc[i] */
+};
+
+struct core_action {
+	enum core_action_type type;
+	uint32_t job_id;
+	uint32_t alloc_index;
+	uint32_t node;
+	int signo;
+	bool cancel;
+};
+
+/* What core_submit needs beyond the user's request. */
+struct core_submit {
+	struct rota_job_desc *desc; /* taken over on success (left empty) */
+	uid_t uid;
+	gid_t gid;
+};
+
+/*
+ * Build the tables from a parsed config.  Caller frees with core_destroy().
+ * 'conf' is borrowed for the call only.
+ */
+struct core *core_create(const struct rota_conf *conf);
+void core_destroy(struct core *core);
+
+/*
+ * Accept a job: checks the queue exists, the time limit, the constraint,
+ * and that some set of the queue's nodes could ever hold it.  -EINVAL (or
+ * -ENOENT for an unknown queue) with the user's line in 'err'.
+ */
+int core_submit(struct core *core, int64_t now, struct core_submit *req,
+		uint32_t *job_id, struct rota_error *err);
+
+/*
+ * Cancel a job on behalf of 'uid' ('operator': may cancel any).  A pending
+ * job ends now; a running one gets SIGNAL actions and ends when its nodes
+ * report.  -ENOENT, -EPERM, -EALREADY (already ended).
+ */
+int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		bool operator, struct rota_error *err);
+
+/* Start what fits, in order; queues LAUNCH actions.  Returns jobs started. */
+unsigned core_schedule(struct core *core, int64_t now);
+
+/*
+ * A node daemon registered.  Jobs the core ran there that the node no
+ * longer has end as NODE_FAIL.  -ENOENT for a node rota.conf does not
+ * declare.
+ */
+int core_node_register(struct core *core, int64_t now,
+		       const struct rota_node_info *info,
+		       struct rota_error *err);
+void core_node_seen(struct core *core, int64_t now, const char *name);
+/* The node is gone (lost link or missed heartbeats): its jobs NODE_FAIL. */
+void core_node_down(struct core *core, int64_t now, const char *name,
+		    const char *reason);
+
+/*
+ * A node reports a job's end.  -ENOENT if the job is unknown or does not
+ * run on 'node'.  The job ends when all its nodes have reported.
+ */
+int core_job_end(struct core *core, int64_t now, const char *node,
+		 const struct rota_msg_job_end *end, struct rota_error *err);
+
+/*
+ * Time passes: nodes silent for 'node_timeout' go down, ended jobs older
+ * than 'min_job_age' are forgotten.
+ */
+void core_tick(struct core *core, int64_t now);
+
+/* Take the queued actions (caller frees the array with free()). */
+size_t core_take_actions(struct core *core, struct core_action **out);
+
+/* Lookups and iteration; borrowed pointers valid until the next event. */
+const struct core_job *core_job_find(const struct core *core, uint32_t id);
+/* Every known job in id order; 'fn' must not call back into the core. */
+void core_job_foreach(const struct core *core,
+		      void (*fn)(const struct core_job *job, void *arg),
+		      void *arg);
+size_t core_job_count(const struct core *core);
+size_t core_node_count(const struct core *core);
+const struct core_node *core_node_get(const struct core *core, uint32_t i);
+const struct core_node *core_node_find(const struct core *core,
+				       const char *name, uint32_t *index);
+const struct core_queue *core_queue_get(const struct core *core, uint32_t i);
+/*
+ * Why a pending job waits (Slurm's words: "Resources", "Priority", "None"),
+ * or how an ended one ended (NULL if plainly); static or borrowed.
+ */
+const char *core_job_reason(const struct core *core,
+			    const struct core_job *job);
+/* Hostlist text of a job's nodes; caller frees. */
+char *core_job_nodelist(const struct core *core, const struct core_job *job);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_CTLD_CORE_CORE_INTERNAL_H
+#define ROTA_CTLD_CORE_CORE_INTERNAL_H
+
+/* Shared by the files of ctld/core only. */
+
+#include "ctld/core/core.h"
+
+struct job_list {
+	struct core_job *head;
+	struct core_job *tail;
+	size_t n;
+};
+
+struct core {
+	struct core_node *nodes;
+	size_t nnodes;
+	struct core_queue *queues;
+	size_t nqueues;
+	uint32_t default_queue;
+	bool *queue_blocked;	 /* per queue: the last pass stopped there */
+
+	struct core_job **slots; /* open-addressing table by id */
+	size_t nslots;
+	size_t njobs;
+	uint32_t next_id;
+
+	struct job_list pending; /* in scheduling order */
+	struct job_list running;
+	struct job_list done;	 /* in end order, for MinJobAge */
+
+	struct core_action *actions;
+	size_t nactions;
+	size_t actions_cap;
+
+	int64_t node_timeout;
+	int64_t min_job_age;
+};
+
+/* jobtab.c */
+void jobtab_insert(struct core *core, struct core_job *job);
+void jobtab_remove(struct core *core, uint32_t id);
+struct core_job *jobtab_find(const struct core *core, uint32_t id);
+void jobtab_fini(struct core *core);
+
+/* list helpers (core.c) */
+void job_list_append(struct job_list *l, struct core_job *job);
+void job_list_remove(struct job_list *l, struct core_job *job);
+
+/* core.c */
+void core_push_action(struct core *core, const struct core_action *a);
+/* Move a job to its final state, freeing its cores. */
+void core_job_finish(struct core *core, struct core_job *job, int64_t now,
+		     enum rota_job_state state);
+
+/* node.c */
+void node_alloc_cores(struct core_node *n, struct core_alloc *a,
+		      uint64_t mem_mb);
+void node_free_cores(struct core_node *n, const struct core_alloc *a,
+		     uint64_t mem_mb);
+uint32_t node_cores_free(const struct core_node *n);
+uint64_t node_mem_free(const struct core_node *n);
+bool node_is_usable(const struct core_node *n);
+/* Cores and memory the node will have (config, else registration). */
+uint32_t node_cores_total(const struct core_node *n);
+uint64_t node_mem_total(const struct core_node *n);
+
+/* sched.c: would 'job' fit on an idle set of its queue's nodes? */
+int sched_check_feasible(const struct core *core, const struct core_job *job,
+			 struct rota_error *err);
+
+#endif

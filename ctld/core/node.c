@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The node table: registration, liveness and per-core allocation.  A node's
+ * size is what rota.conf says when it says it (CPUs=, RealMemory=), else
+ * what the node daemon found with hwloc; a node that registers with fewer
+ * cores or less memory than rota.conf promises stays down with the reason,
+ * as Slurm does, so that jobs are never placed on resources that are not
+ * there.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/core/core_internal.h"
+
+uint32_t node_cores_total(const struct core_node *n)
+{
+	return n->cfg_cores ? n->cfg_cores : n->cores;
+}
+
+uint64_t node_mem_total(const struct core_node *n)
+{
+	return n->cfg_memory_mb ? n->cfg_memory_mb : n->memory_mb;
+}
+
+uint32_t node_cores_free(const struct core_node *n)
+{
+	return n->cores - n->cores_used;
+}
+
+uint64_t node_mem_free(const struct core_node *n)
+{
+	return n->memory_mb - n->mem_used_mb;
+}
+
+bool node_is_usable(const struct core_node *n)
+{
+	return n->state == NODE_UP;
+}
+
+/* Take the lowest free cores: a job's cores stay together on a socket. */
+void node_alloc_cores(struct core_node *n, struct core_alloc *a,
+		      uint64_t mem_mb)
+{
+	uint32_t got = 0;
+
+	for (uint32_t c = 0; c < n->cores && got < a->ncores; c++) {
+		if (n->core_busy[c])
+			continue;
+		n->core_busy[c] = 1;
+		a->cores[got++] = c;
+	}
+	n->cores_used += got;
+	n->mem_used_mb += mem_mb;
+}
+
+void node_free_cores(struct core_node *n, const struct core_alloc *a,
+		     uint64_t mem_mb)
+{
+	for (uint32_t i = 0; i < a->ncores; i++) {
+		if (a->cores[i] < n->cores && n->core_busy[a->cores[i]]) {
+			n->core_busy[a->cores[i]] = 0;
+			n->cores_used--;
+		}
+	}
+	n->mem_used_mb -= mem_mb < n->mem_used_mb ? mem_mb : n->mem_used_mb;
+}
+
+static void merge_features(struct core_node *n, char *const *extra)
+{
+	size_t have = 0, add = 0;
+
+	while (n->features[have])
+		have++;
+	for (char *const *e = extra; e && *e; e++)
+		add++;
+	n->features = rota_xreallocarray(n->features, have + add + 1,
+					 sizeof(char *));
+	for (char *const *e = extra; e && *e; e++) {
+		bool dup = false;
+
+		for (size_t i = 0; i < have && !dup; i++)
+			dup = strcmp(n->features[i], *e) == 0;
+		if (!dup)
+			n->features[have++] = rota_xstrdup(*e);
+	}
+	n->features[have] = NULL;
+}
+
+static bool job_reported(const struct rota_node_info *info, uint32_t id)
+{
+	for (size_t i = 0; i < info->njobs; i++) {
+		if (info->jobs[i] == id)
+			return true;
+	}
+	return false;
+}
+
+/* Jobs placed on node 'idx' that it does not report any more have died. */
+static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
+			   const struct rota_node_info *info)
+{
+	struct core_job *job = core->running.head;
+
+	while (job) {
+		struct core_job *next = job->next;
+
+		for (uint32_t a = 0; a < job->nalloc; a++) {
+			if (job->alloc[a].node != idx || job->alloc[a].ended ||
+			    job_reported(info, job->id))
+				continue;
+			rota_warn("job %u: node '%s' registered without it, "
+				  "ending it as NODE_FAIL",
+				  job->id, core->nodes[idx].name);
+			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
+			break;
+		}
+		job = next;
+	}
+}
+
+static int check_size(struct core_node *n, const struct rota_node_info *info,
+		      struct rota_error *err)
+{
+	if (n->cfg_cores && info->cores < n->cfg_cores)
+		return rota_errorf(err, -EINVAL,
+				   "node '%s' has %u cores, rota.conf says %u",
+				   n->name, info->cores, n->cfg_cores);
+	if (n->cfg_memory_mb && info->memory_mb < n->cfg_memory_mb)
+		return rota_errorf(err, -EINVAL,
+				   "node '%s' has %llu MB, rota.conf says %llu",
+				   n->name, (unsigned long long)info->memory_mb,
+				   (unsigned long long)n->cfg_memory_mb);
+	return 0;
+}
+
+int core_node_register(struct core *core, int64_t now,
+		       const struct rota_node_info *info,
+		       struct rota_error *err)
+{
+	uint32_t idx;
+	struct core_node *n;
+	int rc;
+
+	if (!core_node_find(core, info->name, &idx))
+		return rota_errorf(err, -ENOENT,
+				   "node '%s' is not declared in rota.conf",
+				   info->name);
+	n = &core->nodes[idx];
+	rc = check_size(n, info, err);
+	if (rc < 0) {
+		n->state = NODE_DOWN;
+		snprintf(n->reason, sizeof(n->reason), "%s", err->text);
+		return rc;
+	}
+	reconcile_jobs(core, now, idx, info);
+	if (n->cores_used == 0) {
+		uint32_t cores = n->cfg_cores ? n->cfg_cores : info->cores;
+
+		if (cores != n->cores || !n->core_busy) {
+			free(n->core_busy);
+			n->core_busy = rota_xcalloc(cores, 1);
+			n->cores = cores;
+		}
+	}
+	n->sockets = info->sockets;
+	n->pus = info->pus;
+	n->memory_mb = n->cfg_memory_mb ? n->cfg_memory_mb : info->memory_mb;
+	merge_features(n, info->features);
+	n->state = NODE_UP;
+	n->reason[0] = '\0';
+	n->last_seen = now;
+	return 0;
+}
+
+void core_node_seen(struct core *core, int64_t now, const char *name)
+{
+	uint32_t idx;
+
+	if (core_node_find(core, name, &idx))
+		core->nodes[idx].last_seen = now;
+}
+
+void core_node_down(struct core *core, int64_t now, const char *name,
+		    const char *reason)
+{
+	struct core_job *job, *next;
+	uint32_t idx;
+
+	if (!core_node_find(core, name, &idx) ||
+	    core->nodes[idx].state == NODE_DOWN)
+		return;
+	core->nodes[idx].state = NODE_DOWN;
+	snprintf(core->nodes[idx].reason, sizeof(core->nodes[idx].reason),
+		 "%s", reason);
+	for (job = core->running.head; job; job = next) {
+		next = job->next;
+		for (uint32_t a = 0; a < job->nalloc; a++) {
+			if (job->alloc[a].node == idx) {
+				core_job_finish(core, job, now,
+						ROTA_JOB_NODE_FAIL);
+				break;
+			}
+		}
+	}
+}
+
+const struct core_node *core_node_find(const struct core *core,
+				       const char *name, uint32_t *index)
+{
+	for (size_t i = 0; i < core->nnodes; i++) {
+		if (strcmp(core->nodes[i].name, name) == 0) {
+			if (index)
+				*index = (uint32_t)i;
+			return &core->nodes[i];
+		}
+	}
+	return NULL;
+}
+
+const struct core_node *core_node_get(const struct core *core, uint32_t i)
+{
+	return i < core->nnodes ? &core->nodes[i] : NULL;
+}
+
+size_t core_node_count(const struct core *core)
+{
+	return core->nnodes;
+}

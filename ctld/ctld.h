@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_CTLD_CTLD_H
+#define ROTA_CTLD_CTLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/frame.h"
+
+/*
+ * The controller daemon's context: one per process, passed to every
+ * handler (flux-core's job-manager style), never a global.
+ */
+struct rota_auth;
+struct rota_conf;
+struct rota_conn;
+struct rota_evloop;
+struct rota_timer;
+struct core;
+struct user_cache;
+
+struct ctld_stats {
+	uint64_t requests;
+	uint64_t auth_refused;	 /* missing, forged, expired, replayed */
+	uint64_t denied;	 /* authenticated but not allowed */
+	uint64_t bad_frames;
+	uint64_t unknown_types;
+};
+
+struct ctld {
+	struct rota_evloop *loop;
+	struct rota_conf *conf;
+	struct core *core;
+	struct rota_auth *auth;
+	struct user_cache *users;
+	int listen_fd;
+	struct rota_timer *tick;
+	struct rota_timer *kick;	/* a scheduling pass soon */
+	int64_t last_pass;		/* Unix time of the last periodic pass */
+	struct peer **node_links;	/* per core node index, or NULL */
+	uid_t self_uid;
+	struct ctld_stats stats;
+};
+
+/* A connected peer: a client for one request, or a node daemon's link. */
+struct peer {
+	struct ctld *ctld;
+	struct rota_conn *conn;
+	int node;	/* index of the node this link belongs to, or -1 */
+	uid_t uid;	/* of the last authenticated frame */
+	gid_t gid;
+};
+
+/* server.c */
+int server_start(struct ctld *ctld, unsigned *port);
+/* Sign and queue a reply or order on 'p'. */
+void peer_send(struct peer *p, uint16_t type, const char *body, size_t len);
+/* Reply ERROR with the user's line. */
+void peer_send_error(struct peer *p, int code, const char *text);
+bool ctld_is_operator(struct ctld *ctld, uid_t uid);
+
+/* Ask for a scheduling pass at the end of this loop iteration. */
+void ctld_kick(struct ctld *ctld);
+/* Turn the core's queued actions into messages to node daemons. */
+void ctld_run_actions(struct ctld *ctld);
+/* Unix seconds now (the daemon's clock, fed to the core). */
+int64_t ctld_now(void);
+
+/* rpc_client.c and rpc_node.c: handlers, body already authenticated. */
+typedef void (*rpc_handler_fn)(struct peer *p, const struct rota_frame *f);
+void rpc_submit(struct peer *p, const struct rota_frame *f);
+void rpc_job_list(struct peer *p, const struct rota_frame *f);
+void rpc_cancel(struct peer *p, const struct rota_frame *f);
+void rpc_node_list(struct peer *p, const struct rota_frame *f);
+void rpc_ping(struct peer *p, const struct rota_frame *f);
+void rpc_node_register(struct peer *p, const struct rota_frame *f);
+void rpc_heartbeat(struct peer *p, const struct rota_frame *f);
+void rpc_job_end(struct peer *p, const struct rota_frame *f);
+/* A node link closed. */
+void rpc_node_link_lost(struct peer *p, const char *why);
+
+#endif

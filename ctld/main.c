@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rota-ctld: the controller.  Reads rota.conf, builds the scheduling core,
+ * listens for node daemons and clients, and runs one event loop.  It stays
+ * in the foreground (systemd's Type=simple; logs to LogFile or stderr).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/evloop.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "ctld/ctld.h"
+#include "ctld/users.h"
+
+static const char usage[] =
+	"usage: rota-ctld [-f FILE] [-t] [-v] [--addr-file FILE]\n"
+	"  -f, --config FILE     rota.conf to read (default $ROTA_CONF or\n"
+	"                        " ROTA_SYSCONFDIR "/rota/rota.conf)\n"
+	"  -t, --test            check the configuration and exit\n"
+	"  -v, --verbose         log at debug level\n"
+	"      --addr-file FILE  write ADDR:PORT there once listening\n"
+	"  -h, --help            this text\n";
+
+struct options {
+	const char *config;
+	const char *addr_file;
+	bool test;
+	bool verbose;
+};
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'f' },
+		{ "test", no_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "addr-file", required_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	o->config = getenv("ROTA_CONF");
+	if (!o->config)
+		o->config = ROTA_SYSCONFDIR "/rota/rota.conf";
+	while ((c = getopt_long(argc, argv, "f:tvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->config = optarg; break;
+		case 't': o->test = true; break;
+		case 'v': o->verbose = true; break;
+		case 'A': o->addr_file = optarg; break;
+		case 'h': fputs(usage, stdout); exit(0);
+		default: fputs(usage, stderr); return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rota-ctld: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void kick_cb(struct rota_evloop *loop, void *arg)
+{
+	struct ctld *ctld = arg;
+
+	ctld->kick = NULL;
+	core_schedule(ctld->core, ctld_now());
+	ctld_run_actions(ctld);
+}
+
+void ctld_kick(struct ctld *ctld)
+{
+	if (!ctld->kick)
+		ctld->kick = rota_evloop_add_timer(ctld->loop, 0, false,
+						   kick_cb, ctld);
+}
+
+static void tick_cb(struct rota_evloop *loop, void *arg)
+{
+	struct ctld *ctld = arg;
+	int64_t now = ctld_now();
+
+	core_tick(ctld->core, now);
+	if (now - ctld->last_pass >= ctld->conf->sched_interval) {
+		ctld->last_pass = now;
+		ctld_kick(ctld);
+	}
+	ctld_run_actions(ctld);
+}
+
+static void stop_cb(struct rota_evloop *loop, int signo, void *arg)
+{
+	rota_info("signal %d: shutting down", signo);
+	rota_evloop_stop(loop);
+}
+
+static int write_addr_file(const char *path, const char *addr, unsigned port)
+{
+	char *tmp = rota_xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int rc = 0;
+
+	if (!f || fprintf(f, "%s:%u\n", addr, port) < 0 || fclose(f) != 0 ||
+	    rename(tmp, path) < 0)
+		rc = -errno;
+	free(tmp);
+	return rc;
+}
+
+static int setup(struct ctld *ctld, const struct options *o)
+{
+	unsigned port = 0;
+	int rc;
+
+	ctld->loop = rota_evloop_create();
+	ctld->core = core_create(ctld->conf);
+	ctld->auth = rota_auth_create(NULL);
+	ctld->users = user_cache_create();
+	ctld->self_uid = getuid();
+	ctld->node_links = rota_xcalloc(core_node_count(ctld->core) + 1,
+					sizeof(struct peer *));
+	rc = server_start(ctld, &port);
+	if (rc < 0)
+		return rc;
+	rota_evloop_add_signal(ctld->loop, SIGTERM, stop_cb, NULL);
+	rota_evloop_add_signal(ctld->loop, SIGINT, stop_cb, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	ctld->tick = rota_evloop_add_timer(ctld->loop, 1000, true, tick_cb,
+					   ctld);
+	rota_info("listening on %s:%u with %zu nodes, %zu queues",
+		  ctld->conf->ctld_addr, port, ctld->conf->nnodes,
+		  ctld->conf->nqueues);
+	if (o->addr_file &&
+	    (rc = write_addr_file(o->addr_file, ctld->conf->ctld_addr, port)) <
+		    0) {
+		rota_err("--addr-file '%s': %s", o->addr_file, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctld ctld = { .listen_fd = -1 };
+	struct options o = { 0 };
+	enum rota_log_level level = ROTA_LOG_INFO;
+	struct rota_error err;
+	int rc;
+
+	if (parse_options(argc, argv, &o) < 0)
+		return 2;
+	if (rota_conf_load(o.config, &ctld.conf, &err) < 0) {
+		fprintf(stderr, "rota-ctld: %s\n", err.text);
+		return 1;
+	}
+	if (o.test) {
+		printf("rota-ctld: %s: ok (%zu nodes, %zu queues)\n", o.config,
+		       ctld.conf->nnodes, ctld.conf->nqueues);
+		rota_conf_destroy(ctld.conf);
+		return 0;
+	}
+	rota_log_level_parse(ctld.conf->log_level, &level);
+	if (rota_log_init("rota-ctld", o.verbose ? ROTA_LOG_DEBUG : level,
+			  ctld.conf->log_file) < 0) {
+		fprintf(stderr, "rota-ctld: LogFile '%s': %s\n",
+			ctld.conf->log_file, strerror(errno));
+		return 1;
+	}
+	rc = setup(&ctld, &o);
+	if (rc == 0)
+		rc = rota_evloop_run(ctld.loop);
+	rota_timer_cancel(ctld.tick);
+	core_destroy(ctld.core);
+	rota_auth_destroy(ctld.auth);
+	user_cache_destroy(ctld.users);
+	free(ctld.node_links);
+	if (ctld.listen_fd >= 0)
+		close(ctld.listen_fd);
+	rota_conf_destroy(ctld.conf);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Handlers of the users' requests: submit, list, cancel, nodes, ping.  Who
+ * asks is the munge-authenticated uid in the peer, never a body field.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/msg.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "ctld/ctld.h"
+#include "ctld/users.h"
+
+static void reply_decode_error(struct peer *p, const struct rota_frame *f,
+			       const struct rota_error *err)
+{
+	rota_warn("%s: malformed %s: %s", "client",
+		  rota_msg_type_name(f->type), err->text);
+	peer_send_error(p, -EPROTO, err->text);
+}
+
+void rpc_submit(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	struct rota_job_desc desc;
+	struct core_submit req = { .desc = &desc, .uid = p->uid,
+				   .gid = p->gid };
+	struct rota_error err;
+	uint32_t id;
+	size_t len;
+	char *body;
+
+	if (rota_msg_submit_decode(f->body, f->body_len, &desc, &err) < 0) {
+		reply_decode_error(p, f, &err);
+		return;
+	}
+	if (core_submit(ctld->core, ctld_now(), &req, &id, &err) < 0) {
+		rota_job_desc_clear(&desc);
+		peer_send_error(p, -EINVAL, err.text);
+		return;
+	}
+	rota_debug("job %u: submitted by uid %u", id, (unsigned)p->uid);
+	body = rota_msg_submit_reply_encode(id, &len);
+	peer_send(p, ROTA_MSG_SUBMIT_REPLY, body, len);
+	free(body);
+	ctld_kick(ctld);
+}
+
+struct list_ctx {
+	struct ctld *ctld;
+	struct rota_job_info *jobs;
+	char **nodelists; /* to free after encoding */
+	size_t n;
+};
+
+static void fill_info(const struct core_job *job, void *arg)
+{
+	struct list_ctx *lc = arg;
+	const struct core *core = lc->ctld->core;
+	struct rota_job_info *j = &lc->jobs[lc->n];
+	char *nodes = job->nalloc ? core_job_nodelist(core, job) : NULL;
+
+	*j = (struct rota_job_info){
+		.id = job->id,
+		.state = job->state,
+		.uid = (uint32_t)job->uid,
+		.gid = (uint32_t)job->gid,
+		.name = job->desc.name,
+		.user = (char *)user_cache_name(lc->ctld->users, job->uid),
+		.account = job->desc.account,
+		.queue = core_queue_get(core, job->queue)->name,
+		.nodelist = nodes,
+		.reason = (char *)core_job_reason(core, job),
+		.workdir = job->desc.workdir,
+		.output = job->desc.output,
+		.error = job->desc.error,
+		.constraint = job->desc.constraint,
+		.ntasks = job->desc.ntasks,
+		.cpus_per_task = job->desc.cpus_per_task,
+		.nodes = job->nalloc ? job->nalloc : job->desc.nodes,
+		.mem_mb = job->desc.mem_mb,
+		.time_limit = job->time_limit,
+		.submit_time = job->submit_time,
+		.start_time = job->start_time,
+		.end_time = job->end_time,
+		.exit_code = job->exit_code,
+		.term_signal = job->term_signal,
+	};
+	lc->nodelists[lc->n++] = nodes;
+}
+
+void rpc_job_list(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	struct rota_msg_job_list_req req;
+	struct list_ctx lc = { .ctld = ctld };
+	struct rota_error err;
+	size_t total = core_job_count(ctld->core);
+	size_t len;
+	char *body;
+
+	if (rota_msg_job_list_req_decode(f->body, f->body_len, &req, &err) <
+	    0) {
+		reply_decode_error(p, f, &err);
+		return;
+	}
+	lc.jobs = rota_xcalloc(total + 1, sizeof(*lc.jobs));
+	lc.nodelists = rota_xcalloc(total + 1, sizeof(char *));
+	if (req.job_id) {
+		const struct core_job *job = core_job_find(ctld->core,
+							   req.job_id);
+		if (!job) {
+			peer_send_error(p, -ENOENT, "job not found");
+			goto out;
+		}
+		fill_info(job, &lc);
+	} else {
+		core_job_foreach(ctld->core, fill_info, &lc);
+	}
+	body = rota_msg_job_list_encode(lc.jobs, lc.n, ctld_now(), &len);
+	peer_send(p, ROTA_MSG_JOB_LIST_REPLY, body, len);
+	free(body);
+out:
+	for (size_t i = 0; i < lc.n; i++)
+		free(lc.nodelists[i]);
+	free(lc.nodelists);
+	free(lc.jobs);
+}
+
+void rpc_cancel(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	bool op = ctld_is_operator(ctld, p->uid);
+	struct rota_msg_cancel m;
+	struct rota_error err;
+	char **lines;
+	size_t n = 0, len;
+	char *body;
+
+	if (rota_msg_cancel_decode(f->body, f->body_len, &m, &err) < 0) {
+		reply_decode_error(p, f, &err);
+		return;
+	}
+	lines = rota_xcalloc(m.n + 1, sizeof(char *));
+	for (size_t i = 0; i < m.n; i++) {
+		if (core_cancel(ctld->core, ctld_now(), m.job_ids[i], p->uid,
+				op, &err) < 0)
+			lines[n++] = rota_xstrdup(err.text);
+		else
+			rota_info("job %u: cancel requested by uid %u",
+				  m.job_ids[i], (unsigned)p->uid);
+	}
+	body = rota_msg_text_list_encode(lines, n, &len);
+	peer_send(p, ROTA_MSG_CANCEL_REPLY, body, len);
+	free(body);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	rota_msg_cancel_clear(&m);
+	ctld_run_actions(ctld);
+	ctld_kick(ctld);
+}
+
+static const char *const node_state_names[] = {
+	[NODE_UNKNOWN] = "UNKNOWN",
+	[NODE_UP] = "UP",
+	[NODE_DOWN] = "DOWN",
+};
+
+void rpc_node_list(struct peer *p, const struct rota_frame *f)
+{
+	const struct core *core = p->ctld->core;
+	size_t n = core_node_count(core), len;
+	struct rota_node_info *nodes = rota_xcalloc(n + 1, sizeof(*nodes));
+	char *body;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct core_node *cn = core_node_get(core, i);
+
+		nodes[i] = (struct rota_node_info){
+			.name = cn->name,
+			.state = (char *)node_state_names[cn->state],
+			.reason = (char *)cn->reason,
+			.addr = cn->addr,
+			.features = cn->features,
+			.sockets = cn->sockets ? cn->sockets : 1,
+			.cores = cn->cores ? cn->cores : 1,
+			.pus = cn->pus ? cn->pus : 1,
+			.cores_used = cn->cores_used,
+			.memory_mb = cn->memory_mb,
+			.memory_used_mb = cn->mem_used_mb,
+		};
+	}
+	body = rota_msg_node_list_encode(nodes, n, &len);
+	peer_send(p, ROTA_MSG_NODE_LIST_REPLY, body, len);
+	free(body);
+	free(nodes);
+}
+
+void rpc_ping(struct peer *p, const struct rota_frame *f)
+{
+	peer_send(p, ROTA_MSG_OK, "{}", 2);
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The controller's front door: the listening socket, one connection per
+ * peer, and the dispatch table that every frame passes through.  Deny by
+ * default: a type not in the table, a credential that munge refuses or a
+ * sender without the role gets one error reply and the connection closes;
+ * each is counted.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/conn.h"
+#include "common/evloop.h"
+#include "common/log.h"
+#include "common/msg.h"
+#include "common/net.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "ctld/ctld.h"
+#include "ctld/users.h"
+
+enum role {
+	ROLE_USER = 1,	/* any authenticated user */
+	ROLE_NODE,	/* a node daemon: root or the controller's own uid */
+};
+
+static const struct rpc_entry {
+	uint16_t type;
+	enum role role;
+	rpc_handler_fn fn;
+} rpc_table[] = {
+	{ ROTA_MSG_SUBMIT, ROLE_USER, rpc_submit },
+	{ ROTA_MSG_JOB_LIST, ROLE_USER, rpc_job_list },
+	{ ROTA_MSG_CANCEL, ROLE_USER, rpc_cancel },
+	{ ROTA_MSG_NODE_LIST, ROLE_USER, rpc_node_list },
+	{ ROTA_MSG_PING, ROLE_USER, rpc_ping },
+	{ ROTA_MSG_NODE_REGISTER, ROLE_NODE, rpc_node_register },
+	{ ROTA_MSG_HEARTBEAT, ROLE_NODE, rpc_heartbeat },
+	{ ROTA_MSG_JOB_END, ROLE_NODE, rpc_job_end },
+};
+
+int64_t ctld_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+bool ctld_is_operator(struct ctld *ctld, uid_t uid)
+{
+	return uid == 0 || uid == ctld->self_uid ||
+	       rota_conf_is_operator(ctld->conf,
+				     user_cache_name(ctld->users, uid));
+}
+
+void peer_send(struct peer *p, uint16_t type, const char *body, size_t len)
+{
+	struct rota_error err;
+	char *cred;
+
+	if (rota_auth_sign(p->ctld->auth, type, body, len, &cred, &err) < 0) {
+		rota_err("cannot sign a %s to %s: %s", rota_msg_type_name(type),
+			 rota_conn_peer(p->conn), err.text);
+		rota_conn_close(p->conn);
+		return;
+	}
+	rota_conn_send(p->conn, type, cred, strlen(cred), body, len);
+	free(cred);
+}
+
+void peer_send_error(struct peer *p, int code, const char *text)
+{
+	size_t len;
+	char *body = rota_msg_error_encode(code, text, &len);
+
+	peer_send(p, ROTA_MSG_ERROR, body, len);
+	free(body);
+}
+
+static const struct rpc_entry *rpc_find(uint16_t type)
+{
+	for (size_t i = 0; i < sizeof(rpc_table) / sizeof(*rpc_table); i++) {
+		if (rpc_table[i].type == type)
+			return &rpc_table[i];
+	}
+	return NULL;
+}
+
+static void refuse(struct peer *p, int code, const char *text)
+{
+	peer_send_error(p, code, text);
+	rota_conn_close_after_flush(p->conn);
+}
+
+static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
+		     void *arg)
+{
+	struct peer *p = arg;
+	struct ctld *ctld = p->ctld;
+	const struct rpc_entry *e = rpc_find(f->type);
+	struct rota_error err;
+
+	ctld->stats.requests++;
+	if (!e) {
+		ctld->stats.unknown_types++;
+		rota_warn("%s: unknown message type %u refused",
+			  rota_conn_peer(c), f->type);
+		refuse(p, -EPROTO, "unknown message type");
+		return;
+	}
+	if (rota_auth_verify(ctld->auth, f->type, f->body, f->body_len,
+			     f->cred, f->cred_len, &p->uid, &p->gid,
+			     &err) < 0) {
+		ctld->stats.auth_refused++;
+		rota_warn("%s: %s refused: %s", rota_conn_peer(c),
+			  rota_msg_type_name(f->type), err.text);
+		refuse(p, -EACCES, err.text);
+		return;
+	}
+	if (e->role == ROLE_NODE && p->uid != 0 && p->uid != ctld->self_uid) {
+		ctld->stats.denied++;
+		rota_warn("%s: %s from uid %u refused: not a node daemon",
+			  rota_conn_peer(c), rota_msg_type_name(f->type),
+			  (unsigned)p->uid);
+		refuse(p, -EPERM, "only node daemons may send this");
+		return;
+	}
+	e->fn(p, f);
+}
+
+static void close_cb(struct rota_conn *c, int code, const char *why,
+		     void *arg)
+{
+	struct peer *p = arg;
+
+	if (code == -EPROTO) {
+		p->ctld->stats.bad_frames++;
+		rota_warn("%s: dropped: %s", rota_conn_peer(c), why);
+	}
+	if (p->node >= 0)
+		rpc_node_link_lost(p, why);
+	free(p);
+}
+
+static const struct rota_conn_ops peer_ops = {
+	.frame_cb = frame_cb,
+	.close_cb = close_cb,
+};
+
+static void accept_cb(struct rota_evloop *loop, int fd, unsigned events,
+		      void *arg)
+{
+	struct ctld *ctld = arg;
+	struct rota_conn_limits lim = {
+		.max_frame = ctld->conf->max_frame,
+		.out_high_water = 64u << 20,
+		.idle_ms = 3 * ctld->conf->heartbeat_interval * 1000,
+	};
+
+	for (int i = 0; i < 64; i++) {
+		int cfd = rota_net_accept(fd);
+		struct peer *p;
+
+		if (cfd < 0) {
+			if (cfd != -EAGAIN && cfd != -EINTR)
+				rota_warn("accept: %s", strerror(-cfd));
+			return;
+		}
+		p = rota_xcalloc(1, sizeof(*p));
+		p->ctld = ctld;
+		p->node = -1;
+		p->conn = rota_conn_create(loop, cfd, &lim, &peer_ops, p);
+		if (!p->conn)
+			free(p);
+	}
+}
+
+int server_start(struct ctld *ctld, unsigned *port)
+{
+	struct rota_error err;
+	int fd = rota_net_listen(ctld->conf->ctld_addr, ctld->conf->ctld_port,
+				 port, &err);
+
+	if (fd < 0) {
+		rota_err("%s", err.text);
+		return fd;
+	}
+	ctld->listen_fd = fd;
+	if (!rota_evloop_add_fd(ctld->loop, fd, ROTA_EV_READ, accept_cb, ctld))
+		return -errno;
+	return 0;
+}

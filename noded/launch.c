@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Starting a batch script as its user: the one privileged step of rota-noded
+ * (STYLE 13), after OpenSSH's uidswap.c.
+ *
+ * The parent writes the script into the spool directory and forks.  The
+ * child leaves the daemon's session and signal state, drops to the user
+ * (gid, supplementary groups, uid, then checks root cannot be regained),
+ * opens the output files as the user, chdirs, binds and execs.  Whatever
+ * fails before exec is written as one line "<errno> <text>" on a
+ * close-on-exec pipe and the child exits 127; the parent reads the pipe to
+ * EOF, which exec success causes at once, so the wait is short.
+ *
+ * After fork the child runs in a copy of a single-threaded daemon, so
+ * getpwuid() and initgroups() are acceptable there, as in OpenSSH; the rest
+ * sticks to system calls and snprintf into stack buffers.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "common/xalloc.h"
+#include "noded/launch.h"
+#include "noded/topology.h"
+
+/* Longest line the child sends back: errno, a space, then the text. */
+#define LAUNCH_MSG_MAX (sizeof(((struct rota_error *)0)->text) + 16)
+
+static char *script_path(const char *spool_dir, uint32_t job_id)
+{
+	return rota_xasprintf("%s/job%u.script", spool_dir, job_id);
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int open_script(const char *path)
+{
+	int flags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW;
+	int fd;
+
+	fd = open(path, flags, 0700);
+	if (fd < 0 && errno == EEXIST) {
+		/* Left over by a crash: this job id is ours again. */
+		if (unlink(path) < 0 && errno != ENOENT)
+			return -1;
+		fd = open(path, flags, 0700);
+	}
+	return fd;
+}
+
+/* Write the script file, mode 0700 and owned by the job's user. */
+static int write_script(const struct launch_spec *spec, const char *path,
+			struct rota_error *err)
+{
+	int fd;
+	int rc;
+
+	fd = open_script(path);
+	if (fd < 0)
+		return rota_errorf(err, -errno, "job %u: create '%s': %s",
+				   spec->job_id, path, strerror(errno));
+	rc = write_all(fd, spec->script, strlen(spec->script));
+	if (rc == 0 && fchmod(fd, 0700) < 0)
+		rc = -errno;
+	if (rc == 0 && geteuid() == 0 && fchown(fd, spec->uid, spec->gid) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc < 0) {
+		unlink(path);
+		return rota_errorf(err, rc, "job %u: write '%s': %s",
+				   spec->job_id, path, strerror(-rc));
+	}
+	return 0;
+}
+
+/* Child only: report "<errno> <text>" on the pipe and exit. */
+__attribute__((format(printf, 3, 4), noreturn)) static void
+child_fail(int fd, int errnum, const char *fmt, ...)
+{
+	char buf[LAUNCH_MSG_MAX];
+	va_list ap;
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%d ", errnum);
+	va_start(ap, fmt);
+	vsnprintf(buf + len, sizeof(buf) - (size_t)len, fmt, ap);
+	va_end(ap);
+	write_all(fd, buf, strlen(buf));
+	_exit(127);
+}
+
+/* Child only: move 'fd' off the standard descriptors, close-on-exec. */
+static int above_stdio(int fd)
+{
+	int moved;
+
+	if (fd < 0 || fd > STDERR_FILENO)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	if (moved < 0)
+		return -1; /* errno from fcntl(); fd dies with the child */
+	close(fd);
+	return moved;
+}
+
+static void child_reset_signals(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t none;
+
+	sigemptyset(&sa.sa_mask);
+	/* SIGKILL, SIGSTOP and glibc's internal signals refuse: fine. */
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Child only, as root: become the user for good (uidswap.c). */
+static void child_become_user(const struct launch_spec *spec, int fd)
+{
+	uint32_t id = spec->job_id;
+	struct passwd *pw;
+
+	pw = getpwuid(spec->uid);
+	if (!pw)
+		child_fail(fd, ENOENT, "job %u: unknown uid %u", id,
+			   (unsigned)spec->uid);
+	if (initgroups(pw->pw_name, spec->gid) < 0)
+		child_fail(fd, errno, "job %u: initgroups '%s': %s",
+			   id, pw->pw_name, strerror(errno));
+	if (setresgid(spec->gid, spec->gid, spec->gid) < 0)
+		child_fail(fd, errno, "job %u: setresgid %u: %s", id,
+			   (unsigned)spec->gid, strerror(errno));
+	if (setresuid(spec->uid, spec->uid, spec->uid) < 0)
+		child_fail(fd, errno, "job %u: setresuid %u: %s", id,
+			   (unsigned)spec->uid, strerror(errno));
+	if (getuid() != spec->uid || geteuid() != spec->uid ||
+	    getgid() != spec->gid || getegid() != spec->gid)
+		child_fail(fd, EPERM, "job %u: ids did not change", id);
+	if (spec->uid != 0 && setuid(0) != -1)
+		child_fail(fd, EPERM, "job %u: could regain root", id);
+}
+
+static int open_output(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC,
+		    0644);
+}
+
+/* Child only: stdin from /dev/null, stdout and stderr to the job's files. */
+static void child_stdio(const struct launch_spec *spec, int fd)
+{
+	const char *errpath = spec->stderr_path;
+	int in, out, errfd;
+
+	out = above_stdio(open_output(spec->stdout_path));
+	if (out < 0)
+		child_fail(fd, errno, "job %u: open '%s': %s",
+			   spec->job_id, spec->stdout_path, strerror(errno));
+	errfd = out;
+	if (errpath && strcmp(errpath, spec->stdout_path) != 0) {
+		errfd = above_stdio(open_output(errpath));
+		if (errfd < 0)
+			child_fail(fd, errno, "job %u: open '%s': %s",
+				   spec->job_id, errpath, strerror(errno));
+	}
+	in = above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
+	if (in < 0)
+		child_fail(fd, errno, "job %u: open '/dev/null': %s",
+			   spec->job_id, strerror(errno));
+	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+	    dup2(errfd, STDERR_FILENO) < 0)
+		child_fail(fd, errno, "job %u: dup2: %s",
+			   spec->job_id, strerror(errno));
+	/* The originals are close-on-exec: exec leaves only 0, 1 and 2. */
+}
+
+static void child_exec(const struct launch_spec *spec, const char *path,
+		       int fd)
+{
+	char *argv[] = { (char *)path, NULL };
+	char *sh_argv[] = { "sh", (char *)path, NULL };
+
+	execve(path, argv, spec->env);
+	if (errno == ENOEXEC)
+		execve("/bin/sh", sh_argv, spec->env);
+	child_fail(fd, errno, "job %u: exec '%s': %s", spec->job_id,
+		   path, strerror(errno));
+}
+
+__attribute__((noreturn)) static void
+child_run(const struct launch_spec *spec, const char *path, int fd)
+{
+	struct rota_error e = { "" };
+	int rc;
+
+	fd = above_stdio(fd);
+	if (fd < 0)
+		_exit(127);
+	child_reset_signals();
+	if (setsid() < 0)
+		child_fail(fd, errno, "job %u: setsid: %s", spec->job_id,
+			   strerror(errno));
+	if (geteuid() == 0)
+		child_become_user(spec, fd);
+	child_stdio(spec, fd);
+	if (chdir(spec->workdir) < 0)
+		child_fail(fd, errno, "job %u: chdir '%s': %s",
+			   spec->job_id, spec->workdir, strerror(errno));
+	if (spec->topo && spec->ncores > 0) {
+		rc = topology_bind_cores(spec->topo, spec->cores, spec->ncores,
+					 &e);
+		if (rc < 0)
+			child_fail(fd, -rc, "job %u: %s", spec->job_id, e.text);
+	}
+	/* Descriptors the daemon forgot to mark must not reach the job. */
+	close_range(STDERR_FILENO + 1, ~0U, CLOSE_RANGE_CLOEXEC);
+	child_exec(spec, path, fd);
+	_exit(127); /* not reached: child_exec() execs or fails */
+}
+
+/* Read the child's report to EOF; returns its length (0: exec done). */
+static size_t read_report(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || len + (size_t)n >= size - 1) {
+			len += n > 0 ? (size_t)n : 0;
+			break;
+		}
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* Turn the child's "<errno> <text>" into -errno and 'err'. */
+static int report_error(const char *msg, struct rota_error *err)
+{
+	char *end;
+	long e;
+
+	e = strtol(msg, &end, 10);
+	if (end == msg || e <= 0 || e > 4095)
+		e = EIO;
+	if (*end == ' ')
+		end++;
+	return rota_errorf(err, (int)-e, "%s", end);
+}
+
+static void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int check_spec(const struct launch_spec *spec, struct rota_error *err)
+{
+	uint32_t id = spec->job_id;
+
+	if (!spec->script || !spec->spool_dir || !spec->env)
+		return rota_errorf(err, -EINVAL,
+				   "job %u: incomplete launch", id);
+	if (!spec->workdir || spec->workdir[0] != '/')
+		return rota_errorf(err, -EINVAL,
+				   "job %u: workdir is not absolute", id);
+	if (!spec->stdout_path || spec->stdout_path[0] != '/' ||
+	    (spec->stderr_path && spec->stderr_path[0] != '/'))
+		return rota_errorf(err, -EINVAL,
+				   "job %u: output path is not absolute", id);
+	if (geteuid() != 0 && spec->uid != getuid())
+		return rota_errorf(
+			err, -EPERM,
+			"job %u: cannot run as uid %u: rota-noded is not root",
+			id, (unsigned)spec->uid);
+	return 0;
+}
+
+int launch_start(const struct launch_spec *spec, pid_t *pid,
+		 struct rota_error *err)
+{
+	char msg[LAUNCH_MSG_MAX];
+	char *path;
+	int fds[2];
+	pid_t child;
+	int rc;
+
+	*pid = 0;
+	rota_error_clear(err);
+	rc = check_spec(spec, err);
+	if (rc < 0)
+		return rc;
+	path = script_path(spec->spool_dir, spec->job_id);
+	rc = write_script(spec, path, err);
+	if (rc < 0)
+		goto out_free;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		rc = rota_errorf(err, -errno, "job %u: pipe: %s",
+				 spec->job_id, strerror(errno));
+		goto out_unlink;
+	}
+	child = fork();
+	if (child < 0) {
+		rc = rota_errorf(err, -errno, "job %u: fork: %s",
+				 spec->job_id, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		goto out_unlink;
+	}
+	if (child == 0) {
+		close(fds[0]);
+		child_run(spec, path, fds[1]);
+	}
+	close(fds[1]);
+	if (read_report(fds[0], msg, sizeof(msg)) > 0) {
+		close(fds[0]);
+		reap(child);
+		rc = report_error(msg, err);
+		goto out_unlink;
+	}
+	close(fds[0]);
+	*pid = child;
+	free(path);
+	return 0;
+
+out_unlink:
+	unlink(path);
+out_free:
+	free(path);
+	return rc;
+}
+
+void launch_cleanup(const char *spool_dir, uint32_t job_id)
+{
+	char *path = script_path(spool_dir, job_id);
+
+	unlink(path);
+	free(path);
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The node daemon's one connection to the controller, opened from the
+ * node's own address (several daemons share a test host on 127.0.0.x).
+ * It registers, heartbeats, carries job ends up and orders down, and is
+ * re-opened with a growing back-off when lost.  Orders are taken only from
+ * root or this daemon's own uid: the controller's identity in a munge
+ * credential, never an address.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/conn.h"
+#include "common/evloop.h"
+#include "common/log.h"
+#include "common/msg.h"
+#include "common/net.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+#include "noded/noded.h"
+#include "noded/topology.h"
+
+#define BACKOFF_MIN_MS 200
+#define BACKOFF_MAX_MS 10000
+
+void link_send(struct noded *nd, uint16_t type, const char *body, size_t len)
+{
+	struct rota_error err;
+	char *cred;
+
+	if (!nd->link)
+		return;
+	if (rota_auth_sign(nd->auth, type, body, len, &cred, &err) < 0) {
+		rota_err("cannot sign a %s: %s", rota_msg_type_name(type),
+			 err.text);
+		return;
+	}
+	rota_conn_send(nd->link, type, cred, strlen(cred), body, len);
+	free(cred);
+}
+
+static void send_register(struct noded *nd)
+{
+	const struct topology_summary *t = topology_summary(nd->topo);
+	struct rota_node_info info = {
+		.name = nd->name,
+		.features = nd->features,
+		.sockets = t->sockets,
+		.cores = t->cores,
+		.pus = t->pus,
+		.memory_mb = t->memory_mb,
+	};
+	size_t n = 0, len;
+	char *body;
+
+	for (struct njob *j = nd->jobs; j; j = j->next)
+		n++;
+	info.jobs = rota_xcalloc(n + 1, sizeof(uint32_t));
+	for (struct njob *j = nd->jobs; j; j = j->next)
+		info.jobs[info.njobs++] = j->id;
+	body = rota_msg_node_encode(&info, &len);
+	link_send(nd, ROTA_MSG_NODE_REGISTER, body, len);
+	free(body);
+	free(info.jobs);
+}
+
+static void handle_order(struct noded *nd, const struct rota_frame *f)
+{
+	struct rota_error err;
+	int rc = -EPROTO;
+
+	switch (f->type) {
+	case ROTA_MSG_LAUNCH: {
+		struct rota_msg_launch m;
+
+		rc = rota_msg_launch_decode(f->body, f->body_len, &m, &err);
+		if (rc == 0) {
+			jobs_launch(nd, &m);
+			rota_msg_launch_clear(&m);
+		}
+		break;
+	}
+	case ROTA_MSG_SIGNAL_JOB: {
+		struct rota_msg_job_signal m;
+
+		rc = rota_msg_job_signal_decode(f->body, f->body_len, &m, &err);
+		if (rc == 0)
+			jobs_signal(nd, &m);
+		break;
+	}
+	case ROTA_MSG_JOB_END_ACK: {
+		uint32_t id;
+
+		rc = rota_msg_job_id_decode(f->body, f->body_len, &id, &err);
+		if (rc == 0)
+			jobs_acked(nd, id);
+		break;
+	}
+	case ROTA_MSG_OK:
+		if (!nd->registered)
+			rota_info("registered with the controller at %s:%u",
+				  nd->ctld_host, nd->ctld_port);
+		nd->registered = true;
+		nd->backoff_ms = BACKOFF_MIN_MS;
+		jobs_resend_ends(nd);
+		return;
+	case ROTA_MSG_ERROR: {
+		struct rota_msg_error e;
+
+		if (rota_msg_error_decode(f->body, f->body_len, &e, &err) == 0) {
+			rota_err("controller: %s", e.text);
+			rota_msg_error_clear(&e);
+		}
+		return;
+	}
+	default:
+		rc = rota_errorf(&err, -EPROTO, "unexpected message type %u",
+				 f->type);
+	}
+	if (rc < 0)
+		rota_warn("controller sent a bad %s: %s",
+			  rota_msg_type_name(f->type), err.text);
+}
+
+static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
+		     void *arg)
+{
+	struct noded *nd = arg;
+	struct rota_error err;
+	uid_t uid;
+	gid_t gid;
+
+	if (rota_auth_verify(nd->auth, f->type, f->body, f->body_len, f->cred,
+			     f->cred_len, &uid, &gid, &err) < 0) {
+		rota_warn("%s from the controller refused: %s",
+			  rota_msg_type_name(f->type), err.text);
+		return;
+	}
+	if (uid != 0 && uid != nd->self_uid) {
+		rota_warn("%s from uid %u refused: not the controller's uid",
+			  rota_msg_type_name(f->type), (unsigned)uid);
+		return;
+	}
+	handle_order(nd, f);
+}
+
+static void schedule_reconnect(struct noded *nd);
+
+static void close_cb(struct rota_conn *c, int code, const char *why,
+		     void *arg)
+{
+	struct noded *nd = arg;
+
+	rota_warn("link to the controller lost: %s", why);
+	nd->link = NULL;
+	nd->registered = false;
+	schedule_reconnect(nd);
+}
+
+static const struct rota_conn_ops link_ops = {
+	.frame_cb = frame_cb,
+	.close_cb = close_cb,
+};
+
+static void heartbeat_cb(struct rota_evloop *loop, void *arg)
+{
+	struct noded *nd = arg;
+	size_t len;
+	char *body;
+
+	if (!nd->registered)
+		return;
+	body = rota_msg_name_encode(nd->name, &len);
+	link_send(nd, ROTA_MSG_HEARTBEAT, body, len);
+	free(body);
+}
+
+static void connect_cb(struct rota_evloop *loop, void *arg)
+{
+	struct noded *nd = arg;
+	struct rota_conn_limits lim = {
+		.max_frame = nd->conf->max_frame,
+		.out_high_water = 64u << 20,
+	};
+	struct rota_error err;
+	int fd;
+
+	nd->reconnect = NULL;
+	/* a short blocking connect: the controller is on the local network */
+	fd = rota_net_connect(nd->ctld_host, nd->ctld_port, nd->addr, 2000,
+			      &err);
+	if (fd < 0) {
+		rota_debug("%s", err.text);
+		schedule_reconnect(nd);
+		return;
+	}
+	rota_net_set_nonblock(fd, 1);
+	nd->link = rota_conn_create(loop, fd, &lim, &link_ops, nd);
+	if (!nd->link) {
+		schedule_reconnect(nd);
+		return;
+	}
+	send_register(nd);
+}
+
+static void schedule_reconnect(struct noded *nd)
+{
+	if (nd->reconnect)
+		return;
+	nd->reconnect = rota_evloop_add_timer(nd->loop, nd->backoff_ms, false,
+					      connect_cb, nd);
+	nd->backoff_ms *= 2;
+	if (nd->backoff_ms > BACKOFF_MAX_MS)
+		nd->backoff_ms = BACKOFF_MAX_MS;
+}
+
+void link_start(struct noded *nd)
+{
+	nd->backoff_ms = BACKOFF_MIN_MS;
+	nd->heartbeat = rota_evloop_add_timer(
+		nd->loop, nd->conf->heartbeat_interval * 1000, true,
+		heartbeat_cb, nd);
+	nd->reconnect = rota_evloop_add_timer(nd->loop, 0, false, connect_cb,
+					      nd);
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rota-noded: the daemon on every compute node.  Finds what the node is
+ * made of (hwloc, or an XML topology given with --topology), connects to
+ * the controller from the node's address, and runs the jobs it is given.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/evloop.h"
+#include "common/log.h"
+#include "common/net.h"
+#include "common/xalloc.h"
+#include "noded/noded.h"
+#include "noded/topology.h"
+
+static const char usage[] =
+	"usage: rota-noded [-f FILE] [-n NAME] [--topology XML] [-t] [-v]\n"
+	"  -f, --config FILE    rota.conf to read (default $ROTA_CONF or\n"
+	"                       " ROTA_SYSCONFDIR "/rota/rota.conf)\n"
+	"  -n, --name NAME      this node's NodeName (default: the short\n"
+	"                       host name)\n"
+	"      --topology XML   describe the node from an hwloc XML file\n"
+	"                       instead of the host (jobs still bind to the\n"
+	"                       host's cores: core i -> host core i mod N)\n"
+	"      --ctld ADDR:PORT the controller (default CtldAddr:CtldPort,\n"
+	"                       or $ROTA_CTLD)\n"
+	"  -t, --test           check the configuration and topology, print\n"
+	"                       what this node registers as, and exit\n"
+	"  -v, --verbose        log at debug level\n"
+	"  -h, --help           this text\n";
+
+struct options {
+	const char *config;
+	const char *name;
+	const char *topology;
+	const char *ctld;
+	bool test;
+	bool verbose;
+};
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'f' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "ctld", required_argument, NULL, 'C' },
+		{ "test", no_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	o->config = getenv("ROTA_CONF");
+	if (!o->config)
+		o->config = ROTA_SYSCONFDIR "/rota/rota.conf";
+	o->ctld = getenv("ROTA_CTLD");
+	while ((c = getopt_long(argc, argv, "f:n:tvh", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'f': o->config = optarg; break;
+		case 'n': o->name = optarg; break;
+		case 'T': o->topology = optarg; break;
+		case 'C': o->ctld = optarg; break;
+		case 't': o->test = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': fputs(usage, stdout); exit(0);
+		default: fputs(usage, stderr); return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rota-noded: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Features: ib and largemem as found, then the ones rota.conf gives. */
+static char **node_features(const struct topology_summary *t,
+			    const struct rota_conf *conf,
+			    const struct rota_conf_node *cn)
+{
+	size_t n = 0, i = 0;
+	char **f;
+
+	while (cn->features[n])
+		n++;
+	f = rota_xcalloc(n + 3, sizeof(char *));
+	if (t->has_ib)
+		f[i++] = rota_xstrdup("ib");
+	if (t->memory_mb >= conf->largemem_mb)
+		f[i++] = rota_xstrdup("largemem");
+	for (size_t k = 0; k < n; k++)
+		f[i++] = rota_xstrdup(cn->features[k]);
+	return f;
+}
+
+static int identify(struct noded *nd, const struct options *o)
+{
+	const struct rota_conf_node *cn;
+	struct rota_error err;
+	char host[256];
+	char *dot;
+
+	if (o->name) {
+		nd->name = rota_xstrdup(o->name);
+	} else {
+		if (gethostname(host, sizeof(host)) < 0)
+			return -errno;
+		host[sizeof(host) - 1] = '\0';
+		if ((dot = strchr(host, '.')))
+			*dot = '\0';
+		nd->name = rota_xstrdup(host);
+	}
+	cn = rota_conf_node_find(nd->conf, nd->name);
+	if (!cn) {
+		fprintf(stderr, "rota-noded: node '%s' is not declared in %s\n",
+			nd->name, nd->conf->path);
+		return -ENOENT;
+	}
+	nd->addr = cn->addr ? rota_xstrdup(cn->addr) : NULL;
+	if (topology_load(o->topology, &nd->topo, &err) < 0) {
+		fprintf(stderr, "rota-noded: %s\n", err.text);
+		return -EINVAL;
+	}
+	nd->features = node_features(topology_summary(nd->topo), nd->conf, cn);
+	return 0;
+}
+
+static int find_ctld(struct noded *nd, const struct options *o)
+{
+	char host[256];
+	unsigned port;
+
+	if (!o->ctld) {
+		nd->ctld_host = rota_xstrdup(nd->conf->ctld_addr);
+		nd->ctld_port = nd->conf->ctld_port;
+		return 0;
+	}
+	if (rota_net_split(o->ctld, host, sizeof(host), &port) < 0) {
+		fprintf(stderr, "rota-noded: --ctld '%s': expected ADDR:PORT\n",
+			o->ctld);
+		return -EINVAL;
+	}
+	nd->ctld_host = rota_xstrdup(host);
+	nd->ctld_port = port;
+	return 0;
+}
+
+static void print_summary(const struct noded *nd)
+{
+	const struct topology_summary *t = topology_summary(nd->topo);
+
+	printf("rota-noded: node %s: %u sockets, %u cores, %u PUs, %llu MB,"
+	       " features:",
+	       nd->name, t->sockets, t->cores, t->pus,
+	       (unsigned long long)t->memory_mb);
+	for (char **f = nd->features; *f; f++)
+		printf("%s%s", f == nd->features ? " " : ",", *f);
+	printf("\n");
+}
+
+static void sigchld_cb(struct rota_evloop *loop, int signo, void *arg)
+{
+	jobs_reap(arg);
+}
+
+static void stop_cb(struct rota_evloop *loop, int signo, void *arg)
+{
+	rota_info("signal %d: shutting down, killing this node's jobs", signo);
+	rota_evloop_stop(loop);
+}
+
+static void noded_fini(struct noded *nd)
+{
+	jobs_kill_all(nd);
+	rota_evloop_destroy(nd->loop);
+	topology_destroy(nd->topo);
+	rota_auth_destroy(nd->auth);
+	for (char **f = nd->features; f && *f; f++)
+		free(*f);
+	free(nd->features);
+	free(nd->name);
+	free(nd->addr);
+	free(nd->ctld_host);
+	rota_conf_destroy(nd->conf);
+}
+
+int main(int argc, char **argv)
+{
+	struct noded nd = { 0 };
+	struct options o = { 0 };
+	enum rota_log_level level = ROTA_LOG_INFO;
+	struct rota_error err;
+	char ident[64];
+	int rc;
+
+	if (parse_options(argc, argv, &o) < 0)
+		return 2;
+	if (rota_conf_load(o.config, &nd.conf, &err) < 0) {
+		fprintf(stderr, "rota-noded: %s\n", err.text);
+		return 1;
+	}
+	if (identify(&nd, &o) < 0 || find_ctld(&nd, &o) < 0) {
+		noded_fini(&nd);
+		return 1;
+	}
+	if (o.test) {
+		print_summary(&nd);
+		noded_fini(&nd);
+		return 0;
+	}
+	snprintf(ident, sizeof(ident), "rota-noded(%s)", nd.name);
+	rota_log_level_parse(nd.conf->log_level, &level);
+	rota_log_init(ident, o.verbose ? ROTA_LOG_DEBUG : level,
+		      nd.conf->log_file);
+	if (mkdir(nd.conf->spool_dir, 0755) < 0 && errno != EEXIST) {
+		rota_err("SpoolDir '%s': %s", nd.conf->spool_dir,
+			 strerror(errno));
+		noded_fini(&nd);
+		return 1;
+	}
+	nd.loop = rota_evloop_create();
+	nd.auth = rota_auth_create(NULL);
+	nd.self_uid = getuid();
+	signal(SIGPIPE, SIG_IGN);
+	rota_evloop_add_signal(nd.loop, SIGCHLD, sigchld_cb, &nd);
+	rota_evloop_add_signal(nd.loop, SIGTERM, stop_cb, NULL);
+	rota_evloop_add_signal(nd.loop, SIGINT, stop_cb, NULL);
+	link_start(&nd);
+	rota_info("node %s up, controller %s:%u", nd.name, nd.ctld_host,
+		  nd.ctld_port);
+	rc = rota_evloop_run(nd.loop);
+	noded_fini(&nd);
+	return rc < 0 ? 1 : 0;
+}

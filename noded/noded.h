@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_NODED_NODED_H
+#define ROTA_NODED_NODED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/msg.h"
+
+/* The node daemon's context, one per process, passed everywhere. */
+struct rota_auth;
+struct rota_conf;
+struct rota_conn;
+struct rota_evloop;
+struct rota_timer;
+struct topology;
+
+/* A job this node runs, or has ended and not yet heard acknowledged. */
+struct njob {
+	struct noded *nd;
+	uint32_t id;
+	pid_t pid;		/* also the process group; 0 once reaped */
+	bool cancelled;		/* ends as CANCELLED */
+	bool timed_out;		/* ends as TIMEOUT */
+	bool ended;		/* 'end' is valid, waiting for the ack */
+	int64_t start_time;
+	struct rota_timer *limit;	/* time limit, then KillWait grace */
+	struct rota_msg_job_end end;
+	struct njob *next;
+};
+
+struct noded {
+	struct rota_evloop *loop;
+	struct rota_conf *conf;
+	struct rota_auth *auth;
+	struct topology *topo;
+	char *name;
+	char *addr;		/* the source address of the link */
+	char *ctld_host;
+	unsigned ctld_port;
+	uid_t self_uid;
+	struct rota_conn *link;
+	bool registered;
+	struct rota_timer *heartbeat;
+	struct rota_timer *reconnect;
+	int64_t backoff_ms;
+	struct njob *jobs;
+	char **features;	/* found (ib, largemem) plus rota.conf's */
+};
+
+/* link.c: the connection to the controller */
+void link_start(struct noded *nd);
+/* Sign and send a message to the controller (dropped if not connected). */
+void link_send(struct noded *nd, uint16_t type, const char *body, size_t len);
+
+/* jobs.c */
+void jobs_launch(struct noded *nd, const struct rota_msg_launch *m);
+void jobs_signal(struct noded *nd, const struct rota_msg_job_signal *m);
+void jobs_acked(struct noded *nd, uint32_t job_id);
+/* Re-send the ends the controller has not acknowledged. */
+void jobs_resend_ends(struct noded *nd);
+/* SIGCHLD: reap and report. */
+void jobs_reap(struct noded *nd);
+/* Kill every job's process group (shutdown). */
+void jobs_kill_all(struct noded *nd);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_NODED_TOPOLOGY_H
+#define ROTA_NODED_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/*
+ * What this node is made of, read with hwloc: either the host itself or an
+ * hwloc XML file (--topology), so that one test host can play many real
+ * machines.  Jobs are always bound on the real host: core i of the described
+ * topology (hwloc logical index) maps to host core (i mod host_cores), and
+ * the job is bound to all PUs of that host core.  With no XML the mapping is
+ * the identity.
+ */
+struct topology;
+
+struct topology_summary {
+	unsigned sockets;	/* hwloc Package objects (at least 1) */
+	unsigned cores;		/* hwloc Core objects (PUs if there are none) */
+	unsigned pus;		/* hardware threads */
+	uint64_t memory_mb;	/* total memory of all NUMA nodes */
+	bool has_ib;		/* an OpenFabrics OS device is present */
+};
+
+/*
+ * Load the host topology, or the XML file 'xml_path' (NULL: the host), with
+ * I/O devices so that OpenFabrics devices are seen.  Caller frees with
+ * topology_destroy().  -EINVAL with 'err' naming the file and hwloc's
+ * complaint when the XML cannot be read.
+ */
+int topology_load(const char *xml_path, struct topology **out,
+		  struct rota_error *err);
+void topology_destroy(struct topology *topo);
+
+/* Borrowed, valid until topology_destroy(). */
+const struct topology_summary *topology_summary(const struct topology *topo);
+
+/*
+ * Bind the calling process (and so what it execs) to the host PUs that stand
+ * for the described topology's logical cores 'cores[0..n)'.  -EINVAL for a
+ * core index out of range, -errno from hwloc otherwise.  Safe after fork().
+ */
+int topology_bind_cores(const struct topology *topo, const unsigned *cores,
+			size_t n, struct rota_error *err);
+
+/*
+ * The host CPU list ("0-1,4") those cores bind to, in the form of
+ * /proc/self/status Cpus_allowed_list; caller frees with free().
+ */
+char *topology_host_cpulist(const struct topology *topo, const unsigned *cores,
+			    size_t n);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_UI_CMD_H
+#define ROTA_UI_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/client.h"
+
+/*
+ * One subcommand of `rota` (tmux's cmd_entry): its name, a one-line
+ * summary, its man-style help, and what runs it.  run() gets argv with the
+ * subcommand's name in argv[0] and returns the exit status: 0 ok, 1 error,
+ * 2 usage.
+ */
+struct cmd {
+	const char *name;
+	const char *summary;
+	const char *help;
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct cmd cmd_submit;
+extern const struct cmd cmd_queue;
+extern const struct cmd cmd_cancel;
+extern const struct cmd cmd_nodes;
+extern const struct cmd cmd_show;
+extern const struct cmd cmd_help;
+
+/* All commands, NULL-terminated (main.c). */
+extern const struct cmd *const rota_cmds[];
+const struct cmd *cmd_find(const char *name);
+
+/* "rota NAME: text" on stderr, for user errors. */
+void cmd_error(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Send one request to the controller found through $ROTA_CTLD (ADDR:PORT)
+ * or rota.conf ($ROTA_CONF, else the installed one).  On failure prints
+ * "rota NAME: reason" and returns -errno; 'reply' must then not be used.
+ */
+int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
+	     struct rota_reply *reply);
+
+/* Parse a job id argument; prints the error and returns -EINVAL. */
+int cmd_parse_job_id(const char *name, const char *text, uint32_t *id);
+
+struct rota_msg_job_list;
+struct rota_msg_node_list;
+/* Fetch all jobs (job_id 0) or one; prints errors.  Clear 'list' after. */
+int cmd_fetch_jobs(const char *name, uint32_t job_id,
+		   struct rota_msg_job_list *list);
+/* Fetch all nodes; prints errors.  Clear 'list' after. */
+int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list);
+
+/* getopt handling of --help: prints the command's help to stdout. */
+int cmd_print_help(const struct cmd *c);
+
+#endif

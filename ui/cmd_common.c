@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/* What every subcommand shares: errors, finding the controller, job ids. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/msg.h"
+#include "common/proto.h"
+#include "common/net.h"
+#include "ui/cmd.h"
+
+void cmd_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rota %s: ", name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_print_help(const struct cmd *c)
+{
+	fputs(c->help, stdout);
+	return 0;
+}
+
+static int find_ctld(const char *name, char *host, size_t hostlen,
+		     unsigned *port)
+{
+	const char *env = getenv("ROTA_CTLD");
+	const char *path = getenv("ROTA_CONF");
+	struct rota_conf *conf;
+	struct rota_error err;
+
+	if (env && *env) {
+		if (rota_net_split(env, host, hostlen, port) == 0)
+			return 0;
+		cmd_error(name, "ROTA_CTLD '%s': expected ADDR:PORT", env);
+		return -EINVAL;
+	}
+	if (!path)
+		path = ROTA_SYSCONFDIR "/rota/rota.conf";
+	if (rota_conf_load(path, &conf, &err) < 0) {
+		cmd_error(name, "%s", err.text);
+		return -EINVAL;
+	}
+	snprintf(host, hostlen, "%s", conf->ctld_addr);
+	*port = conf->ctld_port;
+	rota_conf_destroy(conf);
+	return 0;
+}
+
+int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
+	     struct rota_reply *reply)
+{
+	struct rota_client *c;
+	struct rota_error err;
+	char host[256];
+	unsigned port;
+	int rc;
+
+	*reply = (struct rota_reply){ 0 };
+	rc = find_ctld(name, host, sizeof(host), &port);
+	if (rc < 0)
+		return rc;
+	rc = rota_client_connect(host, port, 30000, &c, &err);
+	if (rc == 0) {
+		rc = rota_client_call(c, type, body, len, reply, &err);
+		rota_client_destroy(c);
+	}
+	if (rc < 0)
+		cmd_error(name, "%s", err.text);
+	return rc;
+}
+
+int cmd_parse_job_id(const char *name, const char *text, uint32_t *id)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *end || end == text || v == 0 || v > UINT32_MAX ||
+	    text[0] == '-') {
+		cmd_error(name, "'%s' is not a job id", text);
+		return -EINVAL;
+	}
+	*id = (uint32_t)v;
+	return 0;
+}
+
+int cmd_fetch_jobs(const char *name, uint32_t job_id,
+		   struct rota_msg_job_list *list)
+{
+	struct rota_msg_job_list_req req = { .job_id = job_id };
+	struct rota_reply reply;
+	struct rota_error err;
+	size_t len;
+	char *body = rota_msg_job_list_req_encode(&req, &len);
+	int rc = cmd_call(name, ROTA_MSG_JOB_LIST, body, len, &reply);
+
+	free(body);
+	if (rc < 0)
+		return rc;
+	rc = rota_msg_job_list_decode(reply.body, reply.len, list, &err);
+	rota_reply_clear(&reply);
+	if (rc < 0)
+		cmd_error(name, "bad reply: %s", err.text);
+	return rc;
+}
+
+int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list)
+{
+	struct rota_reply reply;
+	struct rota_error err;
+	int rc = cmd_call(name, ROTA_MSG_NODE_LIST, "{}", 2, &reply);
+
+	if (rc < 0)
+		return rc;
+	rc = rota_msg_node_list_decode(reply.body, reply.len, list, &err);
+	rota_reply_clear(&reply);
+	if (rc < 0)
+		cmd_error(name, "bad reply: %s", err.text);
+	return rc;
+}

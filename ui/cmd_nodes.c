@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/* rota nodes: one line per node: state, cores, memory, features. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/msg.h"
+#include "common/units.h"
+#include "ui/cmd.h"
+
+static const char help[] =
+	"usage: rota nodes [--noheader]\n"
+	"\n"
+	"List nodes: NODE STATE CORES (used/total) MEMORY (used/total)\n"
+	"FEATURES.  STATE is UP, DOWN (with the reason in 'rota show node')\n"
+	"or UNKNOWN (never registered).\n";
+
+static void print_features(char *const *f)
+{
+	if (!f || !*f) {
+		printf("-");
+		return;
+	}
+	for (char *const *p = f; *p; p++)
+		printf("%s%s", p == f ? "" : ",", *p);
+}
+
+static int nodes_run(int argc, char **argv)
+{
+	struct rota_msg_node_list list;
+	bool header = true;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return cmd_print_help(&cmd_nodes);
+		if (strcmp(argv[i], "-H") == 0 ||
+		    strcmp(argv[i], "--noheader") == 0) {
+			header = false;
+			continue;
+		}
+		cmd_error("nodes", "unexpected argument '%s'", argv[i]);
+		return 2;
+	}
+	if (cmd_fetch_nodes("nodes", &list) < 0)
+		return 1;
+	if (header)
+		printf("%-12s %-8s %11s %17s %s\n", "NODE", "STATE", "CORES",
+		       "MEMORY", "FEATURES");
+	for (size_t i = 0; i < list.n; i++) {
+		const struct rota_node_info *n = &list.nodes[i];
+		char used[32], total[32], cores[32], mem[64];
+
+		rota_size_format_mb(n->memory_used_mb, used, sizeof(used));
+		rota_size_format_mb(n->memory_mb, total, sizeof(total));
+		snprintf(cores, sizeof(cores), "%u/%u", n->cores_used,
+			 n->cores);
+		snprintf(mem, sizeof(mem), "%s/%s", used, total);
+		printf("%-12s %-8s %11s %17s ", n->name, n->state, cores, mem);
+		print_features(n->features);
+		printf("\n");
+	}
+	rota_msg_node_list_clear(&list);
+	return 0;
+}
+
+const struct cmd cmd_nodes = {
+	.name = "nodes",
+	.summary = "list nodes",
+	.help = help,
+	.run = nodes_run,
+};

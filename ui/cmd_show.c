@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/* rota show job N | node NAME: every field, one Key=Value per line. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/msg.h"
+#include "common/units.h"
+#include "ui/cmd.h"
+
+static const char help[] =
+	"usage: rota show job JOB\n"
+	"       rota show node NAME\n"
+	"\n"
+	"Show everything the controller knows of one job or node, one\n"
+	"Key=Value per line.  Times are local; 'none' when not yet.\n";
+
+static void print_time(const char *key, int64_t t)
+{
+	char buf[32] = "none";
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (t && localtime_r(&tt, &tm))
+		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	printf("%s=%s\n", key, buf);
+}
+
+static const char *or_none(const char *s)
+{
+	return s && *s ? s : "none";
+}
+
+static int show_job(const char *arg)
+{
+	struct rota_msg_job_list list;
+	const struct rota_job_info *j;
+	char limit[32], mem[32];
+	uint32_t id;
+
+	if (cmd_parse_job_id("show", arg, &id) < 0)
+		return 2;
+	if (cmd_fetch_jobs("show", id, &list) < 0)
+		return 1;
+	if (list.njobs != 1) {
+		cmd_error("show", "job %u: not found", id);
+		rota_msg_job_list_clear(&list);
+		return 1;
+	}
+	j = &list.jobs[0];
+	rota_duration_format(j->time_limit ? j->time_limit
+					   : INT64_MAX,
+			     limit, sizeof(limit));
+	rota_size_format_mb(j->mem_mb, mem, sizeof(mem));
+	printf("JobId=%u\nName=%s\nUser=%s(%u)\nGroup=%u\nAccount=%s\n"
+	       "Queue=%s\nState=%s\nReason=%s\n",
+	       j->id, or_none(j->name), or_none(j->user), j->uid, j->gid,
+	       or_none(j->account), or_none(j->queue),
+	       rota_job_state_name(j->state), or_none(j->reason));
+	if (rota_job_state_is_final(j->state))
+		printf("ExitCode=%d\nSignal=%d\n", j->exit_code,
+		       j->term_signal);
+	printf("NTasks=%u\nCpusPerTask=%u\nNodes=%u\nNodeList=%s\n"
+	       "Mem=%s\nTimeLimit=%s\nConstraint=%s\n",
+	       j->ntasks, j->cpus_per_task, j->nodes, or_none(j->nodelist),
+	       j->mem_mb ? mem : "none", limit, or_none(j->constraint));
+	print_time("SubmitTime", j->submit_time);
+	print_time("StartTime", j->start_time);
+	print_time("EndTime", j->end_time);
+	printf("WorkDir=%s\nStdOut=%s\nStdErr=%s\n", or_none(j->workdir),
+	       j->output ? j->output : "rota-%j.out",
+	       j->error ? j->error : "(with StdOut)");
+	rota_msg_job_list_clear(&list);
+	return 0;
+}
+
+static int show_node(const char *name)
+{
+	struct rota_msg_node_list list;
+	int rc = 1;
+
+	if (cmd_fetch_nodes("show", &list) < 0)
+		return 1;
+	for (size_t i = 0; i < list.n; i++) {
+		const struct rota_node_info *n = &list.nodes[i];
+		char mem[32], used[32];
+
+		if (strcmp(n->name, name) != 0)
+			continue;
+		rota_size_format_mb(n->memory_mb, mem, sizeof(mem));
+		rota_size_format_mb(n->memory_used_mb, used, sizeof(used));
+		printf("NodeName=%s\nAddr=%s\nState=%s\nReason=%s\n"
+		       "Sockets=%u\nCores=%u\nPUs=%u\nCoresUsed=%u\n"
+		       "Memory=%s\nMemoryUsed=%s\nFeatures=",
+		       n->name, or_none(n->addr), or_none(n->state),
+		       or_none(n->reason), n->sockets, n->cores, n->pus,
+		       n->cores_used, mem, used);
+		for (char **f = n->features; f && *f; f++)
+			printf("%s%s", f == n->features ? "" : ",", *f);
+		printf("\n");
+		rc = 0;
+	}
+	if (rc)
+		cmd_error("show", "node '%s': not found", name);
+	rota_msg_node_list_clear(&list);
+	return rc;
+}
+
+static int show_run(int argc, char **argv)
+{
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "--help") == 0))
+		return cmd_print_help(&cmd_show);
+	if (argc != 3) {
+		fputs(help, stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "job") == 0)
+		return show_job(argv[2]);
+	if (strcmp(argv[1], "node") == 0)
+		return show_node(argv[2]);
+	cmd_error("show", "'%s': expected 'job' or 'node'", argv[1]);
+	return 2;
+}
+
+const struct cmd cmd_show = {
+	.name = "show",
+	.summary = "show one job or node in full",
+	.help = help,
+	.run = show_run,
+};

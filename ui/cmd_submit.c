@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rota submit: send a batch script.  Options come from "#ROTA" lines at the
+ * top of the script (up to its first command, as sbatch reads "#SBATCH"),
+ * then from the command line, which wins.  Like PBS, the job starts with a
+ * clean environment: PATH and LANG from here, the user's identity from the
+ * node, ROTA_* variables, and what --export names.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/msg.h"
+#include "common/proto.h"
+#include "common/units.h"
+#include "common/xalloc.h"
+#include "ui/cmd.h"
+
+extern char **environ;
+
+#define SCRIPT_MAX (4u << 20)
+
+static const char help[] =
+	"usage: rota submit [OPTIONS] [SCRIPT]\n"
+	"\n"
+	"Queue a batch script (read from standard input without SCRIPT) and\n"
+	"print its job id.  Options may also be given in the script, on\n"
+	"lines '#ROTA --option=value' before its first command; the command\n"
+	"line wins over the script.\n"
+	"\n"
+	"  -n, --ntasks=N            tasks (default 1)\n"
+	"  -c, --cpus-per-task=N     cores per task (default 1)\n"
+	"  -N, --nodes=N             exactly N nodes (default: as needed)\n"
+	"      --mem=SIZE            memory per node: 512M, 4G (bare: MB)\n"
+	"  -t, --time=TIME           time limit: MM, MM:SS, HH:MM:SS,\n"
+	"                            D-HH[:MM[:SS]], or 90s, 15m, 2h, 1d\n"
+	"  -q, -p, --queue=NAME      queue (default: the default queue)\n"
+	"  -A, --account=NAME        account to charge\n"
+	"  -J, --job-name=NAME       name (default: the script's file name)\n"
+	"  -o, --output=PATH         stdout (default rota-%j.out); %j job id,\n"
+	"                            %u user, %x job name, %N node, %% a '%'\n"
+	"  -e, --error=PATH          stderr (default: with stdout)\n"
+	"  -C, --constraint=EXPR     node features: ib, ib&largemem, a|b\n"
+	"  -D, --chdir=DIR           working directory (default: here)\n"
+	"      --export=VARS         also pass these variables (VAR[,VAR..]),\n"
+	"                            ALL for the whole environment, NONE\n"
+	"      --wrap=COMMAND        run COMMAND under /bin/sh, no script\n"
+	"  -h, --help                this text\n"
+	"\n"
+	"Exit status: 0 queued, 1 refused by the controller, 2 bad usage.\n";
+
+enum { OPT_MEM = 256, OPT_EXPORT, OPT_WRAP };
+
+static const struct option longopts[] = {
+	{ "ntasks", required_argument, NULL, 'n' },
+	{ "cpus-per-task", required_argument, NULL, 'c' },
+	{ "nodes", required_argument, NULL, 'N' },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "time", required_argument, NULL, 't' },
+	{ "queue", required_argument, NULL, 'q' },
+	{ "partition", required_argument, NULL, 'p' },
+	{ "account", required_argument, NULL, 'A' },
+	{ "job-name", required_argument, NULL, 'J' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "error", required_argument, NULL, 'e' },
+	{ "constraint", required_argument, NULL, 'C' },
+	{ "chdir", required_argument, NULL, 'D' },
+	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "wrap", required_argument, NULL, OPT_WRAP },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+struct submit_opts {
+	struct rota_job_desc d;
+	char *chdir;
+	char *export;
+	char *wrap;
+	bool help;
+};
+
+static void set_str(char **slot, const char *v)
+{
+	free(*slot);
+	*slot = rota_xstrdup(v);
+}
+
+static int parse_count(const char *opt, const char *v, uint32_t min,
+		       uint32_t *out)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || end == v || v[0] == '-' || n < min ||
+	    n > 1u << 20) {
+		cmd_error("submit", "--%s '%s': expected a whole number "
+			  "from %u", opt, v, min);
+		return -EINVAL;
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int apply_value(struct submit_opts *o, int c, const char *v)
+{
+	struct rota_error err;
+
+	switch (c) {
+	case 'n': return parse_count("ntasks", v, 1, &o->d.ntasks);
+	case 'c': return parse_count("cpus-per-task", v, 1,
+				     &o->d.cpus_per_task);
+	case 'N': return parse_count("nodes", v, 1, &o->d.nodes);
+	case OPT_MEM:
+		if (rota_size_parse_mb(v, &o->d.mem_mb, &err) < 0) {
+			cmd_error("submit", "--mem '%s': %s", v, err.text);
+			return -EINVAL;
+		}
+		return 0;
+	case 't':
+		if (rota_duration_parse(v, ROTA_DURATION_BARE_MINUTES,
+					&o->d.time_limit, &err) < 0 ||
+		    o->d.time_limit <= 0) {
+			cmd_error("submit", "--time '%s': %s", v,
+				  o->d.time_limit <= 0 && !err.text[0]
+					  ? "must be positive"
+					  : err.text);
+			return -EINVAL;
+		}
+		return 0;
+	case 'q': case 'p': set_str(&o->d.queue, v); return 0;
+	case 'A': set_str(&o->d.account, v); return 0;
+	case 'J': set_str(&o->d.name, v); return 0;
+	case 'o': set_str(&o->d.output, v); return 0;
+	case 'e': set_str(&o->d.error, v); return 0;
+	case 'C': set_str(&o->d.constraint, v); return 0;
+	case 'D': set_str(&o->chdir, v); return 0;
+	case OPT_EXPORT: set_str(&o->export, v); return 0;
+	case OPT_WRAP: set_str(&o->wrap, v); return 0;
+	case 'h': o->help = true; return 0;
+	default: return -EINVAL;
+	}
+}
+
+/* getopt over argv; returns the index of the first operand or -EINVAL. */
+static int parse_args(struct submit_opts *o, int argc, char **argv,
+		      const char *where)
+{
+	int c;
+
+	optind = 0; /* glibc: start afresh, for the second argv */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:h",
+				longopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			cmd_error("submit", "%s: unknown option or missing "
+				  "value: '%s'", where, argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (apply_value(o, c, optarg) < 0)
+			return -EINVAL;
+	}
+	return optind;
+}
+
+/* Collect "#ROTA" words from the script's head into an argv. */
+static int parse_directives(struct submit_opts *o, const char *script)
+{
+	char **argv = rota_xcalloc(2, sizeof(char *));
+	int argc = 1, rc = 0;
+	const char *line = script;
+
+	argv[0] = "rota";
+	if (strncmp(line, "#!", 2) == 0)
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "";
+	while (*line) {
+		const char *end = strchrnul(line, '\n');
+		const char *p = line;
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && *p != '#')
+			break; /* the first command ends the directives */
+		if (strncmp(p, "#ROTA", 5) == 0 &&
+		    (p[5] == ' ' || p[5] == '\t')) {
+			char *words = rota_xstrndup(p + 5, (size_t)(end - p - 5));
+
+			for (char *w = strtok(words, " \t"); w;
+			     w = strtok(NULL, " \t")) {
+				argv = rota_xreallocarray(argv, (size_t)argc + 2,
+							  sizeof(char *));
+				argv[argc++] = rota_xstrdup(w);
+			}
+			free(words);
+		}
+		line = *end ? end + 1 : end;
+	}
+	argv[argc] = NULL;
+	if (argc > 1) {
+		rc = parse_args(o, argc, argv, "#ROTA line");
+		if (rc >= 0 && rc < argc) {
+			cmd_error("submit", "#ROTA line: unexpected '%s'",
+				  argv[rc]);
+			rc = -EINVAL;
+		}
+	}
+	for (int i = 1; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	return rc < 0 ? rc : 0;
+}
+
+static char *read_script(const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : stdin;
+	char *buf;
+	size_t n;
+
+	if (!f) {
+		cmd_error("submit", "script '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	buf = rota_xmalloc(SCRIPT_MAX + 1);
+	n = fread(buf, 1, SCRIPT_MAX + 1, f);
+	if (path)
+		fclose(f);
+	if (n > SCRIPT_MAX) {
+		cmd_error("submit", "script '%s': larger than %u bytes",
+			  path ? path : "(stdin)", SCRIPT_MAX);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (strlen(buf) != n || n == 0) {
+		cmd_error("submit", "script '%s': %s", path ? path : "(stdin)",
+			  n ? "holds a NUL byte" : "is empty");
+		free(buf);
+		return NULL;
+	}
+	return rota_xrealloc(buf, n + 1);
+}
+
+static bool wanted(const char *entry, const char *list)
+{
+	size_t n = strcspn(entry, "=");
+	const char *p = list;
+
+	if (strcmp(list, "ALL") == 0)
+		return true;
+	while (*p) {
+		size_t w = strcspn(p, ",");
+
+		if (w == n && strncmp(p, entry, n) == 0)
+			return true;
+		p += w + (p[w] == ',');
+	}
+	return false;
+}
+
+static char **build_env(const char *export)
+{
+	size_t n = 0, cap = 8;
+	char **env = rota_xcalloc(cap, sizeof(char *));
+	bool none = export && strcmp(export, "NONE") == 0;
+
+	for (char **e = environ; *e && n < ROTA_MSG_ENV_MAX; e++) {
+		bool base = !none && (strncmp(*e, "PATH=", 5) == 0 ||
+				      strncmp(*e, "LANG=", 5) == 0);
+
+		if (!base && !(export && !none && wanted(*e, export)))
+			continue;
+		if (n + 2 > cap) {
+			cap *= 2;
+			env = rota_xreallocarray(env, cap, sizeof(char *));
+		}
+		env[n++] = rota_xstrdup(*e);
+	}
+	env[n] = NULL;
+	return env;
+}
+
+static int finish_desc(struct submit_opts *o, const char *path)
+{
+	char cwd[PATH_MAX];
+	const char *base;
+
+	if (o->chdir && o->chdir[0] == '/') {
+		o->d.workdir = rota_xstrdup(o->chdir);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			cmd_error("submit", "current directory: %s",
+				  strerror(errno));
+			return -EINVAL;
+		}
+		o->d.workdir = o->chdir ? rota_xasprintf("%s/%s", cwd, o->chdir)
+					: rota_xstrdup(cwd);
+	}
+	if (!o->d.name) {
+		base = path ? strrchr(path, '/') : NULL;
+		o->d.name = rota_xstrdup(o->wrap ? "wrap"
+					 : path	 ? (base ? base + 1 : path)
+						 : "stdin");
+	}
+	if (!o->d.ntasks)
+		o->d.ntasks = 1;
+	if (!o->d.cpus_per_task)
+		o->d.cpus_per_task = 1;
+	o->d.env = build_env(o->export);
+	return 0;
+}
+
+static int send_job(struct rota_job_desc *d)
+{
+	struct rota_reply reply;
+	struct rota_error err;
+	uint32_t id;
+	size_t len;
+	char *body = rota_msg_submit_encode(d, &len);
+	int rc = cmd_call("submit", ROTA_MSG_SUBMIT, body, len, &reply);
+
+	free(body);
+	if (rc < 0)
+		return 1;
+	rc = rota_msg_submit_reply_decode(reply.body, reply.len, &id, &err);
+	rota_reply_clear(&reply);
+	if (rc < 0) {
+		cmd_error("submit", "bad reply: %s", err.text);
+		return 1;
+	}
+	printf("%u\n", id);
+	return 0;
+}
+
+static int submit_run(int argc, char **argv)
+{
+	struct submit_opts o = { 0 };
+	const char *path = NULL;
+	int first, rc = 2;
+
+	first = parse_args(&o, argc, argv, "option");
+	if (first < 0)
+		goto out;
+	if (o.help) {
+		rc = cmd_print_help(&cmd_submit);
+		goto out;
+	}
+	if (first < argc)
+		path = argv[first];
+	if (first + 1 < argc || (path && o.wrap)) {
+		cmd_error("submit", "unexpected argument '%s'",
+			  argv[o.wrap ? first : first + 1]);
+		goto out;
+	}
+	o.d.script = o.wrap ? rota_xasprintf("#!/bin/sh\n%s\n", o.wrap)
+			    : read_script(path);
+	if (!o.d.script)
+		goto out;
+	/* the script's directives first, then the command line again */
+	{
+		struct submit_opts s = { .d.script = o.d.script };
+
+		o.d.script = NULL;
+		if (parse_directives(&s, s.d.script) < 0 ||
+		    parse_args(&s, argc, argv, "option") < 0) {
+			rota_job_desc_clear(&s.d);
+			free(s.chdir);
+			free(s.export);
+			free(s.wrap);
+			goto out;
+		}
+		rota_job_desc_clear(&o.d);
+		free(o.chdir);
+		free(o.export);
+		free(o.wrap);
+		o = s;
+	}
+	if (finish_desc(&o, path) < 0)
+		goto out;
+	rc = send_job(&o.d);
+out:
+	rota_job_desc_clear(&o.d);
+	free(o.chdir);
+	free(o.export);
+	free(o.wrap);
+	return rc;
+}
+
+const struct cmd cmd_submit = {
+	.name = "submit",
+	.summary = "queue a batch script",
+	.help = help,
+	.run = submit_run,
+};
