@@ -1,0 +1,135 @@
+# shellcheck shell=bash
+# A local Rota cluster in one scratch directory: a private munged, rota-ctld
+# on 127.0.0.1 (any free port) and node daemons on 127.0.0.2.. shaped like
+# real machines by hwloc XML.  Sourced by the demo script, the integration
+# tests and the benchmarks.  Everything it starts is recorded in $CL/pids,
+# and cluster_stop kills only those.
+#
+# Needs: CL (scratch directory), BIN (folder with rota, rota-ctld and
+# rota-noded, or their libtool wrappers), TOPO (folder of XML topologies).
+
+: "${NODE_TOPOS:=24em64t-2n6c2t-pci.xml 32em64t-2n8c2t-pci-wholeio.xml memorysidecaches.xml 28intel64-2p2g7c-CoDgroups.v1tov2.xml}"
+
+# wait_for CMD... : poll CMD up to $WAIT_TIMEOUT seconds (default 20).
+wait_for() {
+	local deadline=$((SECONDS + ${WAIT_TIMEOUT:-20}))
+	until "$@" >/dev/null 2>&1; do
+		if ((SECONDS >= deadline)); then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+cluster_start_munge() {
+	mkdir -p "$CL/munge"
+	chmod 0755 "$CL" "$CL/munge"
+	dd if=/dev/urandom of="$CL/munge/munge.key" bs=1024 count=1 2>/dev/null
+	chmod 0600 "$CL/munge/munge.key"
+	munged --socket="$CL/munge/munge.sock" \
+		--key-file="$CL/munge/munge.key" \
+		--pid-file="$CL/munge/munged.pid" \
+		--log-file="$CL/munge/munged.log" \
+		--seed-file="$CL/munge/munged.seed" || return 1
+	wait_for test -S "$CL/munge/munge.sock" || return 1
+	cat "$CL/munge/munged.pid" >>"$CL/pids"
+	export ROTA_MUNGE_SOCKET="$CL/munge/munge.sock"
+}
+
+# cluster_write_conf [EXTRA LINES...]: rota.conf for the node count given
+# by NODE_TOPOS; extra lines are appended.
+cluster_write_conf() {
+	local i=1 n
+	n=$(echo $NODE_TOPOS | wc -w)
+	mkdir -p "$CL/state" "$CL/spool" "$CL/log"
+	{
+		echo "ClusterName=local"
+		echo "CtldAddr=127.0.0.1"
+		echo "CtldPort=0"
+		echo "StateDir=$CL/state"
+		echo "SpoolDir=$CL/spool"
+		echo "HeartbeatInterval=${HEARTBEAT:-2s}"
+		echo "NodeTimeout=${NODE_TIMEOUT:-10s}"
+		echo "KillWait=${KILL_WAIT:-2s}"
+		echo "MinJobAge=${MIN_JOB_AGE:-300s}"
+		echo "SchedulerInterval=5s"
+		echo "LargeMemory=256G"
+		echo "NodeName=n[01-$(printf %02d "$n")] Addr=127.0.0.[2-$((n + 1))]"
+		echo "QueueName=batch Nodes=ALL Default=yes MaxTime=2-00:00:00 DefaultTime=1:00:00"
+		echo "QueueName=short Nodes=n[01-02] MaxTime=30"
+		for line in "$@"; do echo "$line"; done
+	} >"$CL/rota.conf"
+	export ROTA_CONF="$CL/rota.conf"
+}
+
+cluster_start_ctld() {
+	rm -f "$CL/ctld.addr"
+	"$BIN/rota-ctld" -f "$CL/rota.conf" --addr-file "$CL/ctld.addr" \
+		${CTLD_ARGS:-} >>"$CL/log/ctld.log" 2>&1 &
+	echo $! >>"$CL/pids"
+	echo $! >"$CL/ctld.pid"
+	wait_for test -s "$CL/ctld.addr" || return 1
+	ROTA_CTLD=$(cat "$CL/ctld.addr")
+	export ROTA_CTLD
+}
+
+cluster_start_nodes() {
+	local i=1 name t
+	for t in $NODE_TOPOS; do
+		name=n$(printf %02d $i)
+		"$BIN/rota-noded" -f "$CL/rota.conf" -n "$name" \
+			--topology "$TOPO/$t" --ctld "$ROTA_CTLD" \
+			>>"$CL/log/$name.log" 2>&1 &
+		echo $! >>"$CL/pids"
+		echo $! >"$CL/$name.pid"
+		i=$((i + 1))
+	done
+	wait_for cluster_all_up
+}
+
+cluster_all_up() {
+	local n
+	n=$(echo $NODE_TOPOS | wc -w)
+	[ "$("$BIN/rota" nodes --noheader | awk '$2 == "UP"' | wc -l)" -eq "$n" ]
+}
+
+cluster_start() {
+	mkdir -p "$CL"
+	: >"$CL/pids"
+	cluster_start_munge && cluster_write_conf "$@" && cluster_start_ctld &&
+		cluster_start_nodes
+}
+
+cluster_stop() {
+	local pid
+	[ -f "$CL/pids" ] || return 0
+	# node daemons and the controller first, munged last
+	tac "$CL/pids" | while read -r pid; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in $(cat "$CL/pids"); do
+		for _ in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill -9 "$pid" 2>/dev/null
+	done
+	: >"$CL/pids"
+}
+
+# job_state ID: the job's state word from `rota show job`
+job_state() {
+	"$BIN/rota" show job "$1" 2>/dev/null | sed -n 's/^State=//p'
+}
+
+# wait_job_done ID: until the job has ended (any final state)
+job_is_done() {
+	case "$(job_state "$1")" in
+	COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+wait_job_done() {
+	wait_for job_is_done "$1"
+}
