@@ -69,20 +69,20 @@ int rota_msg_error_decode(const char *buf, size_t len, struct rota_msg_error *m,
 {
 	json_t *root = msg_parse(buf, len, err);
 	const char *text = NULL;
-	int code = 0;
+	json_int_t code = 0;
 	int rc;
 
 	*m = (struct rota_msg_error){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:i, s:s !}", "code", &code, "text",
+	rc = msg_unpack(root, err, "{s:I, s:s !}", "code", &code, "text",
 			&text);
 	if (rc == 0)
 		rc = msg_range(code, -4095, -1, "code", err);
 	if (rc == 0)
 		rc = msg_str(text, 1024, "text", &m->text, err);
 	if (rc == 0)
-		m->code = code;
+		m->code = (int)code;
 	json_decref(root);
 	return rc;
 }

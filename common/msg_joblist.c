@@ -134,6 +134,33 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 	return 0;
 }
 
+static int job_numbers(const struct job_raw *r, struct rota_error *err)
+{
+	const struct {
+		const char *field;
+		json_int_t v, lo, hi;
+	} n[] = {
+		{ "uid", r->uid, 0, UINT32_MAX },
+		{ "gid", r->gid, 0, UINT32_MAX },
+		{ "ntasks", r->ntasks, 1, 1 << 20 },
+		{ "cpus_per_task", r->cpt, 1, 1 << 16 },
+		{ "nodes", r->nodes, 0, UINT32_MAX },
+		{ "mem_mb", r->mem, 0, (json_int_t)1 << 40 },
+		{ "time_limit", r->limit, 0, (json_int_t)1 << 40 },
+		{ "submit", r->submit, 0, INT64_MAX },
+		{ "start", r->start, 0, INT64_MAX },
+		{ "end", r->end, 0, INT64_MAX },
+	};
+
+	for (size_t i = 0; i < sizeof(n) / sizeof(*n); i++) {
+		int rc = msg_range(n[i].v, n[i].lo, n[i].hi, n[i].field, err);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int job_decode(json_t *o, struct rota_job_info *j,
 		      struct rota_error *err)
 {
@@ -163,6 +190,8 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 		rc = msg_range(r.exit_code, -1, 255, "exit_code", err);
 	if (rc == 0)
 		rc = msg_range(r.sig, 0, 128, "signal", err);
+	if (rc == 0)
+		rc = job_numbers(&r, err);
 	if (rc == 0)
 		rc = job_strings(&r, j, err);
 	if (rc < 0) {

@@ -147,14 +147,14 @@ int rota_msg_job_signal_decode(const char *buf, size_t len,
 			       struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
-	json_int_t id = 0;
-	int signo = 0, cancel = 0;
+	json_int_t id = 0, signo = 0;
+	int cancel = 0;
 	int rc;
 
 	*m = (struct rota_msg_job_signal){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:i, s:b !}", "job_id", &id,
+	rc = msg_unpack(root, err, "{s:I, s:I, s:b !}", "job_id", &id,
 			"signal", &signo, "cancel", &cancel);
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
@@ -164,7 +164,7 @@ int rota_msg_job_signal_decode(const char *buf, size_t len,
 	if (rc < 0)
 		return rc;
 	m->job_id = (uint32_t)id;
-	m->signo = signo;
+	m->signo = (int)signo;
 	m->cancel = cancel;
 	return 0;
 }
@@ -188,15 +188,14 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 {
 	json_t *root = msg_parse(buf, len, err);
 	const char *state = NULL, *text = NULL;
-	json_int_t id = 0, start = 0, end = 0;
-	int code = 0, sig = 0;
+	json_int_t id = 0, start = 0, end = 0, code = 0, sig = 0;
 	enum rota_job_state st = ROTA_JOB_NONE;
 	int rc;
 
 	*m = (struct rota_msg_job_end){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:s, s:i, s:i, s:I, s:I, s?s !}",
+	rc = msg_unpack(root, err, "{s:I, s:s, s:I, s:I, s:I, s:I, s?s !}",
 			"job_id", &id, "state", &state, "exit_code", &code,
 			"signal", &sig, "start", &start, "end", &end, "text",
 			&text);
@@ -219,8 +218,8 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 	}
 	m->job_id = (uint32_t)id;
 	m->state = st;
-	m->exit_code = code;
-	m->term_signal = sig;
+	m->exit_code = (int)code;
+	m->term_signal = (int)sig;
 	m->start_time = start;
 	m->end_time = end;
 	return 0;

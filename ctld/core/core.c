@@ -211,7 +211,11 @@ static int resolve_time(const struct core_queue *q, int64_t asked,
 			int64_t *out, struct rota_error *err)
 {
 	char a[32], m[32];
-	int64_t t = asked ? asked : q->default_time;
+	/* no DefaultTime: the queue's MaxTime, as Slurm does */
+	int64_t t = asked ? asked
+			  : (q->default_time != ROTA_DURATION_UNLIMITED
+				     ? q->default_time
+				     : q->max_time);
 
 	if (t > q->max_time) {
 		rota_duration_format(asked, a, sizeof(a));

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rawsend: send the controller frames a well-behaved client never would,
+ * for the tests that try to break it.  Prints the reply ("ERROR: text",
+ * "OK" or "CLOSED") and exits 0 when a reply or a close came back.
+ *
+ *   rawsend ADDR:PORT MODE
+ *     nocred   a PING with no credential
+ *     forged   a credential made for another body
+ *     replay   the same signed PING sent on two connections (second told)
+ *     badtype  a signed frame of an unknown type
+ *     garbage  bytes that are not a frame
+ *     cut      half a frame, then hang up
+ *     huge     a header announcing a 1 GiB body
+ *     ping     a proper PING
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/auth.h"
+#include "common/frame.h"
+#include "common/msg.h"
+#include "common/net.h"
+#include "common/proto.h"
+
+static int dial(const char *hostport)
+{
+	struct rota_error err;
+	char host[256];
+	unsigned port;
+	int fd;
+
+	if (rota_net_split(hostport, host, sizeof(host), &port) < 0) {
+		fprintf(stderr, "rawsend: bad address '%s'\n", hostport);
+		exit(2);
+	}
+	fd = rota_net_connect(host, port, NULL, 5000, &err);
+	if (fd < 0) {
+		fprintf(stderr, "rawsend: %s\n", err.text);
+		exit(1);
+	}
+	return fd;
+}
+
+static void send_frame(int fd, uint16_t type, const char *cred,
+		       const char *body, uint32_t body_len_claim)
+{
+	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
+	size_t clen = cred ? strlen(cred) : 0;
+
+	rota_frame_header_encode(hdr, type, (uint32_t)clen, body_len_claim);
+	if (write(fd, hdr, sizeof(hdr)) < 0 ||
+	    (clen && write(fd, cred, clen) < 0) ||
+	    (body && write(fd, body, strlen(body)) < 0))
+		perror("rawsend: write");
+}
+
+/* Read one reply frame and print it; the reply's credential is not checked. */
+static void print_reply(int fd)
+{
+	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
+	struct rota_frame_header h;
+	struct rota_msg_error e;
+	struct rota_error err;
+	size_t got = 0;
+	char *buf;
+	ssize_t n;
+
+	while (got < sizeof(hdr) &&
+	       (n = read(fd, hdr + got, sizeof(hdr) - got)) > 0)
+		got += (size_t)n;
+	if (got < sizeof(hdr) ||
+	    rota_frame_header_decode(hdr, got, 1 << 20, &h, &err) < 0) {
+		printf("CLOSED\n");
+		return;
+	}
+	buf = calloc(1, (size_t)h.cred_len + h.body_len + 1);
+	got = 0;
+	while (got < h.cred_len + h.body_len &&
+	       (n = read(fd, buf + got, h.cred_len + h.body_len - got)) > 0)
+		got += (size_t)n;
+	if (h.type == ROTA_MSG_ERROR &&
+	    rota_msg_error_decode(buf + h.cred_len, h.body_len, &e, &err) == 0) {
+		printf("ERROR: %s\n", e.text);
+		rota_msg_error_clear(&e);
+	} else {
+		printf("%s\n", rota_msg_type_name(h.type));
+	}
+	free(buf);
+}
+
+static char *sign(uint16_t type, const char *body)
+{
+	struct rota_auth *auth = rota_auth_create(NULL);
+	struct rota_error err;
+	char *cred;
+
+	if (rota_auth_sign(auth, type, body, strlen(body), &cred, &err) < 0) {
+		fprintf(stderr, "rawsend: %s\n", err.text);
+		exit(1);
+	}
+	rota_auth_destroy(auth);
+	return cred;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode;
+	char *cred;
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: rawsend ADDR:PORT MODE\n");
+		return 2;
+	}
+	mode = argv[2];
+	fd = dial(argv[1]);
+	if (strcmp(mode, "nocred") == 0) {
+		send_frame(fd, ROTA_MSG_PING, NULL, "{}", 2);
+	} else if (strcmp(mode, "forged") == 0) {
+		cred = sign(ROTA_MSG_PING, "{\"other\":1}");
+		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
+	} else if (strcmp(mode, "replay") == 0) {
+		cred = sign(ROTA_MSG_PING, "{}");
+		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
+		print_reply(fd);
+		close(fd);
+		fd = dial(argv[1]);
+		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
+	} else if (strcmp(mode, "badtype") == 0) {
+		cred = sign(999, "{}");
+		send_frame(fd, 999, cred, "{}", 2);
+	} else if (strcmp(mode, "garbage") == 0) {
+		if (write(fd, "GET / HTTP/1.0\r\n\r\n", 18) < 0)
+			return 1;
+	} else if (strcmp(mode, "cut") == 0) {
+		cred = sign(ROTA_MSG_PING, "{}");
+		send_frame(fd, ROTA_MSG_PING, cred, NULL, 2);
+		close(fd);
+		printf("CLOSED\n");
+		return 0;
+	} else if (strcmp(mode, "huge") == 0) {
+		send_frame(fd, ROTA_MSG_PING, NULL, NULL, 1u << 30);
+	} else if (strcmp(mode, "ping") == 0) {
+		cred = sign(ROTA_MSG_PING, "{}");
+		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
+	} else {
+		fprintf(stderr, "rawsend: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	print_reply(fd);
+	close(fd);
+	return 0;
+}
