@@ -776,7 +776,8 @@ START_TEST(test_wrong_type)
 		snprintf(path, sizeof(path), "%s%s%s", c->at ? c->at : "",
 			 c->at ? "." : "", key);
 		for (int i = 0; i < N(wrong); i++) {
-			char *body = mutate(c->good, path, make_value(wrong[i]));
+			json_t *w = make_value(wrong[i]);
+			char *body = mutate(c->good, path, w);
 
 			expect_refused(c, body, strlen(body));
 			free(body);
@@ -898,7 +899,8 @@ static const struct {
 	{ C_SUBMIT, "name", "7", "bad message: Expected string, got integer" },
 	{ C_SUBMIT, "ntasks", "\"2\"",
 	  "bad message: Expected integer, got string" },
-	{ C_SUBMIT, "ntasks", "2.0", "bad message: Expected integer, got real" },
+	{ C_SUBMIT, "ntasks", "2.0",
+	  "bad message: Expected integer, got real" },
 
 	/* SUBMIT_REPLY, JOB_LIST request, JOB_END_ACK */
 	{ C_SUBMIT_REPLY, "job_id", "-1",
@@ -939,8 +941,10 @@ static const struct {
 	  "signal: 129 is outside [0, 128]" },
 	{ C_JOB_LIST, "jobs.0.uid", "4294967296",
 	  "uid: 4294967296 is outside [0, 4294967295]" },
-	{ C_JOB_LIST, "jobs.0.uid", "-1", "uid: -1 is outside [0, 4294967295]" },
-	{ C_JOB_LIST, "jobs.0.gid", "-1", "gid: -1 is outside [0, 4294967295]" },
+	{ C_JOB_LIST, "jobs.0.uid", "-1",
+	  "uid: -1 is outside [0, 4294967295]" },
+	{ C_JOB_LIST, "jobs.0.gid", "-1",
+	  "gid: -1 is outside [0, 4294967295]" },
 	{ C_JOB_LIST, "jobs.0.ntasks", "-1",
 	  "ntasks: -1 is outside [1, 1048576]" },
 	{ C_JOB_LIST, "jobs.0.ntasks", "0",
@@ -999,7 +1003,8 @@ static const struct {
 	{ C_NODE, "cores", "-8", "cores: -8 is outside [1, 1048576]" },
 	{ C_NODE, "sockets", "0", "sockets: 0 is outside [1, 1048576]" },
 	{ C_NODE, "pus", "0", "pus: 0 is outside [1, 4194304]" },
-	{ C_NODE, "pus", "4294967297", "pus: 4294967297 is outside [1, 4194304]" },
+	{ C_NODE, "pus", "4294967297",
+	  "pus: 4294967297 is outside [1, 4194304]" },
 	{ C_NODE, "cores_used", "9", "cores_used: 9 is outside [0, 8]" },
 	{ C_NODE, "cores_used", "-1", "cores_used: -1 is outside [0, 8]" },
 	{ C_NODE, "memory_mb", "-1",
@@ -1016,14 +1021,16 @@ static const struct {
 	  "features: entry 1 is not a string of at most 64 bytes" },
 	{ C_NODE, "features", "@257:\"f\"", "features: more than 256 entries" },
 	{ C_NODE, "features", "\"ib\"", "features: not an array" },
-	{ C_NODE, "jobs.0", "-1", "jobs: entry 0 is not a 32-bit unsigned integer" },
+	{ C_NODE, "jobs.0", "-1",
+	  "jobs: entry 0 is not a 32-bit unsigned integer" },
 	{ C_NODE, "jobs", "{}", "jobs: not an array" },
 	{ C_NODE, "name", "\"n\\u00001\"",
 	  "malformed JSON: \\u0000 is not allowed*" },
 
 	/* NODE_LIST reply: a bad node after a good one */
 	{ C_NODE_LIST, "nodes", "{}", "nodes: not an array" },
-	{ C_NODE_LIST, "nodes.0.cores", "0", "cores: 0 is outside [1, 1048576]" },
+	{ C_NODE_LIST, "nodes.0.cores", "0",
+	  "cores: 0 is outside [1, 1048576]" },
 	{ C_NODE_LIST, "nodes.1", "1",
 	  "bad message: Expected object, got integer" },
 	{ C_NODE_LIST, "nodes.1", "{\"name\":\"n2\"}",
@@ -1090,7 +1097,8 @@ static const struct {
 	  "bad message: Expected true or false, got string" },
 
 	/* JOB_END */
-	{ C_JOB_END, "exit_code", "300", "exit_code: 300 is outside [-1, 255]" },
+	{ C_JOB_END, "exit_code", "300",
+	  "exit_code: 300 is outside [-1, 255]" },
 	{ C_JOB_END, "exit_code", "-2", "exit_code: -2 is outside [-1, 255]" },
 	/* 0 once cut to an int */
 	{ C_JOB_END, "exit_code", "4294967296",
@@ -1112,7 +1120,8 @@ static const struct {
 	{ C_NAME, "name", "#257", "name: longer than 256 bytes" },
 	{ C_NAME, "name", "\"n1\\u0000\"",
 	  "malformed JSON: \\u0000 is not allowed*" },
-	{ C_NAME, "name", "[\"n1\"]", "bad message: Expected string, got array" },
+	{ C_NAME, "name", "[\"n1\"]",
+	  "bad message: Expected string, got array" },
 };
 
 START_TEST(test_hostile)

@@ -1,0 +1,18 @@
+#!/bin/bash
+# Install what Rota needs to build and test on Debian 12 (as root).
+set -euo pipefail
+pkgs="build-essential autoconf automake libtool pkg-config
+	libmunge-dev munge libhwloc-dev hwloc libjansson-dev check
+	libcurl4-openssl-dev libncurses-dev procps util-linux"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
