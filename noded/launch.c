@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -131,15 +132,31 @@ static int above_stdio(int fd)
 	return moved;
 }
 
+/* The kernel's struct sigaction, for the signals glibc keeps to itself. */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
 static void child_reset_signals(void)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
+	struct kernel_sigaction ksa = { .handler = SIG_DFL };
 	sigset_t none;
 
 	sigemptyset(&sa.sa_mask);
-	/* SIGKILL, SIGSTOP and glibc's internal signals refuse: fine. */
+	/* SIGKILL and SIGSTOP refuse: fine. */
 	for (int sig = 1; sig < NSIG; sig++)
 		sigaction(sig, &sa, NULL);
+	/*
+	 * glibc refuses its internal signals (32, 33: thread cancellation and
+	 * setxid), yet an ignored one inherited from whoever started the
+	 * daemon would break pthread_cancel in the job: ask the kernel.
+	 */
+	for (int sig = 32; sig < SIGRTMIN; sig++)
+		syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask));
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
