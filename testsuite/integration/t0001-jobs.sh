@@ -7,7 +7,7 @@ need_root_and_munge
 id rotatest1 >/dev/null 2>&1 && id rotatest2 >/dev/null 2>&1 ||
 	skip_all "needs users rotatest1 and rotatest2 (scripts/test makes them)"
 
-plan 22
+plan 21
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "four node daemons registered"
 

@@ -110,7 +110,7 @@ static char *sign(uint16_t type, const char *body)
 int main(int argc, char **argv)
 {
 	const char *mode;
-	char *cred;
+	char *cred = NULL;
 	int fd;
 
 	if (argc != 3) {
@@ -141,6 +141,7 @@ int main(int argc, char **argv)
 		cred = sign(ROTA_MSG_PING, "{}");
 		send_frame(fd, ROTA_MSG_PING, cred, NULL, 2);
 		close(fd);
+		free(cred);
 		printf("CLOSED\n");
 		return 0;
 	} else if (strcmp(mode, "huge") == 0) {
@@ -154,5 +155,6 @@ int main(int argc, char **argv)
 	}
 	print_reply(fd);
 	close(fd);
+	free(cred);
 	return 0;
 }

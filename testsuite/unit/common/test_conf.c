@@ -262,12 +262,14 @@ static const struct {
 	  "rota.conf:1: ClusterName: unterminated quote" },
 	{ "ClusterName=\"a\"b",
 	  "rota.conf:1: ClusterName: text after closing quote" },
-	{ "ClusterName=a\"b", "rota.conf:1: ClusterName: stray quote in value" },
+	{ "ClusterName=a\"b",
+	  "rota.conf:1: ClusterName: stray quote in value" },
 	{ "ClusterName=", "rota.conf:1: ClusterName: empty value" },
 	{ "ClusterName=\"\"", "rota.conf:1: ClusterName: empty value" },
 	{ "ClusterName=x CtldPort", "rota.conf:1: CtldPort: missing '='" },
 	{ "=x", "rota.conf:1: missing key before '='" },
-	{ "Cluster.Name=x", "rota.conf:1: bad character in key 'Cluster.Name'" },
+	{ "Cluster.Name=x",
+	  "rota.conf:1: bad character in key 'Cluster.Name'" },
 	{ "ClusterName=x NodeName=n1",
 	  "rota.conf:1: NodeName: must start its line" },
 	{ "ClusterName=a\x01", "rota.conf:1: control character 0x01 in line" },
@@ -339,6 +341,38 @@ START_TEST(test_bad)
 	ck_assert_int_eq(rc, -EINVAL);
 	ck_assert_ptr_null(conf);
 	ck_assert_str_eq(err.text, bad[_i].error);
+}
+END_TEST
+
+/* Queue memberships are bounded, Nodes=ALL included. */
+START_TEST(test_members_bound)
+{
+	struct rota_conf *conf = NULL;
+	struct rota_error err = { "" };
+	size_t len = 0;
+	char *text = rota_xmalloc(64 * 1024);
+
+	len += (size_t)sprintf(text, "NodeName=n[1-65536]\n");
+	/* 16 x 64K is the limit: the 17th queue, on line 18, is too many. */
+	for (int i = 0; i < 17; i++)
+		len += (size_t)sprintf(text + len, "QueueName=q%d\n", i);
+	ck_assert_int_eq(rota_conf_load_buffer("m.conf", text, len, &conf,
+					       &err),
+			 -EINVAL);
+	ck_assert_ptr_null(conf);
+	ck_assert_str_eq(err.text,
+			 "m.conf:18: Nodes: more than 1048576 queue nodes in all");
+
+	len = (size_t)sprintf(text, "NodeName=n[1-65536]\n");
+	for (int i = 0; i < 17; i++)
+		len += (size_t)sprintf(text + len,
+				       "QueueName=q%d Nodes=n[1-65536]\n", i);
+	ck_assert_int_eq(rota_conf_load_buffer("m.conf", text, len, &conf,
+					       &err),
+			 -EINVAL);
+	ck_assert_str_eq(err.text,
+			 "m.conf:18: Nodes: more than 1048576 queue nodes in all");
+	free(text);
 }
 END_TEST
 
@@ -423,9 +457,9 @@ static void expect_fail(const char *path, int code, const char *error)
 START_TEST(test_include_missing)
 {
 	char *top = put("rota.conf", "NodeName=a\n\nInclude nope.conf\n");
-	char *want = rota_xasprintf("%s:3: Include: cannot read '%s/nope.conf': "
-				    "No such file or directory",
-				    top, dir);
+	char *want = rota_xasprintf(
+		"%s:3: Include: cannot read '%s/nope.conf': No such file or directory",
+		top, dir);
 	char *none = rota_xasprintf("%s/none.conf", dir);
 	char *want2 = rota_xasprintf("%s: No such file or directory", none);
 	char *want3 = rota_xasprintf("%s: not a regular file", dir);
@@ -509,9 +543,12 @@ START_TEST(test_mutations)
 		int rc;
 
 		memcpy(text, full, len);
-		for (int k = 0; k < 1 + round % 8; k++)
-			text[(size_t)rand_r(&seed) % len] =
-				alphabet[rand_r(&seed) % (sizeof(alphabet) - 1)];
+		for (int k = 0; k < 1 + round % 8; k++) {
+			size_t at = (size_t)rand_r(&seed) % len;
+			size_t c = (size_t)rand_r(&seed) % (sizeof(alphabet) - 1);
+
+			text[at] = alphabet[c];
+		}
 		rc = rota_conf_load_buffer("fuzz.conf", text,
 					   (size_t)rand_r(&seed) % (len + 1),
 					   &conf, &err);
@@ -535,6 +572,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_first_queue_default);
 	tcase_add_loop_test(tc, test_bad, 0, N(bad));
 	tcase_add_test(tc, test_nul_and_long_lines);
+	tcase_add_test(tc, test_members_bound);
 	tcase_add_test(tc, test_mutations);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
