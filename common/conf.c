@@ -65,12 +65,28 @@ struct conf_key {
 
 struct conf_impl {
 	struct rota_conf pub;
-	char **files;		/* file names that nodes and queues point to */
+	char **files;		/* names that nodes' and queues' 'file' use */
 	size_t nfiles;
 	char ***featsets;	/* one features list per NodeName line */
 	size_t nfeatsets;
 	const struct rota_conf_node **node_order; /* sorted by name */
+	size_t node_slots;	/* allocated sizes of the arrays above */
+	size_t queue_slots;
+	size_t featset_slots;
+	size_t file_slots;
 };
+
+/*
+ * Make room for 'need' elements of 'size' bytes in 'array' of '*slots',
+ * doubling: a file of one-node lines must not cost n^2 copies.
+ */
+static void *grow(void *array, size_t *slots, size_t need, size_t size)
+{
+	if (need <= *slots)
+		return array;
+	*slots = need > *slots * 2 ? need : *slots * 2;
+	return rota_xreallocarray(array, *slots, size);
+}
 
 struct conf_where {
 	const char *file;
@@ -82,7 +98,7 @@ struct conf_token {
 	char *value;
 };
 
-/* ---- value setters --------------------------------------------------------- */
+/* ---- value setters ------------------------------------------------------- */
 
 /* How a numeric type reads text and shows a bound in messages. */
 struct conf_number {
@@ -159,8 +175,8 @@ static void show_seconds(int64_t v, char *buf, size_t len)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (v % units[i].seconds == 0) {
-			snprintf(buf, len, "%" PRId64 "%c", v / units[i].seconds,
-				 units[i].unit);
+			snprintf(buf, len, "%" PRId64 "%c",
+				 v / units[i].seconds, units[i].unit);
 			return;
 		}
 	}
@@ -375,8 +391,7 @@ static int set_log_level(const struct conf_key *key, const char *value,
 	lower[i] = '\0';
 	if (value[i] || rota_log_level_parse(lower, &level))
 		return rota_errorf(err, -EINVAL,
-				   "'%.40s' is not one of fatal, error, warn, "
-				   "info, debug",
+				   "'%.40s' is not one of fatal, error, warn, info, debug",
 				   value);
 	return set_string(key, lower, base, err);
 }
@@ -409,7 +424,7 @@ static int set_queue_nodes(const struct conf_key *key, const char *value,
 	return set_hostlist(key, value, base, err);
 }
 
-/* ---- key tables -------------------------------------------------------------- */
+/* ---- key tables ---------------------------------------------------------- */
 
 #define GLOBAL(n, s, f, lo, hi, d)                                             \
 	{                                                                      \
@@ -514,7 +529,7 @@ static void keys_default(const struct conf_key *table, size_t n, void *base)
 	}
 }
 
-/* ---- the parser -------------------------------------------------------------- */
+/* ---- the parser ---------------------------------------------------------- */
 
 struct conf_parser {
 	struct conf_impl *impl;
@@ -532,7 +547,8 @@ struct conf_parser {
 
 static int where_errorf(struct rota_error *err, int code,
 			const struct conf_where *at, const char *key,
-			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+			const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 static int where_errorf(struct rota_error *err, int code,
 			const struct conf_where *at, const char *key,
@@ -636,11 +652,11 @@ static void nodes_add(struct conf_parser *p, const struct conf_where *at,
 	struct rota_conf *conf = &impl->pub;
 	size_t n = rota_hostlist_count(nl->names);
 
-	impl->featsets = rota_xreallocarray(impl->featsets, impl->nfeatsets + 1,
-					    sizeof(*impl->featsets));
+	impl->featsets = grow(impl->featsets, &impl->featset_slots,
+			      impl->nfeatsets + 1, sizeof(*impl->featsets));
 	impl->featsets[impl->nfeatsets++] = nl->features;
-	conf->nodes = rota_xreallocarray(conf->nodes, conf->nnodes + n,
-					 sizeof(*conf->nodes));
+	conf->nodes = grow(conf->nodes, &impl->node_slots, conf->nnodes + n,
+			   sizeof(*conf->nodes));
 	for (size_t i = 0; i < n; i++) {
 		struct rota_conf_node *node = &conf->nodes[conf->nnodes++];
 
@@ -714,11 +730,12 @@ static int queue_check(struct conf_parser *p, const struct conf_where *at,
 	if (conf->nqueues == CONF_QUEUES_MAX)
 		return where_errorf(p->err, -EINVAL, at, "QueueName",
 				    "more than %d queues", CONF_QUEUES_MAX);
-	q = queue_default(conf);
-	if (ql->is_default && q)
-		return where_errorf(p->err, -EINVAL, at, "Default",
-				    "queue '%s' at %s:%u is already the default",
-				    q->name, q->file, q->line);
+	q = ql->is_default ? queue_default(conf) : NULL;
+	if (q)
+		return where_errorf(
+			p->err, -EINVAL, at, "Default",
+			"queue '%s' at %s:%u is already the default", q->name,
+			q->file, q->line);
 	if (ql->default_time >= 0 && ql->default_time > ql->max_time) {
 		rota_duration_format(ql->default_time, dt, sizeof(dt));
 		rota_duration_format(ql->max_time, mt, sizeof(mt));
@@ -739,6 +756,7 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 	struct rota_conf *conf = &p->impl->pub;
 	struct queue_line ql = { 0 };
 	struct rota_conf_queue *q;
+	size_t slots;
 	int rc;
 
 	keys_default(queue_keys, ARRAY_SIZE(queue_keys), &ql);
@@ -754,10 +772,11 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 		rota_hostlist_destroy(ql.nodes);
 		return rc;
 	}
-	conf->queues = rota_xreallocarray(conf->queues, conf->nqueues + 1,
-					  sizeof(*conf->queues));
-	p->queue_nodes = rota_xreallocarray(p->queue_nodes, conf->nqueues + 1,
-					    sizeof(*p->queue_nodes));
+	slots = p->impl->queue_slots; /* queue_nodes grows in step */
+	conf->queues = grow(conf->queues, &p->impl->queue_slots,
+			    conf->nqueues + 1, sizeof(*conf->queues));
+	p->queue_nodes = grow(p->queue_nodes, &slots, conf->nqueues + 1,
+			      sizeof(*p->queue_nodes));
 	p->queue_nodes[conf->nqueues] = ql.nodes;
 	p->members += ql.nodes ? rota_hostlist_count(ql.nodes) : 0;
 	q = &conf->queues[conf->nqueues++];
@@ -902,8 +921,8 @@ static int include_line(struct conf_parser *p, const struct conf_where *at,
 
 static bool is_include(const char *s)
 {
-	return strncasecmp(s, "Include", 7) == 0 && (!s[7] || s[7] == ' ' ||
-						     s[7] == '\t' || s[7] == '#');
+	/* strchr() also finds the NUL: "Include" alone is an Include line. */
+	return strncasecmp(s, "Include", 7) == 0 && strchr(" \t#", s[7]);
 }
 
 static int line_parse(struct conf_parser *p, const struct conf_where *at,
@@ -978,8 +997,8 @@ static int conf_text(struct conf_parser *p, const char *name,
 /* Keep a copy of a file name for the nodes and queues it declares. */
 static const char *file_name(struct conf_impl *impl, const char *path)
 {
-	impl->files = rota_xreallocarray(impl->files, impl->nfiles + 1,
-					 sizeof(*impl->files));
+	impl->files = grow(impl->files, &impl->file_slots, impl->nfiles + 1,
+			   sizeof(*impl->files));
 	impl->files[impl->nfiles] = rota_xstrdup(path);
 	return impl->files[impl->nfiles++];
 }
@@ -1045,7 +1064,8 @@ static int conf_file(struct conf_parser *p, const char *path,
 	if (rc)
 		return rota_errorf(p->err, rc, "%s: %s", name, reason.text);
 	for (size_t i = 0; i < p->nopen; i++) {
-		if (p->open[i].dev == st.st_dev && p->open[i].ino == st.st_ino) {
+		if (p->open[i].dev == st.st_dev &&
+		    p->open[i].ino == st.st_ino) {
 			free(text);
 			return where_errorf(p->err, -ELOOP, from, "Include",
 					    "cycle through '%s'", name);
@@ -1059,15 +1079,16 @@ static int conf_file(struct conf_parser *p, const char *path,
 	return rc;
 }
 
-/* ---- checks of the whole --------------------------------------------------- */
+/* ---- checks of the whole ------------------------------------------------- */
 
 static int node_cmp(const void *a, const void *b)
 {
-	const struct rota_conf_node *x = *(const struct rota_conf_node *const *)a;
-	const struct rota_conf_node *y = *(const struct rota_conf_node *const *)b;
-	int c = strcmp(x->name, y->name);
+	const struct rota_conf_node *const *x = a;
+	const struct rota_conf_node *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
 
-	return c ? c : (x > y) - (x < y);
+	/* Ties in declaration order: the array is contiguous. */
+	return c ? c : (*x > *y) - (*x < *y);
 }
 
 static int node_key_cmp(const void *key, const void *elem)
@@ -1120,6 +1141,12 @@ static int queue_resolve(struct conf_parser *p, size_t qi, size_t *mark)
 	struct conf_where at = { q->file, q->line };
 	size_t n = hl ? rota_hostlist_count(hl) : conf->nnodes;
 
+	/* Nodes=ALL counts too: 4096 queues x 64K nodes is 2G of pointers. */
+	if (!hl && n > CONF_MEMBERS_MAX - p->members)
+		return where_errorf(p->err, -EINVAL, &at, "Nodes",
+				    "more than %d queue nodes in all",
+				    CONF_MEMBERS_MAX);
+	p->members += hl ? 0 : n;
 	q->nodes = rota_xcalloc(n + 1, sizeof(*q->nodes));
 	for (size_t i = 0; i < n; i++) {
 		const char *name = hl ? rota_hostlist_nth(hl, i)
@@ -1178,7 +1205,7 @@ static int conf_finish(struct conf_parser *p)
 	return rc ? rc : timeouts_check(p);
 }
 
-/* ---- the API ----------------------------------------------------------------- */
+/* ---- the API ------------------------------------------------------------- */
 
 typedef int (*conf_read_fn)(struct conf_parser *p, const void *arg);
 
@@ -1325,4 +1352,11 @@ bool rota_conf_is_operator(const struct rota_conf *conf, const char *user)
 			return true;
 	}
 	return false;
+}
+
+const char *rota_conf_default_path(void)
+{
+	const char *env = getenv("ROTA_CONF");
+
+	return env && *env ? env : ROTA_SYSCONFDIR "/rota/rota.conf";
 }

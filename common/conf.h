@@ -87,6 +87,12 @@ int rota_conf_load_buffer(const char *name, const char *text, size_t len,
 
 void rota_conf_destroy(struct rota_conf *conf);
 
+/*
+ * The file to read when none is named: $ROTA_CONF, else the installed
+ * "$sysconfdir/rota/rota.conf".  Borrowed (environment or static).
+ */
+const char *rota_conf_default_path(void);
+
 /* Lookups; borrowed pointers valid until the conf is destroyed, or NULL. */
 const struct rota_conf_node *rota_conf_node_find(const struct rota_conf *conf,
 						 const char *name);

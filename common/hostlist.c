@@ -27,6 +27,7 @@
 struct rota_hostlist {
 	size_t *offset;		/* of each name in 'text' */
 	size_t count;
+	size_t slots;		/* allocated offsets */
 	char *text;
 	size_t used;
 	size_t cap;
@@ -294,8 +295,14 @@ static void term_expand(const struct hl_term *t, struct rota_hostlist *hl)
 		pos[i].range = 0;
 		pos[i].value = t->segs[i].ranges ? t->segs[i].ranges[0].lo : 0;
 	}
-	hl->offset = rota_xreallocarray(hl->offset, hl->count + t->count,
-					sizeof(*hl->offset));
+	if (hl->slots - hl->count < t->count) {
+		/* Geometric: one term per name must not cost n^2 copies. */
+		hl->slots = hl->slots * 2 + t->count;
+		if (hl->slots > ROTA_HOSTLIST_MAX)
+			hl->slots = ROTA_HOSTLIST_MAX;
+		hl->offset = rota_xreallocarray(hl->offset, hl->slots,
+						sizeof(*hl->offset));
+	}
 	for (size_t n = 0; n < t->count; n++) {
 		/* Room for the longest name; at most 64K x 256 bytes in all. */
 		if (hl->cap - hl->used < HL_NAME_MAX + 1) {
@@ -398,7 +405,7 @@ static void buf_add(struct hl_buf *b, const char *s, size_t len)
 struct hl_split {
 	const char *name;
 	size_t plen;		/* prefix length */
-	size_t dlen;		/* digits; 0: no number, emit the name as is */
+	size_t dlen;		/* digits; 0: no number, the name as is */
 	unsigned long value;
 };
 

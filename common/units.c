@@ -101,6 +101,7 @@ int rota_duration_parse(const char *text, enum rota_duration_flags flags,
 			int64_t *seconds, struct rota_error *err)
 {
 	size_t len = strlen(text);
+	bool bare;
 	int64_t v;
 
 	if (len == 0)
@@ -111,10 +112,10 @@ int rota_duration_parse(const char *text, enum rota_duration_flags flags,
 	}
 	if (text[0] == '-')
 		return rota_errorf(err, -EINVAL, "'%.40s' is negative", text);
-	if ((flags & ROTA_DURATION_NEED_UNIT) && strspn(text, "0123456789") == len)
+	bare = strspn(text, "0123456789") == len;
+	if ((flags & ROTA_DURATION_NEED_UNIT) && bare)
 		return rota_errorf(err, -EINVAL,
-				   "'%.20s' has no unit (write %.20ss, %.20sm, "
-				   "%.20sh or %.20sd)",
+				   "'%.20s' has no unit (write %.20ss, %.20sm, %.20sh or %.20sd)",
 				   text, text, text, text, text);
 	v = parse_suffixed(text, len);
 	if (v < 0)

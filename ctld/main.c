@@ -51,9 +51,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	o->config = getenv("ROTA_CONF");
-	if (!o->config)
-		o->config = ROTA_SYSCONFDIR "/rota/rota.conf";
+	o->config = rota_conf_default_path();
 	while ((c = getopt_long(argc, argv, "f:tvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->config = optarg; break;

@@ -63,9 +63,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	o->config = getenv("ROTA_CONF");
-	if (!o->config)
-		o->config = ROTA_SYSCONFDIR "/rota/rota.conf";
+	o->config = rota_conf_default_path();
 	o->ctld = getenv("ROTA_CTLD");
 	while ((c = getopt_long(argc, argv, "f:n:tvh", longopts, NULL)) !=
 	       -1) {

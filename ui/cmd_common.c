@@ -35,7 +35,6 @@ static int find_ctld(const char *name, char *host, size_t hostlen,
 		     unsigned *port)
 {
 	const char *env = getenv("ROTA_CTLD");
-	const char *path = getenv("ROTA_CONF");
 	struct rota_conf *conf;
 	struct rota_error err;
 
@@ -45,9 +44,7 @@ static int find_ctld(const char *name, char *host, size_t hostlen,
 		cmd_error(name, "ROTA_CTLD '%s': expected ADDR:PORT", env);
 		return -EINVAL;
 	}
-	if (!path)
-		path = ROTA_SYSCONFDIR "/rota/rota.conf";
-	if (rota_conf_load(path, &conf, &err) < 0) {
+	if (rota_conf_load(rota_conf_default_path(), &conf, &err) < 0) {
 		cmd_error(name, "%s", err.text);
 		return -EINVAL;
 	}
