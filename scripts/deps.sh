@@ -2,7 +2,7 @@
 # Install what Rota needs to build and test on Debian 12 (as root).
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config
-	libmunge-dev munge libhwloc-dev hwloc libjansson-dev check
+	libmunge-dev munge libssl-dev libhwloc-dev hwloc libjansson-dev check
 	libcurl4-openssl-dev libncurses-dev procps util-linux"
 missing=""
 for p in $pkgs; do
