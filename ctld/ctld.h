@@ -72,6 +72,7 @@ int64_t ctld_now(void);
 typedef void (*rpc_handler_fn)(struct peer *p, const struct rota_frame *f);
 void rpc_submit(struct peer *p, const struct rota_frame *f);
 void rpc_job_list(struct peer *p, const struct rota_frame *f);
+void rpc_job_rows(struct peer *p, const struct rota_frame *f);
 void rpc_cancel(struct peer *p, const struct rota_frame *f);
 void rpc_node_list(struct peer *p, const struct rota_frame *f);
 void rpc_ping(struct peer *p, const struct rota_frame *f);

@@ -167,6 +167,61 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 	ctld_kick(ctld);
 }
 
+struct rows_ctx {
+	struct ctld *ctld;
+	struct rota_job_row *rows;
+	char **nodelists; /* to free after encoding */
+	size_t n;
+	size_t nlists;
+};
+
+static void fill_row(const struct core_job *job, void *arg)
+{
+	struct rows_ctx *rc = arg;
+	const struct core *core = rc->ctld->core;
+	struct rota_job_row *r = &rc->rows[rc->n++];
+
+	*r = (struct rota_job_row){
+		.id = job->id,
+		.state = job->state,
+		.nodes = job->nalloc ? job->nalloc
+				     : (job->desc.nodes ? job->desc.nodes : 1),
+		.start_time = job->start_time,
+		.end_time = job->end_time,
+		.queue = core_queue_get(core, job->queue)->name,
+		.name = job->desc.name,
+		.user = user_cache_name(rc->ctld->users, job->uid),
+	};
+	if (job->nalloc) {
+		rc->nodelists[rc->nlists] = core_job_nodelist(core, job);
+		r->where = rc->nodelists[rc->nlists++];
+	} else {
+		r->where = core_job_reason(core, job);
+	}
+}
+
+void rpc_job_rows(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	size_t total = core_job_count(ctld->core);
+	struct rows_ctx rc = {
+		.ctld = ctld,
+		.rows = rota_xcalloc(total + 1, sizeof(struct rota_job_row)),
+		.nodelists = rota_xcalloc(total + 1, sizeof(char *)),
+	};
+	size_t len;
+	char *body;
+
+	core_job_foreach(ctld->core, fill_row, &rc);
+	body = rota_msg_job_rows_encode(rc.rows, rc.n, ctld_now(), &len);
+	peer_send(p, ROTA_MSG_JOB_ROWS_REPLY, body, len);
+	free(body);
+	for (size_t i = 0; i < rc.nlists; i++)
+		free(rc.nodelists[i]);
+	free(rc.nodelists);
+	free(rc.rows);
+}
+
 static const char *const node_state_names[] = {
 	[NODE_UNKNOWN] = "UNKNOWN",
 	[NODE_UP] = "UP",

@@ -39,6 +39,7 @@ static const struct rpc_entry {
 } rpc_table[] = {
 	{ ROTA_MSG_SUBMIT, ROLE_USER, rpc_submit },
 	{ ROTA_MSG_JOB_LIST, ROLE_USER, rpc_job_list },
+	{ ROTA_MSG_JOB_ROWS, ROLE_USER, rpc_job_rows },
 	{ ROTA_MSG_CANCEL, ROLE_USER, rpc_cancel },
 	{ ROTA_MSG_NODE_LIST, ROLE_USER, rpc_node_list },
 	{ ROTA_MSG_PING, ROLE_USER, rpc_ping },

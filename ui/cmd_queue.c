@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "common/msg.h"
+#include "common/proto.h"
+#include "common/strbuf.h"
 #include "common/units.h"
 #include "ui/cmd.h"
 
@@ -40,34 +42,86 @@ struct filter {
 	bool noheader;
 };
 
-static bool keep(const struct filter *f, const struct rota_job_info *j)
+static bool keep(const struct filter *f, const struct rota_job_row *r)
 {
-	if (f->job && j->id != f->job)
+	if (f->job && r->id != f->job)
 		return false;
-	if (f->state ? j->state != f->state
-		     : !f->all && !f->job && rota_job_state_is_final(j->state))
+	if (f->state ? r->state != f->state
+		     : !f->all && !f->job && rota_job_state_is_final(r->state))
 		return false;
-	return !f->user || strcmp(f->user, j->user ? j->user : "") == 0;
+	return !f->user || strcmp(f->user, r->user) == 0;
 }
 
-static void print_job(const struct rota_job_info *j, int64_t now)
+/* 's' right-aligned in 'width' columns, cut to fit (printf's %W.Ws). */
+static void put_right(struct rota_strbuf *b, const char *s, size_t width)
 {
-	char t[32];
+	static const char spaces[] = "                                ";
+	size_t n = strnlen(s, width);
+
+	rota_strbuf_add(b, spaces, width - n);
+	rota_strbuf_add(b, s, n);
+	rota_strbuf_add(b, " ", 1);
+}
+
+static void put_uint(struct rota_strbuf *b, uint64_t v, size_t width)
+{
+	char tmp[24];
+	char *p = tmp + sizeof(tmp) - 1;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put_right(b, p, width);
+}
+
+/*
+ * One line per job, formatted by hand into one buffer: printf per field
+ * would cost more than everything else in a 50,000-job listing.
+ */
+static void put_row(struct rota_strbuf *b, const struct rota_job_row *r,
+		    int64_t now)
+{
+	char t[32] = "00:00:00";
 	int64_t used = 0;
 
-	if (j->state == ROTA_JOB_RUNNING)
-		used = now - j->start_time;
-	else if (rota_job_state_is_final(j->state) && j->start_time)
-		used = j->end_time - j->start_time;
-	rota_duration_format(used < 0 ? 0 : used, t, sizeof(t));
-	printf("%8u %9.9s %8.8s %8.8s %2s %10s %5u ", j->id,
-	       j->queue ? j->queue : "", j->name ? j->name : "",
-	       j->user ? j->user : "", rota_job_state_short(j->state), t,
-	       j->nodes ? j->nodes : 1);
-	if (j->state == ROTA_JOB_PENDING)
-		printf("(%s)\n", j->reason ? j->reason : "None");
-	else
-		printf("%s\n", j->nodelist ? j->nodelist : "");
+	if (r->state == ROTA_JOB_RUNNING)
+		used = now - r->start_time;
+	else if (r->start_time && r->end_time)
+		used = r->end_time - r->start_time;
+	if (used > 0)
+		rota_duration_format(used, t, sizeof(t));
+	put_uint(b, r->id, 8);
+	put_right(b, r->queue, 9);
+	put_right(b, r->name, 8);
+	put_right(b, r->user, 8);
+	put_right(b, rota_job_state_short(r->state), 2);
+	put_right(b, t, 10);
+	put_uint(b, r->nodes, 5);
+	if (r->state == ROTA_JOB_PENDING) {
+		rota_strbuf_add(b, "(", 1);
+		rota_strbuf_adds(b, r->where);
+		rota_strbuf_add(b, ")\n", 2);
+	} else {
+		rota_strbuf_adds(b, r->where);
+		rota_strbuf_add(b, "\n", 1);
+	}
+}
+
+static int fetch_rows(struct rota_msg_job_rows *m)
+{
+	struct rota_reply reply;
+	struct rota_error err;
+	int rc = cmd_call("queue", ROTA_MSG_JOB_ROWS, "{}", 2, &reply);
+
+	if (rc < 0)
+		return rc;
+	rc = rota_msg_job_rows_decode(reply.body, reply.len, m, &err);
+	rota_reply_clear(&reply);
+	if (rc < 0)
+		cmd_error("queue", "bad reply: %s", err.text);
+	return rc;
 }
 
 static int parse(int argc, char **argv, struct filter *f)
@@ -119,22 +173,29 @@ static int parse(int argc, char **argv, struct filter *f)
 static int queue_run(int argc, char **argv)
 {
 	struct filter f = { 0 };
-	struct rota_msg_job_list list;
+	struct rota_msg_job_rows m;
+	struct rota_strbuf out = { 0 };
 	int rc = parse(argc, argv, &f);
 
 	if (rc >= 0)
 		return rc;
-	if (cmd_fetch_jobs("queue", 0, &list) < 0)
+	if (fetch_rows(&m) < 0)
 		return 1;
 	if (!f.noheader)
-		printf("%8s %9s %8s %8s %2s %10s %5s %s\n", "JOBID", "QUEUE",
-		       "NAME", "USER", "ST", "TIME", "NODES",
-		       "NODELIST(REASON)");
-	for (size_t i = 0; i < list.njobs; i++) {
-		if (keep(&f, &list.jobs[i]))
-			print_job(&list.jobs[i], list.now);
+		rota_strbuf_addf(&out, "%8s %9s %8s %8s %2s %10s %5s %s\n",
+				 "JOBID", "QUEUE", "NAME", "USER", "ST", "TIME",
+				 "NODES", "NODELIST(REASON)");
+	for (size_t i = 0; i < m.n; i++) {
+		if (keep(&f, &m.rows[i]))
+			put_row(&out, &m.rows[i], m.now);
 	}
-	rota_msg_job_list_clear(&list);
+	rc = out.len && fwrite(out.data, 1, out.len, stdout) != out.len;
+	rota_strbuf_fini(&out);
+	rota_msg_job_rows_clear(&m);
+	if (rc || fflush(stdout) != 0) {
+		cmd_error("queue", "writing the listing failed");
+		return 1;
+	}
 	return 0;
 }
 

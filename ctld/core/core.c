@@ -45,6 +45,18 @@ void job_list_remove(struct job_list *l, struct core_job *job)
 	l->n--;
 }
 
+void core_pending_add(struct core *core, struct core_job *job)
+{
+	job_list_append(&core->pending, job);
+	core->queue_pending[job->queue]++;
+}
+
+void core_pending_remove(struct core *core, struct core_job *job)
+{
+	job_list_remove(&core->pending, job);
+	core->queue_pending[job->queue]--;
+}
+
 static void init_nodes(struct core *core, const struct rota_conf *conf)
 {
 	core->nnodes = conf->nnodes;
@@ -81,6 +93,8 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 				    sizeof(*core->queues));
 	core->queue_blocked = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
 					   sizeof(bool));
+	core->queue_pending = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
+					   sizeof(uint32_t));
 	for (size_t i = 0; i < conf->nqueues; i++) {
 		const struct rota_conf_queue *c = &conf->queues[i];
 		struct core_queue *q = &core->queues[i];
@@ -162,6 +176,7 @@ void core_destroy(struct core *core)
 	free(core->nodes);
 	free(core->queues);
 	free(core->queue_blocked);
+	free(core->queue_pending);
 	free(core->actions);
 	free(core);
 }
@@ -260,7 +275,7 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	job->submit_time = now;
 	job->exit_code = -1;
 	jobtab_insert(core, job);
-	job_list_append(&core->pending, job);
+	core_pending_add(core, job);
 	*job_id = job->id;
 	return 0;
 }
@@ -268,9 +283,10 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state)
 {
-	job_list_remove(job->state == ROTA_JOB_PENDING ? &core->pending
-						       : &core->running,
-			job);
+	if (job->state == ROTA_JOB_PENDING)
+		core_pending_remove(core, job);
+	else
+		job_list_remove(&core->running, job);
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		node_free_cores(&core->nodes[job->alloc[i].node],
 				&job->alloc[i], job->desc.mem_mb);

@@ -19,6 +19,7 @@ struct core {
 	size_t nqueues;
 	uint32_t default_queue;
 	bool *queue_blocked;	 /* per queue: the last pass stopped there */
+	uint32_t *queue_pending; /* per queue: jobs in the pending list */
 
 	struct core_job **slots; /* open-addressing table by id */
 	size_t nslots;
@@ -48,6 +49,8 @@ void job_list_append(struct job_list *l, struct core_job *job);
 void job_list_remove(struct job_list *l, struct core_job *job);
 
 /* core.c */
+void core_pending_add(struct core *core, struct core_job *job);
+void core_pending_remove(struct core *core, struct core_job *job);
 void core_push_action(struct core *core, const struct core_action *a);
 /* Move a job to its final state, freeing its cores. */
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,

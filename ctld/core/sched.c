@@ -57,15 +57,19 @@ static bool place(const struct core *core, const struct core_job *job,
 	uint32_t per = want ? (left + want - 1) / want : left;
 
 	p->n = 0;
+	if (want > left)
+		return false; /* a node without a task */
 	/* one node for all, or the asked count with 'per' tasks each */
 	for (size_t i = 0; i < q->nnodes && left; i++) {
 		const struct core_node *n = &core->nodes[q->nodes[i]];
+		/* leave a task for each node still to come: 4 on 3 is 2+1+1 */
+		uint32_t most = want ? left - (want - p->n - 1) : left;
 
 		if (!candidate(n, job, total) ||
 		    cap_cores(n, total) / cpt < per)
 			continue;
 		p->node[p->n] = q->nodes[i];
-		p->tasks[p->n] = per < left ? per : left;
+		p->tasks[p->n] = per < most ? per : most;
 		left -= p->tasks[p->n++];
 	}
 	if (left == 0)
@@ -117,7 +121,7 @@ static void start_job(struct core *core, struct core_job *job, int64_t now,
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
 		node_alloc_cores(&core->nodes[a->node], a, job->desc.mem_mb);
 	}
-	job_list_remove(&core->pending, job);
+	core_pending_remove(core, job);
 	job_list_append(&core->running, job);
 	job->state = ROTA_JOB_RUNNING;
 	job->start_time = now;
@@ -135,13 +139,16 @@ unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
 	struct placement p;
-	size_t nblocked = 0;
+	size_t nblocked = 0, active = 0;
 	unsigned started = 0;
 	struct core_job *job, *next;
 
+	/* the pass ends once every queue with pending jobs has stopped */
+	for (size_t q = 0; q < core->nqueues; q++)
+		active += core->queue_pending[q] > 0;
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	placement_init(&p, core->nnodes);
-	for (job = core->pending.head; job && nblocked < core->nqueues;
+	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
 		next = job->next;
 		if (blocked[job->queue]) {
@@ -190,6 +197,10 @@ static int explain_infeasible(const struct core *core,
 		return rota_errorf(err, -EINVAL,
 				   "--nodes=%u: queue '%s' has %u such nodes",
 				   job->desc.nodes, q->name, matching);
+	if (job->desc.nodes > job->desc.ntasks)
+		return rota_errorf(err, -EINVAL,
+				   "--nodes=%u: more nodes than the %u tasks",
+				   job->desc.nodes, job->desc.ntasks);
 	if (job->desc.mem_mb > max_mem) {
 		rota_size_format_mb(max_mem, size, sizeof(size));
 		return rota_errorf(err, -EINVAL,
