@@ -340,7 +340,6 @@ int core_job_end(struct core *core, int64_t now, const char *node,
 		return rota_errorf(err, -ENOENT,
 				   "job %u: not running on node '%s'",
 				   end->job_id, node);
-	job->alloc[0].ended = true;
 	job->exit_code = end->exit_code;
 	job->term_signal = end->term_signal;
 	if (end->text)

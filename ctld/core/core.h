@@ -60,7 +60,6 @@ struct core_alloc {
 	uint32_t node;		/* index into the node table */
 	uint32_t ncores;
 	uint32_t *cores;	/* logical core indexes on that node */
-	bool ended;		/* the node has reported the end */
 };
 
 struct core_job {
@@ -81,7 +80,6 @@ struct core_job {
 	char *end_text;		/* how it ended, when noteworthy */
 	struct core_alloc *alloc;
 	uint32_t nalloc;
-	uint32_t nalloc_left;	/* nodes still to report the end */
 	bool cancel_sent;
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -148,8 +146,9 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 		    const char *reason);
 
 /*
- * A node reports a job's end.  -ENOENT if the job is unknown or does not
- * run on 'node'.  The job ends when all its nodes have reported.
+ * A node reports a job's end.  -ENOENT if the job is unknown or its batch
+ * script does not run on 'node'.  The script runs on the job's first node
+ * (as in Slurm), so that node's report ends the job and frees all its nodes.
  */
 int core_job_end(struct core *core, int64_t now, const char *node,
 		 const struct rota_msg_job_end *end, struct rota_error *err);

@@ -101,7 +101,10 @@ static bool job_reported(const struct rota_node_info *info, uint32_t id)
 	return false;
 }
 
-/* Jobs placed on node 'idx' that it does not report any more have died. */
+/*
+ * Jobs whose batch script ran on node 'idx' (their first node: the others
+ * only hold cores) that it does not report any more have died.
+ */
 static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 			   const struct rota_node_info *info)
 {
@@ -110,15 +113,14 @@ static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 	while (job) {
 		struct core_job *next = job->next;
 
-		for (uint32_t a = 0; a < job->nalloc; a++) {
-			if (job->alloc[a].node != idx || job->alloc[a].ended ||
-			    job_reported(info, job->id))
-				continue;
+		if (job->alloc[0].node == idx && !job_reported(info, job->id)) {
 			rota_warn("job %u: node '%s' registered without it, "
 				  "ending it as NODE_FAIL",
 				  job->id, core->nodes[idx].name);
+			job->end_text = rota_xasprintf(
+				"node %s restarted without it",
+				core->nodes[idx].name);
 			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
-			break;
 		}
 		job = next;
 	}
@@ -143,6 +145,7 @@ int core_node_register(struct core *core, int64_t now,
 		       const struct rota_node_info *info,
 		       struct rota_error *err)
 {
+	struct rota_error why;
 	uint32_t idx;
 	struct core_node *n;
 	int rc;
@@ -152,11 +155,13 @@ int core_node_register(struct core *core, int64_t now,
 				   "node '%s' is not declared in rota.conf",
 				   info->name);
 	n = &core->nodes[idx];
-	rc = check_size(n, info, err);
+	rc = check_size(n, info, &why);
 	if (rc < 0) {
+		/* its jobs cannot be trusted to be there either */
+		core_node_down(core, now, n->name, why.text);
+		snprintf(n->reason, sizeof(n->reason), "%s", why.text);
 		n->state = NODE_DOWN;
-		snprintf(n->reason, sizeof(n->reason), "%s", err->text);
-		return rc;
+		return rota_errorf(err, rc, "%s", why.text);
 	}
 	reconcile_jobs(core, now, idx, info);
 	if (n->cores_used == 0) {
@@ -201,11 +206,14 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 	for (job = core->running.head; job; job = next) {
 		next = job->next;
 		for (uint32_t a = 0; a < job->nalloc; a++) {
-			if (job->alloc[a].node == idx) {
-				core_job_finish(core, job, now,
-						ROTA_JOB_NODE_FAIL);
-				break;
-			}
+			if (job->alloc[a].node != idx)
+				continue;
+			free(job->end_text);
+			job->end_text = rota_xasprintf("node %s: %s",
+						       core->nodes[idx].name,
+						       reason);
+			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
+			break;
 		}
 	}
 }
