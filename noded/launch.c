@@ -11,9 +11,11 @@
  * close-on-exec pipe and the child exits 127; the parent reads the pipe to
  * EOF, which exec success causes at once, so the wait is short.
  *
- * After fork the child runs in a copy of a single-threaded daemon, so
- * getpwuid() and initgroups() are acceptable there, as in OpenSSH; the rest
- * sticks to system calls and snprintf into stack buffers.
+ * The user's supplementary groups are looked up in the parent
+ * (getgrouplist) and only set in the child (setgroups): a child that asked
+ * NSS itself would load its modules and dial systemd's userdb for every job,
+ * which was most of the cost of starting a short one.  The child sticks to
+ * system calls and snprintf into stack buffers.
  */
 #include "config.h"
 
@@ -162,18 +164,54 @@ static void child_reset_signals(void)
 }
 
 /* Child only, as root: become the user for good (uidswap.c). */
-static void child_become_user(const struct launch_spec *spec, int fd)
+/* Who the job runs as, resolved by the parent before fork. */
+struct identity {
+	gid_t *groups;
+	int ngroups;
+};
+
+/* Parent, as root: the user's groups.  -errno with 'err' on failure. */
+static int identity_resolve(const struct launch_spec *spec,
+			    struct identity *who, struct rota_error *err)
+{
+	struct passwd *pw = getpwuid(spec->uid);
+	int n = 64;
+
+	who->groups = NULL;
+	who->ngroups = 0;
+	if (!pw)
+		return rota_errorf(err, -ENOENT, "job %u: unknown uid %u",
+				   spec->job_id, (unsigned)spec->uid);
+	for (;;) {
+		int want = n;
+
+		who->groups = rota_xreallocarray(who->groups, (size_t)n,
+						 sizeof(gid_t));
+		if (getgrouplist(pw->pw_name, spec->gid, who->groups, &want) >=
+		    0) {
+			who->ngroups = want;
+			return 0;
+		}
+		if (want <= n || want > 65536) {
+			free(who->groups);
+			who->groups = NULL;
+			return rota_errorf(err, -EINVAL,
+					   "job %u: groups of '%s': cannot "
+					   "list them",
+					   spec->job_id, pw->pw_name);
+		}
+		n = want;
+	}
+}
+
+static void child_become_user(const struct launch_spec *spec,
+			      const struct identity *who, int fd)
 {
 	uint32_t id = spec->job_id;
-	struct passwd *pw;
 
-	pw = getpwuid(spec->uid);
-	if (!pw)
-		child_fail(fd, ENOENT, "job %u: unknown uid %u", id,
-			   (unsigned)spec->uid);
-	if (initgroups(pw->pw_name, spec->gid) < 0)
-		child_fail(fd, errno, "job %u: initgroups '%s': %s",
-			   id, pw->pw_name, strerror(errno));
+	if (setgroups((size_t)who->ngroups, who->groups) < 0)
+		child_fail(fd, errno, "job %u: setgroups: %s", id,
+			   strerror(errno));
 	if (setresgid(spec->gid, spec->gid, spec->gid) < 0)
 		child_fail(fd, errno, "job %u: setresgid %u: %s", id,
 			   (unsigned)spec->gid, strerror(errno));
@@ -235,7 +273,8 @@ static void child_exec(const struct launch_spec *spec, const char *path,
 }
 
 __attribute__((noreturn)) static void
-child_run(const struct launch_spec *spec, const char *path, int fd)
+child_run(const struct launch_spec *spec, const struct identity *who,
+	  const char *path, int fd)
 {
 	struct rota_error e = { "" };
 	int rc;
@@ -248,7 +287,7 @@ child_run(const struct launch_spec *spec, const char *path, int fd)
 		child_fail(fd, errno, "job %u: setsid: %s", spec->job_id,
 			   strerror(errno));
 	if (geteuid() == 0)
-		child_become_user(spec, fd);
+		child_become_user(spec, who, fd);
 	child_stdio(spec, fd);
 	if (chdir(spec->workdir) < 0)
 		child_fail(fd, errno, "job %u: chdir '%s': %s",
@@ -331,6 +370,7 @@ int launch_start(const struct launch_spec *spec, pid_t *pid,
 		 struct rota_error *err)
 {
 	char msg[LAUNCH_MSG_MAX];
+	struct identity who = { 0 };
 	char *path;
 	int fds[2];
 	pid_t child;
@@ -339,6 +379,8 @@ int launch_start(const struct launch_spec *spec, pid_t *pid,
 	*pid = 0;
 	rota_error_clear(err);
 	rc = check_spec(spec, err);
+	if (rc == 0 && geteuid() == 0)
+		rc = identity_resolve(spec, &who, err);
 	if (rc < 0)
 		return rc;
 	path = script_path(spec->spool_dir, spec->job_id);
@@ -360,7 +402,7 @@ int launch_start(const struct launch_spec *spec, pid_t *pid,
 	}
 	if (child == 0) {
 		close(fds[0]);
-		child_run(spec, path, fds[1]);
+		child_run(spec, &who, path, fds[1]);
 	}
 	close(fds[1]);
 	if (read_report(fds[0], msg, sizeof(msg)) > 0) {
@@ -372,12 +414,14 @@ int launch_start(const struct launch_spec *spec, pid_t *pid,
 	close(fds[0]);
 	*pid = child;
 	free(path);
+	free(who.groups);
 	return 0;
 
 out_unlink:
 	unlink(path);
 out_free:
 	free(path);
+	free(who.groups);
 	return rc;
 }
 
