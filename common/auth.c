@@ -1,22 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * Munge credentials bound to one message (see auth.h).  The only place that
+ * Munge-opened sessions and their HMACs (see auth.h): the only place that
  * says who a peer is.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <munge.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/xalloc.h"
 
+/* A credential's payload: the message digest, then the session key. */
+#define PAYLOAD_LEN (ROTA_SHA256_LEN + ROTA_AUTH_KEY_LEN)
+
 struct rota_auth {
 	munge_ctx_t ctx;
+	uid_t restricted; /* uid restriction set on ctx, or -1 */
 };
 
 struct rota_auth *rota_auth_create(const char *socket)
@@ -30,6 +37,7 @@ struct rota_auth *rota_auth_create(const char *socket)
 		rota_fatal("out of memory creating a munge context");
 	if (socket && *socket)
 		munge_ctx_set(auth->ctx, MUNGE_OPT_SOCKET, socket);
+	auth->restricted = (uid_t)-1;
 	return auth;
 }
 
@@ -53,15 +61,53 @@ static void digest(uint16_t type, const void *body, size_t len,
 	rota_sha256_final(&s, out);
 }
 
-int rota_auth_sign(struct rota_auth *auth, uint16_t type, const void *body,
-		   size_t len, char **cred, struct rota_error *err)
+/* HMAC-SHA256 (RFC 2104) of (seq, type, body) under a 32-byte key. */
+static void hmac(const uint8_t key[ROTA_AUTH_KEY_LEN], uint64_t seq,
+		 uint16_t type, const void *body, size_t len,
+		 uint8_t out[ROTA_SHA256_LEN])
 {
-	uint8_t d[ROTA_SHA256_LEN];
+	uint8_t pad[64], head[10], inner[ROTA_SHA256_LEN];
+	struct rota_sha256 s;
+
+	for (int i = 0; i < 8; i++)
+		head[i] = (uint8_t)(seq >> (56 - 8 * i));
+	head[8] = (uint8_t)(type >> 8);
+	head[9] = (uint8_t)type;
+	memset(pad, 0x36, sizeof(pad));
+	for (int i = 0; i < ROTA_AUTH_KEY_LEN; i++)
+		pad[i] ^= key[i];
+	rota_sha256_init(&s);
+	rota_sha256_update(&s, pad, sizeof(pad));
+	rota_sha256_update(&s, head, sizeof(head));
+	rota_sha256_update(&s, body, len);
+	rota_sha256_final(&s, inner);
+	memset(pad, 0x5c, sizeof(pad));
+	for (int i = 0; i < ROTA_AUTH_KEY_LEN; i++)
+		pad[i] ^= key[i];
+	rota_sha256_init(&s);
+	rota_sha256_update(&s, pad, sizeof(pad));
+	rota_sha256_update(&s, inner, sizeof(inner));
+	rota_sha256_final(&s, out);
+}
+
+int rota_auth_open(struct rota_auth *auth, uid_t peer_uid, uint16_t type,
+		   const void *body, size_t len, struct rota_session *s,
+		   char **cred, struct rota_error *err)
+{
+	uint8_t payload[PAYLOAD_LEN];
 	munge_err_t e;
 
 	*cred = NULL;
-	digest(type, body, len, d);
-	e = munge_encode(cred, auth->ctx, d, sizeof(d));
+	*s = (struct rota_session){ .open = true };
+	if (getrandom(s->key, sizeof(s->key), 0) != (ssize_t)sizeof(s->key))
+		rota_fatal("getrandom: no randomness for a session key");
+	digest(type, body, len, payload);
+	memcpy(payload + ROTA_SHA256_LEN, s->key, ROTA_AUTH_KEY_LEN);
+	if (auth->restricted != peer_uid) {
+		munge_ctx_set(auth->ctx, MUNGE_OPT_UID_RESTRICTION, peer_uid);
+		auth->restricted = peer_uid;
+	}
+	e = munge_encode(cred, auth->ctx, payload, sizeof(payload));
 	if (e != EMUNGE_SUCCESS) {
 		free(*cred);
 		*cred = NULL;
@@ -71,8 +117,8 @@ int rota_auth_sign(struct rota_auth *auth, uint16_t type, const void *body,
 	return 0;
 }
 
-static int verify_error(struct rota_auth *auth, munge_err_t e,
-			struct rota_error *err)
+static int munge_error(struct rota_auth *auth, munge_err_t e,
+		       struct rota_error *err)
 {
 	switch (e) {
 	case EMUNGE_SOCKET:
@@ -88,50 +134,129 @@ static int verify_error(struct rota_auth *auth, munge_err_t e,
 	case EMUNGE_CRED_REWOUND:
 		return rota_errorf(err, -EACCES,
 				   "munge credential from the future");
+	case EMUNGE_CRED_UNAUTHORIZED:
+		return rota_errorf(err, -EACCES,
+				   "munge credential meant for another uid");
 	default:
 		return rota_errorf(err, -EACCES, "munge credential invalid: %s",
 				   munge_strerror(e));
 	}
 }
 
-int rota_auth_verify(struct rota_auth *auth, uint16_t type, const void *body,
-		     size_t len, const char *cred, size_t cred_len, uid_t *uid,
-		     gid_t *gid, struct rota_error *err)
+static int check_munge(struct rota_auth *auth, struct rota_session *s,
+		       uint16_t type, const void *body, size_t len,
+		       const char *cred, size_t cred_len,
+		       struct rota_error *err)
 {
 	uint8_t d[ROTA_SHA256_LEN];
 	void *payload = NULL;
-	char *text;
+	char *text = rota_xstrndup(cred, cred_len);
 	munge_err_t e;
 	int plen = 0;
+	uid_t uid;
+	gid_t gid;
 	int ok;
 
-	*uid = (uid_t)-1;
-	*gid = (gid_t)-1;
-	if (cred_len == 0)
-		return rota_errorf(err, -EACCES, "no munge credential");
-	/* munge wants a NUL-terminated string; the frame gives a length. */
-	text = rota_xstrndup(cred, cred_len);
 	if (strlen(text) != cred_len) {
 		free(text);
 		return rota_errorf(err, -EACCES, "munge credential invalid");
 	}
-	e = munge_decode(text, auth->ctx, &payload, &plen, uid, gid);
+	e = munge_decode(text, auth->ctx, &payload, &plen, &uid, &gid);
 	free(text);
 	if (e != EMUNGE_SUCCESS) {
 		/* munge hands back the payload even for a replayed one */
 		free(payload);
-		*uid = (uid_t)-1;
-		*gid = (gid_t)-1;
-		return verify_error(auth, e, err);
+		return munge_error(auth, e, err);
 	}
 	digest(type, body, len, d);
-	ok = plen == (int)sizeof(d) && memcmp(payload, d, sizeof(d)) == 0;
+	ok = plen == PAYLOAD_LEN && memcmp(payload, d, sizeof(d)) == 0;
+	if (ok) {
+		*s = (struct rota_session){ .open = true, .uid = uid,
+					    .gid = gid };
+		memcpy(s->key, (uint8_t *)payload + ROTA_SHA256_LEN,
+		       ROTA_AUTH_KEY_LEN);
+	}
 	free(payload);
-	if (!ok) {
-		*uid = (uid_t)-1;
-		*gid = (gid_t)-1;
+	if (!ok)
 		return rota_errorf(err, -EACCES,
 				   "munge credential does not match the message");
-	}
 	return 0;
+}
+
+static void hex(const uint8_t *d, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void rota_auth_mac(struct rota_session *s, uint16_t type, const void *body,
+		   size_t len, char out[ROTA_AUTH_MAC_TEXT])
+{
+	uint8_t mac[ROTA_SHA256_LEN];
+
+	hmac(s->key, s->seq_out++, type, body, len, mac);
+	memcpy(out, "HMAC:", 5);
+	hex(mac, sizeof(mac), out + 5);
+}
+
+static int check_mac(struct rota_session *s, uint16_t type, const void *body,
+		     size_t len, const char *cred, size_t cred_len,
+		     struct rota_error *err)
+{
+	uint8_t mac[ROTA_SHA256_LEN];
+	char want[ROTA_AUTH_MAC_TEXT];
+	unsigned diff = 0;
+
+	if (!s->open)
+		return rota_errorf(err, -EACCES,
+				   "no session: send a munge credential first");
+	hmac(s->key, s->seq_in, type, body, len, mac);
+	memcpy(want, "HMAC:", 5);
+	hex(mac, sizeof(mac), want + 5);
+	if (cred_len != strlen(want))
+		return rota_errorf(err, -EACCES, "session MAC malformed");
+	for (size_t i = 0; i < cred_len; i++)
+		diff |= (unsigned)(cred[i] ^ want[i]); /* constant time */
+	if (diff)
+		return rota_errorf(err, -EACCES,
+				   "session MAC does not match the message");
+	s->seq_in++;
+	return 0;
+}
+
+int rota_auth_check(struct rota_auth *auth, struct rota_session *s,
+		    uint16_t type, const void *body, size_t len,
+		    const char *cred, size_t cred_len, struct rota_error *err)
+{
+	if (cred_len == 0)
+		return rota_errorf(err, -EACCES, "no munge credential");
+	if (cred_len > 6 && memcmp(cred, "MUNGE:", 6) == 0)
+		return check_munge(auth, s, type, body, len, cred, cred_len,
+				   err);
+	if (cred_len > 5 && memcmp(cred, "HMAC:", 5) == 0)
+		return check_mac(s, type, body, len, cred, cred_len, err);
+	return rota_errorf(err, -EACCES, "credential of an unknown kind");
+}
+
+int rota_auth_uid(const char *user, uid_t *uid)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end;
+	unsigned long v;
+
+	if (pw) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	v = strtoul(user, &end, 10);
+	if (*user && !*end && v < (uid_t)-1) {
+		*uid = (uid_t)v;
+		return 0;
+	}
+	return -ENOENT;
 }

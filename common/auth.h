@@ -2,6 +2,7 @@
 #ifndef ROTA_COMMON_AUTH_H
 #define ROTA_COMMON_AUTH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -9,34 +10,73 @@
 #include "common/error.h"
 
 /*
- * Munge authentication.  A credential's payload is the SHA-256 of the
- * message type and body, so it binds the sender's uid/gid to exactly that
- * message; identity comes from here only, never from a body.  Munge itself
- * refuses expired and replayed credentials (each one decodes once).
+ * Who sent a message, and that it is the message they sent.
+ *
+ * A request opens a session: its munge credential ("MUNGE:...") carries the
+ * SHA-256 of the message type and body, binding the sender's uid/gid to
+ * exactly that message, and a fresh random session key.  The credential
+ * may be decoded only by the controller's uid (munge's uid restriction), so
+ * only the real controller learns the key.  Munge refuses expired and
+ * replayed credentials.  Identity comes from here only, never from a body.
+ *
+ * Every later frame of the session, in either direction, carries
+ * "HMAC:<hex>": HMAC-SHA256 under the session key of the direction, a
+ * sequence number and the message, so it can be neither forged, replayed
+ * nor reordered.  A reply is the first frame back; a node daemon's link is
+ * a session that lasts as long as the connection.  One munge round trip per
+ * session instead of one per message on each side: that is most of what a
+ * short job used to cost.
  *
  * The munged socket is the library default, or $ROTA_MUNGE_SOCKET when set
  * (tests run a private munged).
  */
 struct rota_auth;
 
+#define ROTA_AUTH_KEY_LEN 32
+
+/* One session: its key and both directions' next sequence numbers. */
+struct rota_session {
+	uint8_t key[ROTA_AUTH_KEY_LEN];
+	bool open;
+	uint64_t seq_out;
+	uint64_t seq_in;
+	uid_t uid;	/* who opened it (from munge) */
+	gid_t gid;
+};
+
 /* Caller frees with rota_auth_destroy(); 'socket' NULL: see above. */
 struct rota_auth *rota_auth_create(const char *socket);
 void rota_auth_destroy(struct rota_auth *auth);
 
 /*
- * Make a credential for (type, body); caller frees '*cred' with free().
- * -ECONNREFUSED with 'err' naming munged's complaint when it cannot.
+ * Open a session with a request to a peer running as 'peer_uid' (the
+ * controller's): a credential for (type, body) carrying a new key, which
+ * only that uid can decode.  '*cred' is freed by the caller with free();
+ * 's' is reset and holds the key.  -ECONNREFUSED with munged's complaint.
  */
-int rota_auth_sign(struct rota_auth *auth, uint16_t type, const void *body,
-		   size_t len, char **cred, struct rota_error *err);
+int rota_auth_open(struct rota_auth *auth, uid_t peer_uid, uint16_t type,
+		   const void *body, size_t len, struct rota_session *s,
+		   char **cred, struct rota_error *err);
 
 /*
- * Check 'cred' against (type, body) and give the sender's uid and gid.
- * -EACCES with 'err' saying why (missing, invalid, expired, replayed, not
- * matching this message); -ECONNREFUSED when munged cannot be reached.
+ * Authenticate a received frame.  A munge credential opens (or reopens) the
+ * session 's' and gives the sender's uid/gid; an HMAC must match the open
+ * session's key and next sequence number.  -EACCES with 'err' saying why
+ * (missing, invalid, expired, replayed, not matching the message, no
+ * session); -ECONNREFUSED when munged cannot be reached.  On failure 's' is
+ * left as it was.
  */
-int rota_auth_verify(struct rota_auth *auth, uint16_t type, const void *body,
-		     size_t len, const char *cred, size_t cred_len, uid_t *uid,
-		     gid_t *gid, struct rota_error *err);
+int rota_auth_check(struct rota_auth *auth, struct rota_session *s,
+		    uint16_t type, const void *body, size_t len,
+		    const char *cred, size_t cred_len, struct rota_error *err);
+
+#define ROTA_AUTH_MAC_TEXT 70 /* "HMAC:" + 64 hex digits + NUL */
+
+/* The credential text of the session's next outgoing frame. */
+void rota_auth_mac(struct rota_session *s, uint16_t type, const void *body,
+		   size_t len, char out[ROTA_AUTH_MAC_TEXT]);
+
+/* The uid of a user name, or of a number; -ENOENT if unknown. */
+int rota_auth_uid(const char *user, uid_t *uid);
 
 #endif

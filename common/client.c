@@ -19,11 +19,14 @@
 
 struct rota_client {
 	int fd;
+	uid_t ctld_uid;
 	struct rota_auth *auth;
+	struct rota_session sess;
 };
 
-int rota_client_connect(const char *addr, unsigned port, int timeout_ms,
-			struct rota_client **out, struct rota_error *err)
+int rota_client_connect(const char *addr, unsigned port, uid_t ctld_uid,
+			int timeout_ms, struct rota_client **out,
+			struct rota_error *err)
 {
 	struct timeval tv = { .tv_sec = timeout_ms / 1000,
 			      .tv_usec = (timeout_ms % 1000) * 1000 };
@@ -38,6 +41,7 @@ int rota_client_connect(const char *addr, unsigned port, int timeout_ms,
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	c = rota_xcalloc(1, sizeof(*c));
 	c->fd = fd;
+	c->ctld_uid = ctld_uid;
 	c->auth = rota_auth_create(NULL);
 	*out = c;
 	return 0;
@@ -100,7 +104,8 @@ static int send_frame(struct rota_client *c, uint16_t type, const char *body,
 	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
 	char *cred;
 	size_t clen;
-	int rc = rota_auth_sign(c->auth, type, body, len, &cred, err);
+	int rc = rota_auth_open(c->auth, c->ctld_uid, type, body, len,
+				&c->sess, &cred, err);
 
 	if (rc < 0)
 		return rc;
@@ -124,8 +129,6 @@ static int recv_frame(struct rota_client *c, struct rota_reply *reply,
 	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
 	struct rota_frame_header h;
 	char *buf;
-	uid_t uid;
-	gid_t gid;
 	int rc = read_all(c->fd, hdr, sizeof(hdr));
 
 	if (rc < 0)
@@ -141,11 +144,19 @@ static int recv_frame(struct rota_client *c, struct rota_reply *reply,
 		return rota_errorf(err, rc, "reply cut short: %s",
 				   strerror(-rc));
 	}
-	rc = rota_auth_verify(c->auth, h.type, buf + h.cred_len, h.body_len,
-			      buf, h.cred_len, &uid, &gid, err);
-	if (rc < 0) {
-		free(buf);
-		return rc;
+	if (h.cred_len == 0 && h.type == ROTA_MSG_ERROR) {
+		/* our credential was refused, so the reply cannot be sealed */
+		reply->unsealed = true;
+	} else {
+		rc = rota_auth_check(c->auth, &c->sess, h.type,
+				     buf + h.cred_len, h.body_len, buf,
+				     h.cred_len, err);
+		if (rc < 0) {
+			free(buf);
+			return rota_errorf(err, rc,
+					   "reply is not the controller's: %s",
+					   err->text);
+		}
 	}
 	memmove(buf, buf + h.cred_len, h.body_len);
 	buf[h.body_len] = '\0';
@@ -169,10 +180,14 @@ int rota_client_call(struct rota_client *c, uint16_t type, const char *body,
 	if (rc < 0 || reply->type != ROTA_MSG_ERROR)
 		return rc;
 	rc = rota_msg_error_decode(reply->body, reply->len, &e, err);
-	rota_reply_clear(reply);
-	if (rc < 0)
+	if (rc < 0) {
+		rota_reply_clear(reply);
 		return rc;
-	rc = rota_errorf(err, e.code, "%s", e.text);
+	}
+	rc = rota_errorf(err, e.code, "%s%s", e.text,
+			 reply->unsealed ? " (said by an unauthenticated peer)"
+					 : "");
 	rota_msg_error_clear(&e);
+	rota_reply_clear(reply);
 	return rc;
 }

@@ -436,6 +436,7 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("ClusterName", set_name, cluster_name, 0, 0, "rota"),
 	GLOBAL("CtldAddr", set_string, ctld_addr, 0, 0, "127.0.0.1"),
 	GLOBAL("CtldPort", set_uint, ctld_port, 0, 65535, "6817"),
+	GLOBAL("CtldUser", set_name, ctld_user, 0, 0, "root"),
 	GLOBAL("NodedPort", set_uint, noded_port, 0, 65535, "0"),
 	GLOBAL("StateDir", set_path, state_dir, 0, 0, "/var/spool/rota/ctld"),
 	GLOBAL("SpoolDir", set_path, spool_dir, 0, 0, "/var/spool/rota/noded"),

@@ -48,6 +48,7 @@ struct rota_conf {
 	char *path;		/* the top file as given */
 	char *cluster_name;	/* ClusterName, default "rota" */
 	char *ctld_addr;	/* CtldAddr, default "127.0.0.1" */
+	char *ctld_user;	/* CtldUser: the controller's user, "root" */
 	unsigned ctld_port;	/* CtldPort, default 6817, 0 = any (tests) */
 	unsigned noded_port;	/* NodedPort, default 0 (any) */
 	char *state_dir;	/* StateDir, default /var/spool/rota/ctld */

@@ -13,7 +13,7 @@
  * than 25).  init allocates, final releases: every init needs a final.
  */
 struct rota_sha256 {
-	void *ctx; /* EVP_MD_CTX */
+	void *ctx; /* SHA256_CTX */
 };
 
 void rota_sha256_init(struct rota_sha256 *s);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/auth.h"
 #include "common/frame.h"
 
 /*
@@ -49,7 +50,8 @@ struct peer {
 	struct ctld *ctld;
 	struct rota_conn *conn;
 	int node;	/* index of the node this link belongs to, or -1 */
-	uid_t uid;	/* of the last authenticated frame */
+	struct rota_session sess; /* opened by the peer's munge credential */
+	uid_t uid;	/* who: from the session */
 	gid_t gid;
 };
 

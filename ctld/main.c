@@ -121,8 +121,18 @@ static int write_addr_file(const char *path, const char *addr, unsigned port)
 static int setup(struct ctld *ctld, const struct options *o)
 {
 	unsigned port = 0;
+	uid_t want;
 	int rc;
 
+	/* requests are sealed for CtldUser's eyes: we must be that user */
+	if (rota_auth_uid(ctld->conf->ctld_user, &want) < 0 ||
+	    want != getuid()) {
+		rota_err("CtldUser '%s' is not the user rota-ctld runs as "
+			 "(uid %u): set CtldUser in %s",
+			 ctld->conf->ctld_user, (unsigned)getuid(),
+			 ctld->conf->path);
+		return -EPERM;
+	}
 	ctld->loop = rota_evloop_create();
 	ctld->core = core_create(ctld->conf);
 	ctld->auth = rota_auth_create(NULL);

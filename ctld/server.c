@@ -62,17 +62,15 @@ bool ctld_is_operator(struct ctld *ctld, uid_t uid)
 
 void peer_send(struct peer *p, uint16_t type, const char *body, size_t len)
 {
-	struct rota_error err;
-	char *cred;
+	char mac[ROTA_AUTH_MAC_TEXT];
 
-	if (rota_auth_sign(p->ctld->auth, type, body, len, &cred, &err) < 0) {
-		rota_err("cannot sign a %s to %s: %s", rota_msg_type_name(type),
-			 rota_conn_peer(p->conn), err.text);
-		rota_conn_close(p->conn);
+	/* a peer whose credential was refused gets its error unauthenticated */
+	if (!p->sess.open) {
+		rota_conn_send(p->conn, type, NULL, 0, body, len);
 		return;
 	}
-	rota_conn_send(p->conn, type, cred, strlen(cred), body, len);
-	free(cred);
+	rota_auth_mac(&p->sess, type, body, len, mac);
+	rota_conn_send(p->conn, type, mac, strlen(mac), body, len);
 }
 
 void peer_send_error(struct peer *p, int code, const char *text)
@@ -115,15 +113,16 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 		refuse(p, -EPROTO, "unknown message type");
 		return;
 	}
-	if (rota_auth_verify(ctld->auth, f->type, f->body, f->body_len,
-			     f->cred, f->cred_len, &p->uid, &p->gid,
-			     &err) < 0) {
+	if (rota_auth_check(ctld->auth, &p->sess, f->type, f->body,
+			    f->body_len, f->cred, f->cred_len, &err) < 0) {
 		ctld->stats.auth_refused++;
 		rota_warn("%s: %s refused: %s", rota_conn_peer(c),
 			  rota_msg_type_name(f->type), err.text);
 		refuse(p, -EACCES, err.text);
 		return;
 	}
+	p->uid = p->sess.uid;
+	p->gid = p->sess.gid;
 	if (e->role == ROLE_NODE && p->uid != 0 && p->uid != ctld->self_uid) {
 		ctld->stats.denied++;
 		rota_warn("%s: %s from uid %u refused: not a node daemon",

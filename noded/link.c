@@ -3,9 +3,13 @@
  * The node daemon's one connection to the controller, opened from the
  * node's own address (several daemons share a test host on 127.0.0.x).
  * It registers, heartbeats, carries job ends up and orders down, and is
- * re-opened with a growing back-off when lost.  Orders are taken only from
- * root or this daemon's own uid: the controller's identity in a munge
- * credential, never an address.
+ * re-opened with a growing back-off when lost.
+ *
+ * Each connection is one session (auth.h): the registration's munge
+ * credential carries a fresh key that only CtldUser can decode, and every
+ * frame after it, both ways, carries an HMAC under that key.  So orders
+ * are taken only from the controller's uid, proved by munge, never by an
+ * address.
  */
 #include "config.h"
 
@@ -28,20 +32,16 @@
 #define BACKOFF_MIN_MS 200
 #define BACKOFF_MAX_MS 10000
 
+static void schedule_reconnect(struct noded *nd);
+
 void link_send(struct noded *nd, uint16_t type, const char *body, size_t len)
 {
-	struct rota_error err;
-	char *cred;
+	char mac[ROTA_AUTH_MAC_TEXT];
 
-	if (!nd->link)
+	if (!nd->link || !nd->sess.open)
 		return;
-	if (rota_auth_sign(nd->auth, type, body, len, &cred, &err) < 0) {
-		rota_err("cannot sign a %s: %s", rota_msg_type_name(type),
-			 err.text);
-		return;
-	}
-	rota_conn_send(nd->link, type, cred, strlen(cred), body, len);
-	free(cred);
+	rota_auth_mac(&nd->sess, type, body, len, mac);
+	rota_conn_send(nd->link, type, mac, strlen(mac), body, len);
 }
 
 static void send_register(struct noded *nd)
@@ -55,6 +55,8 @@ static void send_register(struct noded *nd)
 		.pus = t->pus,
 		.memory_mb = t->memory_mb,
 	};
+	struct rota_error err;
+	char *cred = NULL;
 	size_t n = 0, len;
 	char *body;
 
@@ -64,7 +66,17 @@ static void send_register(struct noded *nd)
 	for (struct njob *j = nd->jobs; j; j = j->next)
 		info.jobs[info.njobs++] = j->id;
 	body = rota_msg_node_encode(&info, &len);
-	link_send(nd, ROTA_MSG_NODE_REGISTER, body, len);
+	if (rota_auth_open(nd->auth, nd->ctld_uid, ROTA_MSG_NODE_REGISTER,
+			   body, len, &nd->sess, &cred, &err) < 0) {
+		rota_err("cannot register: %s", err.text);
+		rota_conn_close(nd->link);
+		nd->link = NULL;
+		schedule_reconnect(nd);
+	} else {
+		rota_conn_send(nd->link, ROTA_MSG_NODE_REGISTER, cred,
+			       strlen(cred), body, len);
+	}
+	free(cred);
 	free(body);
 	free(info.jobs);
 }
@@ -132,24 +144,23 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 {
 	struct noded *nd = arg;
 	struct rota_error err;
-	uid_t uid;
-	gid_t gid;
 
-	if (rota_auth_verify(nd->auth, f->type, f->body, f->body_len, f->cred,
-			     f->cred_len, &uid, &gid, &err) < 0) {
+	/* only the session's MACs: a munge credential here would reset it */
+	if (f->cred_len < 5 || memcmp(f->cred, "HMAC:", 5) != 0 ||
+	    rota_auth_check(nd->auth, &nd->sess, f->type, f->body,
+			    f->body_len, f->cred, f->cred_len, &err) < 0) {
 		rota_warn("%s from the controller refused: %s",
-			  rota_msg_type_name(f->type), err.text);
-		return;
-	}
-	if (uid != 0 && uid != nd->self_uid) {
-		rota_warn("%s from uid %u refused: not the controller's uid",
-			  rota_msg_type_name(f->type), (unsigned)uid);
+			  rota_msg_type_name(f->type),
+			  f->cred_len ? err.text : "not authenticated");
+		rota_conn_close(c);
+		nd->link = NULL;
+		nd->sess.open = false;
+		nd->registered = false;
+		schedule_reconnect(nd);
 		return;
 	}
 	handle_order(nd, f);
 }
-
-static void schedule_reconnect(struct noded *nd);
 
 static void close_cb(struct rota_conn *c, int code, const char *why,
 		     void *arg)
@@ -158,6 +169,7 @@ static void close_cb(struct rota_conn *c, int code, const char *why,
 
 	rota_warn("link to the controller lost: %s", why);
 	nd->link = NULL;
+	nd->sess.open = false;
 	nd->registered = false;
 	schedule_reconnect(nd);
 }

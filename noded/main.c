@@ -158,6 +158,15 @@ static int find_ctld(struct noded *nd, const struct options *o)
 	return 0;
 }
 
+static int find_ctld_user(struct noded *nd)
+{
+	if (rota_auth_uid(nd->conf->ctld_user, &nd->ctld_uid) == 0)
+		return 0;
+	fprintf(stderr, "rota-noded: CtldUser '%s': no such user\n",
+		nd->conf->ctld_user);
+	return -ENOENT;
+}
+
 static void print_summary(const struct noded *nd)
 {
 	const struct topology_summary *t = topology_summary(nd->topo);
@@ -212,7 +221,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rota-noded: %s\n", err.text);
 		return 1;
 	}
-	if (identify(&nd, &o) < 0 || find_ctld(&nd, &o) < 0) {
+	if (identify(&nd, &o) < 0 || find_ctld(&nd, &o) < 0 ||
+	    find_ctld_user(&nd) < 0) {
 		noded_fini(&nd);
 		return 1;
 	}
@@ -233,7 +243,6 @@ int main(int argc, char **argv)
 	}
 	nd.loop = rota_evloop_create();
 	nd.auth = rota_auth_create(NULL);
-	nd.self_uid = getuid();
 	signal(SIGPIPE, SIG_IGN);
 	rota_evloop_add_signal(nd.loop, SIGCHLD, sigchld_cb, &nd);
 	rota_evloop_add_signal(nd.loop, SIGTERM, stop_cb, NULL);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/auth.h"
 #include "common/msg.h"
 
 /* The node daemon's context, one per process, passed everywhere. */
@@ -39,8 +40,9 @@ struct noded {
 	char *addr;		/* the source address of the link */
 	char *ctld_host;
 	unsigned ctld_port;
-	uid_t self_uid;
 	struct rota_conn *link;
+	struct rota_session sess;	/* of the current link */
+	uid_t ctld_uid;			/* CtldUser's */
 	bool registered;
 	struct rota_timer *heartbeat;
 	struct rota_timer *reconnect;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/auth.h"
 #include "common/conf.h"
 #include "common/msg.h"
 #include "common/proto.h"
@@ -31,27 +32,45 @@ int cmd_print_help(const struct cmd *c)
 	return 0;
 }
 
-static int find_ctld(const char *name, char *host, size_t hostlen,
-		     unsigned *port)
+struct ctld_where {
+	char host[256];
+	unsigned port;
+	uid_t uid;
+};
+
+/*
+ * Where the controller is and whom it runs as: rota.conf, with ADDR:PORT
+ * from $ROTA_CTLD winning.  Without a readable rota.conf, $ROTA_CTLD alone
+ * will do, and the controller is taken to run as root.
+ */
+static int find_ctld(const char *name, struct ctld_where *w)
 {
 	const char *env = getenv("ROTA_CTLD");
-	struct rota_conf *conf;
+	struct rota_conf *conf = NULL;
 	struct rota_error err;
+	int rc = rota_conf_load(rota_conf_default_path(), &conf, &err);
 
-	if (env && *env) {
-		if (rota_net_split(env, host, hostlen, port) == 0)
-			return 0;
-		cmd_error(name, "ROTA_CTLD '%s': expected ADDR:PORT", env);
-		return -EINVAL;
-	}
-	if (rota_conf_load(rota_conf_default_path(), &conf, &err) < 0) {
+	w->uid = 0;
+	if (rc < 0 && !(env && *env)) {
 		cmd_error(name, "%s", err.text);
 		return -EINVAL;
 	}
-	snprintf(host, hostlen, "%s", conf->ctld_addr);
-	*port = conf->ctld_port;
+	if (conf && rota_auth_uid(conf->ctld_user, &w->uid) < 0) {
+		cmd_error(name, "CtldUser '%s': no such user", conf->ctld_user);
+		rota_conf_destroy(conf);
+		return -EINVAL;
+	}
+	if (env && *env) {
+		rc = rota_net_split(env, w->host, sizeof(w->host), &w->port);
+		if (rc < 0)
+			cmd_error(name, "ROTA_CTLD '%s': expected ADDR:PORT",
+				  env);
+	} else {
+		snprintf(w->host, sizeof(w->host), "%s", conf->ctld_addr);
+		w->port = conf->ctld_port;
+	}
 	rota_conf_destroy(conf);
-	return 0;
+	return rc < 0 ? -EINVAL : 0;
 }
 
 int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
@@ -59,15 +78,14 @@ int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
 {
 	struct rota_client *c;
 	struct rota_error err;
-	char host[256];
-	unsigned port;
+	struct ctld_where w;
 	int rc;
 
 	*reply = (struct rota_reply){ 0 };
-	rc = find_ctld(name, host, sizeof(host), &port);
+	rc = find_ctld(name, &w);
 	if (rc < 0)
 		return rc;
-	rc = rota_client_connect(host, port, 30000, &c, &err);
+	rc = rota_client_connect(w.host, w.port, w.uid, 30000, &c, &err);
 	if (rc == 0) {
 		rc = rota_client_call(c, type, body, len, reply, &err);
 		rota_client_destroy(c);

@@ -5,7 +5,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 21
+plan 24
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up"
@@ -22,6 +22,15 @@ is "$($RAWSEND "$ROTA_CTLD" badtype)" "ERROR: unknown message type" \
 is "$($RAWSEND "$ROTA_CTLD" garbage)" CLOSED "garbage gets the connection closed"
 is "$($RAWSEND "$ROTA_CTLD" cut)" CLOSED "a client may hang up mid-frame"
 is "$($RAWSEND "$ROTA_CTLD" huge)" CLOSED "a frame over the size limit is cut off"
+is "$($RAWSEND "$ROTA_CTLD" nosession)" \
+	"ERROR: no session: send a munge credential first" \
+	"a MAC on a connection with no session is refused"
+like "$($RAWSEND "$ROTA_CTLD" badmac)" \
+	"OK.ERROR: session MAC does not match the message" \
+	"a frame with a wrong session MAC is refused"
+is "$($RAWSEND "$ROTA_CTLD" otheruid)" \
+	"ERROR: munge credential meant for another uid" \
+	"a credential sealed for another uid cannot be opened"
 is "$($RAWSEND "$ROTA_CTLD" ping)" OK "and the controller still answers"
 kill -0 "$(cat "$CL/ctld.pid")"
 ok $? "the controller is still running"

@@ -13,6 +13,9 @@
  *     cut      half a frame, then hang up
  *     huge     a header announcing a 1 GiB body
  *     ping     a proper PING
+ *     nosession  an HMAC on a connection that opened no session
+ *     badmac   a proper PING, then a second one with a wrong HMAC
+ *     otheruid a credential only uid 4242 may open
  */
 #include "config.h"
 
@@ -93,19 +96,31 @@ static void print_reply(int fd)
 	free(buf);
 }
 
-static char *sign(uint16_t type, const char *body)
+/* A credential opening a session with a controller running as 'uid'. */
+static char *sign_for(uid_t uid, uint16_t type, const char *body)
 {
 	struct rota_auth *auth = rota_auth_create(NULL);
+	struct rota_session sess;
 	struct rota_error err;
 	char *cred;
 
-	if (rota_auth_sign(auth, type, body, strlen(body), &cred, &err) < 0) {
+	if (rota_auth_open(auth, uid, type, body, strlen(body), &sess, &cred,
+			   &err) < 0) {
 		fprintf(stderr, "rawsend: %s\n", err.text);
 		exit(1);
 	}
 	rota_auth_destroy(auth);
 	return cred;
 }
+
+static char *sign(uint16_t type, const char *body)
+{
+	return sign_for(0, type, body);
+}
+
+#define BAD_MAC "HMAC:00000000000000000000000000000000" \
+		"00000000000000000000000000000000"
+
 
 int main(int argc, char **argv)
 {
@@ -146,6 +161,16 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (strcmp(mode, "huge") == 0) {
 		send_frame(fd, ROTA_MSG_PING, NULL, NULL, 1u << 30);
+	} else if (strcmp(mode, "nosession") == 0) {
+		send_frame(fd, ROTA_MSG_PING, BAD_MAC, "{}", 2);
+	} else if (strcmp(mode, "badmac") == 0) {
+		cred = sign(ROTA_MSG_PING, "{}");
+		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
+		print_reply(fd);
+		send_frame(fd, ROTA_MSG_PING, BAD_MAC, "{}", 2);
+	} else if (strcmp(mode, "otheruid") == 0) {
+		cred = sign_for(4242, ROTA_MSG_PING, "{}");
+		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
 	} else if (strcmp(mode, "ping") == 0) {
 		cred = sign(ROTA_MSG_PING, "{}");
 		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
