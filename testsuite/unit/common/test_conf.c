@@ -75,6 +75,7 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(conf->cluster_name, "rota");
 	ck_assert_str_eq(conf->ctld_addr, "127.0.0.1");
 	ck_assert_uint_eq(conf->ctld_port, 6817);
+	ck_assert_str_eq(conf->ctld_user, "root");
 	ck_assert_uint_eq(conf->noded_port, 0);
 	ck_assert_str_eq(conf->state_dir, "/var/spool/rota/ctld");
 	ck_assert_str_eq(conf->spool_dir, "/var/spool/rota/noded");
