@@ -69,7 +69,6 @@ void rota_strbuf_add_json(struct rota_strbuf *b, const char *s)
 	static const char hex[] = "0123456789abcdef";
 	const char *run = s;
 
-	reserve(b, strlen(s) + 2);
 	rota_strbuf_add(b, "\"", 1);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;

@@ -377,31 +377,11 @@ size_t core_job_count(const struct core *core)
 	return core->njobs;
 }
 
-static int by_id(const void *a, const void *b)
-{
-	const struct core_job *x = *(const struct core_job *const *)a;
-	const struct core_job *y = *(const struct core_job *const *)b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 void core_job_foreach(const struct core *core,
 		      void (*fn)(const struct core_job *job, void *arg),
 		      void *arg)
 {
-	const struct job_list *lists[] = { &core->done, &core->running,
-					   &core->pending };
-	struct core_job **all = rota_xcalloc(core->njobs + 1, sizeof(*all));
-	size_t n = 0;
-
-	for (size_t l = 0; l < 3; l++) {
-		for (struct core_job *j = lists[l]->head; j; j = j->next)
-			all[n++] = j;
-	}
-	qsort(all, n, sizeof(*all), by_id);
-	for (size_t i = 0; i < n; i++)
-		fn(all[i], arg);
-	free(all);
+	jobtab_foreach(core, fn, arg);
 }
 
 const struct core_queue *core_queue_get(const struct core *core, uint32_t i)

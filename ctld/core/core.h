@@ -81,6 +81,7 @@ struct core_job {
 	struct core_alloc *alloc;
 	uint32_t nalloc;
 	bool cancel_sent;
+	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
 };

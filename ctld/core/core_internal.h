@@ -24,6 +24,9 @@ struct core {
 	struct core_job **slots; /* open-addressing table by id */
 	size_t nslots;
 	size_t njobs;
+	struct core_job **order; /* every job by id; NULL where one left */
+	size_t norder;
+	size_t order_cap;
 	uint32_t next_id;
 
 	struct job_list pending; /* in scheduling order */
@@ -42,6 +45,9 @@ struct core {
 void jobtab_insert(struct core *core, struct core_job *job);
 void jobtab_remove(struct core *core, uint32_t id);
 struct core_job *jobtab_find(const struct core *core, uint32_t id);
+/* Every job in id order. */
+void jobtab_foreach(const struct core *core,
+		    void (*fn)(const struct core_job *job, void *arg), void *arg);
 void jobtab_fini(struct core *core);
 
 /* list helpers (core.c) */

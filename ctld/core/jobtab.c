@@ -4,6 +4,10 @@
  * backward-shift deletion, so lookups stay O(1) with no tombstones however
  * many jobs come and go.  Ids are sequential, so the identity hash spreads
  * them perfectly.
+ *
+ * Beside it, an index of every job in id order, for listings: ids only
+ * grow, so a job is appended at submit; a purged one leaves a hole, and the
+ * holes are squeezed out once they are half the index.
  */
 #include "config.h"
 
@@ -38,9 +42,35 @@ static void grow(struct core *core)
 	free(old);
 }
 
+static void order_append(struct core *core, struct core_job *job)
+{
+	if (core->norder == core->order_cap) {
+		core->order_cap = core->order_cap ? 2 * core->order_cap : 1024;
+		core->order = rota_xreallocarray(core->order, core->order_cap,
+						 sizeof(*core->order));
+	}
+	job->order_slot = core->norder;
+	core->order[core->norder++] = job;
+}
+
+static void order_squeeze(struct core *core)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < core->norder; i++) {
+		if (!core->order[i])
+			continue;
+		core->order[i]->order_slot = n;
+		core->order[n++] = core->order[i];
+	}
+	core->norder = n;
+}
+
 void jobtab_insert(struct core *core, struct core_job *job)
 {
 	size_t s;
+
+	order_append(core, job);
 
 	if ((core->njobs + 1) * 2 > core->nslots)
 		grow(core);
@@ -76,8 +106,11 @@ void jobtab_remove(struct core *core, uint32_t id)
 	}
 	if (!core->slots[s])
 		return;
+	core->order[core->slots[s]->order_slot] = NULL;
 	core->slots[s] = NULL;
 	core->njobs--;
+	if (core->norder > 1024 && core->njobs < core->norder / 2)
+		order_squeeze(core);
 	/* shift back the entries whose probe run crossed the hole */
 	for (next = (s + 1) & mask; core->slots[next];
 	     next = (next + 1) & mask) {
@@ -91,8 +124,20 @@ void jobtab_remove(struct core *core, uint32_t id)
 	}
 }
 
+void jobtab_foreach(const struct core *core,
+		    void (*fn)(const struct core_job *job, void *arg), void *arg)
+{
+	for (size_t i = 0; i < core->norder; i++) {
+		if (core->order[i])
+			fn(core->order[i], arg);
+	}
+}
+
 void jobtab_fini(struct core *core)
 {
+	free(core->order);
+	core->order = NULL;
+	core->norder = core->order_cap = 0;
 	free(core->slots);
 	core->slots = NULL;
 	core->nslots = 0;
