@@ -42,6 +42,7 @@ struct ctld {
 	int64_t last_pass;		/* Unix time of the last periodic pass */
 	struct peer **node_links;	/* per core node index, or NULL */
 	uid_t self_uid;
+	const struct rota_clock *clock; /* the real one; injected for tests */
 	struct ctld_stats stats;
 };
 
@@ -67,8 +68,8 @@ bool ctld_is_operator(struct ctld *ctld, uid_t uid);
 void ctld_kick(struct ctld *ctld);
 /* Turn the core's queued actions into messages to node daemons. */
 void ctld_run_actions(struct ctld *ctld);
-/* Unix seconds now (the daemon's clock, fed to the core). */
-int64_t ctld_now(void);
+/* Unix seconds now, from the daemon's clock, fed to the core. */
+int64_t ctld_now(const struct ctld *ctld);
 
 /* rpc_client.c and rpc_node.c: handlers, body already authenticated. */
 typedef void (*rpc_handler_fn)(struct peer *p, const struct rota_frame *f);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/auth.h"
+#include "common/clock.h"
 #include "common/conf.h"
 #include "common/evloop.h"
 #include "common/log.h"
@@ -75,7 +76,7 @@ static void kick_cb(struct rota_evloop *loop, void *arg)
 	struct ctld *ctld = arg;
 
 	ctld->kick = NULL;
-	core_schedule(ctld->core, ctld_now());
+	core_schedule(ctld->core, ctld_now(ctld));
 	ctld_run_actions(ctld);
 }
 
@@ -89,7 +90,7 @@ void ctld_kick(struct ctld *ctld)
 static void tick_cb(struct rota_evloop *loop, void *arg)
 {
 	struct ctld *ctld = arg;
-	int64_t now = ctld_now();
+	int64_t now = ctld_now(ctld);
 
 	core_tick(ctld->core, now);
 	if (now - ctld->last_pass >= ctld->conf->sched_interval) {
@@ -138,6 +139,7 @@ static int setup(struct ctld *ctld, const struct options *o)
 	ctld->auth = rota_auth_create(NULL);
 	ctld->users = user_cache_create();
 	ctld->self_uid = getuid();
+	ctld->clock = &rota_clock_real;
 	ctld->node_links = rota_xcalloc(core_node_count(ctld->core) + 1,
 					sizeof(struct peer *));
 	rc = server_start(ctld, &port);

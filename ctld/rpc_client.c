@@ -40,7 +40,7 @@ void rpc_submit(struct peer *p, const struct rota_frame *f)
 		reply_decode_error(p, f, &err);
 		return;
 	}
-	if (core_submit(ctld->core, ctld_now(), &req, &id, &err) < 0) {
+	if (core_submit(ctld->core, ctld_now(ctld), &req, &id, &err) < 0) {
 		rota_job_desc_clear(&desc);
 		peer_send_error(p, -EINVAL, err.text);
 		return;
@@ -123,7 +123,7 @@ void rpc_job_list(struct peer *p, const struct rota_frame *f)
 	} else {
 		core_job_foreach(ctld->core, fill_info, &lc);
 	}
-	body = rota_msg_job_list_encode(lc.jobs, lc.n, ctld_now(), &len);
+	body = rota_msg_job_list_encode(lc.jobs, lc.n, ctld_now(ctld), &len);
 	peer_send(p, ROTA_MSG_JOB_LIST_REPLY, body, len);
 	free(body);
 out:
@@ -149,7 +149,7 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 	}
 	lines = rota_xcalloc(m.n + 1, sizeof(char *));
 	for (size_t i = 0; i < m.n; i++) {
-		if (core_cancel(ctld->core, ctld_now(), m.job_ids[i], p->uid,
+		if (core_cancel(ctld->core, ctld_now(ctld), m.job_ids[i], p->uid,
 				op, &err) < 0)
 			lines[n++] = rota_xstrdup(err.text);
 		else
@@ -213,7 +213,7 @@ void rpc_job_rows(struct peer *p, const struct rota_frame *f)
 	char *body;
 
 	core_job_foreach(ctld->core, fill_row, &rc);
-	body = rota_msg_job_rows_encode(rc.rows, rc.n, ctld_now(), &len);
+	body = rota_msg_job_rows_encode(rc.rows, rc.n, ctld_now(ctld), &len);
 	peer_send(p, ROTA_MSG_JOB_ROWS_REPLY, body, len);
 	free(body);
 	for (size_t i = 0; i < rc.nlists; i++)

@@ -54,7 +54,7 @@ void rpc_node_register(struct peer *p, const struct rota_frame *f)
 		rota_conn_close_after_flush(p->conn);
 		goto out;
 	}
-	if (core_node_register(ctld->core, ctld_now(), &info, &err) < 0) {
+	if (core_node_register(ctld->core, ctld_now(ctld), &info, &err) < 0) {
 		rota_warn("registration refused: %s", err.text);
 		peer_send_error(p, -EINVAL, err.text);
 		rota_conn_close_after_flush(p->conn);
@@ -91,7 +91,7 @@ void rpc_heartbeat(struct peer *p, const struct rota_frame *f)
 	if (p->node >= 0 &&
 	    strcmp(core_node_get(ctld->core, (uint32_t)p->node)->name,
 		   name) == 0)
-		core_node_seen(ctld->core, ctld_now(), name);
+		core_node_seen(ctld->core, ctld_now(ctld), name);
 	free(name);
 }
 
@@ -113,7 +113,7 @@ void rpc_job_end(struct peer *p, const struct rota_frame *f)
 		return;
 	}
 	node = core_node_get(ctld->core, (uint32_t)p->node)->name;
-	if (core_job_end(ctld->core, ctld_now(), node, &end, &err) < 0)
+	if (core_job_end(ctld->core, ctld_now(ctld), node, &end, &err) < 0)
 		rota_warn("end report ignored: %s", err.text);
 	else
 		rota_info("job %u: %s on %s (exit %d, signal %d)", end.job_id,
@@ -138,7 +138,7 @@ void rpc_node_link_lost(struct peer *p, const char *why)
 	ctld->node_links[p->node] = NULL;
 	snprintf(reason, sizeof(reason), "link lost: %s", why);
 	rota_warn("node '%s' down: %s", n->name, reason);
-	core_node_down(ctld->core, ctld_now(), n->name, reason);
+	core_node_down(ctld->core, ctld_now(ctld), n->name, reason);
 }
 
 /* Expand %j (id), %u (user), %x (name), %N (first node), %% in a path. */
@@ -276,7 +276,7 @@ void ctld_run_actions(struct ctld *ctld)
 
 			rota_warn("job %u: node '%s' has no link", job->id,
 				  name);
-			core_node_down(ctld->core, ctld_now(), name, "no link");
+			core_node_down(ctld->core, ctld_now(ctld), name, "no link");
 			continue;
 		}
 		if (acts[i].type == CORE_ACTION_LAUNCH)

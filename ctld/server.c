@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/auth.h"
+#include "common/clock.h"
 #include "common/conf.h"
 #include "common/conn.h"
 #include "common/evloop.h"
@@ -48,9 +49,9 @@ static const struct rpc_entry {
 	{ ROTA_MSG_JOB_END, ROLE_NODE, rpc_job_end },
 };
 
-int64_t ctld_now(void)
+int64_t ctld_now(const struct ctld *ctld)
 {
-	return (int64_t)time(NULL);
+	return rota_clock_now(ctld->clock);
 }
 
 bool ctld_is_operator(struct ctld *ctld, uid_t uid)
