@@ -1285,6 +1285,7 @@ void rota_conf_destroy(struct rota_conf *conf)
 	free(conf->path);
 	free(conf->cluster_name);
 	free(conf->ctld_addr);
+	free(conf->ctld_user);
 	free(conf->state_dir);
 	free(conf->spool_dir);
 	free(conf->log_file);

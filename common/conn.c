@@ -41,6 +41,7 @@ struct rota_conn {
 	bool closed;	 /* no more callbacks; free when depth drops to 0 */
 	bool draining;	 /* close_after_flush */
 	bool freeing;	 /* a reap timer will free it */
+	bool notified;	 /* close_cb has been called */
 	int depth;
 	char peer[64];
 	char peer_addr[48];
@@ -64,8 +65,22 @@ static void buf_reserve(struct buf *b, size_t more)
 	b->data = rota_xrealloc(b->data, b->cap);
 }
 
+/* Tell the owner, once, that the connection is over. */
+static void notify(struct rota_conn *c, int code, const char *why)
+{
+	if (c->notified)
+		return;
+	c->notified = true;
+	if (c->ops->close_cb) {
+		c->depth++;
+		c->ops->close_cb(c, code, why, c->arg);
+		c->depth--;
+	}
+}
+
 static void conn_free(struct rota_conn *c)
 {
+	notify(c, 0, "closed");
 	rota_watch_remove(c->watch);
 	rota_timer_cancel(c->idle);
 	close(c->fd);
@@ -101,11 +116,7 @@ static void conn_fail(struct rota_conn *c, int code, const char *why)
 		return;
 	c->closed = true;
 	rota_watch_set_events(c->watch, 0);
-	if (c->ops->close_cb) {
-		c->depth++;
-		c->ops->close_cb(c, code, why, c->arg);
-		c->depth--;
-	}
+	notify(c, code, why);
 }
 
 static void update_events(struct rota_conn *c)

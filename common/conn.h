@@ -28,9 +28,10 @@ struct rota_conn_ops {
 	void (*frame_cb)(struct rota_conn *c, const struct rota_frame *f,
 			 void *arg);
 	/*
-	 * The connection is going away: the peer closed (code 0), an I/O error
-	 * (-errno), a bad frame (-EPROTO) or the idle deadline (-ETIMEDOUT);
-	 * 'why' says which.  Not called after rota_conn_close().
+	 * The connection is over, called exactly once whatever ended it: the
+	 * peer closed or we did (code 0), an I/O error (-errno), a bad frame
+	 * (-EPROTO) or the idle deadline (-ETIMEDOUT); 'why' says which.  The
+	 * owner frees its own state here; the connection is freed after.
 	 */
 	void (*close_cb)(struct rota_conn *c, int code, const char *why,
 			 void *arg);
@@ -48,7 +49,10 @@ struct rota_conn *rota_conn_create(struct rota_evloop *loop, int fd,
 int rota_conn_send(struct rota_conn *c, uint16_t type, const char *cred,
 		   size_t cred_len, const void *body, size_t len);
 
-/* Close now; memory is released once no callback of 'c' is running. */
+/*
+ * Close now (close_cb follows); memory is released once no callback of 'c'
+ * is running.
+ */
 void rota_conn_close(struct rota_conn *c);
 /* Stop reading, send what is queued, then close. */
 void rota_conn_close_after_flush(struct rota_conn *c);

@@ -27,6 +27,8 @@ struct rota_watch {
 	rota_fd_fn cb;
 	void *arg;
 	struct rota_watch *next_dead;
+	struct rota_watch *prev; /* every watcher, for destroy */
+	struct rota_watch *next;
 };
 
 struct rota_timer {
@@ -52,6 +54,7 @@ struct rota_evloop {
 	size_t nheap;
 	size_t heap_cap;
 	struct rota_watch *dead;
+	struct rota_watch *watches;
 	int sigfd;
 	sigset_t sigmask;
 	struct rota_watch *sigwatch;
@@ -82,12 +85,23 @@ struct rota_evloop *rota_evloop_create(void)
 	return loop;
 }
 
+static void watch_unlink(struct rota_watch *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		w->loop->watches = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+}
+
 static void reap_dead(struct rota_evloop *loop)
 {
 	while (loop->dead) {
 		struct rota_watch *w = loop->dead;
 
 		loop->dead = w->next_dead;
+		watch_unlink(w);
 		free(w);
 	}
 }
@@ -96,9 +110,14 @@ void rota_evloop_destroy(struct rota_evloop *loop)
 {
 	if (!loop)
 		return;
-	if (loop->sigwatch)
-		rota_watch_remove(loop->sigwatch);
 	reap_dead(loop);
+	/* what its owners left registered goes with the loop */
+	while (loop->watches) {
+		struct rota_watch *w = loop->watches;
+
+		watch_unlink(w);
+		free(w);
+	}
 	for (size_t i = 0; i < loop->nheap; i++)
 		free(loop->heap[i]);
 	free(loop->heap);
@@ -140,6 +159,10 @@ struct rota_watch *rota_evloop_add_fd(struct rota_evloop *loop, int fd,
 		free(w);
 		return NULL;
 	}
+	w->next = loop->watches;
+	if (w->next)
+		w->next->prev = w;
+	loop->watches = w;
 	return w;
 }
 

@@ -28,7 +28,10 @@ typedef void (*rota_signal_fn)(struct rota_evloop *loop, int signo, void *arg);
 
 /* Caller frees with rota_evloop_destroy(); NULL if epoll is unavailable. */
 struct rota_evloop *rota_evloop_create(void);
-/* Frees the loop and what is still registered (fds are not closed). */
+/*
+ * Frees the loop and the watchers and timers still registered (their fds
+ * are not closed; owners of connections close those first).
+ */
 void rota_evloop_destroy(struct rota_evloop *loop);
 
 /* Run until rota_evloop_stop(); returns 0 or -errno from epoll. */

@@ -15,31 +15,27 @@
 #define OPENSSL_API_COMPAT 10101
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
-#include <stdlib.h>
 
 #include "common/log.h"
 #include "common/sha256.h"
-#include "common/xalloc.h"
+
+_Static_assert(sizeof(SHA256_CTX) <= sizeof(((struct rota_sha256 *)0)->ctx),
+	       "SHA256_CTX does not fit in struct rota_sha256");
 
 void rota_sha256_init(struct rota_sha256 *s)
 {
-	SHA256_CTX *ctx = rota_xmalloc(sizeof(*ctx));
-
-	if (SHA256_Init(ctx) != 1)
+	if (SHA256_Init((SHA256_CTX *)s->ctx) != 1)
 		rota_fatal("libcrypto: cannot start a SHA-256 digest");
-	s->ctx = ctx;
 }
 
 void rota_sha256_update(struct rota_sha256 *s, const void *data, size_t len)
 {
-	if (len && SHA256_Update(s->ctx, data, len) != 1)
+	if (len && SHA256_Update((SHA256_CTX *)s->ctx, data, len) != 1)
 		rota_fatal("libcrypto: SHA-256 update failed");
 }
 
 void rota_sha256_final(struct rota_sha256 *s, uint8_t out[ROTA_SHA256_LEN])
 {
-	if (SHA256_Final(out, s->ctx) != 1)
+	if (SHA256_Final(out, (SHA256_CTX *)s->ctx) != 1)
 		rota_fatal("libcrypto: SHA-256 final failed");
-	free(s->ctx);
-	s->ctx = NULL;
 }

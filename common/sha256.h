@@ -10,10 +10,11 @@
 /*
  * SHA-256, incremental, by libcrypto (which uses the CPU's SHA extensions
  * where there are some: a 4 MB queue listing hashes in about 2 ms rather
- * than 25).  init allocates, final releases: every init needs a final.
+ * than 25).  No allocation: init may be called again at any time.
  */
 struct rota_sha256 {
-	void *ctx; /* SHA256_CTX */
+	/* libcrypto's SHA256_CTX, kept opaque; sha256.c checks it fits */
+	_Alignas(8) unsigned char ctx[128];
 };
 
 void rota_sha256_init(struct rota_sha256 *s);

@@ -41,6 +41,7 @@ struct ctld {
 	struct rota_timer *kick;	/* a scheduling pass soon */
 	int64_t last_pass;		/* Unix time of the last periodic pass */
 	struct peer **node_links;	/* per core node index, or NULL */
+	struct peer *peers;		/* every open connection */
 	uid_t self_uid;
 	const struct rota_clock *clock; /* the real one; injected for tests */
 	struct ctld_stats stats;
@@ -51,6 +52,8 @@ struct peer {
 	struct ctld *ctld;
 	struct rota_conn *conn;
 	int node;	/* index of the node this link belongs to, or -1 */
+	struct peer *prev;	/* in ctld.peers, to close them at shutdown */
+	struct peer *next;
 	struct rota_session sess; /* opened by the peer's munge credential */
 	uid_t uid;	/* who: from the session */
 	gid_t gid;
@@ -58,6 +61,8 @@ struct peer {
 
 /* server.c */
 int server_start(struct ctld *ctld, unsigned *port);
+/* Close every connection (shutdown). */
+void server_close_all(struct ctld *ctld);
 /* Sign and queue a reply or order on 'p'. */
 void peer_send(struct peer *p, uint16_t type, const char *body, size_t len);
 /* Reply ERROR with the user's line. */

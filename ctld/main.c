@@ -192,7 +192,9 @@ int main(int argc, char **argv)
 	rc = setup(&ctld, &o);
 	if (rc == 0)
 		rc = rota_evloop_run(ctld.loop);
+	server_close_all(&ctld);
 	rota_timer_cancel(ctld.tick);
+	rota_evloop_destroy(ctld.loop);
 	core_destroy(ctld.core);
 	rota_auth_destroy(ctld.auth);
 	user_cache_destroy(ctld.users);

@@ -135,6 +135,25 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 	e->fn(p, f);
 }
 
+static void peer_unlink(struct peer *p)
+{
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		p->ctld->peers = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+}
+
+void server_close_all(struct ctld *ctld)
+{
+	/* close_cb unlinks and frees each peer */
+	while (ctld->peers) {
+		ctld->peers->node = -1; /* shutting down: no node goes down */
+		rota_conn_close(ctld->peers->conn);
+	}
+}
+
 static void close_cb(struct rota_conn *c, int code, const char *why,
 		     void *arg)
 {
@@ -146,6 +165,7 @@ static void close_cb(struct rota_conn *c, int code, const char *why,
 	}
 	if (p->node >= 0)
 		rpc_node_link_lost(p, why);
+	peer_unlink(p);
 	free(p);
 }
 
@@ -177,8 +197,14 @@ static void accept_cb(struct rota_evloop *loop, int fd, unsigned events,
 		p->ctld = ctld;
 		p->node = -1;
 		p->conn = rota_conn_create(loop, cfd, &lim, &peer_ops, p);
-		if (!p->conn)
+		if (!p->conn) {
 			free(p);
+			continue;
+		}
+		p->next = ctld->peers;
+		if (p->next)
+			p->next->prev = p;
+		ctld->peers = p;
 	}
 }
 

@@ -17,6 +17,7 @@
 
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/conn.h"
 #include "common/evloop.h"
 #include "common/log.h"
 #include "common/net.h"
@@ -194,6 +195,8 @@ static void stop_cb(struct rota_evloop *loop, int signo, void *arg)
 static void noded_fini(struct noded *nd)
 {
 	jobs_kill_all(nd);
+	if (nd->link)
+		rota_conn_close(nd->link);
 	rota_evloop_destroy(nd->loop);
 	topology_destroy(nd->topo);
 	rota_auth_destroy(nd->auth);

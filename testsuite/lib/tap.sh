@@ -75,6 +75,14 @@ CL="$T/cluster"
 
 tap_cleanup() {
 	cluster_stop
+	# daemons report sanitizer findings (leaks: at exit) in their logs
+	if grep -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" \
+		"$CL"/log/*.log >/dev/null 2>&1; then
+		echo "Bail out! a daemon's sanitizer report: $(grep -l -E \
+			'ERROR: (Address|Leak)Sanitizer|runtime error:' \
+			"$CL"/log/*.log | tr '\n' ' ')"
+		tap_failed=$((tap_failed + 1))
+	fi
 	if [ "$tap_failed" -ne 0 ]; then
 		echo "# logs kept in $T"
 		for f in "$CL"/log/*.log; do
