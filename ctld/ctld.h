@@ -20,6 +20,7 @@ struct rota_conn;
 struct rota_evloop;
 struct rota_timer;
 struct core;
+struct journal;
 struct user_cache;
 
 struct ctld_stats {
@@ -36,6 +37,7 @@ struct ctld {
 	struct core *core;
 	struct rota_auth *auth;
 	struct user_cache *users;
+	struct journal *journal;
 	int listen_fd;
 	struct rota_timer *tick;
 	struct rota_timer *kick;	/* a scheduling pass soon */
@@ -75,6 +77,14 @@ void ctld_kick(struct ctld *ctld);
 void ctld_run_actions(struct ctld *ctld);
 /* Unix seconds now, from the daemon's clock, fed to the core. */
 int64_t ctld_now(const struct ctld *ctld);
+
+/*
+ * state.c: replay StateDir at start; write what changed before answering,
+ * sending or acknowledging anything (0, or -errno already logged).
+ */
+int state_load(struct ctld *ctld);
+int state_commit(struct ctld *ctld);
+int state_compact(struct ctld *ctld);
 
 /* rpc_client.c and rpc_node.c: handlers, body already authenticated. */
 typedef void (*rpc_handler_fn)(struct peer *p, const struct rota_frame *f);

@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/journal.h"
 #include "ctld/users.h"
 
 static const char usage[] =
@@ -93,6 +94,7 @@ static void tick_cb(struct rota_evloop *loop, void *arg)
 	int64_t now = ctld_now(ctld);
 
 	core_tick(ctld->core, now);
+	state_commit(ctld); /* nodes timed out: their jobs ended */
 	if (now - ctld->last_pass >= ctld->conf->sched_interval) {
 		ctld->last_pass = now;
 		ctld_kick(ctld);
@@ -142,6 +144,9 @@ static int setup(struct ctld *ctld, const struct options *o)
 	ctld->clock = &rota_clock_real;
 	ctld->node_links = rota_xcalloc(core_node_count(ctld->core) + 1,
 					sizeof(struct peer *));
+	rc = state_load(ctld);
+	if (rc < 0)
+		return rc;
 	rc = server_start(ctld, &port);
 	if (rc < 0)
 		return rc;
@@ -193,6 +198,11 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = rota_evloop_run(ctld.loop);
 	server_close_all(&ctld);
+	if (ctld.journal) {
+		state_commit(&ctld);
+		state_compact(&ctld);
+		journal_close(ctld.journal);
+	}
 	rota_timer_cancel(ctld.tick);
 	rota_evloop_destroy(ctld.loop);
 	core_destroy(ctld.core);

@@ -46,6 +46,11 @@ void rpc_submit(struct peer *p, const struct rota_frame *f)
 		return;
 	}
 	rota_debug("job %u: submitted by uid %u", id, (unsigned)p->uid);
+	if (state_commit(ctld) < 0) {
+		peer_send_error(p, -EIO, "the controller cannot write its "
+					 "journal: job not accepted");
+		return;
+	}
 	body = rota_msg_submit_reply_encode(id, &len);
 	peer_send(p, ROTA_MSG_SUBMIT_REPLY, body, len);
 	free(body);
@@ -147,7 +152,7 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 		reply_decode_error(p, f, &err);
 		return;
 	}
-	lines = rota_xcalloc(m.n + 1, sizeof(char *));
+	lines = rota_xcalloc(m.n + 2, sizeof(char *));
 	for (size_t i = 0; i < m.n; i++) {
 		if (core_cancel(ctld->core, ctld_now(ctld), m.job_ids[i], p->uid,
 				op, &err) < 0)
@@ -156,6 +161,9 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 			rota_info("job %u: cancel requested by uid %u",
 				  m.job_ids[i], (unsigned)p->uid);
 	}
+	if (state_commit(ctld) < 0)
+		lines[n++] = rota_xstrdup("the controller cannot write its "
+					  "journal: cancels may not last");
 	body = rota_msg_text_list_encode(lines, n, &len);
 	peer_send(p, ROTA_MSG_CANCEL_REPLY, body, len);
 	free(body);

@@ -69,6 +69,7 @@ void rpc_node_register(struct peer *p, const struct rota_frame *f)
 	}
 	ctld->node_links[idx] = p;
 	p->node = (int)idx;
+	state_commit(ctld); /* jobs it no longer has have ended */
 	rota_info("node '%s' up: %u cores, %llu MB", info.name, node->cores,
 		  (unsigned long long)node->memory_mb);
 	peer_send(p, ROTA_MSG_OK, "{}", 2);
@@ -119,7 +120,11 @@ void rpc_job_end(struct peer *p, const struct rota_frame *f)
 		rota_info("job %u: %s on %s (exit %d, signal %d)", end.job_id,
 			  rota_job_state_name(end.state), node, end.exit_code,
 			  end.term_signal);
-	/* acknowledged either way: the node may forget it */
+	/* acknowledged once on disk: the node keeps it until then */
+	if (state_commit(ctld) < 0) {
+		rota_msg_job_end_clear(&end);
+		return;
+	}
 	body = rota_msg_job_id_encode(end.job_id, &len);
 	peer_send(p, ROTA_MSG_JOB_END_ACK, body, len);
 	free(body);
@@ -139,6 +144,7 @@ void rpc_node_link_lost(struct peer *p, const char *why)
 	snprintf(reason, sizeof(reason), "link lost: %s", why);
 	rota_warn("node '%s' down: %s", n->name, reason);
 	core_node_down(ctld->core, ctld_now(ctld), n->name, reason);
+	state_commit(ctld);
 }
 
 /* Expand %j (id), %u (user), %x (name), %N (first node), %% in a path. */
@@ -261,7 +267,12 @@ static void send_signal(struct peer *link, const struct core_action *a)
 void ctld_run_actions(struct ctld *ctld)
 {
 	struct core_action *acts;
-	size_t n = core_take_actions(ctld->core, &acts);
+	size_t n;
+
+	/* a job is on disk as started before any node is told to start it */
+	if (state_commit(ctld) < 0)
+		return; /* the actions wait for the journal */
+	n = core_take_actions(ctld->core, &acts);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct core_job *job = core_job_find(ctld->core,

@@ -130,7 +130,7 @@ struct core *core_create(const struct rota_conf *conf)
 	return core;
 }
 
-static void job_free(struct core_job *job)
+void core_job_free(struct core_job *job)
 {
 	rota_job_desc_clear(&job->desc);
 	constraint_destroy(job->constraint);
@@ -147,7 +147,7 @@ static void free_list(struct job_list *l)
 
 	for (job = l->head; job; job = next) {
 		next = job->next;
-		job_free(job);
+		core_job_free(job);
 	}
 }
 
@@ -178,6 +178,7 @@ void core_destroy(struct core *core)
 	free(core->queue_blocked);
 	free(core->queue_pending);
 	free(core->actions);
+	free(core->dirty);
 	free(core);
 }
 
@@ -193,6 +194,35 @@ void core_push_action(struct core *core, const struct core_action *a)
 	core->actions[core->nactions++] = *a;
 }
 
+void core_mark_dirty(struct core *core, struct core_job *job)
+{
+	if (job->dirty)
+		return;
+	job->dirty = true;
+	if (core->ndirty == core->dirty_cap) {
+		core->dirty_cap = core->dirty_cap ? 2 * core->dirty_cap : 64;
+		core->dirty = rota_xreallocarray(core->dirty, core->dirty_cap,
+						 sizeof(*core->dirty));
+	}
+	core->dirty[core->ndirty++] = job->id;
+}
+
+size_t core_take_dirty(struct core *core, uint32_t **ids)
+{
+	size_t n = core->ndirty;
+
+	for (size_t i = 0; i < n; i++) {
+		struct core_job *job = jobtab_find(core, core->dirty[i]);
+
+		if (job)
+			job->dirty = false;
+	}
+	*ids = core->dirty;
+	core->dirty = NULL;
+	core->ndirty = core->dirty_cap = 0;
+	return n;
+}
+
 size_t core_take_actions(struct core *core, struct core_action **out)
 {
 	size_t n = core->nactions;
@@ -203,7 +233,7 @@ size_t core_take_actions(struct core *core, struct core_action **out)
 	return n;
 }
 
-static int find_queue(const struct core *core, const char *name,
+int core_find_queue(const struct core *core, const char *name,
 		      uint32_t *out, struct rota_error *err)
 {
 	if (!name) {
@@ -251,7 +281,7 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	int rc;
 
 	*job_id = 0;
-	rc = find_queue(core, req->desc->queue, &job->queue, err);
+	rc = core_find_queue(core, req->desc->queue, &job->queue, err);
 	if (rc == 0)
 		rc = resolve_time(&core->queues[job->queue],
 				  req->desc->time_limit, &job->time_limit,
@@ -264,7 +294,7 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		rc = sched_check_feasible(core, job, err);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
-		job_free(job);
+		core_job_free(job);
 		return rc;
 	}
 	*req->desc = (struct rota_job_desc){ 0 };
@@ -276,6 +306,7 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	job->exit_code = -1;
 	jobtab_insert(core, job);
 	core_pending_add(core, job);
+	core_mark_dirty(core, job);
 	*job_id = job->id;
 	return 0;
 }
@@ -293,6 +324,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 	job->state = state;
 	job->end_time = now;
 	job->reason = NULL;
+	core_mark_dirty(core, job);
 	/* the script and environment are not needed once a job is over */
 	free(job->desc.script);
 	job->desc.script = NULL;
@@ -355,15 +387,18 @@ void core_tick(struct core *core, int64_t now)
 	for (size_t i = 0; i < core->nnodes; i++) {
 		struct core_node *n = &core->nodes[i];
 
-		if (n->state == NODE_UP &&
+		/* UP and silent, or never back since a restart with jobs */
+		if ((n->state == NODE_UP ||
+		     (n->state == NODE_UNKNOWN && n->cores_used)) &&
 		    now - n->last_seen > core->node_timeout)
 			core_node_down(core, now, n->name, "not responding");
 	}
-	while ((job = core->done.head) &&
+	/* a change not yet journaled is kept until the host has taken it */
+	while ((job = core->done.head) && !job->dirty &&
 	       now - job->end_time >= core->min_job_age) {
 		job_list_remove(&core->done, job);
 		jobtab_remove(core, job->id);
-		job_free(job);
+		core_job_free(job);
 	}
 }
 

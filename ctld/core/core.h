@@ -81,6 +81,7 @@ struct core_job {
 	struct core_alloc *alloc;
 	uint32_t nalloc;
 	bool cancel_sent;
+	bool dirty;		/* changed since the host last took changes */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -162,6 +163,55 @@ void core_tick(struct core *core, int64_t now);
 
 /* Take the queued actions (caller frees the array with free()). */
 size_t core_take_actions(struct core *core, struct core_action **out);
+
+/*
+ * Durability.  Every job whose state changed since the last call, by id:
+ * the host writes each one's state to its journal before it answers or
+ * acts (caller frees the array with free()).  A changed job is not
+ * forgotten (MinJobAge) before it has been taken.
+ */
+size_t core_take_dirty(struct core *core, uint32_t **ids);
+
+/* A job as a journal keeps it: enough to rebuild it exactly. */
+struct core_alloc_state {
+	const char *node;
+	uint32_t ncores;
+	const uint32_t *cores;
+};
+
+struct core_job_state {
+	uint32_t id;
+	enum rota_job_state state;
+	uid_t uid;
+	gid_t gid;
+	const char *queue;	  /* by name: rota.conf may reorder queues */
+	struct rota_job_desc desc; /* taken over by core_restore_job */
+	int64_t time_limit;
+	int64_t submit_time;
+	int64_t start_time;
+	int64_t end_time;
+	int exit_code;
+	int term_signal;
+	const char *end_text;	  /* NULL: none */
+	const struct core_alloc_state *alloc; /* running jobs */
+	uint32_t nalloc;
+};
+
+/*
+ * Put a job back as a journal recorded it, replacing any job of that id
+ * (records are whole states: the last one wins).  A running job takes its
+ * recorded cores again; its nodes must register within NodeTimeout of
+ * 'now' or it ends as NODE_FAIL.  -ENOENT (with the line to show) when its
+ * queue or a node is no longer in rota.conf; -EINVAL for a bad record.
+ * 'st->desc' is taken over on success and left to the caller on failure.
+ * Call core_restore_finish() once all are back.
+ */
+int core_restore_job(struct core *core, int64_t now,
+		     struct core_job_state *st, struct rota_error *err);
+void core_restore_finish(struct core *core);
+/* The id the next submitted job will get; never below 'next'. */
+uint32_t core_next_id(const struct core *core);
+void core_raise_next_id(struct core *core, uint32_t next);
 
 /* Lookups and iteration; borrowed pointers valid until the next event. */
 const struct core_job *core_job_find(const struct core *core, uint32_t id);

@@ -37,6 +37,10 @@ struct core {
 	size_t nactions;
 	size_t actions_cap;
 
+	uint32_t *dirty;	 /* ids of changed jobs, for the journal */
+	size_t ndirty;
+	size_t dirty_cap;
+
 	int64_t node_timeout;
 	int64_t min_job_age;
 };
@@ -45,6 +49,8 @@ struct core {
 void jobtab_insert(struct core *core, struct core_job *job);
 void jobtab_remove(struct core *core, uint32_t id);
 struct core_job *jobtab_find(const struct core *core, uint32_t id);
+/* Sort the id index after restoring jobs out of order. */
+void jobtab_sort(struct core *core);
 /* Every job in id order. */
 void jobtab_foreach(const struct core *core,
 		    void (*fn)(const struct core_job *job, void *arg), void *arg);
@@ -58,6 +64,12 @@ void job_list_remove(struct job_list *l, struct core_job *job);
 void core_pending_add(struct core *core, struct core_job *job);
 void core_pending_remove(struct core *core, struct core_job *job);
 void core_push_action(struct core *core, const struct core_action *a);
+void core_mark_dirty(struct core *core, struct core_job *job);
+/* Free a job that is in no list and no table. */
+void core_job_free(struct core_job *job);
+/* A queue by name (NULL: the default); -ENOENT with the user's line. */
+int core_find_queue(const struct core *core, const char *name, uint32_t *out,
+		    struct rota_error *err);
 /* Move a job to its final state, freeing its cores. */
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state);

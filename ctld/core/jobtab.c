@@ -124,6 +124,25 @@ void jobtab_remove(struct core *core, uint32_t id)
 	}
 }
 
+static int by_id(const void *a, const void *b)
+{
+	const struct core_job *x = *(const struct core_job *const *)a;
+	const struct core_job *y = *(const struct core_job *const *)b;
+
+	if (!x || !y)
+		return !x - !y; /* holes last */
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void jobtab_sort(struct core *core)
+{
+	qsort(core->order, core->norder, sizeof(*core->order), by_id);
+	while (core->norder && !core->order[core->norder - 1])
+		core->norder--;
+	for (size_t i = 0; i < core->norder; i++)
+		core->order[i]->order_slot = i;
+}
+
 void jobtab_foreach(const struct core *core,
 		    void (*fn)(const struct core_job *job, void *arg), void *arg)
 {

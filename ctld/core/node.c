@@ -126,6 +126,26 @@ static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 	}
 }
 
+/*
+ * The node's real core count, keeping the cores jobs hold (jobs restored
+ * from the journal may be there before the node has said its size).
+ */
+static void resize_cores(struct core_node *n, uint32_t cores)
+{
+	uint32_t keep = n->cores < cores ? n->cores : cores;
+
+	if (cores == n->cores && n->core_busy)
+		return;
+	for (uint32_t c = cores; c < n->cores; c++) {
+		if (n->core_busy[c])
+			return; /* it shrank under a running job: keep as is */
+	}
+	n->core_busy = rota_xrealloc(n->core_busy, cores ? cores : 1);
+	if (cores > keep)
+		memset(n->core_busy + keep, 0, cores - keep);
+	n->cores = cores;
+}
+
 static int check_size(struct core_node *n, const struct rota_node_info *info,
 		      struct rota_error *err)
 {
@@ -164,15 +184,7 @@ int core_node_register(struct core *core, int64_t now,
 		return rota_errorf(err, rc, "%s", why.text);
 	}
 	reconcile_jobs(core, now, idx, info);
-	if (n->cores_used == 0) {
-		uint32_t cores = n->cfg_cores ? n->cfg_cores : info->cores;
-
-		if (cores != n->cores || !n->core_busy) {
-			free(n->core_busy);
-			n->core_busy = rota_xcalloc(cores, 1);
-			n->cores = cores;
-		}
-	}
+	resize_cores(n, n->cfg_cores ? n->cfg_cores : info->cores);
 	n->sockets = info->sockets;
 	n->pus = info->pus;
 	n->memory_mb = n->cfg_memory_mb ? n->cfg_memory_mb : info->memory_mb;

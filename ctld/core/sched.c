@@ -126,6 +126,7 @@ static void start_job(struct core *core, struct core_job *job, int64_t now,
 	job->state = ROTA_JOB_RUNNING;
 	job->start_time = now;
 	job->reason = NULL;
+	core_mark_dirty(core, job);
 	/* the batch script runs on the first node, as in Slurm */
 	core_push_action(core, &(struct core_action){
 				       .type = CORE_ACTION_LAUNCH,

@@ -69,6 +69,7 @@ cluster_start_ctld() {
 		${CTLD_ARGS:-} >>"$CL/log/ctld.log" 2>&1 &
 	echo $! >>"$CL/pids"
 	echo $! >"$CL/ctld.pid"
+	disown $! # a killed controller is news only to the tests that kill it
 	wait_for test -s "$CL/ctld.addr" || return 1
 	ROTA_CTLD=$(cat "$CL/ctld.addr")
 	export ROTA_CTLD
@@ -132,4 +133,18 @@ job_is_done() {
 }
 wait_job_done() {
 	wait_for job_is_done "$1"
+}
+
+# cluster_kill_ctld: SIGKILL the controller (a crash at this very moment).
+cluster_kill_ctld() {
+	kill -9 "$(cat "$CL/ctld.pid")" 2>/dev/null
+	wait_for sh -c "! kill -0 $(cat "$CL/ctld.pid") 2>/dev/null"
+}
+
+# cluster_restart_ctld: start the controller again on the port it had, so
+# that node daemons and clients find it where they left it.
+cluster_restart_ctld() {
+	local port=${ROTA_CTLD##*:}
+	sed -i "s/^CtldPort=.*/CtldPort=$port/" "$CL/rota.conf"
+	cluster_start_ctld
 }

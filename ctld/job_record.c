@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The journal's record codec (see job_record.h).  A job's request is kept
+ * as its SUBMIT body, so the strict submit decoder checks it again on the
+ * way back in.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/msg.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "ctld/job_record.h"
+
+static json_t *alloc_pack(const struct core *core, const struct core_job *job)
+{
+	json_t *arr = json_array();
+
+	for (uint32_t i = 0; i < job->nalloc; i++) {
+		const struct core_alloc *a = &job->alloc[i];
+		json_t *cores = json_array();
+
+		for (uint32_t k = 0; k < a->ncores; k++)
+			json_array_append_new(cores, json_integer(a->cores[k]));
+		json_array_append_new(
+			arr, json_pack("{s:s, s:o}", "node",
+				       core_node_get(core, a->node)->name,
+				       "cores", cores));
+	}
+	return arr;
+}
+
+char *job_record_encode(const struct core *core, const struct core_job *job,
+			size_t *len)
+{
+	struct rota_job_desc d = job->desc;
+	json_t *o;
+	char *desc, *head;
+	size_t dlen;
+	struct rota_strbuf b = { 0 };
+
+	if (!d.script)
+		d.script = ""; /* an ended job's script is let go */
+	desc = rota_msg_submit_encode(&d, &dlen);
+	o = json_pack("{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
+		      "s:i, s:i, s:o}",
+		      "kind", "job", "id", (json_int_t)job->id, "state",
+		      rota_job_state_name(job->state), "uid",
+		      (json_int_t)job->uid, "gid", (json_int_t)job->gid,
+		      "queue", core_queue_get(core, job->queue)->name,
+		      "time_limit", (json_int_t)job->time_limit, "submit",
+		      (json_int_t)job->submit_time, "start",
+		      (json_int_t)job->start_time, "end",
+		      (json_int_t)job->end_time, "exit_code", job->exit_code,
+		      "signal", job->term_signal, "alloc",
+		      alloc_pack(core, job));
+	if (job->end_text)
+		json_object_set_new(o, "end_text", json_string(job->end_text));
+	head = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!head)
+		rota_fatal("out of memory encoding a journal record");
+	/* splice the request in: {...} -> {...,"desc":<body>} */
+	rota_strbuf_add(&b, head, strlen(head) - 1);
+	rota_strbuf_adds(&b, ",\"desc\":");
+	rota_strbuf_add(&b, desc, dlen);
+	rota_strbuf_add(&b, "}", 1);
+	free(head);
+	free(desc);
+	return rota_strbuf_take(&b, len);
+}
+
+char *job_record_next_id(uint32_t next, size_t *len)
+{
+	struct rota_strbuf b = { 0 };
+
+	rota_strbuf_addf(&b, "{\"kind\":\"next_id\",\"next_id\":%u}", next);
+	return rota_strbuf_take(&b, len);
+}
+
+struct alloc_in {
+	struct core_alloc_state *v;
+	uint32_t **cores;
+	uint32_t n;
+};
+
+static void alloc_in_free(struct alloc_in *a)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		free(a->cores[i]);
+	free(a->cores);
+	free(a->v);
+}
+
+static int alloc_unpack(json_t *arr, struct alloc_in *a,
+			struct rota_error *err)
+{
+	size_t n = json_array_size(arr);
+
+	*a = (struct alloc_in){ 0 };
+	if (!json_is_array(arr) || n > 65536)
+		return rota_errorf(err, -EINVAL, "alloc: not a list");
+	a->v = rota_xcalloc(n + 1, sizeof(*a->v));
+	a->cores = rota_xcalloc(n + 1, sizeof(*a->cores));
+	for (size_t i = 0; i < n; i++) {
+		json_t *cores = NULL;
+		const char *node = NULL;
+		size_t k, nc;
+
+		if (json_unpack(json_array_get(arr, i), "{s:s, s:o !}", "node",
+				&node, "cores", &cores) < 0 ||
+		    !json_is_array(cores) ||
+		    (nc = json_array_size(cores)) > 1u << 20)
+			return rota_errorf(err, -EINVAL, "alloc %zu: bad", i);
+		a->cores[i] = rota_xcalloc(nc + 1, sizeof(uint32_t));
+		a->n = (uint32_t)i + 1;
+		for (k = 0; k < nc; k++) {
+			json_int_t c = json_integer_value(
+				json_array_get(cores, k));
+
+			if (c < 0 || c >= 1 << 20)
+				return rota_errorf(err, -EINVAL,
+						   "alloc %zu: bad core", i);
+			a->cores[i][k] = (uint32_t)c;
+		}
+		a->v[i] = (struct core_alloc_state){ .node = node,
+						     .ncores = (uint32_t)nc,
+						     .cores = a->cores[i] };
+	}
+	return 0;
+}
+
+static int apply_job(struct core *core, int64_t now, json_t *o,
+		     struct rota_error *err)
+{
+	struct core_job_state st = { 0 };
+	json_int_t id, uid, gid, limit, submit, start, end;
+	const char *kind, *state, *queue, *end_text = NULL;
+	json_t *alloc, *desc;
+	struct alloc_in a = { 0 };
+	char *text;
+	int rc;
+
+	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
+			   "s:i, s:i, s:o, s:o, s?s !}",
+			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
+			"gid", &gid, "queue", &queue, "time_limit", &limit,
+			"submit", &submit, "start", &start, "end", &end,
+			"exit_code", &st.exit_code, "signal", &st.term_signal,
+			"alloc", &alloc, "desc", &desc, "end_text",
+			&end_text) < 0 ||
+	    id <= 0 || id > UINT32_MAX || uid < 0 || uid >= UINT32_MAX ||
+	    gid < 0 || gid >= UINT32_MAX ||
+	    rota_job_state_parse(state, &st.state) < 0)
+		return rota_errorf(err, -EINVAL, "malformed job record");
+	rc = alloc_unpack(alloc, &a, err);
+	text = rc == 0 ? json_dumps(desc, JSON_COMPACT) : NULL;
+	if (rc == 0 && (!text || rota_msg_submit_decode(text, strlen(text),
+							&st.desc, err) < 0))
+		rc = rota_errorf(err, -EINVAL, "job %lld: bad request: %s",
+				 (long long)id, err->text);
+	free(text);
+	if (rc == 0) {
+		st.id = (uint32_t)id;
+		st.uid = (uid_t)uid;
+		st.gid = (gid_t)gid;
+		st.queue = queue;
+		st.time_limit = limit;
+		st.submit_time = submit;
+		st.start_time = start;
+		st.end_time = end;
+		st.end_text = end_text;
+		st.alloc = a.v;
+		st.nalloc = a.n;
+		rc = core_restore_job(core, now, &st, err);
+	}
+	rota_job_desc_clear(&st.desc);
+	alloc_in_free(&a);
+	return rc;
+}
+
+int job_record_apply(struct core *core, int64_t now, const char *rec,
+		     size_t len, struct rota_error *err)
+{
+	json_error_t jerr;
+	json_t *o = json_loadb(rec, len, JSON_REJECT_DUPLICATES, &jerr);
+	const char *kind = NULL;
+	json_int_t next = 0;
+	int rc;
+
+	if (!o || json_unpack(o, "{s:s}", "kind", &kind) < 0) {
+		json_decref(o);
+		return rota_errorf(err, -EINVAL, "malformed record");
+	}
+	if (strcmp(kind, "job") == 0) {
+		rc = apply_job(core, now, o, err);
+	} else if (strcmp(kind, "next_id") == 0 &&
+		   json_unpack(o, "{s:s, s:I !}", "kind", &kind, "next_id",
+			       &next) == 0 &&
+		   next > 0 && next <= UINT32_MAX) {
+		core_raise_next_id(core, (uint32_t)next);
+		rc = 0;
+	} else {
+		rc = rota_errorf(err, -EINVAL, "record of unknown kind");
+	}
+	json_decref(o);
+	return rc;
+}

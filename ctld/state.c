@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The controller's durability (issue: never lose a job).  At start the
+ * snapshot and journal are replayed into the core and compacted; after
+ * every event, before anything is answered, sent or acknowledged, the jobs
+ * the event changed are written and fsync'd (state_commit: one fsync for
+ * all of them, a group commit).  The journal is compacted into a snapshot
+ * at start and whenever it grows past COMPACT_BYTES.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "ctld/core/core.h"
+#include "ctld/ctld.h"
+#include "ctld/job_record.h"
+#include "ctld/journal.h"
+
+/* Compact once the journal holds this much. */
+#define COMPACT_BYTES (64u << 20)
+
+struct replay_ctx {
+	struct ctld *ctld;
+	size_t records;
+};
+
+static int replay_cb(const char *rec, size_t len, void *arg,
+		     struct rota_error *err)
+{
+	struct replay_ctx *rc = arg;
+
+	rc->records++;
+	return job_record_apply(rc->ctld->core, ctld_now(rc->ctld), rec, len,
+				err);
+}
+
+struct emit_ctx {
+	struct ctld *ctld;
+	struct journal_snapshot *snap;
+	int rc;
+};
+
+static void emit_job(const struct core_job *job, void *arg)
+{
+	struct emit_ctx *ec = arg;
+	size_t len;
+	char *rec;
+
+	if (ec->rc < 0)
+		return;
+	rec = job_record_encode(ec->ctld->core, job, &len);
+	ec->rc = journal_snapshot_add(ec->snap, rec, len);
+	free(rec);
+}
+
+static int emit_all(struct journal_snapshot *snap, void *arg)
+{
+	struct emit_ctx ec = { .ctld = arg, .snap = snap };
+	size_t len;
+	char *rec = job_record_next_id(core_next_id(ec.ctld->core), &len);
+
+	ec.rc = journal_snapshot_add(snap, rec, len);
+	free(rec);
+	core_job_foreach(ec.ctld->core, emit_job, &ec);
+	return ec.rc;
+}
+
+int state_compact(struct ctld *ctld)
+{
+	struct rota_error err;
+	int rc = journal_sync(ctld->journal, &err);
+
+	/* changes not taken yet are in the snapshot, and journaled after */
+	if (rc == 0)
+		rc = journal_compact(ctld->journal, emit_all, ctld, &err);
+	if (rc < 0)
+		rota_err("%s", err.text);
+	return rc;
+}
+
+int state_load(struct ctld *ctld)
+{
+	struct replay_ctx rc = { .ctld = ctld };
+	struct rota_error err;
+	int r = journal_open(ctld->conf->state_dir, replay_cb, &rc,
+			     &ctld->journal, &err);
+
+	if (r < 0) {
+		rota_err("%s", err.text);
+		return r;
+	}
+	core_restore_finish(ctld->core);
+	rota_info("state: %zu records replayed, %zu jobs, next job id %u",
+		  rc.records, core_job_count(ctld->core),
+		  core_next_id(ctld->core));
+	/* replay marked nothing dirty: compacting writes it all once */
+	return state_compact(ctld);
+}
+
+int state_commit(struct ctld *ctld)
+{
+	struct rota_error err;
+	uint32_t *ids;
+	size_t n = core_take_dirty(ctld->core, &ids);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct core_job *job = core_job_find(ctld->core, ids[i]);
+		size_t len;
+		char *rec;
+
+		if (!job)
+			continue;
+		rec = job_record_encode(ctld->core, job, &len);
+		journal_append(ctld->journal, rec, len);
+		free(rec);
+	}
+	free(ids);
+	rc = journal_sync(ctld->journal, &err);
+	if (rc < 0) {
+		rota_err("journal: %s", err.text);
+		return rc;
+	}
+	if (journal_size(ctld->journal) > COMPACT_BYTES)
+		return state_compact(ctld);
+	return 0;
+}

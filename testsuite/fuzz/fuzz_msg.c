@@ -1,0 +1,826 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzz target: every message decoder of common/msg.h.  The first input byte
+ * picks the codec (its index in 'codecs' modulo their number: append new
+ * codecs, never reorder, or the corpus changes meaning); the rest is the
+ * body.  Per msg.h a refused body returns -EPROTO with a message and leaves
+ * the struct empty (it is filled with junk first, so "left empty" is
+ * checked, not assumed); an accepted one obeys the field limits, encodes,
+ * decodes again to an equal struct, and encodes again to the same text.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "common/msg.h"
+#include "testsuite/fuzz/fuzz.h"
+
+union any {
+	struct rota_msg_error error;
+	struct rota_job_desc desc;
+	uint32_t id;
+	struct rota_msg_job_list_req req;
+	struct rota_msg_job_list list;
+	struct rota_msg_job_rows rows;
+	struct rota_msg_cancel cancel;
+	struct rota_msg_text_list text;
+	struct rota_node_info node;
+	struct rota_msg_node_list nodes;
+	struct rota_msg_launch launch;
+	struct rota_msg_job_signal sig;
+	struct rota_msg_job_end end;
+	char *name;
+};
+
+/* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool strv_eq(char *const *a, char *const *b)
+{
+	size_t i = 0;
+
+	for (; a && b && a[i] && b[i]; i++) {
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	}
+	return !(a && a[i]) && !(b && b[i]);
+}
+
+static bool u32v_eq(const uint32_t *a, size_t na, const uint32_t *b,
+		    size_t nb)
+{
+	return na == nb && (na == 0 || memcmp(a, b, na * sizeof(*a)) == 0);
+}
+
+static void check_strv(char *const *v, size_t max_n, size_t max_len)
+{
+	size_t i = 0;
+
+	for (; v && v[i]; i++)
+		FUZZ_CHECK(strlen(v[i]) <= max_len);
+	FUZZ_CHECK(i <= max_n);
+}
+
+static void check_str(const char *s, size_t max)
+{
+	FUZZ_CHECK(!s || strlen(s) <= max);
+}
+
+/* ---- ERROR ---- */
+
+static int dec_error(const char *b, size_t n, union any *u,
+		     struct rota_error *e)
+{
+	return rota_msg_error_decode(b, n, &u->error, e);
+}
+
+static char *enc_error(const union any *u, size_t *len)
+{
+	return rota_msg_error_encode(u->error.code, u->error.text, len);
+}
+
+static bool eq_error(const union any *a, const union any *b)
+{
+	return a->error.code == b->error.code &&
+	       str_eq(a->error.text, b->error.text);
+}
+
+static bool empty_error(const union any *u)
+{
+	return u->error.code == 0 && !u->error.text;
+}
+
+static void check_error(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->error.code >= -4095 && u->error.code <= -1);
+	FUZZ_CHECK(u->error.text && strlen(u->error.text) <= 1024);
+}
+
+static void clear_error(union any *u)
+{
+	rota_msg_error_clear(&u->error);
+}
+
+/* ---- SUBMIT ---- */
+
+static int dec_submit(const char *b, size_t n, union any *u,
+		      struct rota_error *e)
+{
+	return rota_msg_submit_decode(b, n, &u->desc, e);
+}
+
+static char *enc_submit(const union any *u, size_t *len)
+{
+	return rota_msg_submit_encode(&u->desc, len);
+}
+
+static bool eq_submit(const union any *a, const union any *b)
+{
+	const struct rota_job_desc *x = &a->desc;
+	const struct rota_job_desc *y = &b->desc;
+
+	return str_eq(x->name, y->name) && str_eq(x->script, y->script) &&
+	       str_eq(x->workdir, y->workdir) &&
+	       str_eq(x->output, y->output) && str_eq(x->error, y->error) &&
+	       str_eq(x->queue, y->queue) && str_eq(x->account, y->account) &&
+	       str_eq(x->constraint, y->constraint) &&
+	       strv_eq(x->env, y->env) && x->ntasks == y->ntasks &&
+	       x->cpus_per_task == y->cpus_per_task && x->nodes == y->nodes &&
+	       x->mem_mb == y->mem_mb && x->time_limit == y->time_limit;
+}
+
+static bool empty_submit(const union any *u)
+{
+	const struct rota_job_desc *d = &u->desc;
+
+	return !d->name && !d->script && !d->workdir && !d->output &&
+	       !d->error && !d->queue && !d->account && !d->constraint &&
+	       !d->env && !d->ntasks && !d->cpus_per_task && !d->nodes &&
+	       !d->mem_mb && !d->time_limit;
+}
+
+static void check_submit(const union any *u, size_t len)
+{
+	const struct rota_job_desc *d = &u->desc;
+
+	FUZZ_CHECK(d->name && d->script && d->workdir);
+	FUZZ_CHECK(d->workdir[0] == '/');
+	FUZZ_CHECK(d->ntasks >= 1 && d->cpus_per_task >= 1);
+	FUZZ_CHECK(d->time_limit >= 0);
+	check_str(d->name, ROTA_MSG_NAME_MAX);
+	check_str(d->queue, ROTA_MSG_NAME_MAX);
+	check_str(d->account, ROTA_MSG_NAME_MAX);
+	check_str(d->constraint, ROTA_MSG_NAME_MAX);
+	check_str(d->workdir, ROTA_MSG_PATH_MAX);
+	check_str(d->output, ROTA_MSG_PATH_MAX);
+	check_str(d->error, ROTA_MSG_PATH_MAX);
+	check_strv(d->env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8);
+}
+
+static void clear_submit(union any *u)
+{
+	rota_job_desc_clear(&u->desc);
+}
+
+/* ---- bodies of one job id: SUBMIT_REPLY, JOB_LIST, JOB_END_ACK ---- */
+
+static int dec_submit_reply(const char *b, size_t n, union any *u,
+			    struct rota_error *e)
+{
+	return rota_msg_submit_reply_decode(b, n, &u->id, e);
+}
+
+static char *enc_submit_reply(const union any *u, size_t *len)
+{
+	return rota_msg_submit_reply_encode(u->id, len);
+}
+
+static int dec_job_id(const char *b, size_t n, union any *u,
+		      struct rota_error *e)
+{
+	return rota_msg_job_id_decode(b, n, &u->id, e);
+}
+
+static char *enc_job_id(const union any *u, size_t *len)
+{
+	return rota_msg_job_id_encode(u->id, len);
+}
+
+static int dec_req(const char *b, size_t n, union any *u,
+		   struct rota_error *e)
+{
+	return rota_msg_job_list_req_decode(b, n, &u->req, e);
+}
+
+static char *enc_req(const union any *u, size_t *len)
+{
+	return rota_msg_job_list_req_encode(&u->req, len);
+}
+
+/* 'id' and 'req' share their first bytes: one comparison serves both */
+static bool eq_id(const union any *a, const union any *b)
+{
+	return a->id == b->id;
+}
+
+static bool empty_id(const union any *u)
+{
+	return u->id == 0;
+}
+
+/* Nothing allocated: back to empty, as a _clear would leave it. */
+static void clear_none(union any *u)
+{
+	memset(u, 0, sizeof(*u));
+}
+
+/* ---- JOB_LIST reply ---- */
+
+static int dec_list(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	return rota_msg_job_list_decode(b, n, &u->list, e);
+}
+
+static char *enc_list(const union any *u, size_t *len)
+{
+	return rota_msg_job_list_encode(u->list.jobs, u->list.njobs,
+					u->list.now, len);
+}
+
+static bool job_eq(const struct rota_job_info *x, const struct rota_job_info *y)
+{
+	return x->id == y->id && x->state == y->state && x->uid == y->uid &&
+	       x->gid == y->gid && str_eq(x->name, y->name) &&
+	       str_eq(x->user, y->user) && str_eq(x->account, y->account) &&
+	       str_eq(x->queue, y->queue) &&
+	       str_eq(x->nodelist, y->nodelist) &&
+	       str_eq(x->reason, y->reason) &&
+	       str_eq(x->workdir, y->workdir) &&
+	       str_eq(x->output, y->output) && str_eq(x->error, y->error) &&
+	       str_eq(x->constraint, y->constraint) &&
+	       x->ntasks == y->ntasks && x->cpus_per_task == y->cpus_per_task &&
+	       x->nodes == y->nodes && x->mem_mb == y->mem_mb &&
+	       x->time_limit == y->time_limit &&
+	       x->submit_time == y->submit_time &&
+	       x->start_time == y->start_time && x->end_time == y->end_time &&
+	       x->exit_code == y->exit_code && x->term_signal == y->term_signal;
+}
+
+static bool eq_list(const union any *a, const union any *b)
+{
+	if (a->list.now != b->list.now || a->list.njobs != b->list.njobs)
+		return false;
+	for (size_t i = 0; i < a->list.njobs; i++) {
+		if (!job_eq(&a->list.jobs[i], &b->list.jobs[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_list(const union any *u)
+{
+	return !u->list.jobs && !u->list.njobs && !u->list.now;
+}
+
+static void check_list(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->list.njobs <= ROTA_MSG_LIST_MAX && u->list.jobs);
+	for (size_t i = 0; i < u->list.njobs; i++) {
+		const struct rota_job_info *j = &u->list.jobs[i];
+
+		FUZZ_CHECK(j->id >= 1);
+		FUZZ_CHECK(j->state > ROTA_JOB_NONE &&
+			   j->state < ROTA_JOB_STATE_COUNT);
+		FUZZ_CHECK(j->ntasks >= 1 && j->cpus_per_task >= 1);
+		FUZZ_CHECK(j->exit_code >= -1 && j->exit_code <= 255);
+		FUZZ_CHECK(j->term_signal >= 0 && j->term_signal <= 128);
+		check_str(j->name, ROTA_MSG_NAME_MAX);
+		check_str(j->reason, 1024);
+		check_str(j->nodelist, ROTA_MSG_PATH_MAX);
+	}
+}
+
+static void clear_list(union any *u)
+{
+	rota_msg_job_list_clear(&u->list);
+}
+
+/* ---- JOB_ROWS reply: decoded by the scanner into one arena ---- */
+
+static int dec_rows(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	return rota_msg_job_rows_decode(b, n, &u->rows, e);
+}
+
+static char *enc_rows(const union any *u, size_t *len)
+{
+	return rota_msg_job_rows_encode(u->rows.rows, u->rows.n, u->rows.now,
+					len);
+}
+
+static bool eq_rows(const union any *a, const union any *b)
+{
+	if (a->rows.now != b->rows.now || a->rows.n != b->rows.n)
+		return false;
+	for (size_t i = 0; i < a->rows.n; i++) {
+		const struct rota_job_row *x = &a->rows.rows[i];
+		const struct rota_job_row *y = &b->rows.rows[i];
+
+		if (x->id != y->id || x->state != y->state ||
+		    x->nodes != y->nodes || x->start_time != y->start_time ||
+		    x->end_time != y->end_time || !str_eq(x->queue, y->queue) ||
+		    !str_eq(x->name, y->name) || !str_eq(x->user, y->user) ||
+		    !str_eq(x->where, y->where))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_rows(const union any *u)
+{
+	return !u->rows.rows && !u->rows.n && !u->rows.now && !u->rows.arena;
+}
+
+/* A row's string: inside the arena of len + 8 bytes, terminated there. */
+static void check_in_arena(const char *s, const struct rota_msg_job_rows *m,
+			   size_t len, size_t max)
+{
+	FUZZ_CHECK(s && s >= m->arena && s < m->arena + len + 8);
+	FUZZ_CHECK(memchr(s, '\0', (size_t)(m->arena + len + 8 - s)));
+	FUZZ_CHECK(strlen(s) <= max);
+}
+
+static void check_rows(const union any *u, size_t len)
+{
+	const struct rota_msg_job_rows *m = &u->rows;
+
+	FUZZ_CHECK(m->arena && m->now >= 0);
+	FUZZ_CHECK(m->n <= ROTA_MSG_LIST_MAX && (m->n == 0 || m->rows));
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rota_job_row *r = &m->rows[i];
+
+		FUZZ_CHECK(r->id >= 1);
+		FUZZ_CHECK(r->state > ROTA_JOB_NONE &&
+			   r->state < ROTA_JOB_STATE_COUNT);
+		FUZZ_CHECK(r->start_time >= 0 && r->end_time >= 0);
+		check_in_arena(r->queue, m, len, ROTA_MSG_NAME_MAX);
+		check_in_arena(r->name, m, len, ROTA_MSG_NAME_MAX);
+		check_in_arena(r->user, m, len, ROTA_MSG_NAME_MAX);
+		check_in_arena(r->where, m, len, ROTA_MSG_PATH_MAX);
+	}
+}
+
+static void clear_rows(union any *u)
+{
+	rota_msg_job_rows_clear(&u->rows);
+}
+
+/* ---- CANCEL and its text-list reply ---- */
+
+static int dec_cancel(const char *b, size_t n, union any *u,
+		      struct rota_error *e)
+{
+	return rota_msg_cancel_decode(b, n, &u->cancel, e);
+}
+
+static char *enc_cancel(const union any *u, size_t *len)
+{
+	return rota_msg_cancel_encode(&u->cancel, len);
+}
+
+static bool eq_cancel(const union any *a, const union any *b)
+{
+	return u32v_eq(a->cancel.job_ids, a->cancel.n, b->cancel.job_ids,
+		       b->cancel.n);
+}
+
+static bool empty_cancel(const union any *u)
+{
+	return !u->cancel.job_ids && !u->cancel.n;
+}
+
+static void check_cancel(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->cancel.job_ids && u->cancel.n <= 65536);
+}
+
+static void clear_cancel(union any *u)
+{
+	rota_msg_cancel_clear(&u->cancel);
+}
+
+static int dec_text(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	return rota_msg_text_list_decode(b, n, &u->text, e);
+}
+
+static char *enc_text(const union any *u, size_t *len)
+{
+	return rota_msg_text_list_encode(u->text.lines, u->text.n, len);
+}
+
+static bool eq_text(const union any *a, const union any *b)
+{
+	return a->text.n == b->text.n && strv_eq(a->text.lines, b->text.lines);
+}
+
+static bool empty_text(const union any *u)
+{
+	return !u->text.lines && !u->text.n;
+}
+
+static void check_text(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->text.lines && !u->text.lines[u->text.n]);
+	check_strv(u->text.lines, 65536, 1024);
+}
+
+static void clear_text(union any *u)
+{
+	rota_msg_text_list_clear(&u->text);
+}
+
+/* ---- NODE_REGISTER and NODE_LIST ---- */
+
+static int dec_node(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	return rota_msg_node_decode(b, n, &u->node, e);
+}
+
+static char *enc_node(const union any *u, size_t *len)
+{
+	return rota_msg_node_encode(&u->node, len);
+}
+
+static bool node_eq(const struct rota_node_info *x,
+		    const struct rota_node_info *y)
+{
+	return str_eq(x->name, y->name) && str_eq(x->state, y->state) &&
+	       str_eq(x->reason, y->reason) && str_eq(x->addr, y->addr) &&
+	       strv_eq(x->features, y->features) && x->sockets == y->sockets &&
+	       x->cores == y->cores && x->pus == y->pus &&
+	       x->cores_used == y->cores_used &&
+	       x->memory_mb == y->memory_mb &&
+	       x->memory_used_mb == y->memory_used_mb &&
+	       u32v_eq(x->jobs, x->njobs, y->jobs, y->njobs);
+}
+
+static bool node_empty(const struct rota_node_info *n)
+{
+	return !n->name && !n->state && !n->reason && !n->addr &&
+	       !n->features && !n->sockets && !n->cores && !n->pus &&
+	       !n->cores_used && !n->memory_mb && !n->memory_used_mb &&
+	       !n->jobs && !n->njobs;
+}
+
+static void node_check(const struct rota_node_info *n)
+{
+	FUZZ_CHECK(n->name && n->features && n->jobs);
+	FUZZ_CHECK(n->cores >= 1 && n->sockets >= 1 && n->pus >= 1);
+	FUZZ_CHECK(n->cores_used <= n->cores);
+	check_str(n->name, ROTA_MSG_NAME_MAX);
+	check_str(n->state, 32);
+	check_str(n->reason, 1024);
+	check_str(n->addr, 64);
+	check_strv(n->features, 256, 64);
+}
+
+static bool eq_node(const union any *a, const union any *b)
+{
+	return node_eq(&a->node, &b->node);
+}
+
+static bool empty_node(const union any *u)
+{
+	return node_empty(&u->node);
+}
+
+static void check_node(const union any *u, size_t len)
+{
+	node_check(&u->node);
+}
+
+static void clear_node(union any *u)
+{
+	rota_node_info_clear(&u->node);
+}
+
+static int dec_nodes(const char *b, size_t n, union any *u,
+		     struct rota_error *e)
+{
+	return rota_msg_node_list_decode(b, n, &u->nodes, e);
+}
+
+static char *enc_nodes(const union any *u, size_t *len)
+{
+	return rota_msg_node_list_encode(u->nodes.nodes, u->nodes.n, len);
+}
+
+static bool eq_nodes(const union any *a, const union any *b)
+{
+	if (a->nodes.n != b->nodes.n)
+		return false;
+	for (size_t i = 0; i < a->nodes.n; i++) {
+		if (!node_eq(&a->nodes.nodes[i], &b->nodes.nodes[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_nodes(const union any *u)
+{
+	return !u->nodes.nodes && !u->nodes.n;
+}
+
+static void check_nodes(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->nodes.nodes && u->nodes.n <= 65536);
+	for (size_t i = 0; i < u->nodes.n; i++)
+		node_check(&u->nodes.nodes[i]);
+}
+
+static void clear_nodes(union any *u)
+{
+	rota_msg_node_list_clear(&u->nodes);
+}
+
+/* ---- LAUNCH, SIGNAL_JOB, JOB_END ---- */
+
+static int dec_launch(const char *b, size_t n, union any *u,
+		      struct rota_error *e)
+{
+	return rota_msg_launch_decode(b, n, &u->launch, e);
+}
+
+static char *enc_launch(const union any *u, size_t *len)
+{
+	return rota_msg_launch_encode(&u->launch, len);
+}
+
+static bool eq_launch(const union any *a, const union any *b)
+{
+	const struct rota_msg_launch *x = &a->launch;
+	const struct rota_msg_launch *y = &b->launch;
+
+	return x->job_id == y->job_id && x->uid == y->uid &&
+	       x->gid == y->gid && str_eq(x->name, y->name) &&
+	       str_eq(x->script, y->script) && str_eq(x->workdir, y->workdir) &&
+	       str_eq(x->output, y->output) && str_eq(x->error, y->error) &&
+	       str_eq(x->queue, y->queue) &&
+	       str_eq(x->nodelist, y->nodelist) && strv_eq(x->env, y->env) &&
+	       u32v_eq(x->cores, x->ncores, y->cores, y->ncores) &&
+	       x->ntasks == y->ntasks && x->time_limit == y->time_limit;
+}
+
+static bool empty_launch(const union any *u)
+{
+	const struct rota_msg_launch *m = &u->launch;
+
+	return !m->job_id && !m->uid && !m->gid && !m->name && !m->script &&
+	       !m->workdir && !m->output && !m->error && !m->queue &&
+	       !m->nodelist && !m->env && !m->cores && !m->ncores &&
+	       !m->ntasks && !m->time_limit;
+}
+
+static void check_launch(const union any *u, size_t len)
+{
+	const struct rota_msg_launch *m = &u->launch;
+
+	FUZZ_CHECK(m->job_id >= 1 && m->ntasks >= 1 && m->time_limit >= 0);
+	FUZZ_CHECK(m->env && m->cores && m->ncores >= 1);
+	FUZZ_CHECK(m->workdir[0] == '/' && m->output[0] == '/');
+	FUZZ_CHECK(!m->error || m->error[0] == '/');
+	check_str(m->name, ROTA_MSG_NAME_MAX);
+	check_str(m->queue, ROTA_MSG_NAME_MAX);
+	check_str(m->nodelist, ROTA_MSG_PATH_MAX);
+	check_strv(m->env, ROTA_MSG_ENV_MAX + 32, ROTA_MSG_PATH_MAX * 8);
+}
+
+static void clear_launch(union any *u)
+{
+	rota_msg_launch_clear(&u->launch);
+}
+
+static int dec_signal(const char *b, size_t n, union any *u,
+		      struct rota_error *e)
+{
+	return rota_msg_job_signal_decode(b, n, &u->sig, e);
+}
+
+static char *enc_signal(const union any *u, size_t *len)
+{
+	return rota_msg_job_signal_encode(&u->sig, len);
+}
+
+static bool eq_signal(const union any *a, const union any *b)
+{
+	return a->sig.job_id == b->sig.job_id && a->sig.signo == b->sig.signo &&
+	       a->sig.cancel == b->sig.cancel;
+}
+
+static bool empty_signal(const union any *u)
+{
+	return !u->sig.job_id && !u->sig.signo && !u->sig.cancel;
+}
+
+static void check_signal(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->sig.job_id >= 1);
+	FUZZ_CHECK(u->sig.signo >= 1 && u->sig.signo <= SIGRTMAX);
+}
+
+static int dec_end(const char *b, size_t n, union any *u,
+		   struct rota_error *e)
+{
+	return rota_msg_job_end_decode(b, n, &u->end, e);
+}
+
+static char *enc_end(const union any *u, size_t *len)
+{
+	return rota_msg_job_end_encode(&u->end, len);
+}
+
+static bool eq_end(const union any *a, const union any *b)
+{
+	const struct rota_msg_job_end *x = &a->end;
+	const struct rota_msg_job_end *y = &b->end;
+
+	return x->job_id == y->job_id && x->state == y->state &&
+	       x->exit_code == y->exit_code &&
+	       x->term_signal == y->term_signal &&
+	       x->start_time == y->start_time && x->end_time == y->end_time &&
+	       str_eq(x->text, y->text);
+}
+
+static bool empty_end(const union any *u)
+{
+	const struct rota_msg_job_end *m = &u->end;
+
+	return !m->job_id && !m->state && !m->exit_code && !m->term_signal &&
+	       !m->start_time && !m->end_time && !m->text;
+}
+
+static void check_end(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->end.job_id >= 1 && rota_job_state_is_final(u->end.state));
+	check_str(u->end.text, 1024);
+}
+
+static void clear_end(union any *u)
+{
+	rota_msg_job_end_clear(&u->end);
+}
+
+/* ---- HEARTBEAT: one name ---- */
+
+static int dec_name(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	return rota_msg_name_decode(b, n, &u->name, e);
+}
+
+static char *enc_name(const union any *u, size_t *len)
+{
+	return rota_msg_name_encode(u->name, len);
+}
+
+static bool eq_name(const union any *a, const union any *b)
+{
+	return str_eq(a->name, b->name);
+}
+
+static bool empty_name(const union any *u)
+{
+	return !u->name;
+}
+
+static void check_name(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->name && strlen(u->name) <= ROTA_MSG_NAME_MAX);
+}
+
+static void clear_name(union any *u)
+{
+	free(u->name);
+	u->name = NULL;
+}
+
+static void check_nothing(const union any *u, size_t len)
+{
+}
+
+/* ---- the table: append only (the first byte of each corpus file) ---- */
+
+struct codec {
+	const char *name;
+	int (*decode)(const char *buf, size_t len, union any *u,
+		      struct rota_error *err);
+	char *(*encode)(const union any *u, size_t *len);
+	bool (*equal)(const union any *a, const union any *b);
+	bool (*empty)(const union any *u);
+	void (*check)(const union any *u, size_t len);
+	void (*clear)(union any *u);
+};
+
+#define CODEC(n, d, e, eq, em, ch, cl)                                         \
+	{                                                                      \
+		.name = n, .decode = d, .encode = e, .equal = eq,              \
+		.empty = em, .check = ch, .clear = cl,                         \
+	}
+
+static const struct codec codecs[] = {
+	CODEC("error", dec_error, enc_error, eq_error, empty_error,
+	      check_error, clear_error),
+	CODEC("submit", dec_submit, enc_submit, eq_submit, empty_submit,
+	      check_submit, clear_submit),
+	CODEC("submit_reply", dec_submit_reply, enc_submit_reply, eq_id,
+	      empty_id, check_nothing, clear_none),
+	CODEC("job_list_req", dec_req, enc_req, eq_id, empty_id, check_nothing,
+	      clear_none),
+	CODEC("job_list", dec_list, enc_list, eq_list, empty_list, check_list,
+	      clear_list),
+	CODEC("job_rows", dec_rows, enc_rows, eq_rows, empty_rows, check_rows,
+	      clear_rows),
+	CODEC("cancel", dec_cancel, enc_cancel, eq_cancel, empty_cancel,
+	      check_cancel, clear_cancel),
+	CODEC("text_list", dec_text, enc_text, eq_text, empty_text, check_text,
+	      clear_text),
+	CODEC("node", dec_node, enc_node, eq_node, empty_node, check_node,
+	      clear_node),
+	CODEC("node_list", dec_nodes, enc_nodes, eq_nodes, empty_nodes,
+	      check_nodes, clear_nodes),
+	CODEC("launch", dec_launch, enc_launch, eq_launch, empty_launch,
+	      check_launch, clear_launch),
+	CODEC("job_signal", dec_signal, enc_signal, eq_signal, empty_signal,
+	      check_signal, clear_none),
+	CODEC("job_end", dec_end, enc_end, eq_end, empty_end, check_end,
+	      clear_end),
+	CODEC("job_id", dec_job_id, enc_job_id, eq_id, empty_id, check_nothing,
+	      clear_none),
+	CODEC("name", dec_name, enc_name, eq_name, empty_name, check_name,
+	      clear_name),
+};
+
+#define NCODECS (sizeof(codecs) / sizeof(*codecs))
+
+/* Decode 'buf'; on failure the struct must be empty and 'err' say why. */
+static int decode(const struct codec *c, const char *buf, size_t len,
+		  union any *u)
+{
+	struct rota_error err = { "" };
+	int rc;
+
+	memset(u, 0xa5, sizeof(*u));
+	rc = c->decode(buf, len, u, &err);
+	if (rc == 0)
+		return 0;
+	FUZZ_CHECK(rc == -EPROTO);
+	FUZZ_CHECK(err.text[0] != '\0');
+	FUZZ_CHECK(c->empty(u));
+	return rc;
+}
+
+/* A heap copy of exactly 'len' bytes, no terminator: ASan sees overreads. */
+static char *exact_copy(const char *buf, size_t len)
+{
+	char *p = malloc(len ? len : 1);
+
+	if (!p)
+		abort();
+	memcpy(p, buf, len);
+	return p;
+}
+
+/* encode -> decode -> equal, and the second encoding is the first. */
+static void round_trip(const struct codec *c, const union any *u)
+{
+	union any again;
+	size_t len = 0;
+	size_t len2 = 0;
+	char *text = c->encode(u, &len);
+	char *body = exact_copy(text, len);
+	char *text2;
+
+	FUZZ_CHECK(text && strlen(text) == len);
+	if (decode(c, body, len, &again) != 0) {
+		fprintf(stderr, "%s: own encoding refused: %.300s\n", c->name,
+			text);
+		FUZZ_CHECK(!"an encoded body decodes");
+	}
+	FUZZ_CHECK(c->equal(u, &again));
+	c->check(&again, len);
+	text2 = c->encode(&again, &len2);
+	FUZZ_CHECK(len2 == len && memcmp(text, text2, len) == 0);
+	c->clear(&again);
+	free(text2);
+	free(body);
+	free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const struct codec *c;
+	union any u;
+
+	if (size == 0)
+		return 0;
+	c = &codecs[data[0] % NCODECS];
+	if (decode(c, (const char *)data + 1, size - 1, &u) != 0)
+		return 0;
+	c->check(&u, size - 1);
+	round_trip(c, &u);
+	c->clear(&u);
+	FUZZ_CHECK(c->empty(&u));
+	return 0;
+}
