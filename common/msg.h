@@ -159,6 +159,23 @@ int rota_msg_job_rows_decode(const char *buf, size_t len,
 			     struct rota_error *err);
 void rota_msg_job_rows_clear(struct rota_msg_job_rows *m);
 
+/*
+ * ---- DIAG_REPLY: the controller's counters, by name ----
+ * Body: {"counters":[["requests",12],...]}; a name is [a-z_]+, in the
+ * order the controller gives.  New counters need no protocol change.
+ */
+struct rota_msg_counters {
+	char **names;
+	int64_t *values;
+	size_t n;
+};
+char *rota_msg_counters_encode(char *const *names, const int64_t *values,
+			       size_t n, size_t *len);
+int rota_msg_counters_decode(const char *buf, size_t len,
+			     struct rota_msg_counters *m,
+			     struct rota_error *err);
+void rota_msg_counters_clear(struct rota_msg_counters *m);
+
 /* ---- CANCEL ---- */
 struct rota_msg_cancel {
 	uint32_t *job_ids;

@@ -29,6 +29,10 @@ struct ctld_stats {
 	uint64_t denied;	 /* authenticated but not allowed */
 	uint64_t bad_frames;
 	uint64_t unknown_types;
+	uint64_t sched_passes;
+	uint64_t sched_last_us;	 /* the last scheduling pass */
+	uint64_t sched_max_us;
+	int64_t started;	 /* Unix time the controller started */
 };
 
 struct ctld {
@@ -94,6 +98,7 @@ void rpc_job_rows(struct peer *p, const struct rota_frame *f);
 void rpc_cancel(struct peer *p, const struct rota_frame *f);
 void rpc_node_list(struct peer *p, const struct rota_frame *f);
 void rpc_ping(struct peer *p, const struct rota_frame *f);
+void rpc_diag(struct peer *p, const struct rota_frame *f);
 void rpc_node_register(struct peer *p, const struct rota_frame *f);
 void rpc_heartbeat(struct peer *p, const struct rota_frame *f);
 void rpc_job_end(struct peer *p, const struct rota_frame *f);

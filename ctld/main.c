@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/auth.h"
@@ -76,8 +77,19 @@ static void kick_cb(struct rota_evloop *loop, void *arg)
 {
 	struct ctld *ctld = arg;
 
+	struct timespec t0, t1;
+	uint64_t us;
+
 	ctld->kick = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	core_schedule(ctld->core, ctld_now(ctld));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 +
+			(t1.tv_nsec - t0.tv_nsec) / 1000);
+	ctld->stats.sched_passes++;
+	ctld->stats.sched_last_us = us;
+	if (us > ctld->stats.sched_max_us)
+		ctld->stats.sched_max_us = us;
 	ctld_run_actions(ctld);
 }
 
@@ -142,6 +154,7 @@ static int setup(struct ctld *ctld, const struct options *o)
 	ctld->users = user_cache_create();
 	ctld->self_uid = getuid();
 	ctld->clock = &rota_clock_real;
+	ctld->stats.started = ctld_now(ctld);
 	ctld->node_links = rota_xcalloc(core_node_count(ctld->core) + 1,
 					sizeof(struct peer *));
 	rc = state_load(ctld);

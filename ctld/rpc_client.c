@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/journal.h"
 #include "ctld/users.h"
 
 static void reply_decode_error(struct peer *p, const struct rota_frame *f,
@@ -269,4 +270,47 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 void rpc_ping(struct peer *p, const struct rota_frame *f)
 {
 	peer_send(p, ROTA_MSG_OK, "{}", 2);
+}
+
+void rpc_diag(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	const struct ctld_stats *s = &ctld->stats;
+	struct core_counts c;
+	size_t len;
+	char *body;
+
+	core_counts(ctld->core, &c);
+	{
+		char *names[] = {
+			"uptime_s",	 "requests",	  "auth_refused",
+			"denied",	 "bad_frames",	  "unknown_types",
+			"jobs_pending",	 "jobs_running",  "jobs_ended",
+			"nodes_up",	 "sched_passes",  "sched_last_us",
+			"sched_max_us",	 "journal_bytes",
+		};
+		int64_t values[] = {
+			ctld_now(ctld) - s->started,
+			(int64_t)s->requests,
+			(int64_t)s->auth_refused,
+			(int64_t)s->denied,
+			(int64_t)s->bad_frames,
+			(int64_t)s->unknown_types,
+			(int64_t)c.pending,
+			(int64_t)c.running,
+			(int64_t)c.ended,
+			(int64_t)c.nodes_up,
+			(int64_t)s->sched_passes,
+			(int64_t)s->sched_last_us,
+			(int64_t)s->sched_max_us,
+			(int64_t)journal_size(ctld->journal),
+		};
+
+		body = rota_msg_counters_encode(names, values,
+						sizeof(values) /
+							sizeof(*values),
+						&len);
+	}
+	peer_send(p, ROTA_MSG_DIAG_REPLY, body, len);
+	free(body);
 }

@@ -44,6 +44,7 @@ static const struct rpc_entry {
 	{ ROTA_MSG_CANCEL, ROLE_USER, rpc_cancel },
 	{ ROTA_MSG_NODE_LIST, ROLE_USER, rpc_node_list },
 	{ ROTA_MSG_PING, ROLE_USER, rpc_ping },
+	{ ROTA_MSG_DIAG, ROLE_USER, rpc_diag },
 	{ ROTA_MSG_NODE_REGISTER, ROLE_NODE, rpc_node_register },
 	{ ROTA_MSG_HEARTBEAT, ROLE_NODE, rpc_heartbeat },
 	{ ROTA_MSG_JOB_END, ROLE_NODE, rpc_job_end },
@@ -180,7 +181,8 @@ static void accept_cb(struct rota_evloop *loop, int fd, unsigned events,
 	struct ctld *ctld = arg;
 	struct rota_conn_limits lim = {
 		.max_frame = ctld->conf->max_frame,
-		.out_high_water = 64u << 20,
+		/* a peer that does not read its replies is not read from */
+		.out_high_water = 1u << 20,
 		.idle_ms = 3 * ctld->conf->heartbeat_interval * 1000,
 	};
 

@@ -25,6 +25,7 @@ extern const struct cmd cmd_queue;
 extern const struct cmd cmd_cancel;
 extern const struct cmd cmd_nodes;
 extern const struct cmd cmd_show;
+extern const struct cmd cmd_diag;
 extern const struct cmd cmd_help;
 
 /* All commands, NULL-terminated (main.c). */

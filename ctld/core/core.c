@@ -412,6 +412,17 @@ size_t core_job_count(const struct core *core)
 	return core->njobs;
 }
 
+void core_counts(const struct core *core, struct core_counts *out)
+{
+	*out = (struct core_counts){
+		.pending = core->pending.n,
+		.running = core->running.n,
+		.ended = core->done.n,
+	};
+	for (size_t i = 0; i < core->nnodes; i++)
+		out->nodes_up += core->nodes[i].state == NODE_UP;
+}
+
 void core_job_foreach(const struct core *core,
 		      void (*fn)(const struct core_job *job, void *arg),
 		      void *arg)

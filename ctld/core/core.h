@@ -220,6 +220,13 @@ void core_job_foreach(const struct core *core,
 		      void (*fn)(const struct core_job *job, void *arg),
 		      void *arg);
 size_t core_job_count(const struct core *core);
+struct core_counts {
+	size_t pending;
+	size_t running;
+	size_t ended;	/* kept for MinJobAge */
+	size_t nodes_up;
+};
+void core_counts(const struct core *core, struct core_counts *out);
 size_t core_node_count(const struct core *core);
 const struct core_node *core_node_get(const struct core *core, uint32_t i);
 const struct core_node *core_node_find(const struct core *core,

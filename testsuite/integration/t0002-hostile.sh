@@ -5,7 +5,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 24
+plan 27
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up"
@@ -34,6 +34,14 @@ is "$($RAWSEND "$ROTA_CTLD" otheruid)" \
 is "$($RAWSEND "$ROTA_CTLD" ping)" OK "and the controller still answers"
 kill -0 "$(cat "$CL/ctld.pid")"
 ok $? "the controller is still running"
+diag=$(rota diag)
+counter() { echo "$diag" | awk -v n="$1" '$1 == n { print $2 }'; }
+ok $(($(counter auth_refused) < 6)) \
+	"rota diag counts the refused credentials ($(counter auth_refused))"
+ok $(($(counter bad_frames) < 2)) \
+	"and the frames cut off ($(counter bad_frames))"
+ok $(($(counter unknown_types) < 1)) \
+	"and the unknown types ($(counter unknown_types))"
 
 # --- submit refuses with one clear line ---
 refuse() { # WANT-REGEX ARGS...: rota submit ARGS must fail with one line

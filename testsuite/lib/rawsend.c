@@ -16,9 +16,14 @@
  *     nosession  an HMAC on a connection that opened no session
  *     badmac   a proper PING, then a second one with a wrong HMAC
  *     otheruid a credential only uid 4242 may open
+ *     trickle  a proper PING, one byte every half second
+ *     noread   up to 5000 signed JOB_ROWS requests, as many as the socket
+ *              takes, then never read; sleeps
  */
 #include "config.h"
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +67,19 @@ static void send_frame(int fd, uint16_t type, const char *cred,
 		perror("rawsend: write");
 }
 
+/* One frame in one write, or false when the socket would block. */
+static bool send_whole(int fd, uint16_t type, const char *cred)
+{
+	uint8_t buf[ROTA_FRAME_HEADER_LEN + ROTA_FRAME_CRED_MAX + 2];
+	size_t clen = strlen(cred);
+	size_t n = ROTA_FRAME_HEADER_LEN + clen + 2;
+
+	rota_frame_header_encode(buf, type, (uint32_t)clen, 2);
+	memcpy(buf + ROTA_FRAME_HEADER_LEN, cred, clen);
+	memcpy(buf + ROTA_FRAME_HEADER_LEN + clen, "{}", 2);
+	return write(fd, buf, n) == (ssize_t)n;
+}
+
 /* Read one reply frame and print it; the reply's credential is not checked. */
 static void print_reply(int fd)
 {
@@ -94,6 +112,29 @@ static void print_reply(int fd)
 		printf("%s\n", rota_msg_type_name(h.type));
 	}
 	free(buf);
+}
+
+static char *sign(uint16_t type, const char *body);
+
+/* A whole PING, a byte at a time, until the controller hangs up. */
+static void trickle(int fd)
+{
+	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
+	char *cred = sign(ROTA_MSG_PING, "{}");
+	size_t clen = strlen(cred);
+	char *all = malloc(sizeof(hdr) + clen + 2);
+
+	rota_frame_header_encode(hdr, ROTA_MSG_PING, (uint32_t)clen, 2);
+	memcpy(all, hdr, sizeof(hdr));
+	memcpy(all + sizeof(hdr), cred, clen);
+	memcpy(all + sizeof(hdr) + clen, "{}", 2);
+	for (size_t i = 0; i < sizeof(hdr) + clen + 2; i++) {
+		if (write(fd, all + i, 1) != 1)
+			break;
+		usleep(500000);
+	}
+	free(all);
+	free(cred);
 }
 
 /* A credential opening a session with a controller running as 'uid'. */
@@ -133,6 +174,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mode = argv[2];
+	signal(SIGPIPE, SIG_IGN); /* a cut-off peer is what some modes test */
 	fd = dial(argv[1]);
 	if (strcmp(mode, "nocred") == 0) {
 		send_frame(fd, ROTA_MSG_PING, NULL, "{}", 2);
@@ -171,6 +213,22 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "otheruid") == 0) {
 		cred = sign_for(4242, ROTA_MSG_PING, "{}");
 		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
+	} else if (strcmp(mode, "trickle") == 0) {
+		trickle(fd);
+	} else if (strcmp(mode, "noread") == 0) {
+		int sent = 0;
+
+		rota_net_set_nonblock(fd, 1);
+		for (; sent < 5000; sent++) {
+			cred = sign(ROTA_MSG_JOB_ROWS, "{}");
+			if (!send_whole(fd, ROTA_MSG_JOB_ROWS, cred))
+				break; /* the controller stopped reading us */
+			free(cred);
+			cred = NULL;
+		}
+		printf("SENT %d\n", sent);
+		fflush(stdout);
+		pause();
 	} else if (strcmp(mode, "ping") == 0) {
 		cred = sign(ROTA_MSG_PING, "{}");
 		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/* rota diag: the controller's counters, one "name value" per line. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/msg.h"
+#include "common/proto.h"
+#include "ui/cmd.h"
+
+static const char help[] =
+	"usage: rota diag\n"
+	"\n"
+	"Print the controller's counters, one 'name value' per line:\n"
+	"  uptime_s       seconds since rota-ctld started\n"
+	"  requests       frames received\n"
+	"  auth_refused   refused: missing, forged, expired, replayed or\n"
+	"                 wrongly sealed munge credentials, or bad MACs\n"
+	"  denied         authenticated, but not allowed that request\n"
+	"  bad_frames     connections cut for a malformed or oversized frame\n"
+	"  unknown_types  frames of a type the controller does not know\n"
+	"  jobs_pending, jobs_running, jobs_ended, nodes_up\n"
+	"  sched_passes, sched_last_us, sched_max_us  scheduling passes\n"
+	"  journal_bytes  the journal since its last snapshot\n";
+
+static int diag_run(int argc, char **argv)
+{
+	struct rota_msg_counters m;
+	struct rota_reply reply;
+	struct rota_error err;
+	int rc;
+
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "--help") == 0))
+		return cmd_print_help(&cmd_diag);
+	if (argc > 1) {
+		cmd_error("diag", "unexpected argument '%s'", argv[1]);
+		return 2;
+	}
+	if (cmd_call("diag", ROTA_MSG_DIAG, "{}", 2, &reply) < 0)
+		return 1;
+	rc = rota_msg_counters_decode(reply.body, reply.len, &m, &err);
+	rota_reply_clear(&reply);
+	if (rc < 0) {
+		cmd_error("diag", "bad reply: %s", err.text);
+		return 1;
+	}
+	for (size_t i = 0; i < m.n; i++)
+		printf("%-14s %" PRId64 "\n", m.names[i], m.values[i]);
+	rota_msg_counters_clear(&m);
+	return 0;
+}
+
+const struct cmd cmd_diag = {
+	.name = "diag",
+	.summary = "the controller's counters",
+	.help = help,
+	.run = diag_run,
+};
