@@ -141,10 +141,11 @@ void rpc_node_link_lost(struct peer *p, const char *why)
 	if (ctld->node_links[p->node] != p)
 		return;
 	ctld->node_links[p->node] = NULL;
-	snprintf(reason, sizeof(reason), "link lost: %s", why);
-	rota_warn("node '%s' down: %s", n->name, reason);
-	core_node_down(ctld->core, ctld_now(ctld), n->name, reason);
-	state_commit(ctld);
+	snprintf(reason, sizeof(reason), "not responding (link lost: %s)",
+		 why);
+	rota_warn("node '%s' %s; its jobs run on until NodeTimeout", n->name,
+		  reason);
+	core_node_unreachable(ctld->core, ctld_now(ctld), n->name, reason);
 }
 
 /* Expand %j (id), %u (user), %x (name), %N (first node), %% in a path. */
@@ -285,9 +286,14 @@ void ctld_run_actions(struct ctld *ctld)
 			const char *name =
 				core_node_get(ctld->core, acts[i].node)->name;
 
-			rota_warn("job %u: node '%s' has no link", job->id,
-				  name);
-			core_node_down(ctld->core, ctld_now(ctld), name, "no link");
+			if (acts[i].type == CORE_ACTION_LAUNCH) {
+				rota_warn("job %u: node '%s' is not connected: "
+					  "requeued",
+					  job->id, name);
+				core_requeue(ctld->core, ctld_now(ctld),
+					     job->id, "NodeNotConnected");
+				ctld_kick(ctld);
+			}
 			continue;
 		}
 		if (acts[i].type == CORE_ACTION_LAUNCH)

@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * The jobs of this node: start them (launch.c does the privileged part),
- * enforce the time limit (SIGTERM to the process group, KillWait grace,
- * then SIGKILL), cancel them the same way, reap them and report each end
- * until the controller acknowledges it.  When a job's script exits, what
- * is left of its process group is killed: a job's children do not outlive
- * it.
+ * The jobs of this node.  Each runs under its own supervisor (supervise.h),
+ * which enforces its time limit and writes how it ended into SpoolDir; the
+ * daemon watches SpoolDir (inotify) and reports each end to the controller
+ * until it is acknowledged.  So jobs outlive the daemon, and a restarted
+ * daemon finds them again from the files alone.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/conf.h"
 #include "common/evloop.h"
@@ -23,8 +27,8 @@
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
-#include "noded/launch.h"
 #include "noded/noded.h"
+#include "noded/supervise.h"
 
 static struct njob *find_job(struct noded *nd, uint32_t id)
 {
@@ -33,6 +37,16 @@ static struct njob *find_job(struct noded *nd, uint32_t id)
 			return j;
 	}
 	return NULL;
+}
+
+static struct njob *add_job(struct noded *nd, uint32_t id)
+{
+	struct njob *j = rota_xcalloc(1, sizeof(*j));
+
+	j->id = id;
+	j->next = nd->jobs;
+	nd->jobs = j;
+	return j;
 }
 
 static void send_end(struct noded *nd, const struct njob *j)
@@ -44,26 +58,195 @@ static void send_end(struct noded *nd, const struct njob *j)
 	free(body);
 }
 
-/* Record how the job ended, and tell the controller. */
-static void job_ended(struct noded *nd, struct njob *j,
-		      enum rota_job_state state, int code, int sig,
-		      const char *text)
+static char *spool_path(struct noded *nd, uint32_t id, const char *ext)
 {
-	rota_timer_cancel(j->limit);
-	j->limit = NULL;
+	return rota_xasprintf("%s/job%u.%s", nd->spool, id, ext);
+}
+
+/* Read a small spool file; NULL if it is not there. */
+static char *slurp(const char *path, size_t *len)
+{
+	char buf[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	*len = (size_t)n;
+	return rota_xstrndup(buf, (size_t)n);
+}
+
+/* The supervisor of job 'id' wrote its end: take it and report it. */
+static void end_arrived(struct noded *nd, uint32_t id)
+{
+	char *path = spool_path(nd, id, "end");
+	struct rota_error err;
+	struct njob *j;
+	size_t len;
+	char *text = slurp(path, &len);
+
+	free(path);
+	if (!text)
+		return;
+	j = find_job(nd, id);
+	if (!j)
+		j = add_job(nd, id);
+	if (j->ended) {
+		free(text);
+		return;
+	}
+	if (rota_msg_job_end_decode(text, len, &j->end, &err) < 0 ||
+	    j->end.job_id != id) {
+		rota_err("job %u: unreadable end file: %s", id, err.text);
+		j->end = (struct rota_msg_job_end){
+			.job_id = id, .state = ROTA_JOB_FAILED, .exit_code = -1,
+			.end_time = (int64_t)time(NULL),
+			.text = rota_xstrdup("its end record was unreadable"),
+		};
+	}
+	free(text);
 	j->ended = true;
-	j->pid = 0;
-	j->end = (struct rota_msg_job_end){
-		.job_id = j->id,
-		.state = state,
-		.exit_code = code,
-		.term_signal = sig,
-		.start_time = j->start_time,
-		.end_time = (int64_t)time(NULL),
-		.text = text ? rota_xstrdup(text) : NULL,
-	};
-	launch_cleanup(nd->conf->spool_dir, j->id);
+	rota_info("job %u: %s (exit %d, signal %d)", id,
+		  rota_job_state_name(j->end.state), j->end.exit_code,
+		  j->end.term_signal);
 	send_end(nd, j);
+}
+
+static bool parse_name(const char *name, const char *ext, uint32_t *id)
+{
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, "job", 3) != 0)
+		return false;
+	v = strtoul(name + 3, &end, 10);
+	if (end == name + 3 || *end != '.' || strcmp(end + 1, ext) != 0 ||
+	    v == 0 || v > UINT32_MAX)
+		return false;
+	*id = (uint32_t)v;
+	return true;
+}
+
+static void inotify_cb(struct rota_evloop *loop, int fd, unsigned events,
+		       void *arg)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct noded *nd = arg;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+			uint32_t id;
+
+			if (ev->len && parse_name(ev->name, "end", &id))
+				end_arrived(nd, id);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+/* A .sup file: the job runs on if its supervisor does. */
+static void recover_running(struct noded *nd, uint32_t id)
+{
+	char *path = spool_path(nd, id, "sup");
+	char *end_path = spool_path(nd, id, "end");
+	size_t len;
+	char *text = slurp(path, &len);
+	long pid = text ? strtol(text, NULL, 10) : 0;
+	struct njob *j;
+
+	free(text);
+	if (supervise_alive((pid_t)pid, id)) {
+		j = add_job(nd, id);
+		j->sup = (pid_t)pid;
+		rota_info("job %u: still running under supervisor %ld", id,
+			  pid);
+	} else if (access(end_path, F_OK) != 0) {
+		/* gone without a word: report it rather than lose it */
+		j = add_job(nd, id);
+		j->ended = true;
+		j->end = (struct rota_msg_job_end){
+			.job_id = id, .state = ROTA_JOB_FAILED, .exit_code = -1,
+			.end_time = (int64_t)time(NULL),
+			.text = rota_xstrdup("its supervisor vanished"),
+		};
+		unlink(path);
+	}
+	free(path);
+	free(end_path);
+}
+
+static void recover(struct noded *nd)
+{
+	DIR *d = opendir(nd->spool);
+	struct dirent *e;
+	uint32_t id;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (parse_name(e->d_name, "sup", &id))
+			recover_running(nd, id);
+	}
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		if (parse_name(e->d_name, "end", &id))
+			end_arrived(nd, id);
+	}
+	closedir(d);
+}
+
+/*
+ * A supervisor that died without writing its end (killed by someone, out
+ * of memory) would leave its job running forever in the controller's
+ * eyes: look every few seconds, and report it.
+ */
+static void check_cb(struct rota_evloop *loop, void *arg)
+{
+	struct noded *nd = arg;
+
+	for (struct njob *j = nd->jobs; j; j = j->next) {
+		char *end_path;
+
+		if (j->ended || supervise_alive(j->sup, j->id))
+			continue;
+		end_path = spool_path(nd, j->id, "end");
+		if (access(end_path, F_OK) == 0) {
+			end_arrived(nd, j->id);
+		} else {
+			rota_err("job %u: its supervisor %d vanished", j->id,
+				 (int)j->sup);
+			j->ended = true;
+			j->end = (struct rota_msg_job_end){
+				.job_id = j->id, .state = ROTA_JOB_FAILED,
+				.exit_code = -1,
+				.end_time = (int64_t)time(NULL),
+				.text = rota_xstrdup("its supervisor vanished"),
+			};
+			send_end(nd, j);
+		}
+		free(end_path);
+	}
+}
+
+int jobs_start(struct noded *nd)
+{
+	nd->spool_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (nd->spool_fd < 0 ||
+	    inotify_add_watch(nd->spool_fd, nd->spool,
+			      IN_MOVED_TO) < 0)
+		return -errno;
+	nd->spool_watch = rota_evloop_add_fd(nd->loop, nd->spool_fd,
+					     ROTA_EV_READ, inotify_cb, nd);
+	/* after the watch: an end written meanwhile is seen either way */
+	recover(nd);
+	nd->check = rota_evloop_add_timer(nd->loop, 5000, true, check_cb, nd);
+	return 0;
 }
 
 /* The environment: what the controller sent, plus the user's identity. */
@@ -96,43 +279,10 @@ static void free_env(char **env, size_t keep)
 	free(env);
 }
 
-static void kill_cb(struct rota_evloop *loop, void *arg)
-{
-	struct njob *j = arg;
-
-	j->limit = NULL;
-	if (j->pid > 0) {
-		rota_info("job %u: still there after KillWait, SIGKILL", j->id);
-		killpg(j->pid, SIGKILL);
-	}
-}
-
-/* SIGTERM the whole job now, SIGKILL after KillWait. */
-static void terminate(struct noded *nd, struct njob *j)
-{
-	if (j->pid <= 0)
-		return;
-	killpg(j->pid, SIGCONT);
-	killpg(j->pid, SIGTERM);
-	rota_timer_cancel(j->limit);
-	j->limit = rota_evloop_add_timer(nd->loop, nd->conf->kill_wait * 1000,
-					 false, kill_cb, j);
-}
-
-static void limit_cb(struct rota_evloop *loop, void *arg)
-{
-	struct njob *j = arg;
-
-	j->limit = NULL;
-	rota_info("job %u: time limit reached", j->id);
-	j->timed_out = true;
-	terminate(j->nd, j);
-}
-
 void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 {
-	struct njob *j;
 	struct rota_error err;
+	struct njob *j;
 	char **env;
 	size_t nenv = 0;
 	int rc;
@@ -141,65 +291,66 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 		rota_warn("job %u: already here, launch ignored", m->job_id);
 		return;
 	}
-	j = rota_xcalloc(1, sizeof(*j));
-	j->id = m->job_id;
-	j->nd = nd;
-	j->start_time = (int64_t)time(NULL);
-	j->next = nd->jobs;
-	nd->jobs = j;
 	while (m->env[nenv])
 		nenv++;
 	env = build_env(nd, m);
-	rc = launch_start(&(struct launch_spec){
-				  .job_id = m->job_id,
-				  .uid = (uid_t)m->uid,
-				  .gid = (gid_t)m->gid,
-				  .script = m->script,
-				  .spool_dir = nd->conf->spool_dir,
-				  .workdir = m->workdir,
-				  .stdout_path = m->output,
-				  .stderr_path = m->error,
-				  .env = env,
-				  .topo = nd->topo,
-				  .cores = m->cores,
-				  .ncores = m->ncores,
-			  },
-			  &j->pid, &err);
+	j = add_job(nd, m->job_id);
+	rc = supervise_start(
+		&(struct supervise_spec){
+			.launch = {
+				.job_id = m->job_id,
+				.uid = (uid_t)m->uid,
+				.gid = (gid_t)m->gid,
+				.script = m->script,
+				.spool_dir = nd->spool,
+				.workdir = m->workdir,
+				.stdout_path = m->output,
+				.stderr_path = m->error,
+				.env = env,
+				.topo = nd->topo,
+				.cores = m->cores,
+				.ncores = m->ncores,
+			},
+			.time_limit = m->time_limit,
+			.kill_wait = nd->conf->kill_wait,
+		},
+		&j->sup, &err);
 	free_env(env, nenv);
 	if (rc < 0) {
 		rota_warn("%s", err.text);
-		job_ended(nd, j, ROTA_JOB_FAILED, -1, 0, err.text);
+		j->ended = true;
+		j->end = (struct rota_msg_job_end){
+			.job_id = m->job_id, .state = ROTA_JOB_FAILED,
+			.exit_code = -1, .start_time = (int64_t)time(NULL),
+			.end_time = (int64_t)time(NULL),
+			.text = rota_xstrdup(err.text),
+		};
+		send_end(nd, j);
 		return;
 	}
-	rota_info("job %u: running as pid %d for uid %u", j->id, (int)j->pid,
-		  m->uid);
-	if (m->time_limit > 0)
-		j->limit = rota_evloop_add_timer(nd->loop,
-						 m->time_limit * 1000, false,
-						 limit_cb, j);
+	rota_info("job %u: running under supervisor %d for uid %u", j->id,
+		  (int)j->sup, m->uid);
 }
 
 void jobs_signal(struct noded *nd, const struct rota_msg_job_signal *m)
 {
 	struct njob *j = find_job(nd, m->job_id);
+	union sigval v = { .sival_int = m->signo };
 
-	if (!j || j->ended) {
+	if (!j || j->ended || !supervise_alive(j->sup, j->id)) {
 		rota_debug("job %u: signal for a job not running here",
 			   m->job_id);
 		return;
 	}
-	if (m->cancel) {
+	if (m->cancel)
 		rota_info("job %u: cancelled", j->id);
-		j->cancelled = true;
-		terminate(nd, j);
-		return;
-	}
-	killpg(j->pid, m->signo);
+	sigqueue(j->sup, m->cancel ? SUPERVISE_SIG_CANCEL
+				   : SUPERVISE_SIG_SIGNAL,
+		 v);
 }
 
 static void job_free(struct njob *j)
 {
-	rota_timer_cancel(j->limit);
 	rota_msg_job_end_clear(&j->end);
 	free(j);
 }
@@ -208,12 +359,16 @@ void jobs_acked(struct noded *nd, uint32_t job_id)
 {
 	for (struct njob **p = &nd->jobs; *p; p = &(*p)->next) {
 		struct njob *j = *p;
+		char *path;
 
-		if (j->id == job_id && j->ended) {
-			*p = j->next;
-			job_free(j);
-			return;
-		}
+		if (j->id != job_id || !j->ended)
+			continue;
+		path = spool_path(nd, job_id, "end");
+		unlink(path); /* the controller has it on disk: done */
+		free(path);
+		*p = j->next;
+		job_free(j);
+		return;
 	}
 }
 
@@ -225,51 +380,20 @@ void jobs_resend_ends(struct noded *nd)
 	}
 }
 
-static void reaped(struct noded *nd, struct njob *j, int status)
-{
-	enum rota_job_state state;
-	int code = -1, sig = 0;
-
-	/* whatever the script left behind in its group goes with it */
-	killpg(j->pid, SIGKILL);
-	if (WIFEXITED(status))
-		code = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		sig = WTERMSIG(status);
-	if (j->cancelled)
-		state = ROTA_JOB_CANCELLED;
-	else if (j->timed_out)
-		state = ROTA_JOB_TIMEOUT;
-	else if (code == 0)
-		state = ROTA_JOB_COMPLETED;
-	else
-		state = ROTA_JOB_FAILED;
-	rota_info("job %u: %s (exit %d, signal %d)", j->id,
-		  rota_job_state_name(state), code, sig);
-	job_ended(nd, j, state, code, sig, NULL);
-}
-
 void jobs_reap(struct noded *nd)
 {
-	int status;
-	pid_t pid;
-
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		struct njob *j;
-
-		for (j = nd->jobs; j && j->pid != pid; j = j->next)
-			;
-		if (j)
-			reaped(nd, j, status);
-	}
+	/* only the middle children of supervisor starts come back here */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
 }
 
-void jobs_kill_all(struct noded *nd)
+void jobs_fini(struct noded *nd)
 {
-	for (struct njob *j = nd->jobs; j; j = j->next) {
-		if (j->pid > 0)
-			killpg(j->pid, SIGKILL);
-	}
+	rota_timer_cancel(nd->check);
+	nd->check = NULL;
+	rota_watch_remove(nd->spool_watch);
+	if (nd->spool_fd > 0)
+		close(nd->spool_fd);
 	while (nd->jobs) {
 		struct njob *j = nd->jobs;
 

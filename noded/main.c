@@ -188,13 +188,14 @@ static void sigchld_cb(struct rota_evloop *loop, int signo, void *arg)
 
 static void stop_cb(struct rota_evloop *loop, int signo, void *arg)
 {
-	rota_info("signal %d: shutting down, killing this node's jobs", signo);
+	rota_info("signal %d: shutting down; jobs run on under their "
+		  "supervisors", signo);
 	rota_evloop_stop(loop);
 }
 
 static void noded_fini(struct noded *nd)
 {
-	jobs_kill_all(nd);
+	jobs_fini(nd);
 	if (nd->link)
 		rota_conn_close(nd->link);
 	rota_evloop_destroy(nd->loop);
@@ -204,6 +205,7 @@ static void noded_fini(struct noded *nd)
 		free(*f);
 	free(nd->features);
 	free(nd->name);
+	free(nd->spool);
 	free(nd->addr);
 	free(nd->ctld_host);
 	rota_conf_destroy(nd->conf);
@@ -238,9 +240,10 @@ int main(int argc, char **argv)
 	rota_log_level_parse(nd.conf->log_level, &level);
 	rota_log_init(ident, o.verbose ? ROTA_LOG_DEBUG : level,
 		      nd.conf->log_file);
-	if (mkdir(nd.conf->spool_dir, 0755) < 0 && errno != EEXIST) {
-		rota_err("SpoolDir '%s': %s", nd.conf->spool_dir,
-			 strerror(errno));
+	nd.spool = rota_xasprintf("%s/%s", nd.conf->spool_dir, nd.name);
+	if ((mkdir(nd.conf->spool_dir, 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(nd.spool, 0755) < 0 && errno != EEXIST)) {
+		rota_err("SpoolDir '%s': %s", nd.spool, strerror(errno));
 		noded_fini(&nd);
 		return 1;
 	}
@@ -250,6 +253,12 @@ int main(int argc, char **argv)
 	rota_evloop_add_signal(nd.loop, SIGCHLD, sigchld_cb, &nd);
 	rota_evloop_add_signal(nd.loop, SIGTERM, stop_cb, NULL);
 	rota_evloop_add_signal(nd.loop, SIGINT, stop_cb, NULL);
+	if (jobs_start(&nd) < 0) {
+		rota_err("SpoolDir '%s': cannot watch it: %s", nd.spool,
+			 strerror(errno));
+		noded_fini(&nd);
+		return 1;
+	}
 	link_start(&nd);
 	rota_info("node %s up, controller %s:%u", nd.name, nd.ctld_host,
 		  nd.ctld_port);

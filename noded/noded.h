@@ -17,16 +17,14 @@ struct rota_evloop;
 struct rota_timer;
 struct topology;
 
-/* A job this node runs, or has ended and not yet heard acknowledged. */
+/*
+ * A job this node runs (under its supervisor), or has ended and not yet
+ * heard acknowledged.  Rebuilt from SpoolDir when the daemon restarts.
+ */
 struct njob {
-	struct noded *nd;
 	uint32_t id;
-	pid_t pid;		/* also the process group; 0 once reaped */
-	bool cancelled;		/* ends as CANCELLED */
-	bool timed_out;		/* ends as TIMEOUT */
+	pid_t sup;		/* its supervisor (supervise.h) */
 	bool ended;		/* 'end' is valid, waiting for the ack */
-	int64_t start_time;
-	struct rota_timer *limit;	/* time limit, then KillWait grace */
 	struct rota_msg_job_end end;
 	struct njob *next;
 };
@@ -37,6 +35,8 @@ struct noded {
 	struct rota_auth *auth;
 	struct topology *topo;
 	char *name;
+	char *spool;		/* SpoolDir/<name>: this node's, even when
+				 * several daemons share one host */
 	char *addr;		/* the source address of the link */
 	char *ctld_host;
 	unsigned ctld_port;
@@ -48,6 +48,9 @@ struct noded {
 	struct rota_timer *reconnect;
 	int64_t backoff_ms;
 	struct njob *jobs;
+	struct rota_watch *spool_watch;	/* inotify: job ends */
+	struct rota_timer *check;	/* supervisors still alive? */
+	int spool_fd;
 	char **features;	/* found (ib, largemem) plus rota.conf's */
 };
 
@@ -62,9 +65,15 @@ void jobs_signal(struct noded *nd, const struct rota_msg_job_signal *m);
 void jobs_acked(struct noded *nd, uint32_t job_id);
 /* Re-send the ends the controller has not acknowledged. */
 void jobs_resend_ends(struct noded *nd);
-/* SIGCHLD: reap and report. */
+/*
+ * Find this node's jobs again in SpoolDir (supervisors still running, ends
+ * not yet acknowledged) and watch it for ends.  -errno when SpoolDir
+ * cannot be watched.
+ */
+int jobs_start(struct noded *nd);
+/* SIGCHLD: reap what is left of supervisor starts. */
 void jobs_reap(struct noded *nd);
-/* Kill every job's process group (shutdown). */
-void jobs_kill_all(struct noded *nd);
+/* Forget the jobs (shutdown): they run on under their supervisors. */
+void jobs_fini(struct noded *nd);
 
 #endif

@@ -331,6 +331,32 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 	job_list_append(&core->done, job);
 }
 
+int core_requeue(struct core *core, int64_t now, uint32_t job_id,
+		 const char *reason)
+{
+	struct core_job *job = jobtab_find(core, job_id);
+
+	if (!job || job->state != ROTA_JOB_RUNNING)
+		return -ENOENT;
+	job_list_remove(&core->running, job);
+	for (uint32_t i = 0; i < job->nalloc; i++) {
+		node_free_cores(&core->nodes[job->alloc[i].node],
+				&job->alloc[i], job->desc.mem_mb);
+		free(job->alloc[i].cores);
+	}
+	free(job->alloc);
+	job->alloc = NULL;
+	job->nalloc = 0;
+	job->state = ROTA_JOB_PENDING;
+	job->start_time = 0;
+	job->reason = reason;
+	core_pending_add(core, job);
+	/* back in submit order: the list is sorted by id while FIFO */
+	core_pending_sort(core);
+	core_mark_dirty(core, job);
+	return 0;
+}
+
 int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		bool operator, struct rota_error *err)
 {

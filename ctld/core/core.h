@@ -143,9 +143,23 @@ int core_node_register(struct core *core, int64_t now,
 		       const struct rota_node_info *info,
 		       struct rota_error *err);
 void core_node_seen(struct core *core, int64_t now, const char *name);
-/* The node is gone (lost link or missed heartbeats): its jobs NODE_FAIL. */
+/*
+ * The node's daemon stopped answering (its link closed): no new jobs go
+ * there, but its jobs run on under their supervisors; if it is not back
+ * within NodeTimeout of its last word, core_tick() sets it down.
+ */
+void core_node_unreachable(struct core *core, int64_t now, const char *name,
+			   const char *reason);
+/* The node is gone (missed heartbeats): its jobs end as NODE_FAIL. */
 void core_node_down(struct core *core, int64_t now, const char *name,
 		    const char *reason);
+/*
+ * Put a started job back in the queue (it could not be launched): its
+ * cores are freed and it waits again in submit order.  -ENOENT if it is
+ * not running.
+ */
+int core_requeue(struct core *core, int64_t now, uint32_t job_id,
+		 const char *reason);
 
 /*
  * A node reports a job's end.  -ENOENT if the job is unknown or its batch

@@ -63,6 +63,8 @@ void job_list_remove(struct job_list *l, struct core_job *job);
 /* core.c */
 void core_pending_add(struct core *core, struct core_job *job);
 void core_pending_remove(struct core *core, struct core_job *job);
+/* Restore submit order in the pending list (restore.c). */
+void core_pending_sort(struct core *core);
 void core_push_action(struct core *core, const struct core_action *a);
 void core_mark_dirty(struct core *core, struct core_job *job);
 /* Free a job that is in no list and no table. */

@@ -136,7 +136,8 @@ static int by_id(const void *a, const void *b)
 
 void jobtab_sort(struct core *core)
 {
-	qsort(core->order, core->norder, sizeof(*core->order), by_id);
+	if (core->norder) /* qsort wants an array, even of nothing */
+		qsort(core->order, core->norder, sizeof(*core->order), by_id);
 	while (core->norder && !core->order[core->norder - 1])
 		core->norder--;
 	for (size_t i = 0; i < core->norder; i++)

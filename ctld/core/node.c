@@ -203,6 +203,19 @@ void core_node_seen(struct core *core, int64_t now, const char *name)
 		core->nodes[idx].last_seen = now;
 }
 
+void core_node_unreachable(struct core *core, int64_t now, const char *name,
+			   const char *reason)
+{
+	uint32_t idx;
+
+	if (!core_node_find(core, name, &idx) ||
+	    core->nodes[idx].state != NODE_UP)
+		return;
+	core->nodes[idx].state = NODE_UNKNOWN;
+	snprintf(core->nodes[idx].reason, sizeof(core->nodes[idx].reason),
+		 "%s", reason);
+}
+
 void core_node_down(struct core *core, int64_t now, const char *name,
 		    const char *reason)
 {

@@ -180,10 +180,15 @@ static void sort_list(struct job_list *l, int (*cmp)(const void *,
 	free(v);
 }
 
+void core_pending_sort(struct core *core)
+{
+	sort_list(&core->pending, by_id);
+}
+
 void core_restore_finish(struct core *core)
 {
 	jobtab_sort(core);
-	sort_list(&core->pending, by_id);
+	core_pending_sort(core);
 	sort_list(&core->done, by_end);
 }
 

@@ -42,8 +42,14 @@ wait_for grep -q SENT "$T/noread.out"
 rota queue >/dev/null
 ok $? "other clients are still served"
 rss1=$(rss)
-ok $((rss1 - rss0 > 20000)) \
-	"the controller did not grow for it ($rss0 -> $rss1 kB; $(cat "$T/noread.out"))"
+if ldd "$BIN/rota-ctld" | grep -q libasan; then
+	# ASan's quarantine keeps freed memory resident: RSS says nothing
+	echo "ok 5 # SKIP memory bound not measurable under AddressSanitizer"
+	tap_n=$((tap_n + 1))
+else
+	ok $((rss1 - rss0 > 20000)) \
+		"the controller did not grow for it ($rss0 -> $rss1 kB; $(cat "$T/noread.out"))"
+fi
 kill "$reader"
 kill -0 "$(cat "$CL/ctld.pid")"
 ok $? "the controller is still running"

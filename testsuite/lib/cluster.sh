@@ -102,9 +102,21 @@ cluster_start() {
 		cluster_start_nodes
 }
 
+# Jobs outlive their node daemons (each has a supervisor): a stopped test
+# cluster takes its jobs and their supervisors with it.
+cluster_kill_jobs() {
+	local sup start job
+	for f in "$CL"/spool/*/job*.sup; do
+		[ -f "$f" ] || continue
+		read -r sup start job <"$f"
+		kill -9 -- "-$job" "$sup" 2>/dev/null
+	done
+}
+
 cluster_stop() {
 	local pid
 	[ -f "$CL/pids" ] || return 0
+	cluster_kill_jobs
 	# node daemons and the controller first, munged last
 	tac "$CL/pids" | while read -r pid; do
 		kill "$pid" 2>/dev/null

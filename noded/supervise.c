@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Job supervisors (see supervise.h).  The supervisor is plain blocking
+ * code: one job, one sigtimedwait loop.  It is started by a double fork so
+ * that it belongs to init, not to the daemon, and survives it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/msg.h"
+#include "common/xalloc.h"
+#include "noded/supervise.h"
+
+struct sup {
+	const struct supervise_spec *spec;
+	pid_t job;
+	int64_t start;		/* Unix seconds */
+	bool cancelled;
+	bool timed_out;
+	struct timespec kill_at; /* SIGKILL deadline once terminating */
+	bool terminating;
+};
+
+static char *spool_file(const struct supervise_spec *s, const char *ext)
+{
+	return rota_xasprintf("%s/job%u.%s", s->launch.spool_dir,
+			      s->launch.job_id, ext);
+}
+
+/* Write 'text' to '<spool>/job<id>.<ext>' whole: a temporary, then rename. */
+static int write_whole(const struct supervise_spec *s, const char *ext,
+		       const char *text)
+{
+	char *path = spool_file(s, ext);
+	char *tmp = rota_xasprintf("%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	size_t len = strlen(text);
+	int rc = 0;
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len ||
+	    fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+static struct timespec mono_after(int64_t seconds)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += seconds;
+	return t;
+}
+
+static bool passed(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > t->tv_sec ||
+	       (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+static void terminate(struct sup *s)
+{
+	if (s->terminating)
+		return;
+	s->terminating = true;
+	killpg(s->job, SIGCONT);
+	killpg(s->job, SIGTERM);
+	s->kill_at = mono_after(s->spec->kill_wait);
+}
+
+/* Until the job is reaped: its status. */
+static int watch(struct sup *s, const sigset_t *set)
+{
+	struct timespec limit_at = mono_after(s->spec->time_limit);
+	siginfo_t si;
+	int status;
+
+	for (;;) {
+		struct timespec wait = { .tv_sec = 1 };
+		int sig = sigtimedwait(set, &si, &wait);
+
+		if (sig == SIGCHLD && waitpid(s->job, &status, WNOHANG) == s->job)
+			return status;
+		if (sig == SUPERVISE_SIG_CANCEL) {
+			s->cancelled = true;
+			terminate(s);
+		} else if (sig == SUPERVISE_SIG_SIGNAL &&
+			   si.si_value.sival_int > 0 &&
+			   si.si_value.sival_int < NSIG) {
+			killpg(s->job, si.si_value.sival_int);
+		}
+		if (s->spec->time_limit > 0 && !s->terminating &&
+		    passed(&limit_at)) {
+			s->timed_out = true;
+			terminate(s);
+		}
+		if (s->terminating && passed(&s->kill_at))
+			killpg(s->job, SIGKILL);
+		/* a SIGCHLD may have been merged with another signal */
+		if (waitpid(s->job, &status, WNOHANG) == s->job)
+			return status;
+	}
+}
+
+static void write_end(struct sup *s, int status)
+{
+	struct rota_msg_job_end end = {
+		.job_id = s->spec->launch.job_id,
+		.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+		.start_time = s->start,
+		.end_time = (int64_t)time(NULL),
+	};
+	size_t len;
+	char *body, *sup;
+
+	if (s->cancelled)
+		end.state = ROTA_JOB_CANCELLED;
+	else if (s->timed_out)
+		end.state = ROTA_JOB_TIMEOUT;
+	else if (end.exit_code == 0)
+		end.state = ROTA_JOB_COMPLETED;
+	else
+		end.state = ROTA_JOB_FAILED;
+	body = rota_msg_job_end_encode(&end, &len);
+	write_whole(s->spec, "end", body);
+	free(body);
+	sup = spool_file(s->spec, "sup");
+	unlink(sup);
+	free(sup);
+}
+
+/* The supervisor itself; 'report' takes "0 <pid>" or "<errno> <text>". */
+__attribute__((noreturn)) static void supervisor(
+	const struct supervise_spec *spec, int report)
+{
+	struct sup s = { .spec = spec, .start = (int64_t)time(NULL) };
+	struct rota_error err = { "" };
+	char line[256], name[16];
+	sigset_t set;
+	int rc, status;
+
+	setsid();
+	/*
+	 * Keep nothing of the daemon's: a socket held here would keep its
+	 * link to the controller open after the daemon is gone.
+	 */
+	if (report != 3) {
+		dup2(report, 3);
+		report = 3;
+	}
+	close_range(4, ~0U, 0);
+	snprintf(name, sizeof(name), "rotasup:%u", spec->launch.job_id);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+	/* the daemon may die while we report: that is no reason to stop */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SUPERVISE_SIG_SIGNAL);
+	sigaddset(&set, SUPERVISE_SIG_CANCEL);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+	rc = launch_start(&spec->launch, &s.job, &err);
+	if (rc == 0) {
+		snprintf(line, sizeof(line), "%d %lld %d", (int)getpid(),
+			 (long long)s.start, (int)s.job);
+		rc = write_whole(spec, "sup", line);
+		if (rc < 0)
+			snprintf(err.text, sizeof(err.text),
+				 "job %u: cannot write its .sup file",
+				 spec->launch.job_id);
+	}
+	if (rc == 0)
+		snprintf(line, sizeof(line), "0 %d", (int)getpid());
+	else
+		snprintf(line, sizeof(line), "%d %s", -rc, err.text);
+	/*
+	 * A daemon that is gone cannot read this; its successor finds the job
+	 * by its .sup file.  A job that did not start leaves nothing.
+	 */
+	if (write(report, line, strlen(line)) < 0) {
+		/* nobody to tell */
+	}
+	close(report);
+	if (rc < 0) {
+		if (s.job > 0)
+			killpg(s.job, SIGKILL);
+		_exit(1);
+	}
+	status = watch(&s, &set);
+	killpg(s.job, SIGKILL); /* what the script left behind goes too */
+	write_end(&s, status);
+	launch_cleanup(spec->launch.spool_dir, spec->launch.job_id);
+	_exit(0);
+}
+
+int supervise_start(const struct supervise_spec *spec, pid_t *sup,
+		    struct rota_error *err)
+{
+	char line[256];
+	int fds[2], status;
+	ssize_t n;
+	pid_t mid;
+
+	*sup = 0;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return rota_errorf(err, -errno, "job %u: pipe: %s",
+				   spec->launch.job_id, strerror(errno));
+	mid = fork();
+	if (mid == 0) {
+		/* the middle child: fork the supervisor and leave it to init */
+		close(fds[0]);
+		if (fork() == 0)
+			supervisor(spec, fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (mid < 0) {
+		close(fds[0]);
+		return rota_errorf(err, -errno, "job %u: fork: %s",
+				   spec->launch.job_id, strerror(errno));
+	}
+	waitpid(mid, &status, 0);
+	n = read(fds[0], line, sizeof(line) - 1);
+	close(fds[0]);
+	if (n <= 0)
+		return rota_errorf(err, -EIO, "job %u: its supervisor died",
+				   spec->launch.job_id);
+	line[n] = '\0';
+	if (line[0] != '0') {
+		int e = atoi(line);
+		const char *text = strchr(line, ' ');
+
+		return rota_errorf(err, e > 0 ? -e : -EIO, "%s",
+				   text ? text + 1 : line);
+	}
+	*sup = (pid_t)atoi(line + 2);
+	return 0;
+}
+
+bool supervise_alive(pid_t pid, uint32_t id)
+{
+	char path[64], comm[32], want[32];
+	FILE *f;
+	bool ok;
+
+	if (pid <= 0 || kill(pid, 0) < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	ok = fgets(comm, sizeof(comm), f) != NULL;
+	fclose(f);
+	snprintf(want, sizeof(want), "rotasup:%u\n", id);
+	return ok && strcmp(comm, want) == 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_NODED_SUPERVISE_H
+#define ROTA_NODED_SUPERVISE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "noded/launch.h"
+
+/*
+ * A job's supervisor: a small process of its own, so that jobs outlive the
+ * node daemon (a restart, an upgrade, a crash).  It starts the job
+ * (launch.c), enforces its time limit (SIGTERM to the process group,
+ * KillWait, SIGKILL), takes cancels and signals from the daemon by
+ * sigqueue, reaps the job, kills what the job left in its process group,
+ * and writes how it ended.  Everything the daemon needs to find it again
+ * is in SpoolDir:
+ *   job<ID>.sup   "<supervisor pid> <start time> <job pid>" while it runs
+ *                 (the job's pid is also its process group);
+ *   job<ID>.end   the JOB_END body once it has ended (renamed into place,
+ *                 so it is whole or absent), until the controller has it.
+ */
+#define SUPERVISE_SIG_SIGNAL SIGUSR1 /* sival_int: the signal to send */
+#define SUPERVISE_SIG_CANCEL SIGUSR2
+
+struct supervise_spec {
+	struct launch_spec launch;
+	int64_t time_limit;	/* seconds; 0: none */
+	int64_t kill_wait;	/* seconds between SIGTERM and SIGKILL */
+};
+
+/*
+ * Start the supervisor and, through it, the job.  Returns once the job has
+ * been exec'd or has failed to start: -errno with 'err' from launch_start
+ * (no process left behind, no files), or 0 with '*sup' the supervisor.
+ * The supervisor is not the caller's child.
+ */
+int supervise_start(const struct supervise_spec *spec, pid_t *sup,
+		    struct rota_error *err);
+
+/* Is 'pid' the supervisor of job 'id' (alive, and named for it)? */
+bool supervise_alive(pid_t pid, uint32_t id);
+
+#endif
