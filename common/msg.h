@@ -284,6 +284,19 @@ char *rota_msg_job_id_encode(uint32_t job_id, size_t *len);
 int rota_msg_job_id_decode(const char *buf, size_t len, uint32_t *job_id,
 			   struct rota_error *err);
 
+/* NODE_ADMIN: an operator drains, resumes or downs a node. */
+struct rota_msg_node_admin {
+	char *name;
+	char *action;	/* "drain", "resume" or "down" */
+	char *reason;	/* NULL: none given */
+};
+char *rota_msg_node_admin_encode(const struct rota_msg_node_admin *m,
+				 size_t *len);
+int rota_msg_node_admin_decode(const char *buf, size_t len,
+			       struct rota_msg_node_admin *m,
+			       struct rota_error *err);
+void rota_msg_node_admin_clear(struct rota_msg_node_admin *m);
+
 /* A body of one node name: HEARTBEAT. */
 char *rota_msg_name_encode(const char *name, size_t *len);
 int rota_msg_name_decode(const char *buf, size_t len, char **name,

@@ -187,3 +187,50 @@ int rota_msg_name_decode(const char *buf, size_t len, char **name,
 	json_decref(root);
 	return rc;
 }
+
+char *rota_msg_node_admin_encode(const struct rota_msg_node_admin *m,
+				 size_t *len)
+{
+	json_t *o = json_pack("{s:s, s:s}", "name", m->name, "action",
+			      m->action);
+
+	if (m->reason)
+		json_object_set_new(o, "reason", json_string(m->reason));
+	return msg_dump(o, len);
+}
+
+int rota_msg_node_admin_decode(const char *buf, size_t len,
+			       struct rota_msg_node_admin *m,
+			       struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	const char *name = NULL, *action = NULL, *reason = NULL;
+	int rc;
+
+	*m = (struct rota_msg_node_admin){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:s, s:s, s?s !}", "name", &name,
+			"action", &action, "reason", &reason);
+	if (rc == 0 && strcmp(action, "drain") != 0 &&
+	    strcmp(action, "resume") != 0 && strcmp(action, "down") != 0)
+		rc = rota_errorf(err, -EPROTO, "action: '%s' unknown", action);
+	if (rc == 0)
+		rc = msg_str(name, ROTA_MSG_NAME_MAX, "name", &m->name, err);
+	if (rc == 0)
+		rc = msg_str(action, 16, "action", &m->action, err);
+	if (rc == 0)
+		rc = msg_str(reason, 128, "reason", &m->reason, err);
+	json_decref(root);
+	if (rc < 0)
+		rota_msg_node_admin_clear(m);
+	return rc;
+}
+
+void rota_msg_node_admin_clear(struct rota_msg_node_admin *m)
+{
+	free(m->name);
+	free(m->action);
+	free(m->reason);
+	*m = (struct rota_msg_node_admin){ 0 };
+}

@@ -30,6 +30,7 @@ enum rota_msg_type {
 	ROTA_MSG_JOB_ROWS_REPLY = 110,
 	ROTA_MSG_DIAG = 111,	    /* {} -> DIAG_REPLY */
 	ROTA_MSG_DIAG_REPLY = 112,
+	ROTA_MSG_NODE_ADMIN = 113,  /* operators: -> OK */
 
 	/* 200-299: node daemons to the controller */
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */

@@ -231,12 +231,6 @@ void rpc_job_rows(struct peer *p, const struct rota_frame *f)
 	free(rc.rows);
 }
 
-static const char *const node_state_names[] = {
-	[NODE_UNKNOWN] = "UNKNOWN",
-	[NODE_UP] = "UP",
-	[NODE_DOWN] = "DOWN",
-};
-
 void rpc_node_list(struct peer *p, const struct rota_frame *f)
 {
 	const struct core *core = p->ctld->core;
@@ -249,7 +243,7 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 
 		nodes[i] = (struct rota_node_info){
 			.name = cn->name,
-			.state = (char *)node_state_names[cn->state],
+			.state = (char *)core_node_state_name(cn),
 			.reason = (char *)cn->reason,
 			.addr = cn->addr,
 			.features = cn->features,
@@ -313,4 +307,34 @@ void rpc_diag(struct peer *p, const struct rota_frame *f)
 	}
 	peer_send(p, ROTA_MSG_DIAG_REPLY, body, len);
 	free(body);
+}
+
+void rpc_node_admin(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	struct rota_msg_node_admin m;
+	struct rota_error err;
+
+	if (rota_msg_node_admin_decode(f->body, f->body_len, &m, &err) < 0) {
+		reply_decode_error(p, f, &err);
+		return;
+	}
+	if (!ctld_is_operator(ctld, p->uid)) {
+		ctld->stats.denied++;
+		peer_send_error(p, -EPERM, "only operators may change nodes");
+	} else if (core_node_admin(ctld->core, ctld_now(ctld), m.name,
+				   m.action, m.reason, &err) < 0) {
+		peer_send_error(p, -EINVAL, err.text);
+	} else {
+		rota_info("node '%s': %s by uid %u%s%s", m.name, m.action,
+			  (unsigned)p->uid, m.reason ? ": " : "",
+			  m.reason ? m.reason : "");
+		if (state_commit(ctld) < 0)
+			peer_send_error(p, -EIO, "the controller cannot write "
+						 "its journal");
+		else
+			peer_send(p, ROTA_MSG_OK, "{}", 2);
+		ctld_kick(ctld);
+	}
+	rota_msg_node_admin_clear(&m);
 }

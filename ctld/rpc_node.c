@@ -280,7 +280,7 @@ void ctld_run_actions(struct ctld *ctld)
 							   acts[i].job_id);
 		struct peer *link = ctld->node_links[acts[i].node];
 
-		if (!job)
+		if (!job && acts[i].type == CORE_ACTION_LAUNCH)
 			continue;
 		if (!link) {
 			const char *name =
@@ -289,9 +289,9 @@ void ctld_run_actions(struct ctld *ctld)
 			if (acts[i].type == CORE_ACTION_LAUNCH) {
 				rota_warn("job %u: node '%s' is not connected: "
 					  "requeued",
-					  job->id, name);
+					  acts[i].job_id, name);
 				core_requeue(ctld->core, ctld_now(ctld),
-					     job->id, "NodeNotConnected");
+					     acts[i].job_id, "NodeNotConnected");
 				ctld_kick(ctld);
 			}
 			continue;

@@ -51,6 +51,7 @@ static const char help[] =
 	"      --export=VARS         also pass these variables (VAR[,VAR..]),\n"
 	"                            ALL for the whole environment, NONE\n"
 	"      --wrap=COMMAND        run COMMAND under /bin/sh, no script\n"
+
 	"  -h, --help                this text\n"
 	"\n"
 	"Exit status: 0 queued, 1 refused by the controller, 2 bad usage.\n";

@@ -41,6 +41,8 @@ struct core_node {
 	uint64_t mem_used_mb;
 	uint8_t *core_busy;	/* per core: 1 if allocated */
 	int64_t last_seen;
+	bool drain;		/* an operator drains it: no new jobs */
+	bool admin_down;	/* an operator set it down */
 	uint32_t cfg_cores;	/* from rota.conf; 0: as registered */
 	uint64_t cfg_memory_mb;
 };
@@ -153,6 +155,18 @@ void core_node_unreachable(struct core *core, int64_t now, const char *name,
 /* The node is gone (missed heartbeats): its jobs end as NODE_FAIL. */
 void core_node_down(struct core *core, int64_t now, const char *name,
 		    const char *reason);
+/*
+ * An operator's "drain" (no new jobs; running ones finish), "down" (as if
+ * it failed: its jobs are requeued or end) or "resume" (undo both; the
+ * node is up again once its daemon is heard).  -ENOENT unknown node,
+ * -EINVAL unknown action.
+ */
+int core_node_admin(struct core *core, int64_t now, const char *name,
+		    const char *action, const char *reason,
+		    struct rota_error *err);
+/* "UP", "DOWN", "UNKNOWN", "DRAINING" (jobs left) or "DRAINED"; static. */
+const char *core_node_state_name(const struct core_node *n);
+
 /*
  * Put a started job back in the queue (it could not be launched): its
  * cores are freed and it waits again in submit order.  -ENOENT if it is

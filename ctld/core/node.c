@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,54 @@ uint64_t node_mem_free(const struct core_node *n)
 
 bool node_is_usable(const struct core_node *n)
 {
-	return n->state == NODE_UP;
+	return n->state == NODE_UP && !n->drain;
+}
+
+const char *core_node_state_name(const struct core_node *n)
+{
+	if (n->drain && n->state != NODE_DOWN)
+		return n->cores_used ? "DRAINING" : "DRAINED";
+	switch (n->state) {
+	case NODE_UP: return "UP";
+	case NODE_DOWN: return "DOWN";
+	default: return "UNKNOWN";
+	}
+}
+
+int core_node_admin(struct core *core, int64_t now, const char *name,
+		    const char *action, const char *reason,
+		    struct rota_error *err)
+{
+	struct core_node *n;
+	uint32_t idx;
+
+	if (!core_node_find(core, name, &idx))
+		return rota_errorf(err, -ENOENT, "node '%s': not found", name);
+	n = &core->nodes[idx];
+	if (strcmp(action, "drain") == 0) {
+		n->drain = true;
+		snprintf(n->reason, sizeof(n->reason), "drained: %s",
+			 reason ? reason : "by an operator");
+	} else if (strcmp(action, "down") == 0) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "set down: %s",
+			 reason ? reason : "by an operator");
+		n->admin_down = true;
+		core_node_down(core, now, name, why);
+	} else if (strcmp(action, "resume") == 0) {
+		n->drain = false;
+		n->admin_down = false;
+		if (n->state == NODE_DOWN && n->cores &&
+		    now - n->last_seen <= core->node_timeout)
+			n->state = NODE_UP;
+		if (n->state == NODE_UP)
+			n->reason[0] = '\0';
+	} else {
+		return rota_errorf(err, -EINVAL, "'%s': not drain, resume or "
+				   "down", action);
+	}
+	return 0;
 }
 
 /* Take the lowest free cores: a job's cores stay together on a socket. */
@@ -146,6 +194,33 @@ static void resize_cores(struct core_node *n, uint32_t cores)
 	n->cores = cores;
 }
 
+/*
+ * A returning node may still run jobs that have moved on meanwhile
+ * (requeued when it was declared down, cancelled, forgotten): tell it to
+ * kill them, so that no job runs in two places.
+ */
+static void kill_strays(struct core *core, uint32_t idx,
+			const struct rota_node_info *info)
+{
+	for (size_t i = 0; i < info->njobs; i++) {
+		const struct core_job *job = jobtab_find(core, info->jobs[i]);
+
+		if (job && job->state == ROTA_JOB_RUNNING &&
+		    job->alloc[0].node == idx)
+			continue;
+		rota_warn("job %u: still on node '%s', which no longer runs "
+			  "it: killing it there",
+			  info->jobs[i], core->nodes[idx].name);
+		core_push_action(core, &(struct core_action){
+					       .type = CORE_ACTION_SIGNAL,
+					       .job_id = info->jobs[i],
+					       .node = idx,
+					       .signo = SIGKILL,
+					       .cancel = true,
+				       });
+	}
+}
+
 static int check_size(struct core_node *n, const struct rota_node_info *info,
 		      struct rota_error *err)
 {
@@ -184,14 +259,18 @@ int core_node_register(struct core *core, int64_t now,
 		return rota_errorf(err, rc, "%s", why.text);
 	}
 	reconcile_jobs(core, now, idx, info);
+	kill_strays(core, idx, info);
 	resize_cores(n, n->cfg_cores ? n->cfg_cores : info->cores);
 	n->sockets = info->sockets;
 	n->pus = info->pus;
 	n->memory_mb = n->cfg_memory_mb ? n->cfg_memory_mb : info->memory_mb;
 	merge_features(n, info->features);
-	n->state = NODE_UP;
-	n->reason[0] = '\0';
 	n->last_seen = now;
+	if (n->admin_down)
+		return 0; /* an operator's down holds until resume */
+	n->state = NODE_UP;
+	if (!n->drain)
+		n->reason[0] = '\0';
 	return 0;
 }
 
@@ -233,6 +312,11 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 		for (uint32_t a = 0; a < job->nalloc; a++) {
 			if (job->alloc[a].node != idx)
 				continue;
+			/*
+			 * Not requeued: the job may live on there, and until a
+			 * LAUNCH and its JOB_END carry a start count, a second
+			 * run could not be told from the first.
+			 */
 			free(job->end_text);
 			job->end_text = rota_xasprintf("node %s: %s",
 						       core->nodes[idx].name,
