@@ -153,8 +153,12 @@ static int parse_group(const char *s, const char *end, size_t room,
 			return rota_errorf(err, -EINVAL,
 					   "too many names (limit %d)",
 					   ROTA_HOSTLIST_MAX);
-		seg->ranges = rota_xreallocarray(seg->ranges, seg->nranges + 1,
-						 sizeof(*seg->ranges));
+		/* doubling at 0, 1, 2, 4...: "[1,3,5,...]" must not cost n^2 */
+		if ((seg->nranges & (seg->nranges - 1)) == 0)
+			seg->ranges = rota_xreallocarray(
+				seg->ranges,
+				seg->nranges ? 2 * seg->nranges : 1,
+				sizeof(*seg->ranges));
 		seg->ranges[seg->nranges++] = r;
 		seg->count += r.hi - r.lo + 1;
 		if (digits_of(r.hi) > width)

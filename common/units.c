@@ -197,10 +197,11 @@ int rota_size_parse_bytes(const char *text, uint64_t *bytes,
 	if (whole < 0 || frac < 0 || len > 1 || unit == 0 ||
 	    (scale > 1 && len == 0))
 		return rota_errorf(err, -EINVAL, "'%.40s' is not a size", text);
-	if (__builtin_mul_overflow((uint64_t)whole * scale + (uint64_t)frac,
-				   unit, &v))
+	/* whole and fraction apart: "1757812.5T" fits, ten times it does not */
+	if (__builtin_mul_overflow((uint64_t)whole, unit, &v) ||
+	    __builtin_add_overflow(v, (uint64_t)frac * unit / scale, &v))
 		return rota_errorf(err, -EINVAL, "'%.40s' is too large", text);
-	*bytes = v / scale;
+	*bytes = v;
 	return 0;
 }
 

@@ -23,8 +23,8 @@ static void check_duration(const char *text)
 	char buf[64];
 	int rc_bare = rota_duration_parse(text, ROTA_DURATION_BARE_MINUTES,
 					  &bare, &err);
-	int rc_unit = rota_duration_parse(text, ROTA_DURATION_NEED_UNIT, &unit,
-					  &err);
+	int rc_unit =
+		rota_duration_parse(text, ROTA_DURATION_NEED_UNIT, &unit, &err);
 	bool digits = text[0] && strspn(text, "0123456789") == strlen(text);
 
 	FUZZ_CHECK(rc_bare == 0 || rc_bare == -EINVAL);
@@ -65,11 +65,14 @@ static void check_size(const char *text)
 	/* megabytes round up, so that "512K" is not 0 ("unset") */
 	FUZZ_CHECK(mb == bytes / (1u << 20) + (bytes % (1u << 20) != 0));
 	rota_size_format_mb(mb, buf, sizeof(buf));
-	/* the parser takes 12 digits: a larger "...M" may be refused */
+	/*
+	 * Refused only past what a size can say: a number of 13+ digits
+	 * ("...M"), or 16777216T (2^64 bytes, from rounding 2^64 - 1 up).
+	 */
 	if (rota_size_parse_mb(buf, &again, &err) == 0)
 		FUZZ_CHECK(again == mb);
 	else
-		FUZZ_CHECK(strlen(buf) > 12);
+		FUZZ_CHECK(strlen(buf) > 13 || mb == UINT64_C(1) << 44);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -89,8 +89,8 @@ static int replay_dir(const char *dir, unsigned *n)
 		if (e->d_name[0] == '.')
 			continue;
 		names = realloc(names, (count + 1) * sizeof(*names));
-		if (!names || asprintf(&names[count], "%s/%s", dir,
-				       e->d_name) < 0)
+		if (!names ||
+		    asprintf(&names[count], "%s/%s", dir, e->d_name) < 0)
 			abort();
 		count++;
 	}

@@ -131,6 +131,9 @@ static const struct {
 	{ "1K", 1 },
 	{ "0K", 0 },
 	{ "16777215T", UINT64_C(16777215) << 20 },
+	/* decimals of large sizes (fuzz_units found these refused) */
+	{ "1757812.5T", UINT64_C(3515625) << 19 },
+	{ "16383.999T", UINT64_C(17179868136) }, /* rounded up */
 };
 
 START_TEST(test_size_good)
@@ -202,6 +205,7 @@ static const struct {
 	{ 1536 * 1024, "1.5T" },
 	{ 1024 * 1024 + 1024, "1025G" },
 	{ 262144, "256G" },
+	{ UINT64_C(3515625) << 19, "1757812.5T" },
 };
 
 START_TEST(test_size_format)
