@@ -100,7 +100,7 @@ static void conn_release_later(struct rota_conn *c)
 		return;
 	c->freeing = true;
 	rota_watch_set_events(c->watch, 0);
-	rota_evloop_add_timer(c->loop, 0, false, reap_cb, c);
+	rota_evloop_defer(c->loop, reap_cb, c);
 }
 
 /* Free a closed connection unless a reap is already on its way. */

@@ -40,6 +40,12 @@ struct rota_timer {
 	void *arg;
 };
 
+struct deferred {
+	rota_timer_fn cb;
+	void *arg;
+	struct deferred *next;
+};
+
 struct signal_handler {
 	int signo;
 	rota_signal_fn cb;
@@ -55,6 +61,7 @@ struct rota_evloop {
 	size_t heap_cap;
 	struct rota_watch *dead;
 	struct rota_watch *watches;
+	struct deferred *deferred;
 	int sigfd;
 	sigset_t sigmask;
 	struct rota_watch *sigwatch;
@@ -106,10 +113,32 @@ static void reap_dead(struct rota_evloop *loop)
 	}
 }
 
+void rota_evloop_defer(struct rota_evloop *loop, rota_timer_fn cb, void *arg)
+{
+	struct deferred *d = rota_xcalloc(1, sizeof(*d));
+
+	d->cb = cb;
+	d->arg = arg;
+	d->next = loop->deferred;
+	loop->deferred = d;
+}
+
+static void run_deferred(struct rota_evloop *loop)
+{
+	while (loop->deferred) {
+		struct deferred *d = loop->deferred;
+
+		loop->deferred = d->next;
+		d->cb(loop, d->arg);
+		free(d);
+	}
+}
+
 void rota_evloop_destroy(struct rota_evloop *loop)
 {
 	if (!loop)
 		return;
+	run_deferred(loop);
 	reap_dead(loop);
 	/* what its owners left registered goes with the loop */
 	while (loop->watches) {
@@ -381,10 +410,12 @@ int rota_evloop_run(struct rota_evloop *loop)
 				ev |= ROTA_EV_ERROR;
 			w->cb(loop, w->fd, ev, w->arg);
 		}
+		run_deferred(loop);
 		reap_dead(loop);
 		if (!loop->stop)
 			run_timers(loop);
 	}
+	run_deferred(loop);
 	reap_dead(loop);
 	return 0;
 }

@@ -48,6 +48,12 @@ struct rota_watch *rota_evloop_add_fd(struct rota_evloop *loop, int fd,
 void rota_watch_set_events(struct rota_watch *w, unsigned events);
 void rota_watch_remove(struct rota_watch *w);
 
+/*
+ * Call 'cb' once, after the current dispatch pass, or when the loop is
+ * destroyed if that comes first: for freeing what a caller still holds.
+ */
+void rota_evloop_defer(struct rota_evloop *loop, rota_timer_fn cb, void *arg);
+
 /* Call 'cb' after 'ms', then every 'ms' if 'repeat'. */
 struct rota_timer *rota_evloop_add_timer(struct rota_evloop *loop, int64_t ms,
 					 bool repeat, rota_timer_fn cb,
