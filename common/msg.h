@@ -66,6 +66,7 @@ struct rota_job_desc {
 	uint32_t nodes;		/* 0: as many as needed */
 	uint64_t mem_mb;	/* per node; 0: not asked */
 	int64_t time_limit;	/* seconds; 0: the queue's default */
+	bool no_requeue;	/* if its node fails: NODE_FAIL, not requeued */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -112,6 +113,7 @@ struct rota_job_info {
 	int64_t end_time;
 	int exit_code;		/* valid once ended without a signal */
 	int term_signal;	/* 0: none */
+	uint32_t runs;		/* times started (more than 1: requeued) */
 };
 
 struct rota_msg_job_list {
@@ -211,6 +213,7 @@ struct rota_node_info {
 	uint64_t memory_mb;
 	uint64_t memory_used_mb;
 	uint32_t *jobs;		/* running job ids (registration) */
+	uint32_t *runs;		/* and which run of each (same count) */
 	size_t njobs;
 };
 char *rota_msg_node_encode(const struct rota_node_info *n, size_t *len);
@@ -232,6 +235,7 @@ void rota_msg_node_list_clear(struct rota_msg_node_list *m);
 /* ---- LAUNCH: the controller tells a node daemon to run a job ---- */
 struct rota_msg_launch {
 	uint32_t job_id;
+	uint32_t run;		/* the job's how-many-th run (1, 2 after a requeue) */
 	uint32_t uid;
 	uint32_t gid;
 	char *name;
@@ -255,6 +259,7 @@ void rota_msg_launch_clear(struct rota_msg_launch *m);
 /* ---- SIGNAL_JOB, JOB_END_ACK, HEARTBEAT: small fixed bodies ---- */
 struct rota_msg_job_signal {
 	uint32_t job_id;
+	uint32_t run;		/* only that run of the job */
 	int signo;
 	bool cancel;		/* ends as CANCELLED, with KillWait grace */
 };
@@ -267,6 +272,7 @@ int rota_msg_job_signal_decode(const char *buf, size_t len,
 /* ---- JOB_END: a node daemon reports how a job ended ---- */
 struct rota_msg_job_end {
 	uint32_t job_id;
+	uint32_t run;		/* which run of the job ended */
 	enum rota_job_state state; /* COMPLETED, FAILED, CANCELLED, TIMEOUT */
 	int exit_code;
 	int term_signal;
@@ -279,7 +285,12 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 			    struct rota_msg_job_end *m, struct rota_error *err);
 void rota_msg_job_end_clear(struct rota_msg_job_end *m);
 
-/* A body of one job id: JOB_END_ACK. */
+/* JOB_END_ACK: the controller has this run's end on disk. */
+char *rota_msg_job_run_encode(uint32_t job_id, uint32_t run, size_t *len);
+int rota_msg_job_run_decode(const char *buf, size_t len, uint32_t *job_id,
+			    uint32_t *run, struct rota_error *err);
+
+/* A body of one job id. */
 char *rota_msg_job_id_encode(uint32_t job_id, size_t *len);
 int rota_msg_job_id_decode(const char *buf, size_t len, uint32_t *job_id,
 			   struct rota_error *err);

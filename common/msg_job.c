@@ -115,6 +115,8 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 		json_object_set_new(o, "account", json_string(d->account));
 	if (d->constraint)
 		json_object_set_new(o, "constraint", json_string(d->constraint));
+	if (d->no_requeue)
+		json_object_set_new(o, "no_requeue", json_true());
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
@@ -124,6 +126,7 @@ struct submit_raw {
 		*account, *constraint;
 	json_int_t ntasks, cpt, nodes, mem, limit;
 	json_t *env;
+	int no_requeue;
 };
 
 static int submit_check(const struct submit_raw *r, struct rota_error *err)
@@ -156,13 +159,14 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
-			"s?s, s?s, s?s, s?o !}",
+			"s?s, s?s, s?s, s?o, s?b !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
 			"time_limit", &r.limit, "output", &r.output, "error",
 			&r.error, "queue", &r.queue, "account", &r.account,
-			"constraint", &r.constraint, "env", &r.env);
+			"constraint", &r.constraint, "env", &r.env, "no_requeue",
+			&r.no_requeue);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -201,6 +205,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->nodes = (uint32_t)r.nodes;
 	d->mem_mb = (uint64_t)r.mem;
 	d->time_limit = r.limit;
+	d->no_requeue = r.no_requeue;
 	return 0;
 }
 

@@ -14,9 +14,10 @@
 char *rota_msg_launch_encode(const struct rota_msg_launch *m, size_t *len)
 {
 	json_t *o = json_pack(
-		"{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, "
-		"s:I}",
-		"job_id", (json_int_t)m->job_id, "uid", (json_int_t)m->uid,
+		"{s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, "
+		"s:I, s:I}",
+		"job_id", (json_int_t)m->job_id, "run", (json_int_t)m->run,
+		"uid", (json_int_t)m->uid,
 		"gid", (json_int_t)m->gid, "name", m->name, "script",
 		m->script, "workdir", m->workdir, "output", m->output, "queue",
 		m->queue, "nodelist", m->nodelist, "env",
@@ -31,7 +32,7 @@ char *rota_msg_launch_encode(const struct rota_msg_launch *m, size_t *len)
 }
 
 struct launch_raw {
-	json_int_t id, uid, gid, ntasks, limit;
+	json_int_t id, run, uid, gid, ntasks, limit;
 	const char *name, *script, *workdir, *output, *error, *queue,
 		*nodelist;
 	json_t *env, *cores;
@@ -42,6 +43,8 @@ static int launch_fill(const struct launch_raw *r, struct rota_msg_launch *m,
 {
 	int rc = msg_range(r->id, 1, UINT32_MAX, "job_id", err);
 
+	if (rc == 0)
+		rc = msg_range(r->run, 1, UINT32_MAX, "run", err);
 	if (rc == 0)
 		rc = msg_range(r->uid, 0, UINT32_MAX - 1, "uid", err);
 	if (rc == 0)
@@ -96,9 +99,10 @@ int rota_msg_launch_decode(const char *buf, size_t len,
 	if (!root)
 		return -EPROTO;
 	rc = msg_unpack(root, err,
-			"{s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, "
-			"s:o, s:I, s:I, s?s !}",
-			"job_id", &r.id, "uid", &r.uid, "gid", &r.gid, "name",
+			"{s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, "
+			"s:o, s:o, s:I, s:I, s?s !}",
+			"job_id", &r.id, "run", &r.run, "uid", &r.uid,
+			"gid", &r.gid, "name",
 			&r.name, "script", &r.script, "workdir", &r.workdir,
 			"output", &r.output, "queue", &r.queue, "nodelist",
 			&r.nodelist, "env", &r.env, "cores", &r.cores,
@@ -112,6 +116,7 @@ int rota_msg_launch_decode(const char *buf, size_t len,
 		return rc;
 	}
 	m->job_id = (uint32_t)r.id;
+	m->run = (uint32_t)r.run;
 	m->uid = (uint32_t)r.uid;
 	m->gid = (uint32_t)r.gid;
 	m->ntasks = (uint32_t)r.ntasks;
@@ -136,8 +141,9 @@ void rota_msg_launch_clear(struct rota_msg_launch *m)
 char *rota_msg_job_signal_encode(const struct rota_msg_job_signal *m,
 				 size_t *len)
 {
-	return msg_dump(json_pack("{s:I, s:i, s:b}", "job_id",
-				  (json_int_t)m->job_id, "signal", m->signo,
+	return msg_dump(json_pack("{s:I, s:I, s:i, s:b}", "job_id",
+				  (json_int_t)m->job_id, "run",
+				  (json_int_t)m->run, "signal", m->signo,
 				  "cancel", m->cancel),
 			len);
 }
@@ -147,23 +153,26 @@ int rota_msg_job_signal_decode(const char *buf, size_t len,
 			       struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
-	json_int_t id = 0, signo = 0;
+	json_int_t id = 0, run = 0, signo = 0;
 	int cancel = 0;
 	int rc;
 
 	*m = (struct rota_msg_job_signal){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:I, s:b !}", "job_id", &id,
-			"signal", &signo, "cancel", &cancel);
+	rc = msg_unpack(root, err, "{s:I, s:I, s:I, s:b !}", "job_id", &id,
+			"run", &run, "signal", &signo, "cancel", &cancel);
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
+	if (rc == 0)
+		rc = msg_range(run, 1, UINT32_MAX, "run", err);
 	if (rc == 0)
 		rc = msg_range(signo, 1, SIGRTMAX, "signal", err);
 	json_decref(root);
 	if (rc < 0)
 		return rc;
 	m->job_id = (uint32_t)id;
+	m->run = (uint32_t)run;
 	m->signo = (int)signo;
 	m->cancel = cancel;
 	return 0;
@@ -171,8 +180,9 @@ int rota_msg_job_signal_decode(const char *buf, size_t len,
 
 char *rota_msg_job_end_encode(const struct rota_msg_job_end *m, size_t *len)
 {
-	json_t *o = json_pack("{s:I, s:s, s:i, s:i, s:I, s:I}", "job_id",
-			      (json_int_t)m->job_id, "state",
+	json_t *o = json_pack("{s:I, s:I, s:s, s:i, s:i, s:I, s:I}", "job_id",
+			      (json_int_t)m->job_id, "run", (json_int_t)m->run,
+			      "state",
 			      rota_job_state_name(m->state), "exit_code",
 			      m->exit_code, "signal", m->term_signal, "start",
 			      (json_int_t)m->start_time, "end",
@@ -188,19 +198,22 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 {
 	json_t *root = msg_parse(buf, len, err);
 	const char *state = NULL, *text = NULL;
-	json_int_t id = 0, start = 0, end = 0, code = 0, sig = 0;
+	json_int_t id = 0, run = 0, start = 0, end = 0, code = 0, sig = 0;
 	enum rota_job_state st = ROTA_JOB_NONE;
 	int rc;
 
 	*m = (struct rota_msg_job_end){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:s, s:I, s:I, s:I, s:I, s?s !}",
-			"job_id", &id, "state", &state, "exit_code", &code,
+	rc = msg_unpack(root, err,
+			"{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s?s !}", "job_id",
+			&id, "run", &run, "state", &state, "exit_code", &code,
 			"signal", &sig, "start", &start, "end", &end, "text",
 			&text);
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
+	if (rc == 0)
+		rc = msg_range(run, 1, UINT32_MAX, "run", err);
 	if (rc == 0 && (rota_job_state_parse(state, &st) < 0 ||
 			!rota_job_state_is_final(st)))
 		rc = rota_errorf(err, -EPROTO, "state: '%s' is not an end",
@@ -217,6 +230,7 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 		return rc;
 	}
 	m->job_id = (uint32_t)id;
+	m->run = (uint32_t)run;
 	m->state = st;
 	m->exit_code = (int)code;
 	m->term_signal = (int)sig;
@@ -229,4 +243,35 @@ void rota_msg_job_end_clear(struct rota_msg_job_end *m)
 {
 	free(m->text);
 	*m = (struct rota_msg_job_end){ 0 };
+}
+
+char *rota_msg_job_run_encode(uint32_t job_id, uint32_t run, size_t *len)
+{
+	return msg_dump(json_pack("{s:I, s:I}", "job_id", (json_int_t)job_id,
+				  "run", (json_int_t)run),
+			len);
+}
+
+int rota_msg_job_run_decode(const char *buf, size_t len, uint32_t *job_id,
+			    uint32_t *run, struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_int_t id = 0, r = 0;
+	int rc;
+
+	*job_id = 0;
+	*run = 0;
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:I, s:I !}", "job_id", &id, "run", &r);
+	if (rc == 0)
+		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
+	if (rc == 0)
+		rc = msg_range(r, 1, UINT32_MAX, "run", err);
+	json_decref(root);
+	if (rc < 0)
+		return rc;
+	*job_id = (uint32_t)id;
+	*run = (uint32_t)r;
+	return 0;
 }

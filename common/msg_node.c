@@ -28,6 +28,8 @@ static json_t *node_pack(const struct rota_node_info *n)
 		json_object_set_new(o, "reason", json_string(n->reason));
 	if (n->addr)
 		json_object_set_new(o, "addr", json_string(n->addr));
+	if (n->runs)
+		json_object_set_new(o, "runs", msg_u32v_pack(n->runs, n->njobs));
 	return o;
 }
 
@@ -36,18 +38,19 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 {
 	const char *name = NULL, *state = NULL, *reason = NULL, *addr = NULL;
 	json_int_t sockets, cores, pus, used, mem, mem_used;
-	json_t *features = NULL, *jobs = NULL;
+	json_t *features = NULL, *jobs = NULL, *runs = NULL;
+	size_t nruns = 0;
 	int rc;
 
 	*n = (struct rota_node_info){ 0 };
 	rc = msg_unpack(o, err,
 			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s?s, "
-			"s?s, s?s !}",
+			"s?s, s?s, s?o !}",
 			"name", &name, "sockets", &sockets, "cores", &cores,
 			"pus", &pus, "cores_used", &used, "memory_mb", &mem,
 			"memory_used_mb", &mem_used, "features", &features,
 			"jobs", &jobs, "state", &state, "reason", &reason,
-			"addr", &addr);
+			"addr", &addr, "runs", &runs);
 	if (rc == 0)
 		rc = msg_range(cores, 1, 1 << 20, "cores", err);
 	if (rc == 0)
@@ -73,6 +76,11 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 		rc = msg_strv(features, 256, 64, "features", &n->features, err);
 	if (rc == 0)
 		rc = msg_u32v(jobs, 1 << 20, "jobs", &n->jobs, &n->njobs, err);
+	if (rc == 0 && runs)
+		rc = msg_u32v(runs, 1 << 20, "runs", &n->runs, &nruns, err);
+	if (rc == 0 && runs && nruns != n->njobs)
+		rc = rota_errorf(err, -EPROTO, "runs: %zu for %zu jobs", nruns,
+				 n->njobs);
 	if (rc < 0) {
 		rota_node_info_clear(n);
 		return rc;
@@ -113,6 +121,7 @@ void rota_node_info_clear(struct rota_node_info *n)
 	free(n->addr);
 	msg_strv_free(n->features);
 	free(n->jobs);
+	free(n->runs);
 	*n = (struct rota_node_info){ 0 };
 }
 

@@ -97,6 +97,7 @@ static void fill_info(const struct core_job *job, void *arg)
 		.end_time = job->end_time,
 		.exit_code = job->exit_code,
 		.term_signal = job->term_signal,
+		.runs = job->run,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }

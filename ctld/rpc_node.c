@@ -125,7 +125,7 @@ void rpc_job_end(struct peer *p, const struct rota_frame *f)
 		rota_msg_job_end_clear(&end);
 		return;
 	}
-	body = rota_msg_job_id_encode(end.job_id, &len);
+	body = rota_msg_job_run_encode(end.job_id, end.run, &len);
 	peer_send(p, ROTA_MSG_JOB_END_ACK, body, len);
 	free(body);
 	rota_msg_job_end_clear(&end);
@@ -217,6 +217,7 @@ static void send_launch(struct ctld *ctld, struct peer *link,
 	char *nodelist = core_job_nodelist(ctld->core, job);
 	struct rota_msg_launch m = {
 		.job_id = job->id,
+		.run = job->run,
 		.uid = (uint32_t)job->uid,
 		.gid = (uint32_t)job->gid,
 		.name = job->desc.name,
@@ -256,6 +257,7 @@ static void send_launch(struct ctld *ctld, struct peer *link,
 static void send_signal(struct peer *link, const struct core_action *a)
 {
 	struct rota_msg_job_signal m = { .job_id = a->job_id,
+					 .run = a->run ? a->run : 1,
 					 .signo = a->signo,
 					 .cancel = a->cancel };
 	size_t len;

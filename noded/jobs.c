@@ -30,20 +30,21 @@
 #include "noded/noded.h"
 #include "noded/supervise.h"
 
-static struct njob *find_job(struct noded *nd, uint32_t id)
+static struct njob *find_job(struct noded *nd, uint32_t id, uint32_t run)
 {
 	for (struct njob *j = nd->jobs; j; j = j->next) {
-		if (j->id == id)
+		if (j->id == id && j->run == run)
 			return j;
 	}
 	return NULL;
 }
 
-static struct njob *add_job(struct noded *nd, uint32_t id)
+static struct njob *add_job(struct noded *nd, uint32_t id, uint32_t run)
 {
 	struct njob *j = rota_xcalloc(1, sizeof(*j));
 
 	j->id = id;
+	j->run = run;
 	j->next = nd->jobs;
 	nd->jobs = j;
 	return j;
@@ -58,9 +59,10 @@ static void send_end(struct noded *nd, const struct njob *j)
 	free(body);
 }
 
-static char *spool_path(struct noded *nd, uint32_t id, const char *ext)
+static char *spool_path(struct noded *nd, uint32_t id, uint32_t run,
+			const char *ext)
 {
-	return rota_xasprintf("%s/job%u.%s", nd->spool, id, ext);
+	return rota_xasprintf("%s/job%u.%u.%s", nd->spool, id, run, ext);
 }
 
 /* Read a small spool file; NULL if it is not there. */
@@ -80,10 +82,10 @@ static char *slurp(const char *path, size_t *len)
 	return rota_xstrndup(buf, (size_t)n);
 }
 
-/* The supervisor of job 'id' wrote its end: take it and report it. */
-static void end_arrived(struct noded *nd, uint32_t id)
+/* The supervisor of a run of job 'id' wrote its end: report it. */
+static void end_arrived(struct noded *nd, uint32_t id, uint32_t run)
 {
-	char *path = spool_path(nd, id, "end");
+	char *path = spool_path(nd, id, run, "end");
 	struct rota_error err;
 	struct njob *j;
 	size_t len;
@@ -92,18 +94,20 @@ static void end_arrived(struct noded *nd, uint32_t id)
 	free(path);
 	if (!text)
 		return;
-	j = find_job(nd, id);
+	j = find_job(nd, id, run);
 	if (!j)
-		j = add_job(nd, id);
+		j = add_job(nd, id, run);
 	if (j->ended) {
 		free(text);
 		return;
 	}
 	if (rota_msg_job_end_decode(text, len, &j->end, &err) < 0 ||
-	    j->end.job_id != id) {
+	    j->end.job_id != id || j->end.run != run) {
 		rota_err("job %u: unreadable end file: %s", id, err.text);
+		rota_msg_job_end_clear(&j->end);
 		j->end = (struct rota_msg_job_end){
-			.job_id = id, .state = ROTA_JOB_FAILED, .exit_code = -1,
+			.job_id = id, .run = run, .state = ROTA_JOB_FAILED,
+			.exit_code = -1,
 			.end_time = (int64_t)time(NULL),
 			.text = rota_xstrdup("its end record was unreadable"),
 		};
@@ -116,18 +120,24 @@ static void end_arrived(struct noded *nd, uint32_t id)
 	send_end(nd, j);
 }
 
-static bool parse_name(const char *name, const char *ext, uint32_t *id)
+/* "job<ID>.<RUN>.<ext>" */
+static bool parse_name(const char *name, const char *ext, uint32_t *id,
+		       uint32_t *run)
 {
-	unsigned long v;
-	char *end;
+	unsigned long v, r;
+	char *end, *end2;
 
 	if (strncmp(name, "job", 3) != 0)
 		return false;
 	v = strtoul(name + 3, &end, 10);
-	if (end == name + 3 || *end != '.' || strcmp(end + 1, ext) != 0 ||
-	    v == 0 || v > UINT32_MAX)
+	if (end == name + 3 || *end != '.' || v == 0 || v > UINT32_MAX)
+		return false;
+	r = strtoul(end + 1, &end2, 10);
+	if (end2 == end + 1 || *end2 != '.' || strcmp(end2 + 1, ext) != 0 ||
+	    r == 0 || r > UINT32_MAX)
 		return false;
 	*id = (uint32_t)v;
+	*run = (uint32_t)r;
 	return true;
 }
 
@@ -141,37 +151,43 @@ static void inotify_cb(struct rota_evloop *loop, int fd, unsigned events,
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			struct inotify_event *ev = (struct inotify_event *)p;
-			uint32_t id;
+			uint32_t id, run;
 
-			if (ev->len && parse_name(ev->name, "end", &id))
-				end_arrived(nd, id);
+			if (ev->len && parse_name(ev->name, "end", &id, &run))
+				end_arrived(nd, id, run);
 			p += sizeof(*ev) + ev->len;
 		}
 	}
 }
 
 /* A .sup file: the job runs on if its supervisor does. */
-static void recover_running(struct noded *nd, uint32_t id)
+static void recover_running(struct noded *nd, uint32_t id, uint32_t run)
 {
-	char *path = spool_path(nd, id, "sup");
-	char *end_path = spool_path(nd, id, "end");
+	char *path = spool_path(nd, id, run, "sup");
+	char *end_path = spool_path(nd, id, run, "end");
 	size_t len;
 	char *text = slurp(path, &len);
-	long pid = text ? strtol(text, NULL, 10) : 0;
+	long pid = 0, job = 0;
+	long long start = 0;
+	unsigned long long st = 0;
 	struct njob *j;
 
+	if (text)
+		sscanf(text, "%ld %lld %ld %llu", &pid, &start, &job, &st);
 	free(text);
-	if (supervise_alive((pid_t)pid, id)) {
-		j = add_job(nd, id);
+	if (supervise_alive((pid_t)pid, st)) {
+		j = add_job(nd, id, run);
 		j->sup = (pid_t)pid;
+		j->sup_start = st;
 		rota_info("job %u: still running under supervisor %ld", id,
 			  pid);
 	} else if (access(end_path, F_OK) != 0) {
 		/* gone without a word: report it rather than lose it */
-		j = add_job(nd, id);
+		j = add_job(nd, id, run);
 		j->ended = true;
 		j->end = (struct rota_msg_job_end){
-			.job_id = id, .state = ROTA_JOB_FAILED, .exit_code = -1,
+			.job_id = id, .run = run, .state = ROTA_JOB_FAILED,
+			.exit_code = -1,
 			.end_time = (int64_t)time(NULL),
 			.text = rota_xstrdup("its supervisor vanished"),
 		};
@@ -185,18 +201,18 @@ static void recover(struct noded *nd)
 {
 	DIR *d = opendir(nd->spool);
 	struct dirent *e;
-	uint32_t id;
+	uint32_t id, run;
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		if (parse_name(e->d_name, "sup", &id))
-			recover_running(nd, id);
+		if (parse_name(e->d_name, "sup", &id, &run))
+			recover_running(nd, id, run);
 	}
 	rewinddir(d);
 	while ((e = readdir(d))) {
-		if (parse_name(e->d_name, "end", &id))
-			end_arrived(nd, id);
+		if (parse_name(e->d_name, "end", &id, &run))
+			end_arrived(nd, id, run);
 	}
 	closedir(d);
 }
@@ -213,18 +229,18 @@ static void check_cb(struct rota_evloop *loop, void *arg)
 	for (struct njob *j = nd->jobs; j; j = j->next) {
 		char *end_path;
 
-		if (j->ended || supervise_alive(j->sup, j->id))
+		if (j->ended || supervise_alive(j->sup, j->sup_start))
 			continue;
-		end_path = spool_path(nd, j->id, "end");
+		end_path = spool_path(nd, j->id, j->run, "end");
 		if (access(end_path, F_OK) == 0) {
-			end_arrived(nd, j->id);
+			end_arrived(nd, j->id, j->run);
 		} else {
 			rota_err("job %u: its supervisor %d vanished", j->id,
 				 (int)j->sup);
 			j->ended = true;
 			j->end = (struct rota_msg_job_end){
-				.job_id = j->id, .state = ROTA_JOB_FAILED,
-				.exit_code = -1,
+				.job_id = j->id, .run = j->run,
+				.state = ROTA_JOB_FAILED, .exit_code = -1,
 				.end_time = (int64_t)time(NULL),
 				.text = rota_xstrdup("its supervisor vanished"),
 			};
@@ -287,14 +303,15 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 	size_t nenv = 0;
 	int rc;
 
-	if (find_job(nd, m->job_id)) {
-		rota_warn("job %u: already here, launch ignored", m->job_id);
+	if (find_job(nd, m->job_id, m->run)) {
+		rota_warn("job %u: run %u already here, launch ignored",
+			  m->job_id, m->run);
 		return;
 	}
 	while (m->env[nenv])
 		nenv++;
 	env = build_env(nd, m);
-	j = add_job(nd, m->job_id);
+	j = add_job(nd, m->job_id, m->run);
 	rc = supervise_start(
 		&(struct supervise_spec){
 			.launch = {
@@ -311,16 +328,20 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 				.cores = m->cores,
 				.ncores = m->ncores,
 			},
+			.run = m->run,
 			.time_limit = m->time_limit,
 			.kill_wait = nd->conf->kill_wait,
 		},
 		&j->sup, &err);
+	if (rc == 0)
+		j->sup_start = supervise_starttime(j->sup);
 	free_env(env, nenv);
 	if (rc < 0) {
 		rota_warn("%s", err.text);
 		j->ended = true;
 		j->end = (struct rota_msg_job_end){
-			.job_id = m->job_id, .state = ROTA_JOB_FAILED,
+			.job_id = m->job_id, .run = m->run,
+			.state = ROTA_JOB_FAILED,
 			.exit_code = -1, .start_time = (int64_t)time(NULL),
 			.end_time = (int64_t)time(NULL),
 			.text = rota_xstrdup(err.text),
@@ -334,10 +355,10 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 
 void jobs_signal(struct noded *nd, const struct rota_msg_job_signal *m)
 {
-	struct njob *j = find_job(nd, m->job_id);
+	struct njob *j = find_job(nd, m->job_id, m->run);
 	union sigval v = { .sival_int = m->signo };
 
-	if (!j || j->ended || !supervise_alive(j->sup, j->id)) {
+	if (!j || j->ended || !supervise_alive(j->sup, j->sup_start)) {
 		rota_debug("job %u: signal for a job not running here",
 			   m->job_id);
 		return;
@@ -355,15 +376,15 @@ static void job_free(struct njob *j)
 	free(j);
 }
 
-void jobs_acked(struct noded *nd, uint32_t job_id)
+void jobs_acked(struct noded *nd, uint32_t job_id, uint32_t run)
 {
 	for (struct njob **p = &nd->jobs; *p; p = &(*p)->next) {
 		struct njob *j = *p;
 		char *path;
 
-		if (j->id != job_id || !j->ended)
+		if (j->id != job_id || j->run != run || !j->ended)
 			continue;
-		path = spool_path(nd, job_id, "end");
+		path = spool_path(nd, job_id, run, "end");
 		unlink(path); /* the controller has it on disk: done */
 		free(path);
 		*p = j->next;

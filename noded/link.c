@@ -63,8 +63,11 @@ static void send_register(struct noded *nd)
 	for (struct njob *j = nd->jobs; j; j = j->next)
 		n++;
 	info.jobs = rota_xcalloc(n + 1, sizeof(uint32_t));
-	for (struct njob *j = nd->jobs; j; j = j->next)
+	info.runs = rota_xcalloc(n + 1, sizeof(uint32_t));
+	for (struct njob *j = nd->jobs; j; j = j->next) {
+		info.runs[info.njobs] = j->run;
 		info.jobs[info.njobs++] = j->id;
+	}
 	body = rota_msg_node_encode(&info, &len);
 	if (rota_auth_open(nd->auth, nd->ctld_uid, ROTA_MSG_NODE_REGISTER,
 			   body, len, &nd->sess, &cred, &err) < 0) {
@@ -79,6 +82,7 @@ static void send_register(struct noded *nd)
 	free(cred);
 	free(body);
 	free(info.jobs);
+	free(info.runs);
 }
 
 static void handle_order(struct noded *nd, const struct rota_frame *f)
@@ -106,11 +110,12 @@ static void handle_order(struct noded *nd, const struct rota_frame *f)
 		break;
 	}
 	case ROTA_MSG_JOB_END_ACK: {
-		uint32_t id;
+		uint32_t id, run;
 
-		rc = rota_msg_job_id_decode(f->body, f->body_len, &id, &err);
+		rc = rota_msg_job_run_decode(f->body, f->body_len, &id, &run,
+					     &err);
 		if (rc == 0)
-			jobs_acked(nd, id);
+			jobs_acked(nd, id, run);
 		break;
 	}
 	case ROTA_MSG_OK:

@@ -23,7 +23,9 @@ struct topology;
  */
 struct njob {
 	uint32_t id;
+	uint32_t run;		/* which run of the job (requeues) */
 	pid_t sup;		/* its supervisor (supervise.h) */
+	uint64_t sup_start;	/* and the kernel's start time of it */
 	bool ended;		/* 'end' is valid, waiting for the ack */
 	struct rota_msg_job_end end;
 	struct njob *next;
@@ -62,7 +64,7 @@ void link_send(struct noded *nd, uint16_t type, const char *body, size_t len);
 /* jobs.c */
 void jobs_launch(struct noded *nd, const struct rota_msg_launch *m);
 void jobs_signal(struct noded *nd, const struct rota_msg_job_signal *m);
-void jobs_acked(struct noded *nd, uint32_t job_id);
+void jobs_acked(struct noded *nd, uint32_t job_id, uint32_t run);
 /* Re-send the ends the controller has not acknowledged. */
 void jobs_resend_ends(struct noded *nd);
 /*

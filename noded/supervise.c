@@ -34,8 +34,8 @@ struct sup {
 
 static char *spool_file(const struct supervise_spec *s, const char *ext)
 {
-	return rota_xasprintf("%s/job%u.%s", s->launch.spool_dir,
-			      s->launch.job_id, ext);
+	return rota_xasprintf("%s/job%u.%u.%s", s->launch.spool_dir,
+			      s->launch.job_id, s->run, ext);
 }
 
 /* Write 'text' to '<spool>/job<id>.<ext>' whole: a temporary, then rename. */
@@ -128,6 +128,7 @@ static void write_end(struct sup *s, int status)
 {
 	struct rota_msg_job_end end = {
 		.job_id = s->spec->launch.job_id,
+		.run = s->spec->run,
 		.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 		.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
 		.start_time = s->start,
@@ -173,7 +174,7 @@ __attribute__((noreturn)) static void supervisor(
 	}
 	close_range(4, ~0U, 0);
 	snprintf(name, sizeof(name), "rotasup:%u", spec->launch.job_id);
-	prctl(PR_SET_NAME, name, 0, 0, 0);
+	prctl(PR_SET_NAME, name, 0, 0, 0); /* for ps; cut at 15 characters */
 	/* the daemon may die while we report: that is no reason to stop */
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
@@ -183,8 +184,9 @@ __attribute__((noreturn)) static void supervisor(
 	sigprocmask(SIG_SETMASK, &set, NULL);
 	rc = launch_start(&spec->launch, &s.job, &err);
 	if (rc == 0) {
-		snprintf(line, sizeof(line), "%d %lld %d", (int)getpid(),
-			 (long long)s.start, (int)s.job);
+		snprintf(line, sizeof(line), "%d %lld %d %llu", (int)getpid(),
+			 (long long)s.start, (int)s.job,
+			 (unsigned long long)supervise_starttime(getpid()));
 		rc = write_whole(spec, "sup", line);
 		if (rc < 0)
 			snprintf(err.text, sizeof(err.text),
@@ -259,20 +261,33 @@ int supervise_start(const struct supervise_spec *spec, pid_t *sup,
 	return 0;
 }
 
-bool supervise_alive(pid_t pid, uint32_t id)
+uint64_t supervise_starttime(pid_t pid)
 {
-	char path[64], comm[32], want[32];
-	FILE *f;
-	bool ok;
+	char path[64], buf[1024];
+	unsigned long long t = 0;
+	const char *p;
+	ssize_t n;
+	int fd;
 
-	if (pid <= 0 || kill(pid, 0) < 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	ok = fgets(comm, sizeof(comm), f) != NULL;
-	fclose(f);
-	snprintf(want, sizeof(want), "rotasup:%u\n", id);
-	return ok && strcmp(comm, want) == 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the name in parentheses: state is field 3, starttime 22 */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+				"%*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+			 &t) != 1)
+		return 0;
+	return t;
+}
+
+bool supervise_alive(pid_t pid, uint64_t starttime)
+{
+	return pid > 0 && starttime && supervise_starttime(pid) == starttime;
 }

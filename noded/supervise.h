@@ -18,16 +18,20 @@
  * sigqueue, reaps the job, kills what the job left in its process group,
  * and writes how it ended.  Everything the daemon needs to find it again
  * is in SpoolDir:
- *   job<ID>.sup   "<supervisor pid> <start time> <job pid>" while it runs
- *                 (the job's pid is also its process group);
- *   job<ID>.end   the JOB_END body once it has ended (renamed into place,
- *                 so it is whole or absent), until the controller has it.
+ *   job<ID>.<RUN>.sup  "<supervisor pid> <start time> <job pid>
+ *                      <supervisor's kernel start time>" while it runs
+ *                      (the job's pid is also its process group);
+ *   job<ID>.<RUN>.end  the JOB_END body once it has ended (renamed into
+ *                      place, so whole or absent), until acknowledged.
+ * RUN tells a requeued job's runs apart: a stray earlier run and the
+ * current one may share a node for a moment.
  */
 #define SUPERVISE_SIG_SIGNAL SIGUSR1 /* sival_int: the signal to send */
 #define SUPERVISE_SIG_CANCEL SIGUSR2
 
 struct supervise_spec {
 	struct launch_spec launch;
+	uint32_t run;
 	int64_t time_limit;	/* seconds; 0: none */
 	int64_t kill_wait;	/* seconds between SIGTERM and SIGKILL */
 };
@@ -41,7 +45,12 @@ struct supervise_spec {
 int supervise_start(const struct supervise_spec *spec, pid_t *sup,
 		    struct rota_error *err);
 
-/* Is 'pid' the supervisor of job 'id' (alive, and named for it)? */
-bool supervise_alive(pid_t pid, uint32_t id);
+/*
+ * The kernel's start time of process 'pid' (clock ticks since boot), or 0:
+ * with the pid, it names a process for good, whatever pids are reused.
+ */
+uint64_t supervise_starttime(pid_t pid);
+/* Is the process 'pid' that started at 'starttime' still there? */
+bool supervise_alive(pid_t pid, uint64_t starttime);
 
 #endif

@@ -17,8 +17,8 @@ static const char help[] =
 	"For operators (root, and the users rota.conf names in Operators):\n"
 	"  drain   start no new job on the node; running jobs finish\n"
 	"          ('rota nodes' says DRAINING, then DRAINED)\n"
-	"  down    take the node out as if it had failed: its jobs end as\n"
-	"          NODE_FAIL and it gets no new ones\n"
+	"  down    take the node out as if it had failed: its jobs are\n"
+	"          requeued (those submitted --no-requeue end NODE_FAIL)\n"
 	"  resume  undo drain and down; the node is UP once its daemon is\n"
 	"          heard from\n"
 	"  -r, --reason TEXT  why, shown in 'rota show node'\n";

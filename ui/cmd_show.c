@@ -62,6 +62,7 @@ static int show_job(const char *arg)
 	if (rota_job_state_is_final(j->state))
 		printf("ExitCode=%d\nSignal=%d\n", j->exit_code,
 		       j->term_signal);
+	printf("Runs=%u\n", j->runs);
 	printf("NTasks=%u\nCpusPerTask=%u\nNodes=%u\nNodeList=%s\n"
 	       "Mem=%s\nTimeLimit=%s\nConstraint=%s\n",
 	       j->ntasks, j->cpus_per_task, j->nodes, or_none(j->nodelist),

@@ -51,12 +51,14 @@ static const char help[] =
 	"      --export=VARS         also pass these variables (VAR[,VAR..]),\n"
 	"                            ALL for the whole environment, NONE\n"
 	"      --wrap=COMMAND        run COMMAND under /bin/sh, no script\n"
+	"      --no-requeue          if its node fails: end as NODE_FAIL\n"
+	"                            (default: wait in the queue again)\n"
 
 	"  -h, --help                this text\n"
 	"\n"
 	"Exit status: 0 queued, 1 refused by the controller, 2 bad usage.\n";
 
-enum { OPT_MEM = 256, OPT_EXPORT, OPT_WRAP };
+enum { OPT_MEM = 256, OPT_EXPORT, OPT_WRAP, OPT_NO_REQUEUE };
 
 static const struct option longopts[] = {
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -74,6 +76,7 @@ static const struct option longopts[] = {
 	{ "chdir", required_argument, NULL, 'D' },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "wrap", required_argument, NULL, OPT_WRAP },
+	{ "no-requeue", no_argument, NULL, OPT_NO_REQUEUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -145,6 +148,7 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 	case 'D': set_str(&o->chdir, v); return 0;
 	case OPT_EXPORT: set_str(&o->export, v); return 0;
 	case OPT_WRAP: set_str(&o->wrap, v); return 0;
+	case OPT_NO_REQUEUE: o->d.no_requeue = true; return 0;
 	case 'h': o->help = true; return 0;
 	default: return -EINVAL;
 	}

@@ -379,6 +379,7 @@ int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		core_push_action(core, &(struct core_action){
 					       .type = CORE_ACTION_SIGNAL,
 					       .job_id = job->id,
+					       .run = job->run,
 					       .node = job->alloc[0].node,
 					       .signo = SIGTERM,
 					       .cancel = true,
@@ -398,6 +399,10 @@ int core_job_end(struct core *core, int64_t now, const char *node,
 		return rota_errorf(err, -ENOENT,
 				   "job %u: not running on node '%s'",
 				   end->job_id, node);
+	if (end->run != job->run)
+		return rota_errorf(err, -ENOENT,
+				   "job %u: the end of run %u, not of run %u",
+				   end->job_id, end->run, job->run);
 	job->exit_code = end->exit_code;
 	job->term_signal = end->term_signal;
 	if (end->text)

@@ -82,6 +82,7 @@ struct core_job {
 	char *end_text;		/* how it ended, when noteworthy */
 	struct core_alloc *alloc;
 	uint32_t nalloc;
+	uint32_t run;		/* starts so far: 2 after one requeue */
 	bool cancel_sent;
 	bool dirty;		/* changed since the host last took changes */
 	size_t order_slot;	/* index in the core's id-ordered index */
@@ -97,6 +98,7 @@ enum core_action_type {
 struct core_action {
 	enum core_action_type type;
 	uint32_t job_id;
+	uint32_t run;		/* which run of the job */
 	uint32_t alloc_index;
 	uint32_t node;
 	int signo;
@@ -152,7 +154,11 @@ void core_node_seen(struct core *core, int64_t now, const char *name);
  */
 void core_node_unreachable(struct core *core, int64_t now, const char *name,
 			   const char *reason);
-/* The node is gone (missed heartbeats): its jobs end as NODE_FAIL. */
+/*
+ * The node is gone (missed heartbeats, or an operator's down): its jobs
+ * wait in the queue again for their next run (a requeue), or end as
+ * NODE_FAIL if they were submitted --no-requeue.
+ */
 void core_node_down(struct core *core, int64_t now, const char *name,
 		    const char *reason);
 /*
@@ -176,8 +182,8 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 		 const char *reason);
 
 /*
- * A node reports a job's end.  -ENOENT if the job is unknown or its batch
- * script does not run on 'node'.  The script runs on the job's first node
+ * A node reports a job's end.  -ENOENT if the job is unknown, its batch
+ * script does not run on 'node', or the end is of an earlier run.  The script runs on the job's first node
  * (as in Slurm), so that node's report ends the job and frees all its nodes.
  */
 int core_job_end(struct core *core, int64_t now, const char *node,
@@ -220,6 +226,7 @@ struct core_job_state {
 	int64_t end_time;
 	int exit_code;
 	int term_signal;
+	uint32_t run;
 	const char *end_text;	  /* NULL: none */
 	const struct core_alloc_state *alloc; /* running jobs */
 	uint32_t nalloc;

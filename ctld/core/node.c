@@ -140,10 +140,13 @@ static void merge_features(struct core_node *n, char *const *extra)
 	n->features[have] = NULL;
 }
 
-static bool job_reported(const struct rota_node_info *info, uint32_t id)
+/* Does the node report this run of the job? (any run: an old daemon) */
+static bool job_reported(const struct rota_node_info *info,
+			 const struct core_job *job)
 {
 	for (size_t i = 0; i < info->njobs; i++) {
-		if (info->jobs[i] == id)
+		if (info->jobs[i] == job->id &&
+		    (!info->runs || info->runs[i] == job->run))
 			return true;
 	}
 	return false;
@@ -161,7 +164,7 @@ static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 	while (job) {
 		struct core_job *next = job->next;
 
-		if (job->alloc[0].node == idx && !job_reported(info, job->id)) {
+		if (job->alloc[0].node == idx && !job_reported(info, job)) {
 			rota_warn("job %u: node '%s' registered without it, "
 				  "ending it as NODE_FAIL",
 				  job->id, core->nodes[idx].name);
@@ -204,9 +207,10 @@ static void kill_strays(struct core *core, uint32_t idx,
 {
 	for (size_t i = 0; i < info->njobs; i++) {
 		const struct core_job *job = jobtab_find(core, info->jobs[i]);
+		uint32_t run = info->runs ? info->runs[i] : 0;
 
 		if (job && job->state == ROTA_JOB_RUNNING &&
-		    job->alloc[0].node == idx)
+		    job->alloc[0].node == idx && (!run || run == job->run))
 			continue;
 		rota_warn("job %u: still on node '%s', which no longer runs "
 			  "it: killing it there",
@@ -214,6 +218,7 @@ static void kill_strays(struct core *core, uint32_t idx,
 		core_push_action(core, &(struct core_action){
 					       .type = CORE_ACTION_SIGNAL,
 					       .job_id = info->jobs[i],
+					       .run = run,
 					       .node = idx,
 					       .signo = SIGKILL,
 					       .cancel = true,
@@ -313,10 +318,16 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 			if (job->alloc[a].node != idx)
 				continue;
 			/*
-			 * Not requeued: the job may live on there, and until a
-			 * LAUNCH and its JOB_END carry a start count, a second
-			 * run could not be told from the first.
+			 * Requeued: if it lives on there, the node is told to
+			 * kill that run when it is back, and its end, of an
+			 * earlier run, is not taken for the next run's.
 			 */
+			if (!job->desc.no_requeue) {
+				rota_warn("job %u: node '%s' down: requeued",
+					  job->id, name);
+				core_requeue(core, now, job->id, "NodeFail");
+				break;
+			}
 			free(job->end_text);
 			job->end_text = rota_xasprintf("node %s: %s",
 						       core->nodes[idx].name,

@@ -139,6 +139,7 @@ int core_restore_job(struct core *core, int64_t now,
 	job->end_time = st->end_time;
 	job->exit_code = st->exit_code;
 	job->term_signal = st->term_signal;
+	job->run = st->run;
 	job->end_text = st->end_text ? rota_xstrdup(st->end_text) : NULL;
 	jobtab_insert(core, job);
 	place_in_list(core, job);

@@ -124,6 +124,7 @@ static void start_job(struct core *core, struct core_job *job, int64_t now,
 	core_pending_remove(core, job);
 	job_list_append(&core->running, job);
 	job->state = ROTA_JOB_RUNNING;
+	job->run++;
 	job->start_time = now;
 	job->reason = NULL;
 	core_mark_dirty(core, job);
@@ -131,6 +132,7 @@ static void start_job(struct core *core, struct core_job *job, int64_t now,
 	core_push_action(core, &(struct core_action){
 				       .type = CORE_ACTION_LAUNCH,
 				       .job_id = job->id,
+				       .run = job->run,
 				       .alloc_index = 0,
 				       .node = job->alloc[0].node,
 			       });

@@ -39,6 +39,10 @@ union any {
 	struct rota_msg_job_end end;
 	char *name;
 	struct rota_msg_counters counters;
+	struct {
+		uint32_t job_id;
+		uint32_t run;
+	} jr;
 };
 
 /* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
@@ -138,7 +142,8 @@ static bool eq_submit(const union any *a, const union any *b)
 	       str_eq(x->constraint, y->constraint) &&
 	       strv_eq(x->env, y->env) && x->ntasks == y->ntasks &&
 	       x->cpus_per_task == y->cpus_per_task && x->nodes == y->nodes &&
-	       x->mem_mb == y->mem_mb && x->time_limit == y->time_limit;
+	       x->mem_mb == y->mem_mb && x->time_limit == y->time_limit &&
+	       x->no_requeue == y->no_requeue;
 }
 
 static bool empty_submit(const union any *u)
@@ -148,7 +153,7 @@ static bool empty_submit(const union any *u)
 	return !d->name && !d->script && !d->workdir && !d->output &&
 	       !d->error && !d->queue && !d->account && !d->constraint &&
 	       !d->env && !d->ntasks && !d->cpus_per_task && !d->nodes &&
-	       !d->mem_mb && !d->time_limit;
+	       !d->mem_mb && !d->time_limit && !d->no_requeue;
 }
 
 static void check_submit(const union any *u, size_t len)
@@ -174,7 +179,7 @@ static void clear_submit(union any *u)
 	rota_job_desc_clear(&u->desc);
 }
 
-/* ---- bodies of one job id: SUBMIT_REPLY, JOB_LIST, JOB_END_ACK ---- */
+/* ---- bodies of one job id: SUBMIT_REPLY, JOB_LIST ---- */
 
 static int dec_submit_reply(const char *b, size_t n, union any *u,
 			    struct rota_error *e)
@@ -251,7 +256,8 @@ static bool job_eq(const struct rota_job_info *x, const struct rota_job_info *y)
 	       x->mem_mb == y->mem_mb && x->time_limit == y->time_limit &&
 	       x->submit_time == y->submit_time &&
 	       x->start_time == y->start_time && x->end_time == y->end_time &&
-	       x->exit_code == y->exit_code && x->term_signal == y->term_signal;
+	       x->exit_code == y->exit_code && x->term_signal == y->term_signal &&
+	       x->runs == y->runs;
 }
 
 static bool eq_list(const union any *a, const union any *b)
@@ -449,7 +455,9 @@ static bool node_eq(const struct rota_node_info *x,
 	       x->cores == y->cores && x->pus == y->pus &&
 	       x->cores_used == y->cores_used && x->memory_mb == y->memory_mb &&
 	       x->memory_used_mb == y->memory_used_mb &&
-	       u32v_eq(x->jobs, x->njobs, y->jobs, y->njobs);
+	       u32v_eq(x->jobs, x->njobs, y->jobs, y->njobs) &&
+	       !x->runs == !y->runs &&
+	       (!x->runs || u32v_eq(x->runs, x->njobs, y->runs, y->njobs));
 }
 
 static bool node_empty(const struct rota_node_info *n)
@@ -457,7 +465,7 @@ static bool node_empty(const struct rota_node_info *n)
 	return !n->name && !n->state && !n->reason && !n->addr &&
 	       !n->features && !n->sockets && !n->cores && !n->pus &&
 	       !n->cores_used && !n->memory_mb && !n->memory_used_mb &&
-	       !n->jobs && !n->njobs;
+	       !n->jobs && !n->runs && !n->njobs;
 }
 
 static void node_check(const struct rota_node_info *n)
@@ -549,7 +557,8 @@ static bool eq_launch(const union any *a, const union any *b)
 	const struct rota_msg_launch *x = &a->launch;
 	const struct rota_msg_launch *y = &b->launch;
 
-	return x->job_id == y->job_id && x->uid == y->uid && x->gid == y->gid &&
+	return x->job_id == y->job_id && x->run == y->run && x->uid == y->uid &&
+	       x->gid == y->gid &&
 	       str_eq(x->name, y->name) && str_eq(x->script, y->script) &&
 	       str_eq(x->workdir, y->workdir) && str_eq(x->output, y->output) &&
 	       str_eq(x->error, y->error) && str_eq(x->queue, y->queue) &&
@@ -562,7 +571,8 @@ static bool empty_launch(const union any *u)
 {
 	const struct rota_msg_launch *m = &u->launch;
 
-	return !m->job_id && !m->uid && !m->gid && !m->name && !m->script &&
+	return !m->job_id && !m->run && !m->uid && !m->gid && !m->name &&
+	       !m->script &&
 	       !m->workdir && !m->output && !m->error && !m->queue &&
 	       !m->nodelist && !m->env && !m->cores && !m->ncores &&
 	       !m->ntasks && !m->time_limit;
@@ -572,7 +582,8 @@ static void check_launch(const union any *u, size_t len)
 {
 	const struct rota_msg_launch *m = &u->launch;
 
-	FUZZ_CHECK(m->job_id >= 1 && m->ntasks >= 1 && m->time_limit >= 0);
+	FUZZ_CHECK(m->job_id >= 1 && m->run >= 1);
+	FUZZ_CHECK(m->ntasks >= 1 && m->time_limit >= 0);
 	FUZZ_CHECK(m->env && m->cores && m->ncores >= 1);
 	FUZZ_CHECK(m->workdir[0] == '/' && m->output[0] == '/');
 	FUZZ_CHECK(!m->error || m->error[0] == '/');
@@ -600,18 +611,19 @@ static char *enc_signal(const union any *u, size_t *len)
 
 static bool eq_signal(const union any *a, const union any *b)
 {
-	return a->sig.job_id == b->sig.job_id && a->sig.signo == b->sig.signo &&
-	       a->sig.cancel == b->sig.cancel;
+	return a->sig.job_id == b->sig.job_id && a->sig.run == b->sig.run &&
+	       a->sig.signo == b->sig.signo && a->sig.cancel == b->sig.cancel;
 }
 
 static bool empty_signal(const union any *u)
 {
-	return !u->sig.job_id && !u->sig.signo && !u->sig.cancel;
+	return !u->sig.job_id && !u->sig.run && !u->sig.signo &&
+	       !u->sig.cancel;
 }
 
 static void check_signal(const union any *u, size_t len)
 {
-	FUZZ_CHECK(u->sig.job_id >= 1);
+	FUZZ_CHECK(u->sig.job_id >= 1 && u->sig.run >= 1);
 	FUZZ_CHECK(u->sig.signo >= 1 && u->sig.signo <= SIGRTMAX);
 }
 
@@ -630,8 +642,8 @@ static bool eq_end(const union any *a, const union any *b)
 	const struct rota_msg_job_end *x = &a->end;
 	const struct rota_msg_job_end *y = &b->end;
 
-	return x->job_id == y->job_id && x->state == y->state &&
-	       x->exit_code == y->exit_code &&
+	return x->job_id == y->job_id && x->run == y->run &&
+	       x->state == y->state && x->exit_code == y->exit_code &&
 	       x->term_signal == y->term_signal &&
 	       x->start_time == y->start_time && x->end_time == y->end_time &&
 	       str_eq(x->text, y->text);
@@ -641,19 +653,48 @@ static bool empty_end(const union any *u)
 {
 	const struct rota_msg_job_end *m = &u->end;
 
-	return !m->job_id && !m->state && !m->exit_code && !m->term_signal &&
-	       !m->start_time && !m->end_time && !m->text;
+	return !m->job_id && !m->run && !m->state && !m->exit_code &&
+	       !m->term_signal && !m->start_time && !m->end_time && !m->text;
 }
 
 static void check_end(const union any *u, size_t len)
 {
-	FUZZ_CHECK(u->end.job_id >= 1 && rota_job_state_is_final(u->end.state));
+	FUZZ_CHECK(u->end.job_id >= 1 && u->end.run >= 1);
+	FUZZ_CHECK(rota_job_state_is_final(u->end.state));
 	check_str(u->end.text, 1024);
 }
 
 static void clear_end(union any *u)
 {
 	rota_msg_job_end_clear(&u->end);
+}
+
+/* ---- JOB_END_ACK: a job id and its run ---- */
+
+static int dec_job_run(const char *b, size_t n, union any *u,
+		       struct rota_error *e)
+{
+	return rota_msg_job_run_decode(b, n, &u->jr.job_id, &u->jr.run, e);
+}
+
+static char *enc_job_run(const union any *u, size_t *len)
+{
+	return rota_msg_job_run_encode(u->jr.job_id, u->jr.run, len);
+}
+
+static bool eq_job_run(const union any *a, const union any *b)
+{
+	return a->jr.job_id == b->jr.job_id && a->jr.run == b->jr.run;
+}
+
+static bool empty_job_run(const union any *u)
+{
+	return !u->jr.job_id && !u->jr.run;
+}
+
+static void check_job_run(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->jr.job_id >= 1 && u->jr.run >= 1);
 }
 
 /* ---- HEARTBEAT: one name ---- */
@@ -797,6 +838,8 @@ static const struct codec codecs[] = {
 	      clear_name),
 	CODEC("counters", dec_counters, enc_counters, eq_counters,
 	      empty_counters, check_counters, clear_counters),
+	CODEC("job_run", dec_job_run, enc_job_run, eq_job_run, empty_job_run,
+	      check_job_run, clear_none),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

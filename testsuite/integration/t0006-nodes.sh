@@ -8,7 +8,7 @@ PATH="$BIN:$PATH"
 need_root_and_munge
 id rotatest1 >/dev/null 2>&1 || skip_all "needs user rotatest1"
 
-plan 12
+plan 14
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 HEARTBEAT=1s NODE_TIMEOUT=3s
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
@@ -29,35 +29,46 @@ rota node resume n01
 wait_job_done "$a"
 is "$(job_state "$a")" COMPLETED "after resume it does"
 
-# --- a whole node fails: daemon and jobs ---
+start_n01() {
+	"$BIN/rota-noded" -f "$CL/rota.conf" -n n01 --topology \
+		"$TOPO/24em64t-2n6c2t-pci.xml" --ctld "$ROTA_CTLD" \
+		>>"$CL/log/n01.log" 2>&1 &
+	echo $! >>"$CL/pids"; echo $! >"$CL/n01.pid"; disown $!
+}
+
+# --- a whole node fails, daemon and jobs: requeue, or NODE_FAIL ---
 b=$(rota submit -C ib --wrap 'sleep 1000')
-wait_for test "$(job_state "$b")" = RUNNING
+nr=$(rota submit -C ib --no-requeue --wrap 'sleep 1000')
+wait_for test "$(job_state "$nr")" = RUNNING
 cluster_kill_jobs
 kill -9 "$(cat "$CL/n01.pid")"
 wait_for test "$(node_state n01)" = DOWN
 is "$(node_state n01)" DOWN "a node silent past NodeTimeout goes down"
-is "$(job_state "$b")" NODE_FAIL "its job ends as NODE_FAIL"
+runs_of() { rota show job "$1" | sed -n 's/^Runs=//p'; }
+is "$(job_state "$b"):$(runs_of "$b")" PENDING:1 \
+	"its job waits in the queue again, after its first run"
+is "$(job_state "$nr")" NODE_FAIL "a --no-requeue job ends as NODE_FAIL"
 
-# --- its daemon comes back while a job lives on: the stray is killed ---
-"$BIN/rota-noded" -f "$CL/rota.conf" -n n01 --topology \
-	"$TOPO/24em64t-2n6c2t-pci.xml" --ctld "$ROTA_CTLD" \
-	>>"$CL/log/n01.log" 2>&1 &
-echo $! >>"$CL/pids"; echo $! >"$CL/n01.pid"; disown $!
-wait_for test "$(node_state n01)" = UP
+# --- back with a job still running from before: only one run lives ---
+start_n01
+wait_for test -e "$CL/spool/n01/job$b.2.sup"
 marker=$((RANDOM + 300000))
 c=$(rota submit -C ib --wrap "sleep $marker")
-wait_for pgrep -f "slee[p] $marker"
+wait_for test -e "$CL/spool/n01/job$c.1.sup"
 kill -9 "$(cat "$CL/n01.pid")"
-wait_for test "$(job_state "$c")" = NODE_FAIL
+wait_for test "$(job_state "$c")" = PENDING
 pgrep -f "slee[p] $marker" >/dev/null
-ok $? "the job lives on under its supervisor while its node is down"
-"$BIN/rota-noded" -f "$CL/rota.conf" -n n01 --topology \
-	"$TOPO/24em64t-2n6c2t-pci.xml" --ctld "$ROTA_CTLD" \
-	>>"$CL/log/n01.log" 2>&1 &
-echo $! >>"$CL/pids"; echo $! >"$CL/n01.pid"; disown $!
-wait_for sh -c "! pgrep -f 'slee[p] $marker'"
-ok $? "the node comes back and its stray job is killed there"
-is "$(job_state "$c")" NODE_FAIL "and the job stays ended"
+ok $? "the job's first run lives on under its supervisor, node down"
+start_n01
+wait_for test -e "$CL/spool/n01/job$c.2.sup"
+wait_for test ! -e "$CL/spool/n01/job$c.1.sup"
+is "$(ls "$CL/spool/n01/" | grep -c "^job$c\..\.sup$")" 1 \
+	"the node comes back: the stray first run is killed, the second runs"
+wait_for test "$(pgrep -fc "slee[p] $marker")" = 1
+is "$(pgrep -fc "slee[p] $marker")" 1 "one copy of the job runs, not two"
+rota cancel "$b" "$c"
+wait_job_done "$c"
+is "$(job_state "$c")" CANCELLED "and it ends once, as its second run"
 
 # --- down ---
 rota node down n02 --reason "fan"

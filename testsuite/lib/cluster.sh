@@ -105,10 +105,10 @@ cluster_start() {
 # Jobs outlive their node daemons (each has a supervisor): a stopped test
 # cluster takes its jobs and their supervisors with it.
 cluster_kill_jobs() {
-	local sup start job
+	local sup start job rest
 	for f in "$CL"/spool/*/job*.sup; do
 		[ -f "$f" ] || continue
-		read -r sup start job <"$f"
+		read -r sup start job rest <"$f"
 		kill -9 -- "-$job" "$sup" 2>/dev/null
 	done
 }

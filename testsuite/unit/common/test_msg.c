@@ -76,6 +76,10 @@ union any {
 	struct rota_msg_launch launch;
 	struct rota_msg_job_signal sig;
 	struct rota_msg_job_end end;
+	struct {
+		uint32_t job_id;
+		uint32_t run;
+	} jr;
 	char *name;
 };
 
@@ -151,6 +155,12 @@ static int dec_end(const char *b, size_t n, union any *u,
 	return rota_msg_job_end_decode(b, n, &u->end, e);
 }
 
+static int dec_job_run(const char *b, size_t n, union any *u,
+		       struct rota_error *e)
+{
+	return rota_msg_job_run_decode(b, n, &u->jr.job_id, &u->jr.run, e);
+}
+
 static int dec_job_id(const char *b, size_t n, union any *u,
 		      struct rota_error *e)
 {
@@ -175,7 +185,7 @@ static bool empty_desc(const union any *u)
 	return !d->name && !d->script && !d->workdir && !d->output &&
 	       !d->error && !d->queue && !d->account && !d->constraint &&
 	       !d->env && !d->ntasks && !d->cpus_per_task && !d->nodes &&
-	       !d->mem_mb && !d->time_limit;
+	       !d->mem_mb && !d->time_limit && !d->no_requeue;
 }
 
 static bool empty_id(const union any *u)
@@ -210,7 +220,7 @@ static bool empty_node(const union any *u)
 	return !n->name && !n->state && !n->reason && !n->addr &&
 	       !n->features && !n->sockets && !n->cores && !n->pus &&
 	       !n->cores_used && !n->memory_mb && !n->memory_used_mb &&
-	       !n->jobs && !n->njobs;
+	       !n->jobs && !n->runs && !n->njobs;
 }
 
 static bool empty_nodes(const union any *u)
@@ -222,7 +232,8 @@ static bool empty_launch(const union any *u)
 {
 	const struct rota_msg_launch *m = &u->launch;
 
-	return !m->job_id && !m->uid && !m->gid && !m->name && !m->script &&
+	return !m->job_id && !m->run && !m->uid && !m->gid && !m->name &&
+	       !m->script &&
 	       !m->workdir && !m->output && !m->error && !m->queue &&
 	       !m->nodelist && !m->env && !m->cores && !m->ncores &&
 	       !m->ntasks && !m->time_limit;
@@ -230,15 +241,22 @@ static bool empty_launch(const union any *u)
 
 static bool empty_signal(const union any *u)
 {
-	return !u->sig.job_id && !u->sig.signo && !u->sig.cancel;
+	return !u->sig.job_id && !u->sig.run && !u->sig.signo &&
+	       !u->sig.cancel;
 }
 
 static bool empty_end(const union any *u)
 {
 	const struct rota_msg_job_end *m = &u->end;
 
-	return !m->job_id && m->state == ROTA_JOB_NONE && !m->exit_code &&
-	       !m->term_signal && !m->start_time && !m->end_time && !m->text;
+	return !m->job_id && !m->run && m->state == ROTA_JOB_NONE &&
+	       !m->exit_code && !m->term_signal && !m->start_time &&
+	       !m->end_time && !m->text;
+}
+
+static bool empty_job_run(const union any *u)
+{
+	return !u->jr.job_id && !u->jr.run;
 }
 
 static bool empty_name(const union any *u)
@@ -305,7 +323,7 @@ static void clear_name(union any *u)
 	"{\"name\":\"n1\",\"sockets\":2,\"cores\":8,\"pus\":16,"              \
 	"\"cores_used\":4,\"memory_mb\":4096,\"memory_used_mb\":1024,"        \
 	"\"features\":[\"ib\",\"gpu\"],\"jobs\":[7,8],\"state\":\"UP\","     \
-	"\"reason\":\"\",\"addr\":\"127.0.0.2\"}"
+	"\"reason\":\"\",\"addr\":\"127.0.0.2\",\"runs\":[1,3]}"
 
 #define JOB_GOOD                                                              \
 	"{\"id\":1,\"state\":\"RUNNING\",\"uid\":1000,\"gid\":100,"           \
@@ -314,7 +332,7 @@ static void clear_name(union any *u)
 	"\"output\":\"/w/o\",\"error\":\"/w/e\",\"constraint\":\"ib\","       \
 	"\"ntasks\":2,\"cpus_per_task\":1,\"nodes\":2,\"mem_mb\":10,"         \
 	"\"time_limit\":60,\"submit\":90,\"start\":95,\"end\":0,"             \
-	"\"exit_code\":0,\"signal\":0}"
+	"\"exit_code\":0,\"signal\":0,\"runs\":2}"
 
 /* The required keys of each body; every other key of 'good' is optional. */
 static const char *const req_error[] = { "code", "text", NULL };
@@ -339,15 +357,15 @@ static const char *const req_node[] = {
 };
 static const char *const req_nodes[] = { "nodes", NULL };
 static const char *const req_launch[] = {
-	"job_id",   "uid",   "gid",	"name",	  "script",
-	"workdir",  "output", "queue",	"nodelist", "env",
-	"cores",    "ntasks", "time_limit", NULL,
+	"job_id", "run",    "uid",   "gid",	    "name",
+	"script", "workdir", "output", "queue",	    "nodelist",
+	"env",	  "cores",  "ntasks", "time_limit", NULL,
 };
-static const char *const req_signal[] = { "job_id", "signal", "cancel",
-					  NULL };
-static const char *const req_end[] = { "job_id", "state", "exit_code",
-				       "signal", "start", "end",
-				       NULL };
+static const char *const req_signal[] = { "job_id", "run", "signal",
+					  "cancel", NULL };
+static const char *const req_end[] = { "job_id", "run",	  "state", "exit_code",
+				       "signal", "start", "end",   NULL };
+static const char *const req_job_run[] = { "job_id", "run", NULL };
 static const char *const req_name[] = { "name", NULL };
 
 enum {
@@ -365,6 +383,7 @@ enum {
 	C_LAUNCH,
 	C_SIGNAL,
 	C_JOB_END,
+	C_JOB_RUN,
 	C_JOB_ID,
 	C_NAME,
 };
@@ -389,7 +408,7 @@ static const struct codec {
 		       "\"time_limit\":60,\"output\":\"o.txt\","
 		       "\"error\":\"/tmp/e\",\"queue\":\"batch\","
 		       "\"account\":\"acct\",\"constraint\":\"ib\","
-		       "\"env\":[\"A=1\",\"B=2\"]}",
+		       "\"env\":[\"A=1\",\"B=2\"],\"no_requeue\":true}",
 		       NULL, req_submit },
 	[C_SUBMIT_REPLY] = { "submit_reply", dec_submit_reply, empty_id,
 			     clear_none, "{\"job_id\":42}", NULL,
@@ -414,7 +433,7 @@ static const struct codec {
 			       clear_nodes, "{\"nodes\":[" NODE_GOOD "]}",
 			       "nodes.0", req_node },
 	[C_LAUNCH] = { "launch", dec_launch, empty_launch, clear_launch,
-		       "{\"job_id\":5,\"uid\":1000,\"gid\":100,\"name\":\"j\","
+		       "{\"job_id\":5,\"run\":2,\"uid\":1000,\"gid\":100,\"name\":\"j\","
 		       "\"script\":\"#!/bin/sh\\n\",\"workdir\":\"/w\","
 		       "\"output\":\"/w/o\",\"queue\":\"q\","
 		       "\"nodelist\":\"n1\",\"env\":[\"A=1\"],"
@@ -422,12 +441,16 @@ static const struct codec {
 		       "\"error\":\"/w/e\"}",
 		       NULL, req_launch },
 	[C_SIGNAL] = { "signal", dec_signal, empty_signal, clear_none,
-		       "{\"job_id\":5,\"signal\":15,\"cancel\":true}", NULL,
-		       req_signal },
+		       "{\"job_id\":5,\"run\":2,\"signal\":15,"
+		       "\"cancel\":true}",
+		       NULL, req_signal },
 	[C_JOB_END] = { "job_end", dec_end, empty_end, clear_end,
-			"{\"job_id\":5,\"state\":\"COMPLETED\",\"exit_code\":0,"
-			"\"signal\":0,\"start\":1,\"end\":2,\"text\":\"ok\"}",
+			"{\"job_id\":5,\"run\":2,\"state\":\"COMPLETED\","
+			"\"exit_code\":0,\"signal\":0,\"start\":1,\"end\":2,"
+			"\"text\":\"ok\"}",
 			NULL, req_end },
+	[C_JOB_RUN] = { "job_run", dec_job_run, empty_job_run, clear_none,
+			"{\"job_id\":5,\"run\":2}", NULL, req_job_run },
 	[C_JOB_ID] = { "job_id", dec_job_id, empty_id, clear_none,
 		       "{\"job_id\":5}", NULL, req_job_id },
 	[C_NAME] = { "name", dec_name, empty_name, clear_name,
@@ -820,7 +843,7 @@ START_TEST(test_deep_nesting)
 	memset(body + n, ']', depth);
 	n += depth;
 	body[n++] = '}';
-	for (int i = 0; i <= C_NAME; i++)
+	for (int i = 0; i < N(codecs); i++)
 		assert_text(expect_refused(&codecs[i], body, n),
 			    "malformed JSON: *");
 	free(body);
@@ -828,6 +851,12 @@ START_TEST(test_deep_nesting)
 END_TEST
 
 /* ---- hostile values, one field at a time ---- */
+
+/* a node whose "runs" does not match its "jobs" */
+#define NODE_BAD_RUNS                                                         \
+	"{\"name\":\"n2\",\"sockets\":1,\"cores\":1,\"pus\":1,"              \
+	"\"cores_used\":0,\"memory_mb\":0,\"memory_used_mb\":0,"           \
+	"\"features\":[],\"jobs\":[1,2],\"runs\":[1,1,1]}"
 
 static const struct {
 	int codec;
@@ -901,8 +930,16 @@ static const struct {
 	  "bad message: Expected integer, got string" },
 	{ C_SUBMIT, "ntasks", "2.0",
 	  "bad message: Expected integer, got real" },
+	{ C_SUBMIT, "no_requeue", "1",
+	  "bad message: Expected true or false, got integer" },
+	{ C_SUBMIT, "no_requeue", "\"true\"",
+	  "bad message: Expected true or false, got string" },
+	{ C_SUBMIT, "no_requeue", "null",
+	  "bad message: Expected true or false, got null" },
+	{ C_SUBMIT, "no_requeue", "[true]",
+	  "bad message: Expected true or false, got array" },
 
-	/* SUBMIT_REPLY, JOB_LIST request, JOB_END_ACK */
+	/* SUBMIT_REPLY, JOB_LIST request, a body of one job id */
 	{ C_SUBMIT_REPLY, "job_id", "-1",
 	  "job_id: -1 is outside [0, 4294967295]" },
 	{ C_SUBMIT_REPLY, "job_id", "4294967296",
@@ -973,6 +1010,15 @@ static const struct {
 	  "constraint: longer than 256 bytes" },
 	{ C_JOB_LIST, "jobs.0.reason", "\"\\u0000\"",
 	  "malformed JSON: \\u0000 is not allowed*" },
+	/* 4294967295 and 0 once cut to 32 bits */
+	{ C_JOB_LIST, "jobs.0.runs", "-1",
+	  "runs: -1 is outside [0, 4294967295]" },
+	{ C_JOB_LIST, "jobs.0.runs", "4294967296",
+	  "runs: 4294967296 is outside [0, 4294967295]" },
+	{ C_JOB_LIST, "jobs.0.runs", "\"2\"",
+	  "bad message: Expected integer, got string" },
+	{ C_JOB_LIST, "jobs.0.runs", "null",
+	  "bad message: Expected integer, got null" },
 
 	/* CANCEL and its reply */
 	{ C_CANCEL, "job_ids.0", "-1",
@@ -1026,6 +1072,24 @@ static const struct {
 	{ C_NODE, "jobs", "{}", "jobs: not an array" },
 	{ C_NODE, "name", "\"n\\u00001\"",
 	  "malformed JSON: \\u0000 is not allowed*" },
+	/* "runs", when sent, says which run of each of "jobs" */
+	{ C_NODE, "runs", "[1]", "runs: 1 for 2 jobs" },
+	{ C_NODE, "runs", "[1,2,3]", "runs: 3 for 2 jobs" },
+	{ C_NODE, "runs", "[]", "runs: 0 for 2 jobs" },
+	{ C_NODE, "jobs", "[]", "runs: 2 for 0 jobs" },
+	{ C_NODE, "jobs.2", "9", "runs: 2 for 3 jobs" },
+	{ C_NODE, "runs.0", "-1",
+	  "runs: entry 0 is not a 32-bit unsigned integer" },
+	{ C_NODE, "runs.1", "4294967296",
+	  "runs: entry 1 is not a 32-bit unsigned integer" },
+	{ C_NODE, "runs.0", "\"1\"",
+	  "runs: entry 0 is not a 32-bit unsigned integer" },
+	{ C_NODE, "runs.1", "1.0",
+	  "runs: entry 1 is not a 32-bit unsigned integer" },
+	{ C_NODE, "runs", "@1048577:1", "runs: more than 1048576 entries" },
+	{ C_NODE, "runs", "{}", "runs: not an array" },
+	{ C_NODE, "runs", "null", "runs: not an array" },
+	{ C_NODE, "runs", "1", "runs: not an array" },
 
 	/* NODE_LIST reply: a bad node after a good one */
 	{ C_NODE_LIST, "nodes", "{}", "nodes: not an array" },
@@ -1036,9 +1100,20 @@ static const struct {
 	{ C_NODE_LIST, "nodes.1", "{\"name\":\"n2\"}",
 	  "bad message: Object item not found: sockets" },
 	{ C_NODE_LIST, "nodes", "@65537:1", "nodes: too many" },
+	{ C_NODE_LIST, "nodes.0.runs", "[1]", "runs: 1 for 2 jobs" },
+	{ C_NODE_LIST, "nodes.1", NODE_BAD_RUNS, "runs: 3 for 2 jobs" },
 
 	/* LAUNCH */
 	{ C_LAUNCH, "job_id", "0", "job_id: 0 is outside [1, 4294967295]" },
+	{ C_LAUNCH, "run", "0", "run: 0 is outside [1, 4294967295]" },
+	{ C_LAUNCH, "run", "-1", "run: -1 is outside [1, 4294967295]" },
+	/* 0 once cut to 32 bits */
+	{ C_LAUNCH, "run", "4294967296",
+	  "run: 4294967296 is outside [1, 4294967295]" },
+	{ C_LAUNCH, "run", "\"1\"", "bad message: Expected integer, got string" },
+	{ C_LAUNCH, "run", "1.0", "bad message: Expected integer, got real" },
+	/* a controller from before runs */
+	{ C_LAUNCH, "run", NULL, "bad message: Object item not found: run" },
 	{ C_LAUNCH, "job_id", "-5", "job_id: -5 is outside [1, 4294967295]" },
 	{ C_LAUNCH, "uid", "4294967296",
 	  "uid: 4294967296 is outside [0, 4294967294]" },
@@ -1089,6 +1164,12 @@ static const struct {
 	{ C_SIGNAL, "signal", "4294967305",
 	  "signal: 4294967305 is outside [1, *" },
 	{ C_SIGNAL, "job_id", "0", "job_id: 0 is outside [1, 4294967295]" },
+	{ C_SIGNAL, "run", "0", "run: 0 is outside [1, 4294967295]" },
+	{ C_SIGNAL, "run", "-1", "run: -1 is outside [1, 4294967295]" },
+	{ C_SIGNAL, "run", "4294967296",
+	  "run: 4294967296 is outside [1, 4294967295]" },
+	{ C_SIGNAL, "run", "true", "bad message: Expected integer, got true" },
+	{ C_SIGNAL, "run", NULL, "bad message: Object item not found: run" },
 	{ C_SIGNAL, "job_id", "4294967296",
 	  "job_id: 4294967296 is outside [1, 4294967295]" },
 	{ C_SIGNAL, "cancel", "1",
@@ -1112,9 +1193,36 @@ static const struct {
 	{ C_JOB_END, "state", "\"NONE\"", "state: 'NONE' is not an end" },
 	{ C_JOB_END, "state", "\"bogus\"", "state: 'bogus' is not an end" },
 	{ C_JOB_END, "job_id", "0", "job_id: 0 is outside [1, 4294967295]" },
+	{ C_JOB_END, "job_id", "4294967296",
+	  "job_id: 4294967296 is outside [1, 4294967295]" },
+	{ C_JOB_END, "run", "0", "run: 0 is outside [1, 4294967295]" },
+	{ C_JOB_END, "run", "-1", "run: -1 is outside [1, 4294967295]" },
+	{ C_JOB_END, "run", "4294967296",
+	  "run: 4294967296 is outside [1, 4294967295]" },
+	{ C_JOB_END, "run", "\"2\"", "bad message: Expected integer, got string" },
+	{ C_JOB_END, "run", NULL, "bad message: Object item not found: run" },
 	{ C_JOB_END, "text", "#1025", "text: longer than 1024 bytes" },
 	{ C_JOB_END, "text", "\"exec: \\u0000\"",
 	  "malformed JSON: \\u0000 is not allowed*" },
+
+	/* JOB_END_ACK */
+	{ C_JOB_RUN, "job_id", "0", "job_id: 0 is outside [1, 4294967295]" },
+	{ C_JOB_RUN, "job_id", "-1", "job_id: -1 is outside [1, 4294967295]" },
+	{ C_JOB_RUN, "job_id", "4294967296",
+	  "job_id: 4294967296 is outside [1, 4294967295]" },
+	{ C_JOB_RUN, "run", "0", "run: 0 is outside [1, 4294967295]" },
+	{ C_JOB_RUN, "run", "-1", "run: -1 is outside [1, 4294967295]" },
+	{ C_JOB_RUN, "run", "4294967296",
+	  "run: 4294967296 is outside [1, 4294967295]" },
+	{ C_JOB_RUN, "run", "-9223372036854775808",
+	  "run: -9223372036854775808 is outside [1, 4294967295]" },
+	{ C_JOB_RUN, "run", "\"1\"", "bad message: Expected integer, got string" },
+	{ C_JOB_RUN, "run", "1.5", "bad message: Expected integer, got real" },
+	{ C_JOB_RUN, "run", "null", "bad message: Expected integer, got null" },
+	/* the old one-id body */
+	{ C_JOB_RUN, "run", NULL, "bad message: Object item not found: run" },
+	{ C_JOB_RUN, "job_id", NULL,
+	  "bad message: Object item not found: job_id" },
 
 	/* HEARTBEAT */
 	{ C_NAME, "name", "#257", "name: longer than 256 bytes" },
@@ -1159,6 +1267,7 @@ static const struct {
 	{ C_SUBMIT, "env", "@1024:\"A=1\"" },
 	{ C_SUBMIT, "env.0", "#32768" },
 	{ C_SUBMIT, "name", "\"\\u00e9\\ud83d\\ude00\"" },
+	{ C_SUBMIT, "no_requeue", "false" },
 	{ C_SUBMIT_REPLY, "job_id", "4294967295" },
 	{ C_JOB_ID, "job_id", "0" },
 	{ C_JOB_LIST, "jobs", "[]" },
@@ -1168,6 +1277,8 @@ static const struct {
 	{ C_JOB_LIST, "jobs.0.exit_code", "255" },
 	{ C_JOB_LIST, "jobs.0.signal", "128" },
 	{ C_JOB_LIST, "jobs.0.state", "\"pd\"" },
+	{ C_JOB_LIST, "jobs.0.runs", "0" },
+	{ C_JOB_LIST, "jobs.0.runs", "4294967295" },
 	{ C_CANCEL, "job_ids", "[]" },
 	{ C_CANCEL, "job_ids.0", "4294967295" },
 	{ C_CANCEL, "job_ids.0", "0" },
@@ -1175,7 +1286,7 @@ static const struct {
 	{ C_TEXT_LIST, "lines.0", "#1024" },
 	{ C_NODE, "cores_used", "8" },
 	{ C_NODE, "features", "[]" },
-	{ C_NODE, "jobs", "[]" },
+	{ C_NODE, "runs.0", "4294967295" },
 	{ C_NODE, "features", "@256:\"f\"" },
 	{ C_NODE, "addr", "#64" },
 	{ C_NODE_LIST, "nodes", "[]" },
@@ -1185,13 +1296,24 @@ static const struct {
 	{ C_LAUNCH, "env", "[]" },
 	{ C_LAUNCH, "env", "@1056:\"A=1\"" },
 	{ C_LAUNCH, "cores.0", "4294967295" },
+	{ C_LAUNCH, "run", "1" },
+	{ C_LAUNCH, "run", "4294967295" },
 	{ C_SIGNAL, "signal", "1" },
 	{ C_SIGNAL, "cancel", "false" },
+	{ C_SIGNAL, "run", "1" },
+	{ C_SIGNAL, "run", "4294967295" },
 	{ C_JOB_END, "exit_code", "-1" },
 	{ C_JOB_END, "exit_code", "255" },
 	{ C_JOB_END, "signal", "128" },
 	{ C_JOB_END, "state", "\"node_fail\"" },
 	{ C_JOB_END, "text", "#1024" },
+	{ C_JOB_END, "run", "1" },
+	{ C_JOB_END, "run", "4294967295" },
+	{ C_JOB_END, "job_id", "4294967295" },
+	{ C_JOB_RUN, "job_id", "1" },
+	{ C_JOB_RUN, "job_id", "4294967295" },
+	{ C_JOB_RUN, "run", "1" },
+	{ C_JOB_RUN, "run", "4294967295" },
 	{ C_NAME, "name", "#256" },
 };
 
@@ -1214,13 +1336,16 @@ START_TEST(test_signal_max)
 	char want[96];
 
 	snprintf(body, sizeof(body),
-		 "{\"job_id\":1,\"signal\":%d,\"cancel\":false}", SIGRTMAX);
+		 "{\"job_id\":1,\"run\":1,\"signal\":%d,"
+		 "\"cancel\":false}", SIGRTMAX);
 	ck_assert_int_eq(rota_msg_job_signal_decode(body, strlen(body), &m,
 						    &err),
 			 0);
 	ck_assert_int_eq(m.signo, SIGRTMAX);
+	ck_assert_uint_eq(m.run, 1);
 	snprintf(body, sizeof(body),
-		 "{\"job_id\":1,\"signal\":%d,\"cancel\":false}",
+		 "{\"job_id\":1,\"run\":1,\"signal\":%d,"
+		 "\"cancel\":false}",
 		 SIGRTMAX + 1);
 	ck_assert_int_eq(rota_msg_job_signal_decode(body, strlen(body), &m,
 						    &err),
@@ -1264,6 +1389,7 @@ static const struct rota_job_desc descs[] = {
 		.nodes = 1u << 16,
 		.mem_mb = (uint64_t)1 << 40,
 		.time_limit = (int64_t)1 << 40,
+		.no_requeue = true,
 	},
 	{
 		/* every optional string NULL, no environment */
@@ -1312,6 +1438,10 @@ START_TEST(test_submit_roundtrip)
 	ck_assert_uint_eq(d.nodes, w->nodes);
 	ck_assert_uint_eq(d.mem_mb, w->mem_mb);
 	ck_assert_int_eq(d.time_limit, w->time_limit);
+	ck_assert(d.no_requeue == w->no_requeue);
+	/* sent only when set */
+	ck_assert(!!strstr(text, "\"no_requeue\":true") == w->no_requeue);
+	ck_assert(!!strstr(text, "no_requeue") == w->no_requeue);
 	rota_job_desc_clear(&d);
 	ASSERT_EMPTY(empty_desc, d);
 	free(text);
@@ -1416,6 +1546,7 @@ END_TEST
 
 static char *feat_a[] = { "ib", "gpu", "largemem", NULL };
 static uint32_t node_jobs[] = { 4, 5, UINT32_MAX };
+static uint32_t node_runs[] = { 1, UINT32_MAX, 2 };
 
 static const struct rota_node_info nodes[] = {
 	{
@@ -1431,6 +1562,7 @@ static const struct rota_node_info nodes[] = {
 		.memory_mb = (uint64_t)1 << 40,
 		.memory_used_mb = 0,
 		.jobs = node_jobs,
+		.runs = node_runs,
 		.njobs = 3,
 	},
 	{
@@ -1452,7 +1584,19 @@ static const struct rota_node_info nodes[] = {
 		.memory_mb = 16,
 		.memory_used_mb = 16,
 		.jobs = node_jobs,
+		.runs = node_runs,	/* sent as [] */
 		.njobs = 0,
+	},
+	{
+		/* jobs, but no runs: a node daemon from before runs */
+		.name = "n4",
+		.features = feat_a,
+		.sockets = 2,
+		.cores = 2,
+		.pus = 2,
+		.cores_used = 2,
+		.jobs = node_jobs,
+		.njobs = 2,
 	},
 };
 
@@ -1472,6 +1616,11 @@ static void assert_node_eq(const struct rota_node_info *got,
 	ck_assert_uint_eq(got->memory_mb, want->memory_mb);
 	ck_assert_uint_eq(got->memory_used_mb, want->memory_used_mb);
 	assert_u32v_eq(got->jobs, got->njobs, want->jobs, want->njobs);
+	/* "runs" absent stays NULL; present, it has one entry per job */
+	if (want->runs)
+		assert_u32v_eq(got->runs, got->njobs, want->runs, want->njobs);
+	else
+		ck_assert_ptr_null(got->runs);
 }
 
 START_TEST(test_node_roundtrip)
@@ -1482,6 +1631,7 @@ START_TEST(test_node_roundtrip)
 
 	ck_assert_int_eq(rota_msg_node_decode(text, len, &out, NULL), 0);
 	assert_node_eq(&out, &nodes[_i]);
+	ck_assert(!!strstr(text, "\"runs\":") == !!nodes[_i].runs);
 	rota_node_info_clear(&out);
 	ASSERT_EMPTY(empty_node, out);
 	free(text);
@@ -1512,6 +1662,7 @@ static uint32_t cores_one[] = { 17 };
 static const struct rota_msg_launch launches[] = {
 	{
 		.job_id = 12,
+		.run = 1,
 		.uid = 1000,
 		.gid = 100,
 		.name = "sim \"big\"",
@@ -1530,6 +1681,7 @@ static const struct rota_msg_launch launches[] = {
 	{
 		/* error NULL, no environment, one core, no limit */
 		.job_id = UINT32_MAX,
+		.run = UINT32_MAX,
 		.uid = UINT32_MAX - 1,
 		.gid = 0,
 		.name = "",
@@ -1553,6 +1705,7 @@ START_TEST(test_launch_roundtrip)
 
 	ck_assert_int_eq(rota_msg_launch_decode(text, len, &m, NULL), 0);
 	ck_assert_uint_eq(m.job_id, w->job_id);
+	ck_assert_uint_eq(m.run, w->run);
 	ck_assert_uint_eq(m.uid, w->uid);
 	ck_assert_uint_eq(m.gid, w->gid);
 	ck_assert_str_eq(m.name, w->name);
@@ -1574,9 +1727,10 @@ START_TEST(test_launch_roundtrip)
 END_TEST
 
 static const struct rota_msg_job_signal signals[] = {
-	{ .job_id = 1, .signo = SIGTERM, .cancel = true },
-	{ .job_id = UINT32_MAX, .signo = SIGKILL, .cancel = false },
-	{ .job_id = 9, .signo = 1, .cancel = false },
+	{ .job_id = 1, .run = 1, .signo = SIGTERM, .cancel = true },
+	{ .job_id = UINT32_MAX, .run = UINT32_MAX, .signo = SIGKILL,
+	  .cancel = false },
+	{ .job_id = 9, .run = 2, .signo = 1, .cancel = false },
 };
 
 START_TEST(test_signal_roundtrip)
@@ -1587,6 +1741,7 @@ START_TEST(test_signal_roundtrip)
 
 	ck_assert_int_eq(rota_msg_job_signal_decode(text, len, &m, NULL), 0);
 	ck_assert_uint_eq(m.job_id, signals[_i].job_id);
+	ck_assert_uint_eq(m.run, signals[_i].run);
 	ck_assert_int_eq(m.signo, signals[_i].signo);
 	ck_assert(m.cancel == signals[_i].cancel);
 	free(text);
@@ -1594,12 +1749,17 @@ START_TEST(test_signal_roundtrip)
 END_TEST
 
 static const struct rota_msg_job_end ends[] = {
-	{ 1, ROTA_JOB_COMPLETED, 0, 0, 100, 200, NULL },
-	{ 2, ROTA_JOB_FAILED, 255, 0, 0, 0, NULL },
-	{ 3, ROTA_JOB_FAILED, -1, 0, 5, 5, "exec /w/x: No such file" },
-	{ 4, ROTA_JOB_CANCELLED, 0, SIGTERM, 1, 2, "" },
-	{ 5, ROTA_JOB_TIMEOUT, 0, 128, INT64_MAX, INT64_MIN, NULL },
-	{ UINT32_MAX, ROTA_JOB_NODE_FAIL, 1, 0, 0, 0, "\"x\"\n" },
+	{ .job_id = 1, .run = 1, .state = ROTA_JOB_COMPLETED,
+	  .start_time = 100, .end_time = 200 },
+	{ .job_id = 2, .run = 2, .state = ROTA_JOB_FAILED, .exit_code = 255 },
+	{ .job_id = 3, .run = 1, .state = ROTA_JOB_FAILED, .exit_code = -1,
+	  .start_time = 5, .end_time = 5, .text = "exec /w/x: No such file" },
+	{ .job_id = 4, .run = 3, .state = ROTA_JOB_CANCELLED,
+	  .term_signal = SIGTERM, .start_time = 1, .end_time = 2, .text = "" },
+	{ .job_id = 5, .run = 1, .state = ROTA_JOB_TIMEOUT, .term_signal = 128,
+	  .start_time = INT64_MAX, .end_time = INT64_MIN },
+	{ .job_id = UINT32_MAX, .run = UINT32_MAX,
+	  .state = ROTA_JOB_NODE_FAIL, .exit_code = 1, .text = "\"x\"\n" },
 };
 
 START_TEST(test_job_end_roundtrip)
@@ -1611,6 +1771,7 @@ START_TEST(test_job_end_roundtrip)
 
 	ck_assert_int_eq(rota_msg_job_end_decode(text, len, &m, NULL), 0);
 	ck_assert_uint_eq(m.job_id, w->job_id);
+	ck_assert_uint_eq(m.run, w->run);
 	ck_assert_int_eq(m.state, w->state);
 	ck_assert_int_eq(m.exit_code, w->exit_code);
 	ck_assert_int_eq(m.term_signal, w->term_signal);
@@ -1619,6 +1780,37 @@ START_TEST(test_job_end_roundtrip)
 	ck_assert_pstr_eq(m.text, w->text);
 	rota_msg_job_end_clear(&m);
 	ASSERT_EMPTY(empty_end, m);
+	free(text);
+}
+END_TEST
+
+static const struct {
+	uint32_t job_id;
+	uint32_t run;
+} job_runs[] = {
+	{ 1, 1 },
+	{ 42, 7 },
+	{ UINT32_MAX, UINT32_MAX },
+	{ 1, UINT32_MAX },
+	{ UINT32_MAX, 1 },
+};
+
+START_TEST(test_job_run_roundtrip)
+{
+	uint32_t id = 7, run = 7;
+	char want[64];
+	size_t len = 0;
+	char *text = rota_msg_job_run_encode(job_runs[_i].job_id,
+					     job_runs[_i].run, &len);
+
+	ck_assert_uint_eq(len, strlen(text));
+	snprintf(want, sizeof(want), "{\"job_id\":%u,\"run\":%u}",
+		 job_runs[_i].job_id, job_runs[_i].run);
+	ck_assert_str_eq(text, want);
+	ck_assert_int_eq(rota_msg_job_run_decode(text, len, &id, &run, NULL),
+			 0);
+	ck_assert_uint_eq(id, job_runs[_i].job_id);
+	ck_assert_uint_eq(run, job_runs[_i].run);
 	free(text);
 }
 END_TEST
@@ -1667,6 +1859,7 @@ static const struct rota_job_info jobs[] = {
 		.end_time = 0,
 		.exit_code = 0,
 		.term_signal = 0,
+		.runs = 1,
 	},
 	{
 		/* optional strings NULL */
@@ -1707,6 +1900,7 @@ static const struct rota_job_info jobs[] = {
 		.end_time = INT64_MAX,
 		.exit_code = 255,
 		.term_signal = 128,
+		.runs = UINT32_MAX,
 	},
 };
 
@@ -1737,6 +1931,7 @@ static void assert_job_eq(const struct rota_job_info *got,
 	ck_assert_int_eq(got->end_time, want->end_time);
 	ck_assert_int_eq(got->exit_code, want->exit_code);
 	ck_assert_int_eq(got->term_signal, want->term_signal);
+	ck_assert_uint_eq(got->runs, want->runs);
 }
 
 START_TEST(test_job_list_roundtrip)
@@ -1792,8 +1987,73 @@ START_TEST(test_job_list_is_json)
 			 jobs[1].name);
 	/* NULL strings are left out, not sent as null */
 	ck_assert_ptr_null(json_object_get(json_array_get(arr, 1), "account"));
+	/* "runs" is always sent, 0 included */
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_int_eq(json_integer_value(json_object_get(
+					 json_array_get(arr, i), "runs")),
+				 jobs[i].runs);
+	ck_assert(json_is_integer(
+		json_object_get(json_array_get(arr, 1), "runs")));
 	json_decref(root);
 	free(text);
+}
+END_TEST
+
+/* Bodies from peers that predate the new optional keys decode to defaults. */
+START_TEST(test_new_keys_optional)
+{
+	const struct codec *c;
+	union any u;
+	char *body;
+	char *text;
+
+	c = &codecs[C_JOB_LIST];
+	body = mutate(c->good, "jobs.0.runs", NULL);
+	ck_assert_int_eq(c->decode(body, strlen(body), &u, NULL), 0);
+	ck_assert_uint_eq(u.list.jobs[0].runs, 0);
+	c->clear(&u);
+	free(body);
+	ck_assert_int_eq(c->decode(c->good, strlen(c->good), &u, NULL), 0);
+	ck_assert_uint_eq(u.list.jobs[0].runs, 2);
+	c->clear(&u);
+
+	c = &codecs[C_NODE];
+	body = mutate(c->good, "runs", NULL);
+	ck_assert_int_eq(c->decode(body, strlen(body), &u, NULL), 0);
+	ck_assert_uint_eq(u.node.njobs, 2);
+	ck_assert_ptr_null(u.node.runs);
+	c->clear(&u);
+	free(body);
+	ck_assert_int_eq(c->decode(c->good, strlen(c->good), &u, NULL), 0);
+	ck_assert_uint_eq(u.node.njobs, 2);
+	ck_assert_ptr_nonnull(u.node.runs);
+	ck_assert_uint_eq(u.node.runs[0], 1);
+	ck_assert_uint_eq(u.node.runs[1], 3);
+	c->clear(&u);
+	/* no jobs and an empty "runs" agree */
+	body = mutate(c->good, "jobs", json_array());
+	text = mutate(body, "runs", json_array());
+	free(body);
+	ck_assert_int_eq(c->decode(text, strlen(text), &u, NULL), 0);
+	ck_assert_uint_eq(u.node.njobs, 0);
+	ck_assert_ptr_nonnull(u.node.runs);
+	c->clear(&u);
+	free(text);
+
+	c = &codecs[C_SUBMIT];
+	body = mutate(c->good, "no_requeue", NULL);
+	ck_assert_int_eq(c->decode(body, strlen(body), &u, NULL), 0);
+	ck_assert(!u.desc.no_requeue);
+	c->clear(&u);
+	free(body);
+	body = mutate(c->good, "no_requeue", json_false());
+	ck_assert_int_eq(c->decode(body, strlen(body), &u, NULL), 0);
+	ck_assert(!u.desc.no_requeue);
+	c->clear(&u);
+	free(body);
+	ck_assert_int_eq(c->decode(c->good, strlen(c->good), &u, NULL), 0);
+	ck_assert(u.desc.no_requeue);
+	c->clear(&u);
 }
 END_TEST
 
@@ -2000,10 +2260,12 @@ static Suite *msg_suite(void)
 	tcase_add_loop_test(tc, test_launch_roundtrip, 0, N(launches));
 	tcase_add_loop_test(tc, test_signal_roundtrip, 0, N(signals));
 	tcase_add_loop_test(tc, test_job_end_roundtrip, 0, N(ends));
+	tcase_add_loop_test(tc, test_job_run_roundtrip, 0, N(job_runs));
 	tcase_add_loop_test(tc, test_name_roundtrip, 0, N(names));
 	tcase_add_test(tc, test_job_list_roundtrip);
 	tcase_add_test(tc, test_job_list_empty);
 	tcase_add_test(tc, test_job_list_is_json);
+	tcase_add_test(tc, test_new_keys_optional);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("text");

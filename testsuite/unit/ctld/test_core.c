@@ -79,6 +79,7 @@ struct node_reg {
 	uint64_t mem_mb;
 	char **features;	/* NULL-terminated or NULL */
 	uint32_t *jobs;		/* jobs it still runs */
+	uint32_t *runs;		/* which run of each, or NULL */
 	size_t njobs;
 };
 
@@ -100,6 +101,7 @@ static int reg_node(int64_t now, const struct node_reg *r,
 		.pus = r->cores,
 		.memory_mb = r->mem_mb,
 		.jobs = r->jobs,
+		.runs = r->runs,
 		.njobs = r->njobs,
 	};
 
@@ -136,6 +138,7 @@ struct req {
 	int64_t time;
 	const char *constraint;
 	uid_t uid;
+	bool no_requeue;
 };
 
 static char *dup_or_null(const char *s)
@@ -162,6 +165,7 @@ static void desc_fill(struct rota_job_desc *d, const struct req *r)
 		.nodes = r->nodes,
 		.mem_mb = r->mem_mb,
 		.time_limit = r->time,
+		.no_requeue = r->no_requeue,
 	};
 }
 
@@ -251,6 +255,7 @@ static void finish(int64_t now, uint32_t id)
 	int rc = end_rc(now, name,
 			&(struct rota_msg_job_end){
 				.job_id = id,
+				.run = j->run,
 				.state = ROTA_JOB_COMPLETED,
 			},
 			&err);
@@ -722,17 +727,17 @@ START_TEST(test_job_end)
 	free(take(2));
 
 	ck_assert_int_eq(end_rc(20, "n2",
-				&(struct rota_msg_job_end){ .job_id = x },
+				&(struct rota_msg_job_end){ .job_id = x, .run = 1 },
 				&err),
 			 -ENOENT);
 	ck_assert_str_eq(err.text, "job 1: not running on node 'n2'");
 	ck_assert_int_eq(end_rc(20, "zz",
-				&(struct rota_msg_job_end){ .job_id = x },
+				&(struct rota_msg_job_end){ .job_id = x, .run = 1 },
 				&err),
 			 -ENOENT);
 	ck_assert_str_eq(err.text, "job 1: not running on node 'zz'");
 	ck_assert_int_eq(end_rc(20, "n1",
-				&(struct rota_msg_job_end){ .job_id = 99 },
+				&(struct rota_msg_job_end){ .job_id = 99, .run = 1 },
 				&err),
 			 -ENOENT);
 	ck_assert_str_eq(err.text, "job 99: not running on node 'n1'");
@@ -741,6 +746,7 @@ START_TEST(test_job_end)
 	ck_assert_int_eq(end_rc(500, "n1",
 				&(struct rota_msg_job_end){
 					.job_id = x,
+					.run = 1,
 					.state = ROTA_JOB_FAILED,
 					.exit_code = 3,
 				},
@@ -754,7 +760,7 @@ START_TEST(test_job_end)
 	ck_assert_ptr_null(reason(x));
 	/* a second report of the same end is refused */
 	ck_assert_int_eq(end_rc(501, "n1",
-				&(struct rota_msg_job_end){ .job_id = x },
+				&(struct rota_msg_job_end){ .job_id = x, .run = 1 },
 				&err),
 			 -ENOENT);
 	ck_assert_int_eq(job(x)->end_time, 500);
@@ -762,6 +768,7 @@ START_TEST(test_job_end)
 	ck_assert_int_eq(end_rc(600, "n1",
 				&(struct rota_msg_job_end){
 					.job_id = y,
+					.run = 1,
 					.state = ROTA_JOB_FAILED,
 					.term_signal = SIGKILL,
 					.text = "out of memory",
@@ -863,6 +870,7 @@ START_TEST(test_cancel_running)
 	ck_assert_int_eq(end_rc(9, "n1",
 				&(struct rota_msg_job_end){
 					.job_id = id,
+					.run = 1,
 					.state = ROTA_JOB_CANCELLED,
 					.term_signal = SIGTERM,
 				},
@@ -901,8 +909,8 @@ START_TEST(test_node_timeout)
 	uint32_t x, y;
 
 	up_all(0);
-	x = submit(1, &(struct req){ .ntasks = 8 });
-	y = submit(1, &(struct req){ .ntasks = 8 });
+	x = submit(1, &(struct req){ .ntasks = 8, .no_requeue = true });
+	y = submit(1, &(struct req){ .ntasks = 8, .no_requeue = true });
 	ck_assert_uint_eq(core_schedule(core, 2), 2);
 	free(take(2));
 	ck_assert_uint_eq(job(y)->alloc[0].node, idx("n2"));
@@ -922,6 +930,55 @@ START_TEST(test_node_timeout)
 	core_tick(core, 111);
 	ck_assert_int_eq(node("n2")->state, NODE_DOWN);
 	ck_assert_int_eq(job(y)->state, ROTA_JOB_NODE_FAIL);
+}
+END_TEST
+
+/*
+ * A node that goes down requeues its jobs; when it comes back still
+ * running the first run, it is told to kill that run, and only the second
+ * run's end is taken.
+ */
+START_TEST(test_requeue_runs)
+{
+	struct rota_error err = { { 0 } };
+	struct core_action *a;
+	uint32_t x;
+
+	up(0, REG("n1", 8, 16 * GB));
+	x = submit(1, &(struct req){ .ntasks = 8 });
+	ck_assert_uint_eq(core_schedule(core, 2), 1);
+	a = take(1);
+	ck_assert_uint_eq(a[0].run, 1);
+	free(a);
+	core_tick(core, 100); /* NodeTimeout=60s */
+	ck_assert_int_eq(node("n1")->state, NODE_DOWN);
+	ck_assert_int_eq(job(x)->state, ROTA_JOB_PENDING);
+	ck_assert_uint_eq(job(x)->run, 1);
+	check_node_idle("n1");
+	/* back, still running run 1: kill that run, then start run 2 */
+	up(110, REG("n1", 8, 16 * GB, .jobs = (uint32_t[]){ x },
+		    .runs = (uint32_t[]){ 1 }, .njobs = 1));
+	ck_assert_uint_eq(core_schedule(core, 111), 1);
+	a = take(2);
+	ck_assert_int_eq(a[0].type, CORE_ACTION_SIGNAL);
+	ck_assert_uint_eq(a[0].job_id, x);
+	ck_assert_uint_eq(a[0].run, 1);
+	ck_assert(a[0].cancel);
+	ck_assert_int_eq(a[1].type, CORE_ACTION_LAUNCH);
+	ck_assert_uint_eq(a[1].run, 2);
+	free(a);
+	/* the first run's end is not the second's */
+	ck_assert_int_eq(end_rc(112, "n1",
+				&(struct rota_msg_job_end){
+					.job_id = x, .run = 1,
+					.state = ROTA_JOB_CANCELLED,
+				},
+				&err),
+			 -ENOENT);
+	ck_assert_str_eq(err.text, "job 1: the end of run 1, not of run 2");
+	ck_assert_int_eq(job(x)->state, ROTA_JOB_RUNNING);
+	finish(120, x);
+	ck_assert_int_eq(job(x)->state, ROTA_JOB_COMPLETED);
 }
 END_TEST
 
@@ -1167,6 +1224,7 @@ static Suite *core_suite(void)
 	tc = tcase_create("nodes");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_node_timeout);
+	tcase_add_test(tc, test_requeue_runs);
 	tcase_add_test(tc, test_reregister);
 	tcase_add_loop_test(tc, test_register_small, 0, N(small_cases));
 	tcase_add_test(tc, test_register_unknown);
