@@ -403,7 +403,7 @@ void jobs_resend_ends(struct noded *nd)
 
 void jobs_reap(struct noded *nd)
 {
-	/* only the middle children of supervisor starts come back here */
+	/* supervisors: their jobs' ends come through their .end files */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Job supervisors (see supervise.h).  The supervisor is plain blocking
- * code: one job, one sigtimedwait loop.  It is started by a double fork so
- * that it belongs to init, not to the daemon, and survives it.
+ * code: one job, one sigtimedwait loop.  It is the daemon's child, in a
+ * session of its own: while the daemon lives it reaps the supervisor, and
+ * once the daemon is gone init does, so no double fork is needed.
  */
 #include "config.h"
 
@@ -226,29 +227,25 @@ int supervise_start(const struct supervise_spec *spec, pid_t *sup,
 		    struct rota_error *err)
 {
 	char line[256];
-	int fds[2], status;
+	int fds[2];
 	ssize_t n;
-	pid_t mid;
+	pid_t child;
 
 	*sup = 0;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return rota_errorf(err, -errno, "job %u: pipe: %s",
 				   spec->launch.job_id, strerror(errno));
-	mid = fork();
-	if (mid == 0) {
-		/* the middle child: fork the supervisor and leave it to init */
+	child = fork();
+	if (child == 0) {
 		close(fds[0]);
-		if (fork() == 0)
-			supervisor(spec, fds[1]);
-		_exit(0);
+		supervisor(spec, fds[1]);
 	}
 	close(fds[1]);
-	if (mid < 0) {
+	if (child < 0) {
 		close(fds[0]);
 		return rota_errorf(err, -errno, "job %u: fork: %s",
 				   spec->launch.job_id, strerror(errno));
 	}
-	waitpid(mid, &status, 0);
 	n = read(fds[0], line, sizeof(line) - 1);
 	close(fds[0]);
 	if (n <= 0)

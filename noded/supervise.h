@@ -40,7 +40,8 @@ struct supervise_spec {
  * Start the supervisor and, through it, the job.  Returns once the job has
  * been exec'd or has failed to start: -errno with 'err' from launch_start
  * (no process left behind, no files), or 0 with '*sup' the supervisor.
- * The supervisor is not the caller's child.
+ * The supervisor is the caller's child (reap it on SIGCHLD) but in a
+ * session of its own, and outlives the caller.
  */
 int supervise_start(const struct supervise_spec *spec, pid_t *sup,
 		    struct rota_error *err);
