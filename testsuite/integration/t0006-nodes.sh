@@ -40,8 +40,8 @@ start_n01() {
 b=$(rota submit -C ib --wrap 'sleep 1000')
 nr=$(rota submit -C ib --no-requeue --wrap 'sleep 1000')
 wait_for test "$(job_state "$nr")" = RUNNING
-cluster_kill_jobs
 kill -9 "$(cat "$CL/n01.pid")"
+cluster_kill_jobs
 wait_for test "$(node_state n01)" = DOWN
 is "$(node_state n01)" DOWN "a node silent past NodeTimeout goes down"
 runs_of() { rota show job "$1" | sed -n 's/^Runs=//p'; }

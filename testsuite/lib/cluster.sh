@@ -109,7 +109,9 @@ cluster_kill_jobs() {
 	for f in "$CL"/spool/*/job*.sup; do
 		[ -f "$f" ] || continue
 		read -r sup start job rest <"$f"
-		kill -9 -- "-$job" "$sup" 2>/dev/null
+		# the supervisor first: else it would report its job's death
+		kill -9 "$sup" 2>/dev/null
+		kill -9 -- "-$job" 2>/dev/null
 	done
 }
 
