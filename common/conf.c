@@ -15,9 +15,8 @@
  * grow with (nodes x features) or (queues x nodes) strings; struct conf_impl
  * wraps the public struct to own the shared pieces.
  *
- * Longer than STYLE's 800 lines on purpose: the setters, key tables, parser
- * and whole-file checks share private types, and the build lists this one
- * file for librota's configuration.
+ * The value setters live in conf_value.c, the account tree in
+ * conf_account.c and plugin lines in conf_section.c (conf_internal.h).
  */
 #include "config.h"
 
@@ -33,6 +32,7 @@
 #include <unistd.h>
 
 #include "common/conf.h"
+#include "common/conf_internal.h"
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/units.h"
@@ -42,420 +42,61 @@
 #define ROTA_PLUGINDIR "/usr/local/lib/rota"
 #endif
 
-#define CONF_LINE_MAX 4096
-#define CONF_DEPTH_MAX 8
-#define CONF_FILE_MAX (16 << 20)
-#define CONF_TOKENS_MAX 32
-#define CONF_QUEUES_MAX 4096
-#define CONF_MEMBERS_MAX (1 << 20) /* names in all queues' Nodes= lists */
-#define CONF_NAME_MAX 64	   /* cluster, queue, feature and user names */
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define FIELD(base, key, type) ((type *)((char *)(base) + (key)->offset))
-
-struct conf_key {
-	const char *name;	/* canonical spelling, matched ignoring case */
-	int (*set)(const struct conf_key *key, const char *value, void *base,
-		   struct rota_error *err);
-	size_t offset;
-	int64_t min;
-	int64_t max;
-	const char *def;	/* given to 'set' first; NULL: zero */
-};
-
-struct conf_impl {
-	struct rota_conf pub;
-	char **files;		/* names that nodes' and queues' 'file' use */
-	size_t nfiles;
-	char ***featsets;	/* one features list per NodeName line */
-	size_t nfeatsets;
-	const struct rota_conf_node **node_order; /* sorted by name */
-	size_t node_slots;	/* allocated sizes of the arrays above */
-	size_t queue_slots;
-	size_t featset_slots;
-	size_t file_slots;
-};
-
-/*
- * Make room for 'need' elements of 'size' bytes in 'array' of '*slots',
- * doubling: a file of one-node lines must not cost n^2 copies.
- */
-static void *grow(void *array, size_t *slots, size_t need, size_t size)
-{
-	if (need <= *slots)
-		return array;
-	*slots = need > *slots * 2 ? need : *slots * 2;
-	return rota_xreallocarray(array, *slots, size);
-}
-
-struct conf_where {
-	const char *file;
-	unsigned line;
-};
-
-struct conf_token {
-	char *key;
-	char *value;
-};
-
-/* ---- value setters ------------------------------------------------------- */
-
-/* How a numeric type reads text and shows a bound in messages. */
-struct conf_number {
-	int (*parse)(const char *text, int64_t *v, struct rota_error *err);
-	void (*show)(int64_t v, char *buf, size_t len);
-};
-
-static int parse_uint(const char *text, int64_t *v, struct rota_error *err)
-{
-	size_t len = strspn(text, "0123456789");
-
-	if (len == 0 || text[len])
-		return rota_errorf(err, -EINVAL, "'%.40s' is not a number",
-				   text);
-	if (len > 18)
-		return rota_errorf(err, -EINVAL, "'%.40s' is too large", text);
-	*v = strtoll(text, NULL, 10);
-	return 0;
-}
-
-static int parse_dur_unit(const char *text, int64_t *v,
-			  struct rota_error *err)
-{
-	return rota_duration_parse(text, ROTA_DURATION_NEED_UNIT, v, err);
-}
-
-static int parse_dur_slurm(const char *text, int64_t *v,
-			   struct rota_error *err)
-{
-	return rota_duration_parse(text, ROTA_DURATION_BARE_MINUTES, v, err);
-}
-
-static int parse_size(const char *text, int64_t *v, bool mb,
-		      struct rota_error *err)
-{
-	uint64_t u;
-	int rc = mb ? rota_size_parse_mb(text, &u, err)
-		    : rota_size_parse_bytes(text, &u, err);
-
-	if (rc)
-		return rc;
-	if (u > INT64_MAX)
-		return rota_errorf(err, -EINVAL, "'%.40s' is too large", text);
-	*v = (int64_t)u;
-	return 0;
-}
-
-static int parse_mb(const char *text, int64_t *v, struct rota_error *err)
-{
-	return parse_size(text, v, true, err);
-}
-
-static int parse_bytes(const char *text, int64_t *v, struct rota_error *err)
-{
-	return parse_size(text, v, false, err);
-}
-
-static void show_plain(int64_t v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%" PRId64, v);
-}
-
-/* "0", "90s", "15m", "1h", "7d": the largest unit that divides. */
-static void show_seconds(int64_t v, char *buf, size_t len)
-{
-	static const struct {
-		char unit;
-		int64_t seconds;
-	} units[] = { { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 } };
-
-	if (v == ROTA_DURATION_UNLIMITED || v == 0) {
-		snprintf(buf, len, v ? "UNLIMITED" : "0");
-		return;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (v % units[i].seconds == 0) {
-			snprintf(buf, len, "%" PRId64 "%c",
-				 v / units[i].seconds, units[i].unit);
-			return;
-		}
-	}
-}
-
-static void show_mb(int64_t v, char *buf, size_t len)
-{
-	rota_size_format_mb((uint64_t)v, buf, len);
-}
-
-static void show_bytes(int64_t v, char *buf, size_t len)
-{
-	static const char units[] = "TGMK";
-
-	for (int i = 0; i < 4; i++) {
-		int64_t u = INT64_C(1) << (10 * (4 - i));
-
-		if (v && v % u == 0) {
-			snprintf(buf, len, "%" PRId64 "%c", v / u, units[i]);
-			return;
-		}
-	}
-	snprintf(buf, len, "%" PRId64, v);
-}
-
-static const struct conf_number number_uint = { parse_uint, show_plain };
-static const struct conf_number number_dur = { parse_dur_unit, show_seconds };
-static const struct conf_number number_time = { parse_dur_slurm, show_seconds };
-static const struct conf_number number_mb = { parse_mb, show_mb };
-static const struct conf_number number_bytes = { parse_bytes, show_bytes };
-
-/* Parse 'value' as 'num' within the key's bounds ("-3s" is below 0). */
-static int number_get(const struct conf_key *key, const char *value,
-		      const struct conf_number *num, int64_t *out,
-		      struct rota_error *err)
-{
-	char bound[32];
-	int64_t v;
-	int rc;
-
-	if (value[0] == '-' && num->parse(value + 1, &v, NULL) == 0) {
-		v = -1; /* "-3s": say it is below the minimum */
-	} else {
-		rc = num->parse(value, &v, err);
-		if (rc)
-			return rc;
-	}
-	if (v < key->min) {
-		num->show(key->min, bound, sizeof(bound));
-		return rota_errorf(err, -EINVAL, "'%.40s' is below %s", value,
-				   bound);
-	}
-	if (v > key->max) {
-		num->show(key->max, bound, sizeof(bound));
-		return rota_errorf(err, -EINVAL, "'%.40s' is above %s", value,
-				   bound);
-	}
-	*out = v;
-	return 0;
-}
-
-static int set_uint(const struct conf_key *key, const char *value, void *base,
-		    struct rota_error *err)
-{
-	int64_t v;
-	int rc = number_get(key, value, &number_uint, &v, err);
-
-	if (!rc)
-		*FIELD(base, key, unsigned) = (unsigned)v;
-	return rc;
-}
-
-/* rota.conf's own durations: a unit is required ("KillWait=30s"). */
-static int set_duration(const struct conf_key *key, const char *value,
-			void *base, struct rota_error *err)
-{
-	return number_get(key, value, &number_dur, FIELD(base, key, int64_t),
-			  err);
-}
-
-/* Queue time limits, in Slurm's forms (a bare number is minutes). */
-static int set_time(const struct conf_key *key, const char *value, void *base,
-		    struct rota_error *err)
-{
-	return number_get(key, value, &number_time, FIELD(base, key, int64_t),
-			  err);
-}
-
-static int set_size_mb(const struct conf_key *key, const char *value,
-		       void *base, struct rota_error *err)
-{
-	int64_t v;
-	int rc = number_get(key, value, &number_mb, &v, err);
-
-	if (!rc)
-		*FIELD(base, key, uint64_t) = (uint64_t)v;
-	return rc;
-}
-
-static int set_size_bytes(const struct conf_key *key, const char *value,
-			  void *base, struct rota_error *err)
-{
-	int64_t v;
-	int rc = number_get(key, value, &number_bytes, &v, err);
-
-	if (!rc)
-		*FIELD(base, key, uint64_t) = (uint64_t)v;
-	return rc;
-}
-
-static int set_bool(const struct conf_key *key, const char *value, void *base,
-		    struct rota_error *err)
-{
-	if (rota_bool_parse(value, FIELD(base, key, bool)))
-		return rota_errorf(err, -EINVAL, "'%.40s' is not yes or no",
-				   value);
-	return 0;
-}
-
-static int set_string(const struct conf_key *key, const char *value,
-		      void *base, struct rota_error *err)
-{
-	char **field = FIELD(base, key, char *);
-
-	free(*field);
-	*field = rota_xstrdup(value);
-	return 0;
-}
-
-static int set_path(const struct conf_key *key, const char *value, void *base,
-		    struct rota_error *err)
-{
-	if (value[0] != '/')
-		return rota_errorf(err, -EINVAL,
-				   "'%.40s' is not an absolute path", value);
-	return set_string(key, value, base, err);
-}
-
-/* Names of clusters, queues, features and users: [A-Za-z0-9_.-]{1,64}. */
-static int check_name(const char *s, size_t len, struct rota_error *err)
-{
-	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
-				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
-
-	if (len == 0)
-		return rota_errorf(err, -EINVAL, "empty name in list");
-	if (len > CONF_NAME_MAX)
-		return rota_errorf(err, -EINVAL, "'%.40s...' is too long",
-				   s);
-	for (size_t i = 0; i < len; i++) {
-		if (!s[i] || !strchr(ok, s[i]))
-			return rota_errorf(err, -EINVAL,
-					   "'%.*s' is not a valid name",
-					   len > 40 ? 40 : (int)len, s);
-	}
-	return 0;
-}
-
-static int set_name(const struct conf_key *key, const char *value, void *base,
-		    struct rota_error *err)
-{
-	int rc = check_name(value, strlen(value), err);
-
-	return rc ? rc : set_string(key, value, base, err);
-}
-
-static void list_free(char **list)
-{
-	for (size_t i = 0; list && list[i]; i++)
-		free(list[i]);
-	free(list);
-}
-
-/* "a,b,c" into a NULL-terminated list of checked names. */
-static int set_names(const struct conf_key *key, const char *value,
-		     void *base, struct rota_error *err)
-{
-	char ***field = FIELD(base, key, char **);
-	size_t n = 1;
-	char **list;
-	int rc;
-
-	for (const char *p = value; *p; p++)
-		n += *p == ',';
-	list = rota_xcalloc(n + 1, sizeof(*list));
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strcspn(value, ",");
-
-		rc = check_name(value, len, err);
-		if (rc) {
-			list_free(list);
-			return rc;
-		}
-		list[i] = rota_xstrndup(value, len);
-		value += len + 1;
-	}
-	list_free(*field);
-	*field = list;
-	return 0;
-}
-
-static int set_log_level(const struct conf_key *key, const char *value,
-			 void *base, struct rota_error *err)
-{
-	enum rota_log_level level;
-	char lower[16];
-	size_t i;
-
-	for (i = 0; value[i] && i + 1 < sizeof(lower); i++)
-		lower[i] = (char)(value[i] | (value[i] >= 'A' &&
-					      value[i] <= 'Z' ? 0x20 : 0));
-	lower[i] = '\0';
-	if (value[i] || rota_log_level_parse(lower, &level))
-		return rota_errorf(err, -EINVAL,
-				   "'%.40s' is not one of fatal, error, warn, info, debug",
-				   value);
-	return set_string(key, lower, base, err);
-}
-
-static int set_hostlist(const struct conf_key *key, const char *value,
-			void *base, struct rota_error *err)
-{
-	struct rota_hostlist **field = FIELD(base, key, struct rota_hostlist *);
-	struct rota_hostlist *hl;
-	int rc = rota_hostlist_parse(value, &hl, err);
-
-	if (rc)
-		return rc;
-	rota_hostlist_destroy(*field);
-	*field = hl;
-	return 0;
-}
-
-/* A queue's Nodes: a hostlist, or ALL (left NULL). */
-static int set_queue_nodes(const struct conf_key *key, const char *value,
-			   void *base, struct rota_error *err)
-{
-	struct rota_hostlist **field = FIELD(base, key, struct rota_hostlist *);
-
-	if (strcasecmp(value, "ALL") == 0) {
-		rota_hostlist_destroy(*field);
-		*field = NULL;
-		return 0;
-	}
-	return set_hostlist(key, value, base, err);
-}
-
-/* ---- key tables ---------------------------------------------------------- */
-
 #define GLOBAL(n, s, f, lo, hi, d)                                             \
 	{                                                                      \
 		.name = n, .set = s, .offset = offsetof(struct rota_conf, f),  \
 		.min = lo, .max = hi, .def = d,                                \
 	}
 
+/* UsageDecay: "exponential" (continuous) or "halving" (periodic). */
+static int set_decay(const struct conf_key *key, const char *value,
+		     void *base, struct rota_error *err)
+{
+	enum rota_usage_decay *field = FIELD(base, key, enum rota_usage_decay);
+
+	if (strcasecmp(value, "exponential") == 0)
+		*field = ROTA_DECAY_EXPONENTIAL;
+	else if (strcasecmp(value, "halving") == 0)
+		*field = ROTA_DECAY_HALVING;
+	else
+		return rota_errorf(err, -EINVAL,
+				   "'%.40s' is not exponential or halving",
+				   value);
+	return 0;
+}
+
 static const struct conf_key global_keys[] = {
-	GLOBAL("ClusterName", set_name, cluster_name, 0, 0, "rota"),
-	GLOBAL("CtldAddr", set_string, ctld_addr, 0, 0, "127.0.0.1"),
-	GLOBAL("CtldPort", set_uint, ctld_port, 0, 65535, "6817"),
-	GLOBAL("CtldUser", set_name, ctld_user, 0, 0, "root"),
-	GLOBAL("NodedPort", set_uint, noded_port, 0, 65535, "0"),
-	GLOBAL("StateDir", set_path, state_dir, 0, 0, "/var/spool/rota/ctld"),
-	GLOBAL("SpoolDir", set_path, spool_dir, 0, 0, "/var/spool/rota/noded"),
-	GLOBAL("LogFile", set_path, log_file, 0, 0, NULL),
-	GLOBAL("LogLevel", set_log_level, log_level, 0, 0, "info"),
-	GLOBAL("HeartbeatInterval", set_duration, heartbeat_interval, 1, 3600,
+	GLOBAL("ClusterName", conf_set_name, cluster_name, 0, 0, "rota"),
+	GLOBAL("CtldAddr", conf_set_string, ctld_addr, 0, 0, "127.0.0.1"),
+	GLOBAL("CtldPort", conf_set_uint, ctld_port, 0, 65535, "6817"),
+	GLOBAL("CtldUser", conf_set_name, ctld_user, 0, 0, "root"),
+	GLOBAL("NodedPort", conf_set_uint, noded_port, 0, 65535, "0"),
+	GLOBAL("StateDir", conf_set_path, state_dir, 0, 0, "/var/spool/rota/ctld"),
+	GLOBAL("SpoolDir", conf_set_path, spool_dir, 0, 0, "/var/spool/rota/noded"),
+	GLOBAL("LogFile", conf_set_path, log_file, 0, 0, NULL),
+	GLOBAL("LogLevel", conf_set_log_level, log_level, 0, 0, "info"),
+	GLOBAL("HeartbeatInterval", conf_set_duration, heartbeat_interval, 1, 3600,
 	       "30s"),
-	GLOBAL("NodeTimeout", set_duration, node_timeout, 1, 7 * 86400,
+	GLOBAL("NodeTimeout", conf_set_duration, node_timeout, 1, 7 * 86400,
 	       "300s"),
-	GLOBAL("KillWait", set_duration, kill_wait, 0, 3600, "30s"),
-	GLOBAL("MinJobAge", set_duration, min_job_age, 0, 30 * 86400, "300s"),
-	GLOBAL("SchedulerInterval", set_duration, sched_interval, 1, 3600,
+	GLOBAL("KillWait", conf_set_duration, kill_wait, 0, 3600, "30s"),
+	GLOBAL("MinJobAge", conf_set_duration, min_job_age, 0, 30 * 86400, "300s"),
+	GLOBAL("SchedulerInterval", conf_set_duration, sched_interval, 1, 3600,
 	       "60s"),
-	GLOBAL("LargeMemory", set_size_mb, largemem_mb, 1, INT64_C(1) << 40,
+	GLOBAL("LargeMemory", conf_set_size_mb, largemem_mb, 1, INT64_C(1) << 40,
 	       "256G"),
-	GLOBAL("MaxMessageSize", set_size_bytes, max_frame, 64 << 10, 1 << 30,
+	GLOBAL("MaxMessageSize", conf_set_size_bytes, max_frame, 64 << 10, 1 << 30,
 	       "16M"),
-	GLOBAL("Operators", set_names, operators, 0, 0, NULL),
-	GLOBAL("PluginDir", set_path, plugin_dir, 0, 0, ROTA_PLUGINDIR),
+	GLOBAL("Operators", conf_set_names, operators, 0, 0, NULL),
+	GLOBAL("PluginDir", conf_set_path, plugin_dir, 0, 0, ROTA_PLUGINDIR),
+	GLOBAL("UsageHalfLife", conf_set_duration, usage_half_life, 1,
+	       INT64_C(3650) * 86400, "7d"),
+	GLOBAL("UsageDecay", set_decay, usage_decay, 0, 0, "exponential"),
+	GLOBAL("UsageMemWeight", conf_set_double, usage_mem_weight, 0,
+	       1000000, NULL),
+	GLOBAL("PriorityCalcPeriod", conf_set_duration, priority_calc_period,
+	       1, 86400, "5m"),
+	GLOBAL("EnforceAccounts", conf_set_bool, enforce_accounts, 0, 0, NULL),
 };
 
 /* A NodeName line before it is expanded into nodes. */
@@ -474,11 +115,11 @@ struct node_line {
 	}
 
 static const struct conf_key node_keys[] = {
-	NODE("NodeName", set_hostlist, names, 0, 0),
-	NODE("Addr", set_hostlist, addrs, 0, 0),
-	NODE("Features", set_names, features, 0, 0),
-	NODE("CPUs", set_uint, cpus, 1, 65536),
-	NODE("RealMemory", set_size_mb, memory_mb, 1, INT64_C(1) << 40),
+	NODE("NodeName", conf_set_hostlist, names, 0, 0),
+	NODE("Addr", conf_set_hostlist, addrs, 0, 0),
+	NODE("Features", conf_set_names, features, 0, 0),
+	NODE("CPUs", conf_set_uint, cpus, 1, 65536),
+	NODE("RealMemory", conf_set_size_mb, memory_mb, 1, INT64_C(1) << 40),
 };
 
 /* A QueueName line; 'nodes' NULL means all nodes. */
@@ -489,6 +130,7 @@ struct queue_line {
 	int64_t default_time;
 	int64_t max_time;
 	unsigned priority_tier;
+	bool charge;
 };
 
 #define QUEUE(n, s, f, lo, hi, d)                                              \
@@ -498,17 +140,18 @@ struct queue_line {
 	}
 
 static const struct conf_key queue_keys[] = {
-	QUEUE("QueueName", set_name, name, 0, 0, NULL),
-	QUEUE("Nodes", set_queue_nodes, nodes, 0, 0, NULL),
-	QUEUE("Default", set_bool, is_default, 0, 0, NULL),
-	QUEUE("MaxTime", set_time, max_time, 1, ROTA_DURATION_UNLIMITED,
+	QUEUE("QueueName", conf_set_name, name, 0, 0, NULL),
+	QUEUE("Nodes", conf_set_queue_nodes, nodes, 0, 0, NULL),
+	QUEUE("Default", conf_set_bool, is_default, 0, 0, NULL),
+	QUEUE("MaxTime", conf_set_time, max_time, 1, ROTA_DURATION_UNLIMITED,
 	      "UNLIMITED"),
-	QUEUE("DefaultTime", set_time, default_time, 1,
+	QUEUE("DefaultTime", conf_set_time, default_time, 1,
 	      ROTA_DURATION_UNLIMITED, NULL),
-	QUEUE("PriorityTier", set_uint, priority_tier, 0, 65535, NULL),
+	QUEUE("PriorityTier", conf_set_uint, priority_tier, 0, 65535, NULL),
+	QUEUE("Charge", conf_set_bool, charge, 0, 0, "yes"),
 };
 
-static const struct conf_key *key_find(const struct conf_key *table,
+const struct conf_key *conf_key_find(const struct conf_key *table,
 				       size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -518,7 +161,7 @@ static const struct conf_key *key_find(const struct conf_key *table,
 	return NULL;
 }
 
-static void keys_default(const struct conf_key *table, size_t n, void *base)
+void conf_keys_default(const struct conf_key *table, size_t n, void *base)
 {
 	struct rota_error err;
 
@@ -546,14 +189,8 @@ struct conf_parser {
 	size_t members;			/* names in all of them */
 };
 
-static int where_errorf(struct rota_error *err, int code,
-			const struct conf_where *at, const char *key,
-			const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int where_errorf(struct rota_error *err, int code,
-			const struct conf_where *at, const char *key,
-			const char *fmt, ...)
+int conf_errorf(struct rota_error *err, int code, const struct conf_where *at,
+		const char *key, const char *fmt, ...)
 {
 	struct rota_error reason;
 	va_list ap;
@@ -568,41 +205,39 @@ static int where_errorf(struct rota_error *err, int code,
 			   reason.text);
 }
 
-static int key_set(struct conf_parser *p, const struct conf_where *at,
+static int key_set(struct rota_error *err, const struct conf_where *at,
 		   const struct conf_key *key, const char *value, void *base)
 {
 	struct rota_error reason;
 	int rc = key->set(key, value, base, &reason);
 
 	if (rc)
-		return where_errorf(p->err, rc, at, key->name, "%s",
-				    reason.text);
+		return conf_errorf(err, rc, at, key->name, "%s", reason.text);
 	return 0;
 }
 
 _Static_assert(ARRAY_SIZE(node_keys) <= 8 && ARRAY_SIZE(queue_keys) <= 8,
-	       "line_apply() tracks at most 8 keys");
+	       "conf_line_apply() tracks at most 8 keys");
 
-/* Keys of one NodeName or QueueName line into 'base'. */
-static int line_apply(struct conf_parser *p, const struct conf_where *at,
-		      const struct conf_key *table, size_t n, void *base,
-		      const struct conf_token *tok, size_t ntok)
+int conf_line_apply(struct rota_error *err, const struct conf_where *at,
+		    const struct conf_key *table, size_t n, void *base,
+		    const struct conf_token *tok, size_t ntok)
 {
 	bool seen[8] = { false };
 
 	for (size_t i = 0; i < ntok; i++) {
-		const struct conf_key *key = key_find(table, n, tok[i].key);
+		const struct conf_key *key = conf_key_find(table, n, tok[i].key);
 		int rc;
 
 		if (!key)
-			return where_errorf(p->err, -EINVAL, at, tok[i].key,
+			return conf_errorf(err, -EINVAL, at, tok[i].key,
 					    "unknown key on a %s line",
 					    table[0].name);
 		if (seen[key - table])
-			return where_errorf(p->err, -EINVAL, at, key->name,
+			return conf_errorf(err, -EINVAL, at, key->name,
 					    "given twice on this line");
 		seen[key - table] = true;
-		rc = key_set(p, at, key, tok[i].value, base);
+		rc = key_set(err, at, key, tok[i].value, base);
 		if (rc)
 			return rc;
 	}
@@ -613,24 +248,27 @@ static int global_apply(struct conf_parser *p, const struct conf_where *at,
 			const struct conf_token *tok, size_t ntok)
 {
 	for (size_t i = 0; i < ntok; i++) {
-		const struct conf_key *key = key_find(
+		const struct conf_key *key = conf_key_find(
 			global_keys, ARRAY_SIZE(global_keys), tok[i].key);
 		struct conf_where *seen;
 		int rc;
 
 		if (!key && (!strcasecmp(tok[i].key, "NodeName") ||
-			     !strcasecmp(tok[i].key, "QueueName")))
-			return where_errorf(p->err, -EINVAL, at, tok[i].key,
+			     !strcasecmp(tok[i].key, "QueueName") ||
+			     !strcasecmp(tok[i].key, "AccountName") ||
+			     !strcasecmp(tok[i].key, "UserName") ||
+			     conf_is_section(tok[i].key)))
+			return conf_errorf(p->err, -EINVAL, at, tok[i].key,
 					    "must start its line");
 		if (!key)
-			return where_errorf(p->err, -EINVAL, at, tok[i].key,
+			return conf_errorf(p->err, -EINVAL, at, tok[i].key,
 					    "unknown key");
 		seen = &p->seen[key - global_keys];
 		if (seen->file)
-			return where_errorf(p->err, -EINVAL, at, key->name,
+			return conf_errorf(p->err, -EINVAL, at, key->name,
 					    "given twice (first at %s:%u)",
 					    seen->file, seen->line);
-		rc = key_set(p, at, key, tok[i].value, &p->impl->pub);
+		rc = key_set(p->err, at, key, tok[i].value, &p->impl->pub);
 		if (rc)
 			return rc;
 		*seen = *at;
@@ -642,7 +280,7 @@ static void node_line_clear(struct node_line *nl)
 {
 	rota_hostlist_destroy(nl->names);
 	rota_hostlist_destroy(nl->addrs);
-	list_free(nl->features);
+	conf_list_free(nl->features);
 }
 
 /* Expand a checked NodeName line into nodes sharing one features list. */
@@ -653,10 +291,10 @@ static void nodes_add(struct conf_parser *p, const struct conf_where *at,
 	struct rota_conf *conf = &impl->pub;
 	size_t n = rota_hostlist_count(nl->names);
 
-	impl->featsets = grow(impl->featsets, &impl->featset_slots,
+	impl->featsets = conf_grow(impl->featsets, &impl->featset_slots,
 			      impl->nfeatsets + 1, sizeof(*impl->featsets));
 	impl->featsets[impl->nfeatsets++] = nl->features;
-	conf->nodes = grow(conf->nodes, &impl->node_slots, conf->nnodes + n,
+	conf->nodes = conf_grow(conf->nodes, &impl->node_slots, conf->nnodes + n,
 			   sizeof(*conf->nodes));
 	for (size_t i = 0; i < n; i++) {
 		struct rota_conf_node *node = &conf->nodes[conf->nnodes++];
@@ -681,19 +319,19 @@ static int node_line(struct conf_parser *p, const struct conf_where *at,
 	size_t n;
 	int rc;
 
-	rc = line_apply(p, at, node_keys, ARRAY_SIZE(node_keys), &nl, tok,
+	rc = conf_line_apply(p->err, at, node_keys, ARRAY_SIZE(node_keys), &nl, tok,
 			ntok);
 	if (rc)
 		goto out;
 	n = rota_hostlist_count(nl.names);
 	if (nl.addrs && rota_hostlist_count(nl.addrs) != n) {
-		rc = where_errorf(p->err, -EINVAL, at, "Addr",
+		rc = conf_errorf(p->err, -EINVAL, at, "Addr",
 				  "%zu addresses for %zu nodes",
 				  rota_hostlist_count(nl.addrs), n);
 		goto out;
 	}
 	if (n > ROTA_HOSTLIST_MAX - p->impl->pub.nnodes) {
-		rc = where_errorf(p->err, -EINVAL, at, "NodeName",
+		rc = conf_errorf(p->err, -EINVAL, at, "NodeName",
 				  "more than %d nodes in all",
 				  ROTA_HOSTLIST_MAX);
 		goto out;
@@ -725,27 +363,27 @@ static int queue_check(struct conf_parser *p, const struct conf_where *at,
 	char mt[32];
 
 	if (q)
-		return where_errorf(p->err, -EINVAL, at, "QueueName",
+		return conf_errorf(p->err, -EINVAL, at, "QueueName",
 				    "'%s' already declared at %s:%u", q->name,
 				    q->file, q->line);
 	if (conf->nqueues == CONF_QUEUES_MAX)
-		return where_errorf(p->err, -EINVAL, at, "QueueName",
+		return conf_errorf(p->err, -EINVAL, at, "QueueName",
 				    "more than %d queues", CONF_QUEUES_MAX);
 	q = ql->is_default ? queue_default(conf) : NULL;
 	if (q)
-		return where_errorf(
+		return conf_errorf(
 			p->err, -EINVAL, at, "Default",
 			"queue '%s' at %s:%u is already the default", q->name,
 			q->file, q->line);
 	if (ql->default_time >= 0 && ql->default_time > ql->max_time) {
 		rota_duration_format(ql->default_time, dt, sizeof(dt));
 		rota_duration_format(ql->max_time, mt, sizeof(mt));
-		return where_errorf(p->err, -EINVAL, at, "DefaultTime",
+		return conf_errorf(p->err, -EINVAL, at, "DefaultTime",
 				    "%s is above MaxTime %s", dt, mt);
 	}
 	if (ql->nodes && rota_hostlist_count(ql->nodes) >
 				 CONF_MEMBERS_MAX - p->members)
-		return where_errorf(p->err, -EINVAL, at, "Nodes",
+		return conf_errorf(p->err, -EINVAL, at, "Nodes",
 				    "more than %d queue nodes in all",
 				    CONF_MEMBERS_MAX);
 	return 0;
@@ -760,9 +398,9 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 	size_t slots;
 	int rc;
 
-	keys_default(queue_keys, ARRAY_SIZE(queue_keys), &ql);
+	conf_keys_default(queue_keys, ARRAY_SIZE(queue_keys), &ql);
 	ql.default_time = -1; /* unset: no check against MaxTime */
-	rc = line_apply(p, at, queue_keys, ARRAY_SIZE(queue_keys), &ql, tok,
+	rc = conf_line_apply(p->err, at, queue_keys, ARRAY_SIZE(queue_keys), &ql, tok,
 			ntok);
 	if (!rc)
 		rc = queue_check(p, at, &ql);
@@ -774,9 +412,9 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 		return rc;
 	}
 	slots = p->impl->queue_slots; /* queue_nodes grows in step */
-	conf->queues = grow(conf->queues, &p->impl->queue_slots,
+	conf->queues = conf_grow(conf->queues, &p->impl->queue_slots,
 			    conf->nqueues + 1, sizeof(*conf->queues));
-	p->queue_nodes = grow(p->queue_nodes, &slots, conf->nqueues + 1,
+	p->queue_nodes = conf_grow(p->queue_nodes, &slots, conf->nqueues + 1,
 			      sizeof(*p->queue_nodes));
 	p->queue_nodes[conf->nqueues] = ql.nodes;
 	p->members += ql.nodes ? rota_hostlist_count(ql.nodes) : 0;
@@ -787,6 +425,7 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 		.default_time = ql.default_time,
 		.max_time = ql.max_time,
 		.priority_tier = ql.priority_tier,
+		.charge = ql.charge,
 		.file = at->file,
 		.line = at->line,
 	};
@@ -806,7 +445,7 @@ static int value_read(struct conf_parser *p, const struct conf_where *at,
 	if (*s == '"') {
 		end = strchr(s + 1, '"');
 		if (!end)
-			return where_errorf(p->err, -EINVAL, at, key,
+			return conf_errorf(p->err, -EINVAL, at, key,
 					    "unterminated quote");
 		*end++ = '\0';
 		*value = s + 1;
@@ -814,18 +453,18 @@ static int value_read(struct conf_parser *p, const struct conf_where *at,
 		*value = s;
 		end = s + strcspn(s, " \t#\"");
 		if (*end == '"')
-			return where_errorf(p->err, -EINVAL, at, key,
+			return conf_errorf(p->err, -EINVAL, at, key,
 					    "stray quote in value");
 	}
 	if (*end && !strchr(" \t#", *end))
-		return where_errorf(p->err, -EINVAL, at, key,
+		return conf_errorf(p->err, -EINVAL, at, key,
 				    "text after closing quote");
 	if (*end == '#')
 		*end = '\0';
 	else if (*end)
 		*end++ = '\0';
 	if (!**value)
-		return where_errorf(p->err, -EINVAL, at, key, "empty value");
+		return conf_errorf(p->err, -EINVAL, at, key, "empty value");
 	*pp = end;
 	return 0;
 }
@@ -854,24 +493,24 @@ static int line_tokens(struct conf_parser *p, const struct conf_where *at,
 		if (!*s || *s == '#')
 			return 0;
 		if (*ntok == CONF_TOKENS_MAX)
-			return where_errorf(p->err, -EINVAL, at, NULL,
+			return conf_errorf(p->err, -EINVAL, at, NULL,
 					    "more than %d keys on one line",
 					    CONF_TOKENS_MAX);
 		t->key = s;
 		s += strspn(s, letters);
 		if (*s == '=' && s == t->key)
-			return where_errorf(p->err, -EINVAL, at, NULL,
+			return conf_errorf(p->err, -EINVAL, at, NULL,
 					    "missing key before '='");
 		if (!has_eq)
-			return where_errorf(p->err, -EINVAL, at, NULL,
+			return conf_errorf(p->err, -EINVAL, at, NULL,
 					    "line has no '='");
 		if (*s && !strchr("= \t#", *s))
-			return where_errorf(p->err, -EINVAL, at, NULL,
+			return conf_errorf(p->err, -EINVAL, at, NULL,
 					    "bad character in key '%.40s'",
 					    key_text(t->key));
 		if (*s != '=') {
 			*s = '\0';
-			return where_errorf(p->err, -EINVAL, at, t->key,
+			return conf_errorf(p->err, -EINVAL, at, t->key,
 					    "missing '='");
 		}
 		*s++ = '\0';
@@ -895,17 +534,17 @@ static int include_line(struct conf_parser *p, const struct conf_where *at,
 
 	s += strspn(s, " \t");
 	if (!*s || *s == '#')
-		return where_errorf(p->err, -EINVAL, at, "Include",
+		return conf_errorf(p->err, -EINVAL, at, "Include",
 				    "missing file name");
 	rc = value_read(p, at, "Include", &s, &file);
 	if (rc)
 		return rc;
 	s += strspn(s, " \t");
 	if (*s && *s != '#')
-		return where_errorf(p->err, -EINVAL, at, "Include",
+		return conf_errorf(p->err, -EINVAL, at, "Include",
 				    "text after the file name");
 	if (p->depth == CONF_DEPTH_MAX)
-		return where_errorf(p->err, -ELOOP, at, "Include",
+		return conf_errorf(p->err, -ELOOP, at, "Include",
 				    "nested deeper than %d levels",
 				    CONF_DEPTH_MAX);
 	if (file[0] != '/' && slash)
@@ -943,6 +582,12 @@ static int line_parse(struct conf_parser *p, const struct conf_where *at,
 		return node_line(p, at, tok, ntok);
 	if (!strcasecmp(tok[0].key, "QueueName"))
 		return queue_line(p, at, tok, ntok);
+	if (!strcasecmp(tok[0].key, "AccountName"))
+		return conf_account_line(p->impl, p->err, at, tok, ntok);
+	if (!strcasecmp(tok[0].key, "UserName"))
+		return conf_user_line(p->impl, p->err, at, tok, ntok);
+	if (conf_is_section(tok[0].key))
+		return conf_section_line(p->impl, p->err, at, tok, ntok);
 	return global_apply(p, at, tok, ntok);
 }
 
@@ -951,18 +596,18 @@ static int line_check(struct conf_parser *p, const struct conf_where *at,
 		      const char *s, size_t len)
 {
 	if (len > CONF_LINE_MAX)
-		return where_errorf(p->err, -EINVAL, at, NULL,
+		return conf_errorf(p->err, -EINVAL, at, NULL,
 				    "line longer than %d bytes",
 				    CONF_LINE_MAX);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '\0')
-			return where_errorf(p->err, -EINVAL, at, NULL,
+			return conf_errorf(p->err, -EINVAL, at, NULL,
 					    "NUL byte in line");
 		if ((c < 0x20 && c != '\t' && !(c == '\r' && i + 1 == len)) ||
 		    c == 0x7f)
-			return where_errorf(p->err, -EINVAL, at, NULL,
+			return conf_errorf(p->err, -EINVAL, at, NULL,
 					    "control character 0x%02x in line",
 					    c);
 	}
@@ -998,7 +643,7 @@ static int conf_text(struct conf_parser *p, const char *name,
 /* Keep a copy of a file name for the nodes and queues it declares. */
 static const char *file_name(struct conf_impl *impl, const char *path)
 {
-	impl->files = grow(impl->files, &impl->file_slots, impl->nfiles + 1,
+	impl->files = conf_grow(impl->files, &impl->file_slots, impl->nfiles + 1,
 			   sizeof(*impl->files));
 	impl->files[impl->nfiles] = rota_xstrdup(path);
 	return impl->files[impl->nfiles++];
@@ -1060,7 +705,7 @@ static int conf_file(struct conf_parser *p, const char *path,
 	int rc = file_read(name, &text, &len, &st, &reason);
 
 	if (rc && from)
-		return where_errorf(p->err, rc, from, "Include",
+		return conf_errorf(p->err, rc, from, "Include",
 				    "cannot read '%s': %s", name, reason.text);
 	if (rc)
 		return rota_errorf(p->err, rc, "%s: %s", name, reason.text);
@@ -1068,7 +713,7 @@ static int conf_file(struct conf_parser *p, const char *path,
 		if (p->open[i].dev == st.st_dev &&
 		    p->open[i].ino == st.st_ino) {
 			free(text);
-			return where_errorf(p->err, -ELOOP, from, "Include",
+			return conf_errorf(p->err, -ELOOP, from, "Include",
 					    "cycle through '%s'", name);
 		}
 	}
@@ -1127,7 +772,7 @@ static int nodes_index(struct conf_parser *p)
 	if (!dup)
 		return 0;
 	at = (struct conf_where){ dup->file, dup->line };
-	return where_errorf(p->err, -EINVAL, &at, "NodeName",
+	return conf_errorf(p->err, -EINVAL, &at, "NodeName",
 			    "'%s' already declared at %s:%u", dup->name,
 			    first->file, first->line);
 }
@@ -1144,7 +789,7 @@ static int queue_resolve(struct conf_parser *p, size_t qi, size_t *mark)
 
 	/* Nodes=ALL counts too: 4096 queues x 64K nodes is 2G of pointers. */
 	if (!hl && n > CONF_MEMBERS_MAX - p->members)
-		return where_errorf(p->err, -EINVAL, &at, "Nodes",
+		return conf_errorf(p->err, -EINVAL, &at, "Nodes",
 				    "more than %d queue nodes in all",
 				    CONF_MEMBERS_MAX);
 	p->members += hl ? 0 : n;
@@ -1158,12 +803,12 @@ static int queue_resolve(struct conf_parser *p, size_t qi, size_t *mark)
 		size_t idx;
 
 		if (!found)
-			return where_errorf(p->err, -EINVAL, &at, "Nodes",
+			return conf_errorf(p->err, -EINVAL, &at, "Nodes",
 					    "'%s' is not a declared node",
 					    name);
 		idx = (size_t)(*found - conf->nodes);
 		if (mark[idx] == qi + 1)
-			return where_errorf(p->err, -EINVAL, &at, "Nodes",
+			return conf_errorf(p->err, -EINVAL, &at, "Nodes",
 					    "'%s' listed twice", name);
 		mark[idx] = qi + 1;
 		q->nodes[q->nnodes++] = (*found)->name;
@@ -1174,9 +819,9 @@ static int queue_resolve(struct conf_parser *p, size_t qi, size_t *mark)
 static int timeouts_check(struct conf_parser *p)
 {
 	const struct rota_conf *conf = &p->impl->pub;
-	const struct conf_key *hb = key_find(
+	const struct conf_key *hb = conf_key_find(
 		global_keys, ARRAY_SIZE(global_keys), "HeartbeatInterval");
-	const struct conf_key *nt = key_find(
+	const struct conf_key *nt = conf_key_find(
 		global_keys, ARRAY_SIZE(global_keys), "NodeTimeout");
 	const struct conf_where *at = &p->seen[nt - global_keys];
 	char a[32];
@@ -1186,9 +831,9 @@ static int timeouts_check(struct conf_parser *p)
 		return 0;
 	if (!at->file)
 		at = &p->seen[hb - global_keys];
-	show_seconds(conf->node_timeout, a, sizeof(a));
-	show_seconds(conf->heartbeat_interval, b, sizeof(b));
-	return where_errorf(p->err, -EINVAL, at, "NodeTimeout",
+	conf_show_seconds(conf->node_timeout, a, sizeof(a));
+	conf_show_seconds(conf->heartbeat_interval, b, sizeof(b));
+	return conf_errorf(p->err, -EINVAL, at, "NodeTimeout",
 			    "%s is not above HeartbeatInterval %s", a, b);
 }
 
@@ -1203,6 +848,8 @@ static int conf_finish(struct conf_parser *p)
 	for (size_t i = 0; i < p->impl->pub.nqueues && !rc; i++)
 		rc = queue_resolve(p, i, mark);
 	free(mark);
+	if (!rc)
+		rc = conf_accounts_finish(p->impl, p->err);
 	return rc ? rc : timeouts_check(p);
 }
 
@@ -1246,7 +893,7 @@ static int conf_build(const char *path, conf_read_fn read_fn, const void *arg,
 	rota_error_clear(err);
 	p.impl = rota_xcalloc(1, sizeof(*p.impl));
 	p.impl->pub.path = rota_xstrdup(path);
-	keys_default(global_keys, ARRAY_SIZE(global_keys), &p.impl->pub);
+	conf_keys_default(global_keys, ARRAY_SIZE(global_keys), &p.impl->pub);
 	p.impl->pub.operators = rota_xcalloc(1, sizeof(char *));
 	rc = read_fn(&p, arg);
 	if (!rc)
@@ -1291,7 +938,7 @@ void rota_conf_destroy(struct rota_conf *conf)
 	free(conf->log_file);
 	free(conf->log_level);
 	free(conf->plugin_dir);
-	list_free(conf->operators);
+	conf_list_free(conf->operators);
 	for (size_t i = 0; i < conf->nnodes; i++) {
 		free(conf->nodes[i].name);
 		free(conf->nodes[i].addr);
@@ -1303,7 +950,9 @@ void rota_conf_destroy(struct rota_conf *conf)
 	}
 	free(conf->queues);
 	for (size_t i = 0; i < impl->nfeatsets; i++)
-		list_free(impl->featsets[i]);
+		conf_list_free(impl->featsets[i]);
+	conf_accounts_free(impl);
+	conf_sections_free(impl);
 	free(impl->featsets);
 	for (size_t i = 0; i < impl->nfiles; i++)
 		free(impl->files[i]);

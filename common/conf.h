@@ -16,6 +16,10 @@
  *   Include FILE                    (relative to the including file's folder)
  *   NodeName=EXPR Key=Value ...     one or more nodes (hostlist expression)
  *   QueueName=NAME Key=Value ...    one queue
+ *   AccountName=NAME Key=Value ...  one account of the fairshare tree
+ *   UserName=NAME Account=A ...     a user's place in one account
+ *   Fairshare=NAME Key=Value ...    a plugin and its settings (also
+ *                                   Priority, Limits, Sched, JobComp)
  * Values may be double-quoted to hold spaces.  Every global key is declared
  * in one table in conf.c ({name, type, offset, min, max, default}); unknown,
  * duplicate, malformed or out-of-range keys are errors naming file, line and
@@ -40,8 +44,51 @@ struct rota_conf_queue {
 	int64_t default_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
 	int64_t max_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
 	unsigned priority_tier; /* higher tiers are scheduled first */
+	bool charge;		/* Charge: jobs here count as usage */
 	const char *file;
 	unsigned line;
+};
+
+/* An account of the tree; the root account "root" is implicit. */
+struct rota_conf_account {
+	char *name;
+	char *parent;		/* "root" unless given */
+	unsigned shares;
+	const char *file;
+	unsigned line;
+};
+
+/* A user's association with one account (one line each). */
+struct rota_conf_user {
+	char *name;
+	char *account;
+	unsigned shares;
+	bool is_default;	/* the user's account when none is asked */
+	const char *file;
+	unsigned line;
+};
+
+/* One Key=Value of a plugin's lines, kept as text for its init(). */
+struct rota_conf_setting {
+	char *key;
+	char *value;
+	const char *file;
+	unsigned line;
+};
+
+/* "Fairshare=ratio MaxFairshare=1e6": a plugin of a kind, its settings. */
+struct rota_conf_section {
+	char *kind;		/* "Fairshare", "Priority", ... as spelt here */
+	char *name;		/* the plugin */
+	struct rota_conf_setting *settings;
+	size_t nsettings;
+	const char *file;	/* its first line */
+	unsigned line;
+};
+
+enum rota_usage_decay {
+	ROTA_DECAY_EXPONENTIAL = 0, /* continuously, by UsageHalfLife */
+	ROTA_DECAY_HALVING,	    /* cut in half every UsageHalfLife */
 };
 
 struct rota_conf {
@@ -64,10 +111,21 @@ struct rota_conf {
 	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */
 	char **operators;	/* Operators=root,ana: user names, NULL-term. */
 	char *plugin_dir;	/* PluginDir, default the install path */
+	int64_t usage_half_life; /* UsageHalfLife, default 7d */
+	enum rota_usage_decay usage_decay; /* UsageDecay */
+	double usage_mem_weight; /* UsageMemWeight: core-s per GB-s, 0 */
+	int64_t priority_calc_period; /* PriorityCalcPeriod, default 5m */
+	bool enforce_accounts;	/* EnforceAccounts: unlisted users refused */
 	struct rota_conf_node *nodes;
 	size_t nnodes;
 	struct rota_conf_queue *queues;
 	size_t nqueues;
+	struct rota_conf_account *accounts; /* in file order */
+	size_t naccounts;
+	struct rota_conf_user *users;	    /* in file order */
+	size_t nusers;
+	struct rota_conf_section *sections; /* in file order */
+	size_t nsections;
 };
 
 /*
@@ -102,6 +160,12 @@ rota_conf_queue_find(const struct rota_conf *conf, const char *name);
 /* The queue marked Default=yes, else the first one, else NULL. */
 const struct rota_conf_queue *
 rota_conf_default_queue(const struct rota_conf *conf);
+/* The section of 'kind' ("Fairshare", ignoring case), or NULL. */
+const struct rota_conf_section *
+rota_conf_section_find(const struct rota_conf *conf, const char *kind);
+/* The account 'name' ("root" is implicit: NULL too), or NULL. */
+const struct rota_conf_account *
+rota_conf_account_find(const struct rota_conf *conf, const char *name);
 /* Is 'user' named in Operators? (root always is) */
 bool rota_conf_is_operator(const struct rota_conf *conf, const char *user);
 

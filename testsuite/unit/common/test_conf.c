@@ -330,6 +330,57 @@ static const struct {
 	{ "QueueName=\"a b\"", "rota.conf:1: QueueName: 'a b' is not a valid "
 			       "name" },
 	{ "QueueName=a Nodes=n[1-2", "rota.conf:1: Nodes: unbalanced '['" },
+	{ "QueueName=a Charge=sometimes",
+	  "rota.conf:1: Charge: 'sometimes' is not yes or no" },
+	/* the account tree */
+	{ "AccountName=a Parent=b\nAccountName=b Parent=a",
+	  "rota.conf:1: Parent: account 'a' is its own ancestor (a cycle)" },
+	{ "AccountName=a Parent=a",
+	  "rota.conf:1: Parent: account 'a' is its own ancestor (a cycle)" },
+	{ "AccountName=a\nAccountName=b Parent=nope",
+	  "rota.conf:2: Parent: 'nope' is not a declared account" },
+	{ "AccountName=a Shares=0", "rota.conf:1: Shares: '0' is below 1" },
+	{ "AccountName=a Shares=-5", "rota.conf:1: Shares: '-5' is below 1" },
+	{ "AccountName=a Shares=x", "rota.conf:1: Shares: 'x' is not a number" },
+	{ "AccountName=a\nAccountName=a",
+	  "rota.conf:2: AccountName: 'a' already declared at rota.conf:1" },
+	{ "AccountName=root",
+	  "rota.conf:1: AccountName: 'root' is the implicit top of the tree" },
+	{ "AccountName=a Bogus=1",
+	  "rota.conf:1: Bogus: unknown key on a AccountName line" },
+	{ "UserName=ana", "rota.conf:1: UserName: 'ana' is in no account: add "
+			  "Account=NAME" },
+	{ "UserName=ana Account=nope",
+	  "rota.conf:1: Account: 'nope' is not a declared account" },
+	{ "UserName=ana Account=a Shares=0",
+	  "rota.conf:1: Shares: '0' is below 1" },
+	{ "AccountName=a\nUserName=ana Account=a\nUserName=ana Account=a",
+	  "rota.conf:3: Account: user 'ana' is already in 'a' at rota.conf:2" },
+	{ "AccountName=a\nAccountName=b\nUserName=ana Account=a Default=yes\n"
+	  "UserName=ana Account=b Default=yes",
+	  "rota.conf:4: Default: user 'ana' already defaults to 'a' at "
+	  "rota.conf:3" },
+	{ "ClusterName=x UserName=ana",
+	  "rota.conf:1: UserName: must start its line" },
+	{ "UsageHalfLife=0s", "rota.conf:1: UsageHalfLife: '0s' is below 1s" },
+	{ "UsageHalfLife=0", "rota.conf:1: UsageHalfLife: '0' has no unit "
+			     "(write 0s, 0m, 0h or 0d)" },
+	{ "UsageDecay=linear", "rota.conf:1: UsageDecay: 'linear' is not "
+			       "exponential or halving" },
+	{ "UsageMemWeight=-1", "rota.conf:1: UsageMemWeight: '-1' is below 0" },
+	{ "UsageMemWeight=abc",
+	  "rota.conf:1: UsageMemWeight: 'abc' is not a number" },
+	/* plugin lines */
+	{ "Fairshare=ratio\nFairshare=classic",
+	  "rota.conf:2: Fairshare: 'classic', but 'ratio' was chosen at "
+	  "rota.conf:1" },
+	{ "Fairshare=ratio A=1\nFairshare=ratio a=2",
+	  "rota.conf:2: a: given twice (first at rota.conf:1)" },
+	{ "Fairshare=ratio Priority=fifo",
+	  "rota.conf:1: Priority: must start its own line" },
+	{ "Fairshare=a/b", "rota.conf:1: Fairshare: 'a/b' is not a valid name" },
+	{ "ClusterName=x Fairshare=ratio",
+	  "rota.conf:1: Fairshare: must start its line" },
 };
 
 START_TEST(test_bad)
@@ -342,6 +393,68 @@ START_TEST(test_bad)
 	ck_assert_int_eq(rc, -EINVAL);
 	ck_assert_ptr_null(conf);
 	ck_assert_str_eq(err.text, bad[_i].error);
+}
+END_TEST
+
+/* The tree as written, parents given later, defaults applied. */
+START_TEST(test_accounts)
+{
+	struct rota_conf *conf = load_ok(
+		"AccountName=theory Parent=physics Shares=10\n"
+		"AccountName=physics Shares=40\n"
+		"AccountName=chem\n"
+		"UserName=ana Account=theory Shares=3\n"
+		"UserName=ana Account=chem\n"
+		"UserName=bob Account=chem Default=yes\n"
+		"UserName=bob Account=root\n"
+		"QueueName=qexp Charge=no\nQueueName=qprod\n"
+		"UsageHalfLife=168h UsageDecay=halving UsageMemWeight=0.25\n");
+
+	ck_assert_uint_eq(conf->naccounts, 3);
+	ck_assert_str_eq(conf->accounts[0].parent, "physics");
+	ck_assert_uint_eq(conf->accounts[0].shares, 10);
+	ck_assert_str_eq(conf->accounts[2].parent, "root");
+	ck_assert_uint_eq(conf->accounts[2].shares, 1);
+	ck_assert_uint_eq(conf->nusers, 4);
+	ck_assert(conf->users[0].is_default);	/* ana: her first line */
+	ck_assert(!conf->users[1].is_default);
+	ck_assert(conf->users[2].is_default);	/* bob: marked */
+	ck_assert(!conf->users[3].is_default);
+	ck_assert_uint_eq(conf->users[1].shares, 1);
+	ck_assert(!conf->queues[0].charge);
+	ck_assert(conf->queues[1].charge);
+	ck_assert_int_eq(conf->usage_half_life, 168 * 3600);
+	ck_assert_int_eq(conf->usage_decay, ROTA_DECAY_HALVING);
+	ck_assert(conf->usage_mem_weight == 0.25);
+	ck_assert_ptr_nonnull(rota_conf_account_find(conf, "chem"));
+	ck_assert_ptr_null(rota_conf_account_find(conf, "root"));
+	rota_conf_destroy(conf);
+}
+END_TEST
+
+/* Plugin lines keep their settings as text, over several lines. */
+START_TEST(test_sections)
+{
+	struct rota_conf *conf = load_ok(
+		"Fairshare=ratio MaxFairshare=1e6\n"
+		"JobComp=file Path=/var/log/rota/jobs.json\n"
+		"fairshare=ratio Flux=no\n"
+		"JobComp=http URL=\"http://x:9200/rota/_doc\"\n");
+	const struct rota_conf_section *fs =
+		rota_conf_section_find(conf, "FAIRSHARE");
+
+	ck_assert_uint_eq(conf->nsections, 3);
+	ck_assert_ptr_nonnull(fs);
+	ck_assert_str_eq(fs->kind, "Fairshare");
+	ck_assert_str_eq(fs->name, "ratio");
+	ck_assert_uint_eq(fs->nsettings, 2);
+	ck_assert_str_eq(fs->settings[1].key, "Flux");
+	ck_assert_uint_eq(fs->settings[1].line, 3);
+	ck_assert_str_eq(conf->sections[2].name, "http");
+	ck_assert_str_eq(conf->sections[2].settings[0].value,
+			 "http://x:9200/rota/_doc");
+	ck_assert_ptr_null(rota_conf_section_find(conf, "Priority"));
+	rota_conf_destroy(conf);
 }
 END_TEST
 
@@ -572,6 +685,8 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_first_queue_default);
 	tcase_add_loop_test(tc, test_bad, 0, N(bad));
+	tcase_add_test(tc, test_accounts);
+	tcase_add_test(tc, test_sections);
 	tcase_add_test(tc, test_nul_and_long_lines);
 	tcase_add_test(tc, test_members_bound);
 	tcase_add_test(tc, test_mutations);

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_COMMON_CONF_INTERNAL_H
+#define ROTA_COMMON_CONF_INTERNAL_H
+
+/*
+ * Shared by the files of rota.conf's parser only: conf.c (files, lines,
+ * global keys, nodes, queues), conf_value.c (value setters),
+ * conf_account.c (the account tree) and conf_section.c (plugin lines).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "common/error.h"
+
+#define CONF_LINE_MAX 4096
+#define CONF_DEPTH_MAX 8
+#define CONF_FILE_MAX (16 << 20)
+#define CONF_TOKENS_MAX 32
+#define CONF_QUEUES_MAX 4096
+#define CONF_ACCOUNTS_MAX 65536	   /* AccountName and UserName lines each */
+#define CONF_SECTION_KEYS_MAX 256  /* keys of one plugin's lines in all */
+#define CONF_MEMBERS_MAX (1 << 20) /* names in all queues' Nodes= lists */
+#define CONF_NAME_MAX 64	   /* cluster, queue, feature and user names */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FIELD(base, key, type) ((type *)((char *)(base) + (key)->offset))
+
+struct conf_key {
+	const char *name;	/* canonical spelling, matched ignoring case */
+	int (*set)(const struct conf_key *key, const char *value, void *base,
+		   struct rota_error *err);
+	size_t offset;
+	int64_t min;
+	int64_t max;
+	const char *def;	/* given to 'set' first; NULL: zero */
+};
+
+struct conf_impl {
+	struct rota_conf pub;
+	char **files;		/* names that nodes' and queues' 'file' use */
+	size_t nfiles;
+	char ***featsets;	/* one features list per NodeName line */
+	size_t nfeatsets;
+	const struct rota_conf_node **node_order; /* sorted by name */
+	size_t node_slots;	/* allocated sizes of the arrays above */
+	size_t queue_slots;
+	size_t featset_slots;
+	size_t file_slots;
+	size_t account_slots;
+	size_t user_slots;
+	size_t section_slots;
+};
+
+struct conf_where {
+	const char *file;
+	unsigned line;
+};
+
+struct conf_token {
+	char *key;
+	char *value;
+};
+
+/* conf.c */
+int conf_errorf(struct rota_error *err, int code, const struct conf_where *at,
+		const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+const struct conf_key *conf_key_find(const struct conf_key *table, size_t n,
+				     const char *name);
+void conf_keys_default(const struct conf_key *table, size_t n, void *base);
+/* Keys of one NodeName, QueueName, ... line into 'base' (8 keys at most). */
+int conf_line_apply(struct rota_error *err, const struct conf_where *at,
+		    const struct conf_key *table, size_t n, void *base,
+		    const struct conf_token *tok, size_t ntok);
+
+/* conf_value.c */
+/* Room for 'need' elements of 'size' bytes in 'array' of '*slots'. */
+void *conf_grow(void *array, size_t *slots, size_t need, size_t size);
+void conf_show_seconds(int64_t v, char *buf, size_t len);
+int conf_check_name(const char *s, size_t len, struct rota_error *err);
+void conf_list_free(char **list);
+int conf_set_uint(const struct conf_key *key, const char *value, void *base,
+		  struct rota_error *err);
+int conf_set_double(const struct conf_key *key, const char *value, void *base,
+		    struct rota_error *err);
+int conf_set_duration(const struct conf_key *key, const char *value,
+		      void *base, struct rota_error *err);
+int conf_set_time(const struct conf_key *key, const char *value, void *base,
+		  struct rota_error *err);
+int conf_set_size_mb(const struct conf_key *key, const char *value,
+		     void *base, struct rota_error *err);
+int conf_set_size_bytes(const struct conf_key *key, const char *value,
+			void *base, struct rota_error *err);
+int conf_set_bool(const struct conf_key *key, const char *value, void *base,
+		  struct rota_error *err);
+int conf_set_string(const struct conf_key *key, const char *value,
+		    void *base, struct rota_error *err);
+int conf_set_path(const struct conf_key *key, const char *value, void *base,
+		  struct rota_error *err);
+int conf_set_name(const struct conf_key *key, const char *value, void *base,
+		  struct rota_error *err);
+int conf_set_names(const struct conf_key *key, const char *value,
+		   void *base, struct rota_error *err);
+int conf_set_log_level(const struct conf_key *key, const char *value,
+		       void *base, struct rota_error *err);
+int conf_set_hostlist(const struct conf_key *key, const char *value,
+		      void *base, struct rota_error *err);
+int conf_set_queue_nodes(const struct conf_key *key, const char *value,
+			 void *base, struct rota_error *err);
+
+/* conf_account.c: AccountName and UserName lines, then the whole tree. */
+int conf_account_line(struct conf_impl *impl, struct rota_error *err,
+		      const struct conf_where *at,
+		      const struct conf_token *tok, size_t ntok);
+int conf_user_line(struct conf_impl *impl, struct rota_error *err,
+		   const struct conf_where *at, const struct conf_token *tok,
+		   size_t ntok);
+int conf_accounts_finish(struct conf_impl *impl, struct rota_error *err);
+void conf_accounts_free(struct conf_impl *impl);
+
+/* conf_section.c: a plugin's line (Fairshare=NAME Key=Value ...). */
+bool conf_is_section(const char *key);
+int conf_section_line(struct conf_impl *impl, struct rota_error *err,
+		      const struct conf_where *at,
+		      const struct conf_token *tok, size_t ntok);
+void conf_sections_free(struct conf_impl *impl);
+
+#endif
