@@ -64,6 +64,7 @@ char *job_record_encode(const struct core *core, const struct core_job *job,
 		json_object_set_new(o, "end_text", json_string(job->end_text));
 	if (job->run)
 		json_object_set_new(o, "run", json_integer(job->run));
+	json_object_set_new(o, "user", json_string(job->user));
 	head = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!head)
@@ -143,20 +144,20 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 {
 	struct core_job_state st = { 0 };
 	json_int_t id, uid, gid, limit, submit, start, end, run = 0;
-	const char *kind, *state, *queue, *end_text = NULL;
+	const char *kind, *state, *queue, *end_text = NULL, *user = NULL;
 	json_t *alloc, *desc;
 	struct alloc_in a = { 0 };
 	char *text;
 	int rc;
 
 	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
-			   "s:i, s:i, s:o, s:o, s?s, s?I !}",
+			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s !}",
 			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
 			"gid", &gid, "queue", &queue, "time_limit", &limit,
 			"submit", &submit, "start", &start, "end", &end,
 			"exit_code", &st.exit_code, "signal", &st.term_signal,
 			"alloc", &alloc, "desc", &desc, "end_text",
-			&end_text, "run", &run) < 0 ||
+			&end_text, "run", &run, "user", &user) < 0 ||
 	    run < 0 || run > UINT32_MAX ||
 	    id <= 0 || id > UINT32_MAX || uid < 0 || uid >= UINT32_MAX ||
 	    gid < 0 || gid >= UINT32_MAX ||
@@ -173,6 +174,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 		st.id = (uint32_t)id;
 		st.uid = (uid_t)uid;
 		st.gid = (gid_t)gid;
+		st.user = user;
 		st.queue = queue;
 		st.time_limit = limit;
 		st.submit_time = submit;
@@ -186,6 +188,56 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	}
 	rota_job_desc_clear(&st.desc);
 	alloc_in_free(&a);
+	return rc;
+}
+
+char *job_record_usage(const struct core_usage *u, size_t n, int64_t at,
+		       size_t *len)
+{
+	json_t *arr = json_array();
+	json_t *o;
+	char *text;
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:f}",
+						     "account", u[i].account,
+						     "user", u[i].user,
+						     "usage", u[i].usage));
+	o = json_pack("{s:s, s:I, s:o}", "kind", "usage", "time",
+		      (json_int_t)at, "usage", arr);
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		rota_fatal("out of memory encoding a usage record");
+	*len = strlen(text);
+	return text;
+}
+
+static int apply_usage(struct core *core, json_t *o, struct rota_error *err)
+{
+	const char *kind;
+	json_int_t at;
+	json_t *arr;
+	struct core_usage *u;
+	size_t n;
+	int rc = 0;
+
+	if (json_unpack(o, "{s:s, s:I, s:o !}", "kind", &kind, "time", &at,
+			"usage", &arr) < 0 ||
+	    !json_is_array(arr) || (n = json_array_size(arr)) > 1u << 20)
+		return rota_errorf(err, -EINVAL, "malformed usage record");
+	u = rota_xcalloc(n + 1, sizeof(*u));
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (json_unpack(json_array_get(arr, i), "{s:s, s:s, s:F !}",
+				"account", &u[i].account, "user", &u[i].user,
+				"usage", &u[i].usage) < 0 ||
+		    !(u[i].usage >= 0))
+			rc = rota_errorf(err, -EINVAL,
+					 "usage record: entry %zu is bad", i);
+	}
+	if (!rc)
+		core_usage_restore(core, u, n, at);
+	free(u);
 	return rc;
 }
 
@@ -204,6 +256,8 @@ int job_record_apply(struct core *core, int64_t now, const char *rec,
 	}
 	if (strcmp(kind, "job") == 0) {
 		rc = apply_job(core, now, o, err);
+	} else if (strcmp(kind, "usage") == 0) {
+		rc = apply_usage(core, o, err);
 	} else if (strcmp(kind, "next_id") == 0 &&
 		   json_unpack(o, "{s:s, s:I !}", "kind", &kind, "next_id",
 			       &next) == 0 &&

@@ -149,7 +149,6 @@ static int setup(struct ctld *ctld, const struct options *o)
 		return -EPERM;
 	}
 	ctld->loop = rota_evloop_create();
-	ctld->core = core_create(ctld->conf);
 	ctld->auth = rota_auth_create(NULL);
 	ctld->users = user_cache_create();
 	ctld->self_uid = getuid();
@@ -194,9 +193,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rota-ctld: %s\n", err.text);
 		return 1;
 	}
+	/* the policy plugins check their settings as they load */
+	if (core_create(ctld.conf, &ctld.core, &err) < 0) {
+		fprintf(stderr, "rota-ctld: %s\n", err.text);
+		rota_conf_destroy(ctld.conf);
+		return 1;
+	}
 	if (o.test) {
-		printf("rota-ctld: %s: ok (%zu nodes, %zu queues)\n", o.config,
-		       ctld.conf->nnodes, ctld.conf->nqueues);
+		printf("rota-ctld: %s: ok (%zu nodes, %zu queues, %zu "
+		       "accounts, fairshare %s)\n",
+		       o.config, ctld.conf->nnodes, ctld.conf->nqueues,
+		       ctld.conf->naccounts, core_share_plugin(ctld.core));
+		core_destroy(ctld.core);
 		rota_conf_destroy(ctld.conf);
 		return 0;
 	}

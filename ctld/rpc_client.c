@@ -30,8 +30,12 @@ void rpc_submit(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
 	struct rota_job_desc desc;
-	struct core_submit req = { .desc = &desc, .uid = p->uid,
-				   .gid = p->gid };
+	struct core_submit req = {
+		.desc = &desc,
+		.uid = p->uid,
+		.gid = p->gid,
+		.user = user_cache_name(ctld->users, p->uid),
+	};
 	struct rota_error err;
 	uint32_t id;
 	size_t len;

@@ -57,6 +57,18 @@ static void emit_job(const struct core_job *job, void *arg)
 	free(rec);
 }
 
+/* The usage record, if it changed (or 'all', for a snapshot). */
+static char *usage_record(struct ctld *ctld, bool all, size_t *len)
+{
+	int64_t now = ctld_now(ctld);
+	struct core_usage *u;
+	size_t n = core_usage_take(ctld->core, now, all, &u);
+	char *rec = u ? job_record_usage(u, n, now, len) : NULL;
+
+	free(u);
+	return rec;
+}
+
 static int emit_all(struct journal_snapshot *snap, void *arg)
 {
 	struct emit_ctx ec = { .ctld = arg, .snap = snap };
@@ -66,6 +78,10 @@ static int emit_all(struct journal_snapshot *snap, void *arg)
 	ec.rc = journal_snapshot_add(snap, rec, len);
 	free(rec);
 	core_job_foreach(ec.ctld->core, emit_job, &ec);
+	rec = usage_record(ec.ctld, true, &len);
+	if (ec.rc == 0)
+		ec.rc = journal_snapshot_add(snap, rec, len);
+	free(rec);
 	return ec.rc;
 }
 
@@ -106,12 +122,12 @@ int state_commit(struct ctld *ctld)
 	struct rota_error err;
 	uint32_t *ids;
 	size_t n = core_take_dirty(ctld->core, &ids);
+	size_t len;
+	char *rec;
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct core_job *job = core_job_find(ctld->core, ids[i]);
-		size_t len;
-		char *rec;
 
 		if (!job)
 			continue;
@@ -120,6 +136,11 @@ int state_commit(struct ctld *ctld)
 		free(rec);
 	}
 	free(ids);
+	/* after the jobs: an ended job's last charge is in it */
+	rec = usage_record(ctld, false, &len);
+	if (rec)
+		journal_append(ctld->journal, rec, len);
+	free(rec);
 	rc = journal_sync(ctld->journal, &err);
 	if (rc < 0) {
 		rota_err("journal: %s", err.text);

@@ -18,6 +18,8 @@
 #include "common/xalloc.h"
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
+#include "ctld/core/plugin_host.h"
+#include "ctld/core/share.h"
 
 void job_list_append(struct job_list *l, struct core_job *job)
 {
@@ -103,6 +105,7 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 		q->default_time = c->default_time;
 		q->max_time = c->max_time;
 		q->priority_tier = c->priority_tier;
+		q->charge = c->charge;
 		q->is_default = c == def;
 		if (q->is_default)
 			core->default_queue = (uint32_t)i;
@@ -118,16 +121,50 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 	}
 }
 
-struct core *core_create(const struct rota_conf *conf)
+/* Settings of the Fairshare line that the core reads, not the plugin. */
+static const char *const fairshare_host_keys[] = { "Convention", NULL };
+
+static int init_plugins(struct core *core, const struct rota_conf *conf,
+			struct rota_error *err)
+{
+	static const char *const conventions[] = { "native", "flux", NULL };
+	unsigned convention = 0;
+	int rc = plugin_load(conf, ROTA_PLUGIN_FAIRSHARE, "fairtree",
+			     fairshare_host_keys, &core->fairshare, err);
+
+	if (rc == 0)
+		rc = plugin_host(core->fairshare)
+			     ->conf_choice(plugin_conf(core->fairshare),
+					   "Convention", conventions,
+					   &convention, err->text,
+					   sizeof(err->text));
+	if (rc < 0)
+		return rc;
+	core->share = share_create(conf, core->fairshare, convention == 1);
+	return 0;
+}
+
+int core_create(const struct rota_conf *conf, struct core **out,
+		struct rota_error *err)
 {
 	struct core *core = rota_xcalloc(1, sizeof(*core));
+	int rc;
 
+	*out = NULL;
 	init_nodes(core, conf);
 	init_queues(core, conf);
 	core->next_id = 1;
 	core->node_timeout = conf->node_timeout;
 	core->min_job_age = conf->min_job_age;
-	return core;
+	core->mem_weight = conf->usage_mem_weight;
+	core->calc_period = conf->priority_calc_period;
+	rc = init_plugins(core, conf, err);
+	if (rc < 0) {
+		core_destroy(core);
+		return rc;
+	}
+	*out = core;
+	return 0;
 }
 
 void core_job_free(struct core_job *job)
@@ -138,6 +175,7 @@ void core_job_free(struct core_job *job)
 		free(job->alloc[i].cores);
 	free(job->alloc);
 	free(job->end_text);
+	free(job->user);
 	free(job);
 }
 
@@ -179,6 +217,8 @@ void core_destroy(struct core *core)
 	free(core->queue_pending);
 	free(core->actions);
 	free(core->dirty);
+	share_destroy(core->share);
+	plugin_unload(core->fairshare);
 	free(core);
 }
 
@@ -292,12 +332,15 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	job->desc = *req->desc;
 	if (rc == 0)
 		rc = sched_check_feasible(core, job, err);
+	if (rc == 0)
+		rc = usage_submit_assoc(core, job, req->user, err);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
 		core_job_free(job);
 		return rc;
 	}
 	*req->desc = (struct rota_job_desc){ 0 };
+	job->user = rota_xstrdup(req->user);
 	job->id = core->next_id++;
 	job->uid = req->uid;
 	job->gid = req->gid;
@@ -314,10 +357,12 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state)
 {
-	if (job->state == ROTA_JOB_PENDING)
+	if (job->state == ROTA_JOB_PENDING) {
 		core_pending_remove(core, job);
-	else
+	} else {
+		usage_charge_job(core, job, now);
 		job_list_remove(&core->running, job);
+	}
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		node_free_cores(&core->nodes[job->alloc[i].node],
 				&job->alloc[i], job->desc.mem_mb);
@@ -338,6 +383,7 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 
 	if (!job || job->state != ROTA_JOB_RUNNING)
 		return -ENOENT;
+	usage_charge_job(core, job, now);
 	job_list_remove(&core->running, job);
 	for (uint32_t i = 0; i < job->nalloc; i++) {
 		node_free_cores(&core->nodes[job->alloc[i].node],
@@ -424,6 +470,7 @@ void core_tick(struct core *core, int64_t now)
 		    now - n->last_seen > core->node_timeout)
 			core_node_down(core, now, n->name, "not responding");
 	}
+	usage_tick(core, now);
 	/* a change not yet journaled is kept until the host has taken it */
 	while ((job = core->done.head) && !job->dirty &&
 	       now - job->end_time >= core->min_job_age) {

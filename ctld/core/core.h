@@ -18,6 +18,7 @@
  * takes with core_take_actions().  Single-threaded.
  */
 struct rota_conf;
+struct rota_share_tree;
 struct core;
 struct constraint;
 
@@ -55,6 +56,7 @@ struct core_queue {
 	int64_t max_time;
 	unsigned priority_tier;
 	bool is_default;
+	bool charge;		/* its jobs count as usage */
 };
 
 /* One node's share of a running job. */
@@ -69,13 +71,16 @@ struct core_job {
 	enum rota_job_state state;
 	uid_t uid;
 	gid_t gid;
+	char *user;		/* the submitter's name */
+	uint32_t assoc;		/* the account association it charges */
 	uint32_t queue;		/* index into the queue table */
-	struct rota_job_desc desc;
+	struct rota_job_desc desc; /* desc.account: resolved at submit */
 	struct constraint *constraint;
 	int64_t time_limit;	/* resolved (queue default applied), seconds */
 	int64_t submit_time;
 	int64_t start_time;
 	int64_t end_time;
+	int64_t charged_until;	/* usage charged up to here (running) */
 	int exit_code;
 	int term_signal;
 	const char *reason;	/* static: why pending; NULL when none */
@@ -110,19 +115,24 @@ struct core_submit {
 	struct rota_job_desc *desc; /* taken over on success (left empty) */
 	uid_t uid;
 	gid_t gid;
+	const char *user;	    /* the uid's name, for the account tree */
 };
 
 /*
- * Build the tables from a parsed config.  Caller frees with core_destroy().
- * 'conf' is borrowed for the call only.
+ * Build the tables from a parsed config and load its policy plugins.
+ * Caller frees with core_destroy().  'conf' is borrowed for the call only.
+ * -EINVAL or -ENOENT with the line in 'err' when a plugin is refused.
  */
-struct core *core_create(const struct rota_conf *conf);
+int core_create(const struct rota_conf *conf, struct core **out,
+		struct rota_error *err);
 void core_destroy(struct core *core);
 
 /*
  * Accept a job: checks the queue exists, the time limit, the constraint,
- * and that some set of the queue's nodes could ever hold it.  -EINVAL (or
- * -ENOENT for an unknown queue) with the user's line in 'err'.
+ * the account (desc->account, or the user's default), and that some set of
+ * the queue's nodes could ever hold it.  -EINVAL (-ENOENT for an unknown
+ * queue or account, -EPERM for an account not the user's) with the user's
+ * line in 'err'.
  */
 int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		uint32_t *job_id, struct rota_error *err);
@@ -195,6 +205,43 @@ int core_job_end(struct core *core, int64_t now, const char *node,
  */
 void core_tick(struct core *core, int64_t now);
 
+/*
+ * Usage and fairshare.  Running jobs are charged (cores x seconds, plus
+ * UsageMemWeight per GB of memory, nothing in a Charge=no queue) every
+ * PriorityCalcPeriod from core_tick() and when they end;
+ * core_share_update() charges them up to 'now', decays every usage to
+ * 'now' and runs the fairshare plugin: its view is then current.
+ */
+int core_share_update(struct core *core, int64_t now);
+/* Borrowed until the next event. */
+const struct rota_share_tree *core_share_tree(const struct core *core);
+const char *core_share_plugin(const struct core *core);
+/* Index of a job's association in core_share_tree(). */
+uint32_t core_job_share_index(const struct core *core,
+			      const struct core_job *job);
+
+/* One user's usage in one account, as the journal keeps it. */
+struct core_usage {
+	const char *account;	/* borrowed from the core */
+	const char *user;
+	double usage;		/* decayed core-seconds at the export time */
+};
+/*
+ * If usage changed since the last call, or 'all' (a snapshot): charge
+ * running jobs up to 'now' and give every non-zero usage as of 'now'
+ * (caller frees the array with free(); its strings are the core's,
+ * valid until the next event).  Otherwise 0 and NULL.
+ */
+size_t core_usage_take(struct core *core, int64_t now, bool all,
+		       struct core_usage **out);
+/*
+ * Put back the usage of a journal record taken at time 'at', replacing
+ * all there was (the last record wins); core_restore_finish() then charges
+ * running jobs only from 'at' on.
+ */
+void core_usage_restore(struct core *core, const struct core_usage *u,
+			size_t n, int64_t at);
+
 /* Take the queued actions (caller frees the array with free()). */
 size_t core_take_actions(struct core *core, struct core_action **out);
 
@@ -218,6 +265,7 @@ struct core_job_state {
 	enum rota_job_state state;
 	uid_t uid;
 	gid_t gid;
+	const char *user;	  /* NULL: unknown, the uid as text */
 	const char *queue;	  /* by name: rota.conf may reorder queues */
 	struct rota_job_desc desc; /* taken over by core_restore_job */
 	int64_t time_limit;

@@ -43,6 +43,13 @@ struct core {
 
 	int64_t node_timeout;
 	int64_t min_job_age;
+
+	struct plugin *fairshare;
+	struct share *share;
+	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
+	int64_t calc_period;	 /* PriorityCalcPeriod */
+	int64_t last_calc;
+	int64_t usage_restored_at; /* the journal's last usage record */
 };
 
 /* jobtab.c */
@@ -87,6 +94,18 @@ bool node_is_usable(const struct core_node *n);
 /* Cores and memory the node will have (config, else registration). */
 uint32_t node_cores_total(const struct core_node *n);
 uint64_t node_mem_total(const struct core_node *n);
+
+/* usage.c */
+/* Charge a running job's use of its cores up to 'now'. */
+void usage_charge_job(struct core *core, struct core_job *job, int64_t now);
+/*
+ * Resolve the job's association at submit and set desc.account to its
+ * account: the last check, as it replaces the request's string.
+ */
+int usage_submit_assoc(struct core *core, struct core_job *job,
+		       const char *user, struct rota_error *err);
+/* Periodic charging and fairshare recomputation (core_tick). */
+void usage_tick(struct core *core, int64_t now);
 
 /* sched.c: would 'job' fit on an idle set of its queue's nodes? */
 int sched_check_feasible(const struct core *core, const struct core_job *job,

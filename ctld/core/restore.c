@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
+#include "ctld/core/share.h"
 
 /* Take a job out of every table and list, its cores back to its nodes. */
 static void unlink_job(struct core *core, struct core_job *job)
@@ -133,6 +134,14 @@ int core_restore_job(struct core *core, int64_t now,
 	job->state = st->state;
 	job->uid = st->uid;
 	job->gid = st->gid;
+	job->user = st->user ? rota_xstrdup(st->user)
+			     : rota_xasprintf("%u", (unsigned)st->uid);
+	/* lenient: a job rota.conf no longer allows still runs its course */
+	share_assoc(core->share, job->user, job->desc.account, true,
+		    &job->assoc, NULL);
+	free(job->desc.account);
+	job->desc.account =
+		rota_xstrdup(share_assoc_account(core->share, job->assoc));
 	job->time_limit = st->time_limit;
 	job->submit_time = st->submit_time;
 	job->start_time = st->start_time;
@@ -188,6 +197,11 @@ void core_pending_sort(struct core *core)
 
 void core_restore_finish(struct core *core)
 {
+	/* the last usage record holds every charge up to its time */
+	for (struct core_job *j = core->running.head; j; j = j->next)
+		j->charged_until = j->start_time > core->usage_restored_at
+					   ? j->start_time
+					   : core->usage_restored_at;
 	jobtab_sort(core);
 	core_pending_sort(core);
 	sort_list(&core->done, by_end);

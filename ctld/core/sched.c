@@ -126,6 +126,7 @@ static void start_job(struct core *core, struct core_job *job, int64_t now,
 	job->state = ROTA_JOB_RUNNING;
 	job->run++;
 	job->start_time = now;
+	job->charged_until = now;
 	job->reason = NULL;
 	core_mark_dirty(core, job);
 	/* the batch script runs on the first node, as in Slurm */

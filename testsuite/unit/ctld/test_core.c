@@ -47,7 +47,8 @@ static void setup(void)
 				       strlen(base_conf), &conf, &err);
 
 	ck_assert_msg(rc == 0, "config: %s", err.text);
-	core = core_create(conf);
+	rc = core_create(conf, &core, &err);
+	ck_assert_msg(rc == 0, "core: %s", err.text);
 	rota_conf_destroy(conf);
 }
 
@@ -192,7 +193,8 @@ static int submit_rc(int64_t now, const struct req *r, uint32_t *id,
 		     struct rota_error *err)
 {
 	struct rota_job_desc d, was;
-	struct core_submit s = { .desc = &d, .uid = r->uid, .gid = r->uid };
+	struct core_submit s = { .desc = &d, .uid = r->uid, .gid = r->uid,
+				 .user = r->uid ? "ana" : "root" };
 	size_t before = core_job_count(core);
 	int rc;
 

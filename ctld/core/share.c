@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The account tree and its usage (share.h).
+ *
+ * Usage lives on user leaves; an account's is the sum of its subtree,
+ * recomputed at each share_update().  Decay is kept lazily, so that a
+ * charge costs O(1) however large the tree: a leaf stores its usage as of
+ * a reference time t0, and the true value at t is stored * decay(t0, t).
+ * A charge at t adds amount / decay(t0, t); share_update() folds the decay
+ * in and moves t0 to now.  t0 never trails a charge by more than one
+ * half-life, so the division stays within a factor of two.
+ *
+ * decay(a, b) is 2^(-(b - a) / H) for UsageDecay=exponential (Slurm's and
+ * Grid Engine's half-life), and 2^-(number of multiples of H passed
+ * between a and b) for UsageDecay=halving (IT4I's "cut in half every 168
+ * hours": the cuts fall on multiples of H since the Unix epoch, so every
+ * controller and rota sim cut at the same instants).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/xalloc.h"
+#include "ctld/core/plugin_host.h"
+#include "ctld/core/share.h"
+
+struct share_assoc {
+	char *name;		/* account, or user */
+	char *account;		/* itself, or the user's account */
+	uint32_t parent;	/* id; ROTA_SHARE_NONE for the root */
+	bool is_user;
+	double shares;
+	double stored;		/* usage at t0 (user leaves only) */
+	uint32_t pending;
+	uint32_t running;
+	uint32_t view;		/* index in the view */
+};
+
+/* Open addressing over "A:account", "U:user:account" and "D:user". */
+struct share_slot {
+	char *key;
+	uint32_t id;
+};
+
+struct share {
+	struct share_assoc *a;
+	size_t n;
+	size_t cap;
+	struct share_slot *slots;
+	size_t nslots;
+	size_t nkeys;
+	int64_t half_life;
+	enum rota_usage_decay mode;
+	bool enforce;
+	bool flux;		/* Fairshare Convention=flux */
+	int64_t t0;
+	bool view_stale;	/* a user joined: rebuild the view */
+	bool dirty;		/* usage changed since last taken */
+	struct rota_share_tree tree;
+	struct plugin *plugin;
+	const struct rota_fairshare_ops *ops;
+};
+
+/* ---- names --------------------------------------------------------------- */
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
+	return h;
+}
+
+static struct share_slot *slot_find(const struct share *s, const char *key)
+{
+	size_t i = hash(key) & (s->nslots - 1);
+
+	while (s->slots[i].key && strcmp(s->slots[i].key, key) != 0)
+		i = (i + 1) & (s->nslots - 1);
+	return &s->slots[i];
+}
+
+static void key_put(struct share *s, char *key, uint32_t id)
+{
+	struct share_slot *slot;
+
+	if (2 * (s->nkeys + 1) > s->nslots) {
+		struct share_slot *old = s->slots;
+		size_t n = s->nslots;
+
+		s->nslots = n ? 2 * n : 64;
+		s->slots = rota_xcalloc(s->nslots, sizeof(*s->slots));
+		for (size_t i = 0; i < n; i++) {
+			if (old[i].key)
+				*slot_find(s, old[i].key) = old[i];
+		}
+		free(old);
+	}
+	slot = slot_find(s, key);
+	if (slot->key) { /* a user's second line cannot be a new default */
+		free(key);
+		return;
+	}
+	slot->key = key;
+	slot->id = id;
+	s->nkeys++;
+}
+
+static bool key_get(const struct share *s, const char *key, uint32_t *id)
+{
+	const struct share_slot *slot = slot_find(s, key);
+
+	if (!slot->key)
+		return false;
+	*id = slot->id;
+	return true;
+}
+
+static uint32_t assoc_add(struct share *s, const char *name,
+			  const char *account, uint32_t parent, bool is_user,
+			  double shares)
+{
+	struct share_assoc *a;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->a = rota_xreallocarray(s->a, s->cap, sizeof(*s->a));
+	}
+	a = &s->a[s->n];
+	*a = (struct share_assoc){
+		.name = rota_xstrdup(name),
+		.account = rota_xstrdup(account),
+		.parent = parent,
+		.is_user = is_user,
+		.shares = shares,
+	};
+	if (is_user)
+		key_put(s, rota_xasprintf("U:%s:%s", name, account),
+			(uint32_t)s->n);
+	else
+		key_put(s, rota_xasprintf("A:%s", name), (uint32_t)s->n);
+	s->view_stale = true;
+	return (uint32_t)s->n++;
+}
+
+/* Accounts in an order where each parent comes before its children. */
+static void add_accounts(struct share *s, const struct rota_conf *conf)
+{
+	bool *done = rota_xcalloc(conf->naccounts + 1, sizeof(bool));
+	size_t left = conf->naccounts;
+	char *key;
+	uint32_t parent;
+
+	/* conf.c has checked the parents form a tree: each pass adds some */
+	while (left) {
+		for (size_t i = 0; i < conf->naccounts; i++) {
+			const struct rota_conf_account *c = &conf->accounts[i];
+
+			key = rota_xasprintf("A:%s", c->parent);
+			if (!done[i] && key_get(s, key, &parent)) {
+				assoc_add(s, c->name, c->name, parent, false,
+					  c->shares);
+				done[i] = true;
+				left--;
+			}
+			free(key);
+		}
+	}
+	free(done);
+}
+
+static void add_users(struct share *s, const struct rota_conf *conf)
+{
+	for (size_t i = 0; i < conf->nusers; i++) {
+		const struct rota_conf_user *u = &conf->users[i];
+		char *key = rota_xasprintf("A:%s", u->account);
+		uint32_t parent = SHARE_ROOT;
+		uint32_t id;
+
+		key_get(s, key, &parent);
+		free(key);
+		id = assoc_add(s, u->name, u->account, parent, true, u->shares);
+		if (u->is_default)
+			key_put(s, rota_xasprintf("D:%s", u->name), id);
+	}
+}
+
+struct share *share_create(const struct rota_conf *conf,
+			   struct plugin *fairshare, bool flux)
+{
+	struct share *s = rota_xcalloc(1, sizeof(*s));
+
+	s->half_life = conf->usage_half_life;
+	s->mode = conf->usage_decay;
+	s->enforce = conf->enforce_accounts;
+	s->plugin = fairshare;
+	s->ops = plugin_ops(fairshare, sizeof(struct rota_fairshare_ops));
+	s->flux = flux;
+	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1);
+	add_accounts(s, conf);
+	add_users(s, conf);
+	return s;
+}
+
+void share_destroy(struct share *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->a[i].name);
+		free(s->a[i].account);
+	}
+	for (size_t i = 0; i < s->nslots; i++)
+		free(s->slots[i].key);
+	free(s->slots);
+	free(s->a);
+	free(s->tree.nodes);
+	free(s);
+}
+
+/* The user's accounts, for the line that says which they may use. */
+static void user_accounts(const struct share *s, const char *user, char *buf,
+			  size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n && used < len; i++) {
+		if (s->a[i].is_user && strcmp(s->a[i].name, user) == 0)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s", used ? ", " : "",
+						 s->a[i].account);
+	}
+}
+
+/* The leaf of a user rota.conf does not list: under root, Shares=1. */
+static uint32_t guest_leaf(struct share *s, const char *user)
+{
+	char *key = rota_xasprintf("U:%s:root", user);
+	uint32_t id;
+
+	if (!key_get(s, key, &id))
+		id = assoc_add(s, user, "root", SHARE_ROOT, true, 1);
+	free(key);
+	return id;
+}
+
+int share_assoc(struct share *s, const char *user, const char *account,
+		bool lenient, uint32_t *id, struct rota_error *err)
+{
+	char mine[128];
+	char *key = account ? rota_xasprintf("U:%s:%s", user, account)
+			    : rota_xasprintf("D:%s", user);
+	bool found = key_get(s, key, id);
+	bool listed;
+	uint32_t any;
+
+	free(key);
+	if (found)
+		return 0;
+	key = rota_xasprintf("D:%s", user);
+	listed = key_get(s, key, &any);
+	free(key);
+	if (lenient || (!listed && !s->enforce &&
+			(!account || strcmp(account, "root") == 0))) {
+		*id = guest_leaf(s, user);
+		return 0;
+	}
+	if (!listed && !account)
+		return rota_errorf(err, -EPERM,
+				   "user '%s' has no account in rota.conf "
+				   "(EnforceAccounts=yes)", user);
+	key = rota_xasprintf("A:%s", account);
+	found = key_get(s, key, &any);
+	free(key);
+	if (!found)
+		return rota_errorf(err, -ENOENT, "account '%s' does not exist",
+				   account);
+	user_accounts(s, user, mine, sizeof(mine));
+	return rota_errorf(err, -EPERM,
+			   "user '%s' is not in account '%s'%s%s%s", user,
+			   account, mine[0] ? " (" : "", mine,
+			   mine[0] ? ")" : "");
+}
+
+const char *share_assoc_account(const struct share *s, uint32_t id)
+{
+	return s->a[id].account;
+}
+
+/* ---- usage --------------------------------------------------------------- */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
+
+/* How much of a usage at 'from' is left at 'to'. */
+static double decay(const struct share *s, int64_t from, int64_t to)
+{
+	if (s->mode == ROTA_DECAY_HALVING)
+		return ldexp(1.0, -(int)(floor_div(to, s->half_life) -
+					 floor_div(from, s->half_life)));
+	return exp2(-(double)(to - from) / (double)s->half_life);
+}
+
+/* Fold the decay up to 'now' into the stored values. */
+static void rebase(struct share *s, int64_t now)
+{
+	double f = decay(s, s->t0, now);
+
+	for (size_t i = 0; i < s->n; i++)
+		s->a[i].stored *= f;
+	s->t0 = now;
+}
+
+void share_charge(struct share *s, uint32_t id, double amount, int64_t at)
+{
+	if (amount <= 0)
+		return;
+	if (at > s->t0 + s->half_life || at < s->t0 - s->half_life)
+		rebase(s, at);
+	s->a[id].stored += amount / decay(s, s->t0, at);
+	s->dirty = true;
+}
+
+double share_usage_at(const struct share *s, uint32_t id, int64_t now)
+{
+	return s->a[id].stored * decay(s, s->t0, now);
+}
+
+void share_usage_set(struct share *s, const char *account, const char *user,
+		     double usage, int64_t at)
+{
+	uint32_t id;
+
+	if (!(usage >= 0) || !isfinite(usage))
+		return;
+	share_assoc(s, user, account, true, &id, NULL);
+	rebase(s, at);
+	s->a[id].stored = usage;
+	s->dirty = true;
+}
+
+void share_usage_clear(struct share *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->a[i].stored = 0;
+}
+
+bool share_is_dirty(const struct share *s)
+{
+	return s->dirty;
+}
+
+bool share_take_dirty(struct share *s)
+{
+	bool d = s->dirty;
+
+	s->dirty = false;
+	return d;
+}
+
+void share_counts_clear(struct share *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->a[i].pending = s->a[i].running = 0;
+}
+
+void share_count_job(struct share *s, uint32_t id, bool running)
+{
+	if (running)
+		s->a[id].running++;
+	else
+		s->a[id].pending++;
+}
+
+/* ---- the plugin's view --------------------------------------------------- */
+
+struct sort_ctx_entry {
+	uint32_t id;
+	const struct share_assoc *a;
+};
+
+static int child_cmp(const void *x, const void *y)
+{
+	const struct sort_ctx_entry *p = x;
+	const struct sort_ctx_entry *q = y;
+	int c;
+
+	if (p->a->parent != q->a->parent)
+		return p->a->parent < q->a->parent ? -1 : 1;
+	c = strcmp(p->a->name, q->a->name);
+	return c ? c : (int)p->a->is_user - (int)q->a->is_user;
+}
+
+/* Preorder, siblings by name: the layout rota_plugin.h promises. */
+static void view_build(struct share *s)
+{
+	struct sort_ctx_entry *e = rota_xcalloc(s->n, sizeof(*e));
+	uint32_t *first = rota_xcalloc(s->n, sizeof(uint32_t)); /* in e[] */
+	uint32_t *count = rota_xcalloc(s->n, sizeof(uint32_t));
+	uint32_t *stack = rota_xcalloc(s->n + 1, sizeof(uint32_t));
+	size_t top = 0;
+	uint32_t next = 0;
+
+	for (size_t i = 1; i < s->n; i++)
+		e[i - 1] = (struct sort_ctx_entry){ (uint32_t)i, &s->a[i] };
+	qsort(e, s->n - 1, sizeof(*e), child_cmp);
+	for (size_t i = s->n - 1; i-- > 0;) {
+		first[e[i].a->parent] = (uint32_t)i;
+		count[e[i].a->parent]++;
+	}
+	free(s->tree.nodes);
+	s->tree.nodes = rota_xcalloc(s->n, sizeof(*s->tree.nodes));
+	s->tree.n = s->n;
+	stack[top++] = SHARE_ROOT;
+	while (top) {
+		uint32_t id = stack[--top];
+		struct share_assoc *a = &s->a[id];
+		struct rota_share_node *v = &s->tree.nodes[next];
+
+		a->view = next++;
+		*v = (struct rota_share_node){
+			.name = a->name,
+			.account = a->account,
+			.parent = a->parent == ROTA_SHARE_NONE
+					  ? ROTA_SHARE_NONE
+					  : s->a[a->parent].view,
+			.first_child = ROTA_SHARE_NONE,
+			.next_sibling = ROTA_SHARE_NONE,
+			.depth = a->parent == ROTA_SHARE_NONE
+					 ? 0
+					 : s->tree.nodes[s->a[a->parent].view]
+							   .depth + 1,
+			.is_user = a->is_user,
+			.shares = a->shares,
+		};
+		/* children pushed last-first, so popped in name order */
+		for (uint32_t k = count[id]; k-- > 0;)
+			stack[top++] = e[first[id] + k].id;
+	}
+	/* sibling links: children follow their parent in preorder */
+	for (size_t i = s->tree.n; i-- > 1;) {
+		struct rota_share_node *v = &s->tree.nodes[i];
+		struct rota_share_node *p = &s->tree.nodes[v->parent];
+
+		v->next_sibling = p->first_child;
+		p->first_child = (uint32_t)i;
+	}
+	s->view_stale = false;
+	free(e);
+	free(first);
+	free(count);
+	free(stack);
+}
+
+/* Usage, counts and normalized shares into the view, leaves up. */
+static void view_inputs(struct share *s)
+{
+	struct rota_share_node *v = s->tree.nodes;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct rota_share_node *n = &v[s->a[i].view];
+
+		n->usage = s->a[i].is_user ? s->a[i].stored : 0;
+		n->pending = s->a[i].pending;
+		n->running = s->a[i].running;
+	}
+	for (size_t i = s->tree.n; i-- > 1;) {
+		v[v[i].parent].usage += v[i].usage;
+		v[v[i].parent].pending += v[i].pending;
+		v[v[i].parent].running += v[i].running;
+	}
+	v[0].shares_norm = 1;
+	for (size_t i = 0; i < s->tree.n; i++) {
+		double sum = 0;
+
+		for (uint32_t c = v[i].first_child; c != ROTA_SHARE_NONE;
+		     c = v[c].next_sibling)
+			sum += v[c].shares;
+		for (uint32_t c = v[i].first_child; c != ROTA_SHARE_NONE;
+		     c = v[c].next_sibling)
+			v[c].shares_norm = sum > 0 ? v[i].shares_norm *
+							     v[c].shares / sum
+						   : 0;
+		v[i].usage_norm = v[0].usage > 0 ? v[i].usage / v[0].usage : 0;
+	}
+}
+
+int share_update(struct share *s, int64_t now)
+{
+	int rc;
+
+	rebase(s, now);
+	if (s->view_stale)
+		view_build(s);
+	view_inputs(s);
+	s->tree.now = now;
+	rc = s->ops->compute(plugin_state(s->plugin), &s->tree);
+	if (rc < 0 || !s->flux)
+		return rc;
+	/* Flux's reading: 0.5 served as entitled, 1 unused, 0 far over */
+	for (size_t i = 0; i < s->tree.n; i++) {
+		struct rota_share_node *n = &s->tree.nodes[i];
+
+		n->factor = n->shares_norm > 0
+				    ? exp2(-n->usage_eff / n->shares_norm)
+				    : 0;
+	}
+	return 0;
+}
+
+const struct rota_share_tree *share_tree(const struct share *s)
+{
+	return &s->tree;
+}
+
+uint32_t share_view_index(const struct share *s, uint32_t id)
+{
+	return s->a[id].view;
+}
+
+const char *share_plugin_name(const struct share *s)
+{
+	return plugin_name(s->plugin);
+}
+
+bool share_flux_convention(const struct share *s)
+{
+	return s->flux;
+}
+
+size_t share_assoc_count(const struct share *s)
+{
+	return s->n;
+}
+
+bool share_assoc_is_user(const struct share *s, uint32_t id)
+{
+	return s->a[id].is_user;
+}
+
+const char *share_assoc_name(const struct share *s, uint32_t id)
+{
+	return s->a[id].name;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where jobs meet the account tree: which association a job charges, what
+ * a running job costs, and when usage is charged, decayed and handed to
+ * the journal (core.h, "Usage and fairshare").
+ *
+ * A running job is charged while it runs, not only at its end, as Slurm
+ * and Grid Engine do: every PriorityCalcPeriod, at its end, and whenever
+ * the host takes the usage for its journal.  Its charged_until mark makes
+ * each second count once.  After a restart the journal's last usage record
+ * (time T) already holds every charge up to T, so restored running jobs
+ * are charged from max(T, start) on.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/xalloc.h"
+#include "ctld/core/core_internal.h"
+#include "ctld/core/share.h"
+
+/* Core-seconds per second of this job. */
+static double job_rate(const struct core *core, const struct core_job *job)
+{
+	double cores = 0;
+
+	if (!core->queues[job->queue].charge)
+		return 0;
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		cores += job->alloc[i].ncores;
+	return cores + core->mem_weight * (double)job->desc.mem_mb / 1024.0 *
+			       job->nalloc;
+}
+
+void usage_charge_job(struct core *core, struct core_job *job, int64_t now)
+{
+	if (now <= job->charged_until)
+		return;
+	share_charge(core->share, job->assoc,
+		     job_rate(core, job) * (double)(now - job->charged_until),
+		     now);
+	job->charged_until = now;
+}
+
+int usage_submit_assoc(struct core *core, struct core_job *job,
+		       const char *user, struct rota_error *err)
+{
+	int rc = share_assoc(core->share, user, job->desc.account, false,
+			     &job->assoc, err);
+
+	if (rc < 0)
+		return rc;
+	/* the last check of core_submit: the request is ours from here */
+	free(job->desc.account);
+	job->desc.account =
+		rota_xstrdup(share_assoc_account(core->share, job->assoc));
+	return 0;
+}
+
+static void charge_running(struct core *core, int64_t now)
+{
+	for (struct core_job *job = core->running.head; job; job = job->next)
+		usage_charge_job(core, job, now);
+}
+
+int core_share_update(struct core *core, int64_t now)
+{
+	struct core_job *job;
+
+	charge_running(core, now);
+	share_counts_clear(core->share);
+	for (job = core->pending.head; job; job = job->next)
+		share_count_job(core->share, job->assoc, false);
+	for (job = core->running.head; job; job = job->next)
+		share_count_job(core->share, job->assoc, true);
+	core->last_calc = now;
+	return share_update(core->share, now);
+}
+
+void usage_tick(struct core *core, int64_t now)
+{
+	if (now - core->last_calc >= core->calc_period)
+		core_share_update(core, now);
+}
+
+const struct rota_share_tree *core_share_tree(const struct core *core)
+{
+	return share_tree(core->share);
+}
+
+const char *core_share_plugin(const struct core *core)
+{
+	return share_plugin_name(core->share);
+}
+
+uint32_t core_job_share_index(const struct core *core,
+			      const struct core_job *job)
+{
+	return share_view_index(core->share, job->assoc);
+}
+
+size_t core_usage_take(struct core *core, int64_t now, bool all,
+		       struct core_usage **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	/* a record holds every charge up to its time: running jobs too */
+	if (!share_is_dirty(core->share) && !all)
+		return 0;
+	charge_running(core, now);
+	share_take_dirty(core->share);
+	*out = rota_xcalloc(share_assoc_count(core->share) + 1,
+			    sizeof(**out));
+	for (uint32_t id = 0; id < share_assoc_count(core->share); id++) {
+		double u = share_usage_at(core->share, id, now);
+
+		if (!share_assoc_is_user(core->share, id) || u <= 0)
+			continue;
+		(*out)[n++] = (struct core_usage){
+			.account = share_assoc_account(core->share, id),
+			.user = share_assoc_name(core->share, id),
+			.usage = u,
+		};
+	}
+	return n;
+}
+
+void core_usage_restore(struct core *core, const struct core_usage *u,
+			size_t n, int64_t at)
+{
+	share_usage_clear(core->share);
+	for (size_t i = 0; i < n; i++)
+		share_usage_set(core->share, u[i].account, u[i].user,
+				u[i].usage, at);
+	core->usage_restored_at = at;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fairshare/sharetree: Grid Engine's share-tree policy (sgeee.c,
+ * sge_calc_node_targets), dealing a pool of tickets among pending jobs.
+ *
+ * Only "active" nodes take part: those with pending jobs in their
+ * subtree (Grid Engine counts running jobs too, but Rota deals tickets
+ * to pending jobs only, so a node with nothing pending would hold
+ * tickets no job could use).  Down from the root (ostt = oltt = 1), at
+ * each node, over its active children c:
+ *
+ *   ltt  = shares / sum of the active siblings' shares   (long-term)
+ *   oltt = parent's oltt * ltt
+ *   shr  = shares^2 / max(usage, 1.0 * oltt), 0 when oltt is 0
+ *   stt  = shr / sum of the siblings' shr                 (short-term)
+ *   ostt = parent's ostt * stt
+ *
+ * so a child that used less than its shares would give it gets more than
+ * its long-term share, for now.  The usage is the raw decayed
+ * core-seconds; the floor 1.0 * oltt (Grid Engine's SGE_MIN_USAGE) keeps
+ * an idle child from taking everything.  Compensation: a child whose
+ * ostt exceeds CompensationFactor * oltt has its shr divided by
+ * ostt / (CF * oltt), once, and the level's stt and ostt are recomputed.
+ * CF 0 turns that off.
+ *
+ * tickets = ostt * Tickets for active nodes, 0 for the rest: the active
+ * users' tickets add up to the pool, provided every active level has a
+ * child with shares (a level of zero-share children gets nothing, as in
+ * Grid Engine).  factor = tickets / the most tickets any user holds; an
+ * account's is that of its best user, so that it stays within [0, 1].
+ *
+ * A user's tickets are dealt among its pending jobs by the host, with
+ * rota_sharetree_job_tickets() (sharetree.h): Grid Engine gives the k-th
+ * pending job entitlement / (running + k); Rota keeps those proportions
+ * and scales them so that the user's jobs hold exactly its tickets.
+ *
+ * Settings: Tickets (the pool, default 10000, from 1 to 1e12),
+ * CompensationFactor (default 5, Grid Engine's; from 0 to 1e6).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plugins/rota_plugin.h"
+
+/* Grid Engine's SGE_MIN_USAGE, in usage units per unit of oltt */
+#define SHARETREE_MIN_USAGE 1.0
+
+struct sharetree_state {
+	double tickets;
+	double compensation;
+};
+
+/* Per node targets of one compute() call. */
+struct st_target {
+	double oltt;
+	double ostt;
+	double shr;
+};
+
+static int sharetree_init(const struct rota_host *host,
+			  const struct rota_plugin_conf *conf, void **state,
+			  char *err, size_t errlen)
+{
+	struct sharetree_state *st;
+	double tickets = 10000;
+	double cf = 5;
+	int rc;
+
+	*state = NULL;
+	rc = host->conf_double(conf, "Tickets", 1, 1e12, &tickets, err,
+			       errlen);
+	if (rc < 0)
+		return rc;
+	rc = host->conf_double(conf, "CompensationFactor", 0, 1e6, &cf, err,
+			       errlen);
+	if (rc < 0)
+		return rc;
+	st = malloc(sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "fairshare/sharetree: out of memory");
+		return -ENOMEM;
+	}
+	st->tickets = tickets;
+	st->compensation = cf;
+	*state = st;
+	return 0;
+}
+
+static void sharetree_fini(void *state)
+{
+	free(state);
+}
+
+#define FOR_ACTIVE_CHILD(nodes, p, c)                                       \
+	for (uint32_t c = (nodes)[p].first_child; c != ROTA_SHARE_NONE;     \
+	     c = (nodes)[c].next_sibling)                                   \
+		if ((nodes)[c].pending > 0)
+
+/* stt = shr / sum of shr, ostt = parent's ostt * stt, over p's children. */
+static void st_short_term(const struct rota_share_node *nodes,
+			  struct st_target *t, uint32_t p)
+{
+	double sum = 0;
+
+	FOR_ACTIVE_CHILD(nodes, p, c)
+		sum += t[c].shr;
+	FOR_ACTIVE_CHILD(nodes, p, c)
+		t[c].ostt = sum > 0 ? t[p].ostt * t[c].shr / sum : 0;
+}
+
+/* The targets of p's active children, p's being set. */
+static void st_targets(const struct rota_share_node *nodes,
+		       struct st_target *t, uint32_t p, double cf)
+{
+	double sum = 0;
+	bool changed = false;
+
+	FOR_ACTIVE_CHILD(nodes, p, c)
+		sum += nodes[c].shares;
+	FOR_ACTIVE_CHILD(nodes, p, c) {
+		double floor;
+
+		t[c].oltt = sum > 0 ? t[p].oltt * nodes[c].shares / sum : 0;
+		floor = SHARETREE_MIN_USAGE * t[c].oltt;
+		t[c].shr = t[c].oltt > 0 ? nodes[c].shares * nodes[c].shares /
+						   fmax(nodes[c].usage, floor) :
+					   0;
+	}
+	st_short_term(nodes, t, p);
+	if (!(cf > 0))
+		return;
+	FOR_ACTIVE_CHILD(nodes, p, c) {
+		double cap = cf * t[c].oltt;
+
+		if (t[c].ostt > cap) {
+			t[c].shr /= t[c].ostt / cap;
+			changed = true;
+		}
+	}
+	if (changed)
+		st_short_term(nodes, t, p);
+}
+
+static int sharetree_compute(void *state, struct rota_share_tree *tree)
+{
+	const struct sharetree_state *st = state;
+	struct rota_share_node *nodes = tree->nodes;
+	struct st_target *t;
+	double best = 0;
+
+	if (tree->n == 0)
+		return 0;
+	t = calloc(tree->n, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	if (nodes[0].pending > 0)
+		t[0].oltt = t[0].ostt = 1;
+	/* preorder: a parent's targets are set before its children's */
+	for (uint32_t i = 0; i < tree->n; i++)
+		if (nodes[i].pending > 0)
+			st_targets(nodes, t, i, st->compensation);
+	for (size_t i = 0; i < tree->n; i++) {
+		nodes[i].tickets = t[i].ostt * st->tickets;
+		nodes[i].value = nodes[i].tickets;
+		nodes[i].usage_eff = nodes[i].usage_norm;
+		nodes[i].level_fs = NAN;
+		if (nodes[i].is_user && nodes[i].tickets > best)
+			best = nodes[i].tickets;
+	}
+	for (size_t i = 0; i < tree->n; i++)
+		nodes[i].factor = nodes[i].is_user && best > 0 ?
+					  nodes[i].tickets / best :
+					  0;
+	for (size_t i = tree->n - 1; i > 0; i--)
+		if (nodes[i].factor > nodes[nodes[i].parent].factor)
+			nodes[nodes[i].parent].factor = nodes[i].factor;
+	free(t);
+	return 0;
+}
+
+static const struct rota_fairshare_ops sharetree_ops = {
+	.size = sizeof(sharetree_ops),
+	.compute = sharetree_compute,
+};
+
+extern const struct rota_plugin ROTA_PLUGIN_EXPORT(fairshare, sharetree);
+const struct rota_plugin ROTA_PLUGIN_EXPORT(fairshare, sharetree) = {
+	.abi = ROTA_PLUGIN_ABI,
+	.kind = ROTA_PLUGIN_FAIRSHARE,
+	.name = "sharetree",
+	.init = sharetree_init,
+	.fini = sharetree_fini,
+	.ops = &sharetree_ops,
+};
