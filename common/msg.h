@@ -178,6 +178,45 @@ int rota_msg_counters_decode(const char *buf, size_t len,
 			     struct rota_error *err);
 void rota_msg_counters_clear(struct rota_msg_counters *m);
 
+/*
+ * ---- SHARE_REPLY: the fairshare tree, as rota share shows it ----
+ * Body: {"plugin":"fairtree","convention":"native","decay":"exponential",
+ * "half_life":604800,"time":T,"rows":[{"account":"physics","user":"ana",
+ * "depth":2,"shares":..., ...}]}: rows in tree order (preorder), "user"
+ * absent on account rows, "level_fs" absent where the algorithm has none
+ * and the string "inf" for no usage.
+ */
+struct rota_share_row {
+	char *account;
+	char *user;		/* NULL on an account's row */
+	uint32_t depth;
+	double shares;
+	double shares_norm;
+	double usage;		/* decayed core-seconds */
+	double usage_norm;
+	double usage_eff;
+	double level_fs;	/* NAN: none; INFINITY: no usage */
+	double value;
+	double factor;
+	double tickets;
+	uint32_t pending;
+	uint32_t running;
+};
+
+struct rota_msg_share {
+	char *plugin;
+	char *convention;	/* "native" or "flux" */
+	char *decay;		/* "exponential" or "halving" */
+	int64_t half_life;
+	int64_t time;
+	struct rota_share_row *rows;
+	size_t n;
+};
+char *rota_msg_share_encode(const struct rota_msg_share *m, size_t *len);
+int rota_msg_share_decode(const char *buf, size_t len,
+			  struct rota_msg_share *m, struct rota_error *err);
+void rota_msg_share_clear(struct rota_msg_share *m);
+
 /* ---- CANCEL ---- */
 struct rota_msg_cancel {
 	uint32_t *job_ids;

@@ -31,6 +31,8 @@ enum rota_msg_type {
 	ROTA_MSG_DIAG = 111,	    /* {} -> DIAG_REPLY */
 	ROTA_MSG_DIAG_REPLY = 112,
 	ROTA_MSG_NODE_ADMIN = 113,  /* operators: -> OK */
+	ROTA_MSG_SHARE = 114,	    /* {} -> SHARE_REPLY */
+	ROTA_MSG_SHARE_REPLY = 115,
 
 	/* 200-299: node daemons to the controller */
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */

@@ -100,6 +100,7 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f);
 void rpc_ping(struct peer *p, const struct rota_frame *f);
 void rpc_diag(struct peer *p, const struct rota_frame *f);
 void rpc_node_admin(struct peer *p, const struct rota_frame *f);
+void rpc_share(struct peer *p, const struct rota_frame *f);
 void rpc_node_register(struct peer *p, const struct rota_frame *f);
 void rpc_heartbeat(struct peer *p, const struct rota_frame *f);
 void rpc_job_end(struct peer *p, const struct rota_frame *f);

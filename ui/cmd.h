@@ -27,6 +27,7 @@ extern const struct cmd cmd_nodes;
 extern const struct cmd cmd_show;
 extern const struct cmd cmd_diag;
 extern const struct cmd cmd_node;
+extern const struct cmd cmd_share;
 extern const struct cmd cmd_help;
 
 /* All commands, NULL-terminated (main.c). */

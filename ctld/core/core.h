@@ -216,6 +216,8 @@ int core_share_update(struct core *core, int64_t now);
 /* Borrowed until the next event. */
 const struct rota_share_tree *core_share_tree(const struct core *core);
 const char *core_share_plugin(const struct core *core);
+/* Fairshare Convention=flux: factors read as 2^(-U/S). */
+bool core_share_flux(const struct core *core);
 /* Index of a job's association in core_share_tree(). */
 uint32_t core_job_share_index(const struct core *core,
 			      const struct core_job *job);

@@ -96,6 +96,11 @@ const char *core_share_plugin(const struct core *core)
 	return share_plugin_name(core->share);
 }
 
+bool core_share_flux(const struct core *core)
+{
+	return share_flux_convention(core->share);
+}
+
 uint32_t core_job_share_index(const struct core *core,
 			      const struct core_job *job)
 {

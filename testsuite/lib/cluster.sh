@@ -55,6 +55,7 @@ cluster_write_conf() {
 		echo "MinJobAge=${MIN_JOB_AGE:-300s}"
 		echo "SchedulerInterval=5s"
 		echo "LargeMemory=256G"
+		[ -z "${PLUGIN_DIR:-}" ] || echo "PluginDir=$PLUGIN_DIR"
 		echo "NodeName=n[01-$(printf %02d "$n")] Addr=127.0.0.[2-$((n + 1))]"
 		echo "QueueName=batch Nodes=ALL Default=yes MaxTime=2-00:00:00 DefaultTime=1:00:00"
 		echo "QueueName=short Nodes=n[01-02] MaxTime=30"

@@ -7,6 +7,7 @@ set -u
 BIN="$top_builddir/_bin"
 TOPO="${ROTA_TOPOLOGY_DIR:-$top_srcdir/../shared/topologies}"
 RAWSEND="$top_builddir/testsuite/lib/rawsend"
+PLUGIN_DIR="$top_builddir/_plugins"
 tap_n=0
 tap_failed=0
 

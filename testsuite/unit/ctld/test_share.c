@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Usage and fairshare through core.h, on the virtual clock: time moves by
+ * passing a larger 'now', never by sleeping.  Usage halves after one
+ * half-life in both decay modes, running jobs are charged while they run,
+ * a Charge=no queue charges nothing, accounts are checked at submit, usage
+ * goes through the journal's export and back, and the fairshare plugins
+ * (the built-in default and dlopen'ed ones) see the tree the core builds.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/msg.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "plugins/rota_plugin.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define HOUR 3600
+/* a multiple of every half-life below: halvings fall on it */
+#define T0 ((int64_t)1700000000 / (24 * HOUR) * (24 * HOUR))
+
+static const char base_conf[] =
+	"NodeName=n1 CPUs=8 RealMemory=16G\n"
+	"QueueName=batch Default=yes\n"
+	"QueueName=qexp Charge=no\n"
+	"AccountName=physics Shares=40\n"
+	"AccountName=chem Shares=60\n"
+	"UserName=ana Account=physics\n"
+	"UserName=bob Account=chem\n"
+	"PriorityCalcPeriod=1m\n";
+
+static struct core *core;
+static struct rota_conf *conf;
+
+static const char *builddir(void)
+{
+	const char *b = getenv("top_builddir");
+
+	return b && *b ? b : ROTA_TOP_BUILDDIR;
+}
+
+/* A core from base_conf plus 'more' lines; the node registered at T0. */
+static void start(const char *more)
+{
+	char *text = rota_xasprintf("%sPluginDir=%s/_plugins\n%s%s", base_conf,
+				    builddir(), more,
+				    strstr(more, "UsageHalfLife") ? ""
+					: "UsageHalfLife=1h\n");
+	struct rota_error err = { "" };
+	struct rota_node_info info = {
+		.name = "n1", .state = "UP", .reason = "",
+		.sockets = 1, .cores = 8, .pus = 8, .memory_mb = 16 * 1024,
+	};
+	int rc = rota_conf_load_buffer("test.conf", text, strlen(text), &conf,
+				       &err);
+
+	free(text);
+	ck_assert_msg(rc == 0, "config: %s", err.text);
+	rc = core_create(conf, &core, &err);
+	ck_assert_msg(rc == 0, "core: %s", err.text);
+	ck_assert_int_eq(core_node_register(core, T0, &info, &err), 0);
+}
+
+static void teardown(void)
+{
+	core_destroy(core);
+	rota_conf_destroy(conf);
+	core = NULL;
+	conf = NULL;
+}
+
+static int submit_as(int64_t now, const char *user, const char *account,
+		     const char *queue, uint32_t cores, uint64_t mem_mb,
+		     uint32_t *id, struct rota_error *err)
+{
+	struct rota_job_desc d = {
+		.name = rota_xstrdup("job"),
+		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+		.workdir = rota_xstrdup("/tmp"),
+		.queue = queue ? rota_xstrdup(queue) : NULL,
+		.account = account ? rota_xstrdup(account) : NULL,
+		.ntasks = cores,
+		.cpus_per_task = 1,
+		.mem_mb = mem_mb,
+	};
+	struct core_submit s = { .desc = &d, .uid = 1000, .gid = 1000,
+				 .user = user };
+	int rc = core_submit(core, now, &s, id, err);
+
+	rota_job_desc_clear(&d);
+	return rc;
+}
+
+/* Submit and start a job now; returns its id. */
+static uint32_t run(int64_t now, const char *user, const char *queue,
+		    uint32_t cores, uint64_t mem_mb)
+{
+	struct rota_error err = { "" };
+	uint32_t id = 0;
+	int rc = submit_as(now, user, NULL, queue, cores, mem_mb, &id, &err);
+
+	ck_assert_msg(rc == 0, "submit: %s", err.text);
+	core_schedule(core, now);
+	ck_assert_int_eq(core_job_find(core, id)->state, ROTA_JOB_RUNNING);
+	return id;
+}
+
+static void end(int64_t now, uint32_t id)
+{
+	struct rota_msg_job_end e = {
+		.job_id = id,
+		.run = core_job_find(core, id)->run,
+		.state = ROTA_JOB_COMPLETED,
+	};
+	struct rota_error err = { "" };
+
+	ck_assert_int_eq(core_job_end(core, now, "n1", &e, &err), 0);
+}
+
+/* A node of the tree by user (or account with user NULL). */
+static const struct rota_share_node *node(const char *account,
+					  const char *user)
+{
+	const struct rota_share_tree *t = core_share_tree(core);
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct rota_share_node *n = &t->nodes[i];
+
+		if (strcmp(n->account, account) == 0 &&
+		    (user ? n->is_user && !strcmp(n->name, user)
+			  : !n->is_user))
+			return n;
+	}
+	ck_abort_msg("no node %s/%s", account, user ? user : "");
+	return NULL;
+}
+
+static double usage_at(int64_t now, const char *account, const char *user)
+{
+	ck_assert_int_eq(core_share_update(core, now), 0);
+	return node(account, user)->usage;
+}
+
+/* ---- decay ---------------------------------------------------------------- */
+
+static const char *const modes[] = { "UsageDecay=exponential\n",
+				     "UsageDecay=halving\n" };
+
+/* 2 cores for 100 s: 200 core-seconds, half of it one half-life later. */
+START_TEST(test_half_life)
+{
+	uint32_t id;
+
+	start(modes[_i]);
+	id = run(T0 + 10, "ana", NULL, 2, 0);
+	end(T0 + 110, id);
+	ck_assert_double_eq_tol(usage_at(T0 + 110, "physics", "ana"), 200,
+				1e-9);
+	ck_assert_double_eq_tol(usage_at(T0 + 110 + HOUR, "physics", "ana"),
+				100, 1e-9);
+	ck_assert_double_eq_tol(usage_at(T0 + 110 + 2 * HOUR, "physics",
+					 NULL), 50, 1e-9);
+	ck_assert_double_eq_tol(node("root", NULL)->usage, 50, 1e-9);
+	ck_assert_double_eq_tol(node("chem", NULL)->usage, 0, 1e-12);
+}
+END_TEST
+
+/* Between two cuts, halving keeps usage whole; exponential does not. */
+START_TEST(test_halving_steps)
+{
+	uint32_t id;
+
+	start("UsageDecay=halving\n");
+	id = run(T0, "ana", NULL, 1, 0);
+	end(T0 + 100, id);
+	ck_assert_double_eq_tol(usage_at(T0 + HOUR - 1, "physics", "ana"),
+				100, 1e-9);
+	ck_assert_double_eq_tol(usage_at(T0 + HOUR, "physics", "ana"), 50,
+				1e-9);
+	ck_assert_double_eq_tol(usage_at(T0 + 3 * HOUR + 5, "physics", "ana"),
+				12.5, 1e-9);
+}
+END_TEST
+
+/* Charged every PriorityCalcPeriod while it runs, not only at its end. */
+START_TEST(test_charged_while_running)
+{
+	start("UsageHalfLife=3650d\n");
+	run(T0, "ana", NULL, 4, 0);
+	core_tick(core, T0 + 60);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 240, 1e-3);
+	ck_assert_uint_eq(node("physics", "ana")->running, 1);
+	core_tick(core, T0 + 120);
+	ck_assert_double_eq_tol(node("physics", NULL)->usage, 480, 1e-3);
+}
+END_TEST
+
+/* Charge=no (IT4I's qexp) charges nothing; memory has a billing weight. */
+START_TEST(test_charge_no_and_memory)
+{
+	uint32_t a, b;
+
+	start("UsageHalfLife=3650d UsageMemWeight=0.5\n");
+	a = run(T0, "ana", "qexp", 4, 0);
+	b = run(T0, "bob", NULL, 1, 4096); /* 1 core + 4G x 0.5 = 3 */
+	end(T0 + 100, a);
+	end(T0 + 100, b);
+	ck_assert_double_eq_tol(usage_at(T0 + 100, "physics", "ana"), 0, 1e-12);
+	ck_assert_double_eq_tol(node("chem", "bob")->usage, 300, 1e-3);
+}
+END_TEST
+
+/* ---- accounts at submit ----------------------------------------------------- */
+
+static const struct {
+	const char *more;
+	const char *user;
+	const char *account;
+	int rc;
+	const char *error;
+	const char *charged; /* account the job gets */
+} submits[] = {
+	{ "", "ana", NULL, 0, "", "physics" },
+	{ "", "ana", "physics", 0, "", "physics" },
+	{ "", "ana", "chem", -EPERM,
+	  "user 'ana' is not in account 'chem' (physics)", NULL },
+	{ "", "ana", "nope", -ENOENT, "account 'nope' does not exist", NULL },
+	{ "", "eve", NULL, 0, "", "root" },
+	{ "", "eve", "root", 0, "", "root" },
+	{ "", "eve", "chem", -EPERM, "user 'eve' is not in account 'chem'",
+	  NULL },
+	{ "EnforceAccounts=yes\n", "eve", NULL, -EPERM,
+	  "user 'eve' has no account in rota.conf (EnforceAccounts=yes)",
+	  NULL },
+	{ "EnforceAccounts=yes\n", "ana", NULL, 0, "", "physics" },
+	{ "UserName=ana Account=chem Default=yes\n", "ana", NULL, 0, "",
+	  "chem" },
+	{ "UserName=ana Account=chem\n", "ana", "nope", -ENOENT,
+	  "account 'nope' does not exist", NULL },
+};
+
+START_TEST(test_submit_account)
+{
+	struct rota_error err = { "" };
+	uint32_t id = 0;
+	int rc;
+
+	start(submits[_i].more);
+	rc = submit_as(T0, submits[_i].user, submits[_i].account, NULL, 1, 0,
+		       &id, &err);
+	ck_assert_int_eq(rc, submits[_i].rc);
+	ck_assert_str_eq(err.text, submits[_i].error);
+	if (rc == 0)
+		ck_assert_str_eq(core_job_find(core, id)->desc.account,
+				 submits[_i].charged);
+	else
+		ck_assert_uint_eq(core_job_count(core), 0);
+}
+END_TEST
+
+/* ---- durability --------------------------------------------------------- */
+
+/* What the journal takes comes back, decaying on from its time. */
+START_TEST(test_usage_export_restore)
+{
+	struct core_usage *u, copy[4];
+	struct rota_error err = { "" };
+	uint32_t id;
+	size_t n;
+
+	start("");
+	id = run(T0, "ana", NULL, 2, 0);
+	run(T0, "eve", NULL, 1, 0);
+	end(T0 + 100, id);
+	n = core_usage_take(core, T0 + 200, false, &u);
+	ck_assert_uint_eq(n, 2); /* ana ended; eve's charged to the take */
+	ck_assert_uint_le(n, N(copy));
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = u[i];
+		copy[i].account = rota_xstrdup(u[i].account);
+		copy[i].user = rota_xstrdup(u[i].user);
+	}
+	free(u);
+	ck_assert_uint_eq(core_usage_take(core, T0 + 200, false, &u), 0);
+	ck_assert_ptr_null(u);
+	core_destroy(core);
+	ck_assert_int_eq(core_create(conf, &core, &err), 0);
+	core_usage_restore(core, copy, n, T0 + 200);
+	ck_assert_double_eq_tol(usage_at(T0 + 200 + HOUR, "physics", "ana"),
+				100 * exp2(-100.0 / HOUR), 1e-9);
+	ck_assert_double_eq_tol(node("root", "eve")->usage, 100, 1e-9);
+	for (size_t i = 0; i < n; i++) {
+		free((char *)copy[i].account);
+		free((char *)copy[i].user);
+	}
+}
+END_TEST
+
+/* ---- the plugins over the core's tree ------------------------------------- */
+
+/* The default, Fair-Tree: the user with no usage ranks first. */
+START_TEST(test_fairtree_default)
+{
+	uint32_t id;
+
+	start("");
+	ck_assert_str_eq(core_share_plugin(core), "fairtree");
+	id = run(T0, "ana", NULL, 2, 0);
+	end(T0 + 100, id);
+	core_share_update(core, T0 + 100);
+	ck_assert_double_eq_tol(node("chem", "bob")->factor, 1.0, 1e-12);
+	ck_assert_double_eq_tol(node("physics", "ana")->factor, 0.5, 1e-12);
+	ck_assert(isinf(node("chem", NULL)->level_fs));
+}
+END_TEST
+
+/* Flux's reading: 2^(-U/S): 1 unused, 0.5 as entitled. */
+START_TEST(test_flux_convention)
+{
+	uint32_t a, b;
+
+	start("Fairshare=classic Convention=flux\n");
+	a = run(T0, "ana", NULL, 2, 0);
+	b = run(T0, "bob", NULL, 3, 0);
+	end(T0 + 100, a);
+	end(T0 + 100, b);
+	core_share_update(core, T0 + 100);
+	ck_assert_double_eq_tol(node("physics", "ana")->factor, 0.5, 1e-9);
+	ck_assert_double_eq_tol(node("chem", NULL)->factor, 0.5, 1e-9);
+}
+END_TEST
+
+/* Grid Engine's tickets: all dealt, more to the one who used less. */
+START_TEST(test_sharetree_tickets)
+{
+	struct rota_error err = { "" };
+	uint32_t id, tmp;
+	double ana, bob;
+
+	start("Fairshare=sharetree Tickets=10000\n");
+	id = run(T0, "ana", NULL, 8, 0);
+	end(T0 + 1000, id);
+	ck_assert_int_eq(submit_as(T0 + 1000, "ana", NULL, NULL, 8, 0, &tmp,
+				   &err), 0);
+	ck_assert_int_eq(submit_as(T0 + 1000, "bob", NULL, NULL, 8, 0, &tmp,
+				   &err), 0);
+	core_share_update(core, T0 + 1000);
+	ana = node("physics", "ana")->tickets;
+	bob = node("chem", "bob")->tickets;
+	ck_assert_double_eq_tol(ana + bob, 10000, 1e-6);
+	ck_assert(bob > ana);
+	ck_assert_uint_eq(node("chem", "bob")->pending, 1);
+}
+END_TEST
+
+/* A bad Convention stops the core with the line, like any setting. */
+START_TEST(test_bad_convention)
+{
+	char *text = rota_xasprintf("PluginDir=%s/_plugins\n"
+				    "Fairshare=classic Convention=odd\n",
+				    builddir());
+	struct rota_error err = { "" };
+	struct core *c = NULL;
+
+	ck_assert_int_eq(rota_conf_load_buffer("test.conf", text, strlen(text),
+					       &conf, &err), 0);
+	free(text);
+	ck_assert_int_eq(core_create(conf, &c, &err), -EINVAL);
+	ck_assert_ptr_null(c);
+	ck_assert_str_eq(err.text, "test.conf:2: Convention: 'odd' is not "
+				   "one of native, flux");
+}
+END_TEST
+
+static Suite *share_suite(void)
+{
+	Suite *s = suite_create("share");
+	TCase *tc = tcase_create("usage");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_loop_test(tc, test_half_life, 0, N(modes));
+	tcase_add_test(tc, test_halving_steps);
+	tcase_add_test(tc, test_charged_while_running);
+	tcase_add_test(tc, test_charge_no_and_memory);
+	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
+	tcase_add_test(tc, test_usage_export_restore);
+	tcase_add_test(tc, test_fairtree_default);
+	tcase_add_test(tc, test_flux_convention);
+	tcase_add_test(tc, test_sharetree_tickets);
+	tcase_add_test(tc, test_bad_convention);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(share_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
