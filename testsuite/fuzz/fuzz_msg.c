@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -43,6 +44,7 @@ union any {
 		uint32_t job_id;
 		uint32_t run;
 	} jr;
+	struct rota_msg_share share;
 };
 
 /* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
@@ -782,6 +784,83 @@ static void clear_counters(union any *u)
 	rota_msg_counters_clear(&u->counters);
 }
 
+/* ---- SHARE_REPLY: the fairshare tree ---- */
+
+static int dec_share(const char *b, size_t n, union any *u,
+		     struct rota_error *e)
+{
+	return rota_msg_share_decode(b, n, &u->share, e);
+}
+
+static char *enc_share(const union any *u, size_t *len)
+{
+	return rota_msg_share_encode(&u->share, len);
+}
+
+/* Equal as numbers, NAN equal to NAN (level_fs "none"). */
+static bool num_eq(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static bool eq_share_row(const struct rota_share_row *x,
+			 const struct rota_share_row *y)
+{
+	return str_eq(x->account, y->account) && str_eq(x->user, y->user) &&
+	       x->depth == y->depth && num_eq(x->shares, y->shares) &&
+	       num_eq(x->shares_norm, y->shares_norm) &&
+	       num_eq(x->usage, y->usage) &&
+	       num_eq(x->usage_norm, y->usage_norm) &&
+	       num_eq(x->usage_eff, y->usage_eff) &&
+	       num_eq(x->level_fs, y->level_fs) &&
+	       num_eq(x->value, y->value) && num_eq(x->factor, y->factor) &&
+	       num_eq(x->tickets, y->tickets) && x->pending == y->pending &&
+	       x->running == y->running;
+}
+
+static bool eq_share(const union any *a, const union any *b)
+{
+	const struct rota_msg_share *x = &a->share;
+	const struct rota_msg_share *y = &b->share;
+
+	if (!str_eq(x->plugin, y->plugin) ||
+	    !str_eq(x->convention, y->convention) ||
+	    !str_eq(x->decay, y->decay) || x->half_life != y->half_life ||
+	    x->time != y->time || x->n != y->n)
+		return false;
+	for (size_t i = 0; i < x->n; i++) {
+		if (!eq_share_row(&x->rows[i], &y->rows[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_share(const union any *u)
+{
+	return !u->share.plugin && !u->share.rows && !u->share.n;
+}
+
+static void check_share(const union any *u, size_t len)
+{
+	const struct rota_msg_share *m = &u->share;
+
+	FUZZ_CHECK(m->plugin && m->convention && m->decay && m->rows);
+	FUZZ_CHECK(m->half_life > 0);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rota_share_row *r = &m->rows[i];
+
+		FUZZ_CHECK(r->account && strlen(r->account) <= ROTA_MSG_NAME_MAX);
+		FUZZ_CHECK(!r->user || strlen(r->user) <= ROTA_MSG_NAME_MAX);
+		FUZZ_CHECK(isfinite(r->usage) && isfinite(r->factor));
+		FUZZ_CHECK(r->depth <= 4096);
+	}
+}
+
+static void clear_share(union any *u)
+{
+	rota_msg_share_clear(&u->share);
+}
+
 static void check_nothing(const union any *u, size_t len)
 {
 }
@@ -840,6 +919,8 @@ static const struct codec codecs[] = {
 	      empty_counters, check_counters, clear_counters),
 	CODEC("job_run", dec_job_run, enc_job_run, eq_job_run, empty_job_run,
 	      check_job_run, clear_none),
+	CODEC("share", dec_share, enc_share, eq_share, empty_share, check_share,
+	      clear_share),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))
