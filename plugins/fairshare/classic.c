@@ -73,15 +73,18 @@ static void classic_children_usage(struct rota_share_tree *tree, size_t p)
 	for (c = nodes[p].first_child; c != ROTA_SHARE_NONE;
 	     c = nodes[c].next_sibling) {
 		double un = nodes[c].usage_norm;
+		double part;
 
-		if (p == 0)
+		if (p == 0) {
 			nodes[c].usage_eff = un;
-		else if (!(level_shares > 0))
+			continue;
+		}
+		if (!(level_shares > 0)) {
 			nodes[c].usage_eff = nodes[p].usage_eff;
-		else
-			nodes[c].usage_eff =
-				un + (nodes[p].usage_eff - un) *
-					     nodes[c].shares / level_shares;
+			continue;
+		}
+		part = nodes[c].shares / level_shares;
+		nodes[c].usage_eff = un + (nodes[p].usage_eff - un) * part;
 	}
 }
 
@@ -100,8 +103,8 @@ static int classic_compute(void *state, struct rota_share_tree *tree)
 
 		/* no shares, no claim: Slurm's priority_p_calc_fs_factor */
 		if (s > 0)
-			node->factor = exp2(-(node->usage_eff / s) /
-					    st->dampening);
+			node->factor =
+				exp2(-(node->usage_eff / s) / st->dampening);
 		else
 			node->factor = 0;
 		node->value = node->factor;

@@ -43,16 +43,16 @@ struct ft_entry {
 /* One compute() call: the tree, the ranking counters and a scratch stack. */
 struct ft_pass {
 	struct rota_share_tree *tree;
-	long double *lf;	/* per node; the root's unused */
+	long double *lf; /* per node; the root's unused */
 	/*
 	 * The sibling lists on the current path of the walk, one after the
 	 * other.  They hold disjoint sets of nodes, so n entries suffice.
 	 */
 	struct ft_entry *stack;
 	size_t top;
-	uint32_t rank;		/* the current (possibly shared) rank */
-	uint32_t rnt;		/* "rank no ties": the next free place */
-	uint32_t users;		/* N */
+	uint32_t rank;	/* the current (possibly shared) rank */
+	uint32_t rnt;	/* "rank no ties": the next free place */
+	uint32_t users; /* N */
 };
 
 static int ft_cmp(const void *a, const void *b)
@@ -68,12 +68,33 @@ static int ft_cmp(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* LF of every node but the root, from its siblings and its parent. */
+/* LF of child c of p, among siblings holding 'level_shares'. */
+static long double ft_lf(const struct rota_share_node *nodes, uint32_t p,
+			 uint32_t c, double level_shares)
+{
+	/* S a double and U a long double, as Slurm stores them */
+	double s = 0;
+	long double u = 0;
+	long double lf;
+
+	if (level_shares > 0)
+		s = nodes[c].shares / level_shares;
+	if (nodes[p].usage > 0)
+		u = (long double)nodes[c].usage / nodes[p].usage;
+	if (!(s > 0))
+		return 0;
+	if (!(u > 0))
+		return INFINITY;
+	lf = s / u;
+	return isnan(lf) ? 0 : lf; /* NaN would break the sort */
+}
+
+/* LF of every node but the root. */
 static void ft_level_fs(struct rota_share_tree *tree, long double *lf)
 {
 	const struct rota_share_node *nodes = tree->nodes;
 
-	for (size_t p = 0; p < tree->n; p++) {
+	for (uint32_t p = 0; p < tree->n; p++) {
 		double level_shares = 0;
 		uint32_t c;
 
@@ -81,23 +102,8 @@ static void ft_level_fs(struct rota_share_tree *tree, long double *lf)
 		     c = nodes[c].next_sibling)
 			level_shares += nodes[c].shares;
 		for (c = nodes[p].first_child; c != ROTA_SHARE_NONE;
-		     c = nodes[c].next_sibling) {
-			/* Slurm keeps shares_norm a double, usage long double */
-			double s = level_shares > 0 ?
-					   nodes[c].shares / level_shares : 0;
-			long double u = nodes[p].usage > 0 ?
-				(long double)nodes[c].usage / nodes[p].usage :
-				0;
-
-			if (!(s > 0))
-				lf[c] = 0;
-			else if (!(u > 0))
-				lf[c] = INFINITY;
-			else
-				lf[c] = s / u;
-			if (isnan(lf[c]))	/* would break the sort */
-				lf[c] = 0;
-		}
+		     c = nodes[c].next_sibling)
+			lf[c] = ft_lf(nodes, p, c, level_shares);
 	}
 }
 

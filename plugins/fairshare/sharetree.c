@@ -71,8 +71,7 @@ static int sharetree_init(const struct rota_host *host,
 	int rc;
 
 	*state = NULL;
-	rc = host->conf_double(conf, "Tickets", 1, 1e12, &tickets, err,
-			       errlen);
+	rc = host->conf_double(conf, "Tickets", 1, 1e12, &tickets, err, errlen);
 	if (rc < 0)
 		return rc;
 	rc = host->conf_double(conf, "CompensationFactor", 0, 1e6, &cf, err,
@@ -95,45 +94,66 @@ static void sharetree_fini(void *state)
 	free(state);
 }
 
-#define FOR_ACTIVE_CHILD(nodes, p, c)                                       \
-	for (uint32_t c = (nodes)[p].first_child; c != ROTA_SHARE_NONE;     \
-	     c = (nodes)[c].next_sibling)                                   \
-		if ((nodes)[c].pending > 0)
+/* c or its first active next sibling; ROTA_SHARE_NONE when none */
+static uint32_t st_active(const struct rota_share_node *nodes, uint32_t c)
+{
+	while (c != ROTA_SHARE_NONE && nodes[c].pending == 0)
+		c = nodes[c].next_sibling;
+	return c;
+}
+
+static uint32_t st_first(const struct rota_share_node *nodes, uint32_t p)
+{
+	return st_active(nodes, nodes[p].first_child);
+}
+
+static uint32_t st_next(const struct rota_share_node *nodes, uint32_t c)
+{
+	return st_active(nodes, nodes[c].next_sibling);
+}
 
 /* stt = shr / sum of shr, ostt = parent's ostt * stt, over p's children. */
 static void st_short_term(const struct rota_share_node *nodes,
 			  struct st_target *t, uint32_t p)
 {
 	double sum = 0;
+	uint32_t c;
 
-	FOR_ACTIVE_CHILD(nodes, p, c)
+	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
+	     c = st_next(nodes, c))
 		sum += t[c].shr;
-	FOR_ACTIVE_CHILD(nodes, p, c)
+	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
+	     c = st_next(nodes, c))
 		t[c].ostt = sum > 0 ? t[p].ostt * t[c].shr / sum : 0;
 }
 
 /* The targets of p's active children, p's being set. */
-static void st_targets(const struct rota_share_node *nodes,
-		       struct st_target *t, uint32_t p, double cf)
+static void st_targets(const struct rota_share_node *nodes, struct st_target *t,
+		       uint32_t p, double cf)
 {
 	double sum = 0;
 	bool changed = false;
+	uint32_t c;
 
-	FOR_ACTIVE_CHILD(nodes, p, c)
+	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
+	     c = st_next(nodes, c))
 		sum += nodes[c].shares;
-	FOR_ACTIVE_CHILD(nodes, p, c) {
-		double floor;
+	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
+	     c = st_next(nodes, c)) {
+		double min_usage;
 
 		t[c].oltt = sum > 0 ? t[p].oltt * nodes[c].shares / sum : 0;
-		floor = SHARETREE_MIN_USAGE * t[c].oltt;
-		t[c].shr = t[c].oltt > 0 ? nodes[c].shares * nodes[c].shares /
-						   fmax(nodes[c].usage, floor) :
-					   0;
+		min_usage = SHARETREE_MIN_USAGE * t[c].oltt;
+		t[c].shr = 0;
+		if (t[c].oltt > 0)
+			t[c].shr = nodes[c].shares * nodes[c].shares /
+				   fmax(nodes[c].usage, min_usage);
 	}
 	st_short_term(nodes, t, p);
 	if (!(cf > 0))
 		return;
-	FOR_ACTIVE_CHILD(nodes, p, c) {
+	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
+	     c = st_next(nodes, c)) {
 		double cap = cf * t[c].oltt;
 
 		if (t[c].ostt > cap) {
@@ -171,10 +191,11 @@ static int sharetree_compute(void *state, struct rota_share_tree *tree)
 		if (nodes[i].is_user && nodes[i].tickets > best)
 			best = nodes[i].tickets;
 	}
-	for (size_t i = 0; i < tree->n; i++)
-		nodes[i].factor = nodes[i].is_user && best > 0 ?
-					  nodes[i].tickets / best :
-					  0;
+	for (size_t i = 0; i < tree->n; i++) {
+		bool ranked = nodes[i].is_user && best > 0;
+
+		nodes[i].factor = ranked ? nodes[i].tickets / best : 0;
+	}
 	for (size_t i = tree->n - 1; i > 0; i--)
 		if (nodes[i].factor > nodes[nodes[i].parent].factor)
 			nodes[nodes[i].parent].factor = nodes[i].factor;

@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The four fairshare plugins on the documented example trees, called
+ * through their descriptors as the host calls them, without the loader.
+ * Trees are written as compact tables and filled in exactly as the host
+ * fills them: preorder, siblings by name, shares_norm the product along
+ * the path, an account's usage and job counts the sums of its children's.
+ * One file for the four plugins, past 800 lines: they share the fake
+ * host and the table-to-tree builder, which must stay the host's twin.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "plugins/fairshare/sharetree.h"
+#include "plugins/rota_plugin.h"
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define MAX_NODES 64
+/* what no plugin writes: proves every output of every node was set */
+#define UNSET -777.0
+
+extern const struct rota_plugin rota_plugin_fairshare_classic;
+extern const struct rota_plugin rota_plugin_fairshare_fairtree;
+extern const struct rota_plugin rota_plugin_fairshare_ratio;
+extern const struct rota_plugin rota_plugin_fairshare_sharetree;
+
+/* ---- a fake host --------------------------------------------------------- */
+
+/* The test's settings: at most one key. */
+struct rota_plugin_conf {
+	const char *key;
+	double value;
+};
+
+static void fake_log(const struct rota_host *host, enum rota_plugin_log level,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int fake_conf_double(const struct rota_plugin_conf *conf,
+			    const char *key, double min, double max,
+			    double *out, char *err, size_t errlen)
+{
+	if (!conf || strcasecmp(conf->key, key) != 0)
+		return 0;
+	if (conf->value < min || conf->value > max) {
+		snprintf(err, errlen, "test.conf:1: %s: '%g' is not within "
+			 "[%g, %g]", key, conf->value, min, max);
+		return -EINVAL;
+	}
+	*out = conf->value;
+	return 0;
+}
+
+static const struct rota_host host = {
+	.size = sizeof(host),
+	.log = fake_log,
+	.conf_double = fake_conf_double,
+};
+
+/* ---- trees from tables --------------------------------------------------- */
+
+struct row {
+	const char *name;
+	const char *parent;	/* NULL for the root */
+	bool is_user;
+	double shares;
+	double usage;		/* users only: accounts sum their children */
+	uint32_t pending;	/* users only, likewise */
+	uint32_t running;
+};
+
+#define ACCT(n, p, s) { n, p, false, s, 0, 0, 0 }
+#define USER(n, p, s, u) { n, p, true, s, u, 0, 0 }
+#define JOBS(n, p, s, u, pd, r) { n, p, true, s, u, pd, r }
+
+static int by_name(const void *a, const void *b)
+{
+	const struct row *const *x = a;
+	const struct row *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* Append row r and, recursively, its children by name; returns its index. */
+static uint32_t add_node(struct rota_share_tree *tree, const struct row *rows,
+			 int nrows, const struct row *r, uint32_t parent,
+			 uint32_t depth)
+{
+	const struct row *kids[MAX_NODES];
+	uint32_t idx = (uint32_t)tree->n++;
+	struct rota_share_node *node = &tree->nodes[idx];
+	uint32_t prev = ROTA_SHARE_NONE;
+	int nkids = 0;
+
+	ck_assert_uint_le(tree->n, MAX_NODES);
+	*node = (struct rota_share_node){
+		.name = r->name,
+		.account = r->is_user ? r->parent : r->name,
+		.parent = parent,
+		.first_child = ROTA_SHARE_NONE,
+		.next_sibling = ROTA_SHARE_NONE,
+		.depth = depth,
+		.is_user = r->is_user,
+		.shares = r->shares,
+		.usage = r->is_user ? r->usage : 0,
+		.pending = r->is_user ? r->pending : 0,
+		.running = r->is_user ? r->running : 0,
+		.usage_eff = UNSET, .level_fs = UNSET, .value = UNSET,
+		.factor = UNSET, .tickets = UNSET,
+	};
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].parent && !strcmp(rows[i].parent, r->name))
+			kids[nkids++] = &rows[i];
+	qsort(kids, nkids, sizeof(*kids), by_name);
+	for (int i = 0; i < nkids; i++) {
+		uint32_t c = add_node(tree, rows, nrows, kids[i], idx,
+				      depth + 1);
+
+		if (prev == ROTA_SHARE_NONE)
+			tree->nodes[idx].first_child = c;
+		else
+			tree->nodes[prev].next_sibling = c;
+		prev = c;
+	}
+	return idx;
+}
+
+/* The host's inputs for 'rows'; the caller frees tree->nodes. */
+static void build(struct rota_share_tree *tree, const struct row *rows,
+		  int nrows)
+{
+	struct rota_share_node *nodes = calloc(MAX_NODES, sizeof(*nodes));
+	int root = 0;
+
+	ck_assert_ptr_nonnull(nodes);
+	*tree = (struct rota_share_tree){ .nodes = nodes, .now = 1700000000 };
+	while (rows[root].parent)
+		root++;
+	add_node(tree, rows, nrows, &rows[root], ROTA_SHARE_NONE, 0);
+	ck_assert_uint_eq(tree->n, nrows);
+	for (size_t i = tree->n - 1; i > 0; i--) {
+		struct rota_share_node *p = &nodes[nodes[i].parent];
+
+		p->usage += nodes[i].usage;
+		p->pending += nodes[i].pending;
+		p->running += nodes[i].running;
+	}
+	nodes[0].shares_norm = 1;
+	for (size_t p = 0; p < tree->n; p++) {
+		double level = 0;
+		uint32_t c;
+
+		for (c = nodes[p].first_child; c != ROTA_SHARE_NONE;
+		     c = nodes[c].next_sibling)
+			level += nodes[c].shares;
+		for (c = nodes[p].first_child; c != ROTA_SHARE_NONE;
+		     c = nodes[c].next_sibling)
+			nodes[c].shares_norm =
+				level > 0 ? nodes[p].shares_norm *
+						    nodes[c].shares / level :
+					    0;
+		if (nodes[0].usage > 0)
+			nodes[p].usage_norm = nodes[p].usage / nodes[0].usage;
+	}
+}
+
+static struct rota_share_node *find(struct rota_share_tree *tree,
+				    const char *name)
+{
+	for (size_t i = 0; i < tree->n; i++)
+		if (!strcmp(tree->nodes[i].name, name))
+			return &tree->nodes[i];
+	ck_abort_msg("no node '%s'", name);
+	return NULL;
+}
+
+/* init, compute, fini through the descriptor; every output written. */
+static void run(const struct rota_plugin *p, const char *name,
+		const struct rota_plugin_conf *conf,
+		struct rota_share_tree *tree)
+{
+	const struct rota_fairshare_ops *ops = p->ops;
+	char err[160] = "";
+	void *state = NULL;
+
+	ck_assert_uint_eq(p->abi, ROTA_PLUGIN_ABI);
+	ck_assert_int_eq(p->kind, ROTA_PLUGIN_FAIRSHARE);
+	ck_assert_str_eq(p->name, name);
+	ck_assert_uint_eq(ops->size, sizeof(*ops));
+	if (p->init)
+		ck_assert_int_eq(p->init(&host, conf, &state, err, sizeof(err)),
+				 0);
+	ck_assert_int_eq(ops->compute(state, tree), 0);
+	if (p->fini)
+		p->fini(state);
+	for (size_t i = 0; i < tree->n; i++) {
+		const struct rota_share_node *n = &tree->nodes[i];
+
+		ck_assert_msg(n->usage_eff != UNSET && n->level_fs != UNSET &&
+				      n->value != UNSET && n->factor != UNSET &&
+				      n->tickets != UNSET,
+			      "%s: node '%s' has an output unset", name,
+			      n->name);
+		ck_assert_msg(n->factor >= 0 && n->factor <= 1,
+			      "%s: node '%s' factor %g", name, n->name,
+			      n->factor);
+	}
+}
+
+/* ---- fairtree ----------------------------------------------------------- */
+
+/*
+ * Slurm's test24.4 without aD (Rota has no FairShare=parent).  Root
+ * shares 158, usage 130, N = 15 users.  Root level, by LF: u1 (inf, a
+ * user first), aE and aF (inf, tied with u1 and merged: their users all
+ * inf), aB 156/79, u2 65/79, aA 520/711, aG 104/316, aC 0.
+ */
+static const struct row test24_4[] = {
+	ACCT("root", NULL, 0),
+	ACCT("aA", "root", 40),
+	ACCT("aAA", "aA", 30),
+	USER("uAA1", "aAA", 1, 20),
+	ACCT("aAB", "aA", 10),
+	USER("uAB1", "aAB", 1, 25),
+	USER("uAB2", "aAB", 1, 0),
+	ACCT("aB", "root", 60),
+	ACCT("aBA", "aB", 25),
+	USER("uBA1", "aBA", 1, 25),
+	ACCT("aBB", "aB", 35),
+	USER("uBB1", "aBB", 1, 0),
+	ACCT("aC", "root", 0),
+	USER("uC1", "aC", 0, 30),
+	ACCT("aE", "root", 10),
+	USER("aE1", "aE", 10, 0),
+	USER("aE2", "aE", 10, 0),
+	USER("u1", "root", 10, 0),
+	ACCT("aF", "root", 20),
+	USER("uF1", "aF", 10, 0),
+	USER("uF2", "aF", 20, 0),
+	ACCT("aG", "root", 8),
+	USER("uG1", "aG", 10, 10),
+	ACCT("aGA", "aG", 10),
+	USER("uGA1", "aGA", 20, 4),
+	USER("uGA2", "aGA", 20, 6),
+	USER("u2", "root", 10, 10),
+};
+
+/* rank out of 15; accounts: their best user's */
+static const struct {
+	const char *name;
+	int rank;
+} test24_4_ranks[] = {
+	{ "u1", 15 },	{ "aE1", 15 },	{ "aE2", 15 },	{ "uF1", 15 },
+	{ "uF2", 15 },	/* all inf, all tied */
+	{ "uBB1", 10 }, /* 4 places skipped */
+	{ "uBA1", 9 },	{ "u2", 8 },	{ "uAA1", 7 },	{ "uAB2", 6 },
+	{ "uAB1", 5 },	{ "uG1", 4 },	{ "uGA1", 4 }, /* tied with aGA */
+	{ "uGA2", 2 },	{ "uC1", 1 },	/* 0 shares: last */
+	{ "root", 15 }, { "aE", 15 },	{ "aF", 15 },	{ "aB", 10 },
+	{ "aBB", 10 },	{ "aBA", 9 },	{ "aA", 7 },	{ "aAA", 7 },
+	{ "aAB", 6 },	{ "aG", 4 },	{ "aGA", 4 },	{ "aC", 1 },
+};
+
+START_TEST(test_fairtree_test24_4)
+{
+	struct rota_share_tree tree;
+
+	build(&tree, test24_4, N(test24_4));
+	run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &tree);
+	for (int i = 0; i < N(test24_4_ranks); i++) {
+		struct rota_share_node *n = find(&tree, test24_4_ranks[i].name);
+
+		ck_assert_msg(n->factor == test24_4_ranks[i].rank / 15.0,
+			      "%s: factor %.9f, want %d/15", n->name,
+			      n->factor, test24_4_ranks[i].rank);
+		ck_assert(n->value == n->factor);
+		ck_assert(n->tickets == 0);
+		ck_assert(n->usage_eff == n->usage_norm);
+	}
+	ck_assert(isnan(find(&tree, "root")->level_fs));
+	ck_assert_double_eq_tol(find(&tree, "aA")->level_fs, 520.0 / 711,
+				1e-12);
+	ck_assert_double_eq_tol(find(&tree, "aB")->level_fs, 156.0 / 79, 1e-12);
+	ck_assert_double_eq_tol(find(&tree, "u2")->level_fs, 65.0 / 79, 1e-12);
+	ck_assert_double_eq_tol(find(&tree, "aG")->level_fs, 104.0 / 316,
+				1e-12);
+	ck_assert_double_eq_tol(find(&tree, "aBA")->level_fs, 5.0 / 12, 1e-12);
+	ck_assert_double_eq_tol(find(&tree, "uGA2")->level_fs, 5.0 / 6, 1e-12);
+	ck_assert(find(&tree, "uG1")->level_fs == 1.0);
+	ck_assert(find(&tree, "aGA")->level_fs == 1.0);
+	ck_assert(find(&tree, "uGA1")->level_fs == 1.25);
+	ck_assert(find(&tree, "aC")->level_fs == 0);
+	ck_assert(find(&tree, "uC1")->level_fs == 0); /* 0 shares, usage 30 */
+	ck_assert(isinf(find(&tree, "u1")->level_fs));
+	ck_assert(isinf(find(&tree, "uBB1")->level_fs)); /* parent usage 0 */
+	free(tree.nodes);
+}
+END_TEST
+
+/*
+ * Tied sibling accounts X and Y (LF 1 each) are merged and their users
+ * ranked together: y2 (LF 4), x2 (2), x1 (2/3), y1 (4/7).  Descending
+ * into X then Y would give x2, x1, y2, y1 instead.
+ */
+static const struct row merge_tree[] = {
+	ACCT("root", NULL, 0),	   ACCT("X", "root", 1),
+	USER("x1", "X", 1, 30),	   USER("x2", "X", 1, 10),
+	ACCT("Y", "root", 1),	   USER("y1", "Y", 1, 35),
+	USER("y2", "Y", 1, 5),
+};
+
+START_TEST(test_fairtree_merge)
+{
+	struct rota_share_tree tree;
+
+	build(&tree, merge_tree, N(merge_tree));
+	run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &tree);
+	ck_assert(find(&tree, "y2")->factor == 1.0);
+	ck_assert(find(&tree, "x2")->factor == 0.75);
+	ck_assert(find(&tree, "x1")->factor == 0.5);
+	ck_assert(find(&tree, "y1")->factor == 0.25);
+	free(tree.nodes);
+}
+END_TEST
+
+START_TEST(test_fairtree_empty)
+{
+	static const struct row lone[] = { ACCT("root", NULL, 0) };
+	struct rota_share_tree tree;
+
+	build(&tree, lone, N(lone));
+	run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &tree);
+	ck_assert(tree.nodes[0].factor == 0);
+	ck_assert(isnan(tree.nodes[0].level_fs));
+	tree.n = 0;
+	ck_assert_int_eq(((const struct rota_fairshare_ops *)
+				  rota_plugin_fairshare_fairtree.ops)
+				 ->compute(NULL, &tree),
+			 0);
+	free(tree.nodes);
+}
+END_TEST
+
+/*
+ * Zero shares rank last even with no usage (LF 0, not +inf).  And test
+ * 24.4's aD level without FairShare=parent: same shares (170) and usage
+ * (110), so uD3 and uDA3 tie exactly while uD2, equal on paper, is
+ * below them in floating point, as in Slurm's expected output.
+ */
+static const struct row zero_tree[] = {
+	ACCT("root", NULL, 0),	     ACCT("A", "root", 1),
+	USER("a0", "A", 0, 0),	     USER("a1", "A", 1, 10),
+	ACCT("aD", "root", 1),	     USER("uD2", "aD", 40, 20),
+	USER("uD3", "aD", 50, 25),   USER("uDA2", "aD", 30, 10),
+	USER("uDA3", "aD", 50, 25),  USER("uZ", "aD", 0, 30),
+};
+
+START_TEST(test_fairtree_zero_and_fp_tie)
+{
+	struct rota_share_tree tree;
+
+	build(&tree, zero_tree, N(zero_tree));
+	run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &tree);
+	/* root level: A (1/2)/(10/120) = 6 before aD (1/2)/(110/120) */
+	ck_assert(find(&tree, "a0")->level_fs == 0);
+	ck_assert(find(&tree, "a1")->factor == 7.0 / 7);
+	ck_assert(find(&tree, "a0")->factor == 6.0 / 7);
+	ck_assert(find(&tree, "uDA2")->factor == 5.0 / 7);
+	ck_assert(find(&tree, "uD3")->factor == 4.0 / 7);
+	ck_assert(find(&tree, "uDA3")->factor == 4.0 / 7);
+	ck_assert(find(&tree, "uD2")->factor == 2.0 / 7);
+	ck_assert(find(&tree, "uZ")->factor == 1.0 / 7);
+	free(tree.nodes);
+}
+END_TEST
+
+/* ---- classic ------------------------------------------------------------ */
+
+/*
+ * classic_fair_share.html: normalized usages 0.2, 0.25, 0, 0.25, 0 are of
+ * a machine whose other 30% went elsewhere; Z (no shares) holds it, so
+ * that each level's shares still total 100.
+ */
+static const struct row classic_doc[] = {
+	ACCT("root", NULL, 0),
+	ACCT("A", "root", 40),
+	ACCT("B", "A", 30),
+	USER("User1", "B", 1, 20),
+	ACCT("C", "A", 10),
+	USER("User2", "C", 1, 25),
+	USER("User3", "C", 1, 0),
+	ACCT("D", "root", 60),
+	ACCT("E", "D", 25),
+	USER("User4", "E", 1, 25),
+	ACCT("F", "D", 35),
+	USER("User5", "F", 1, 0),
+	ACCT("Z", "root", 0),
+	USER("z1", "Z", 1, 30),
+};
+
+static const struct {
+	const char *name;
+	double factor;
+} classic_doc_factors[] = {
+	{ "User1", 0.408479 }, { "User2", 0.022097 }, { "User3", 0.125000 },
+	{ "User4", 0.500000 }, { "User5", 0.749154 }, { "z1", 0 },
+};
+
+START_TEST(test_classic_doc)
+{
+	struct rota_share_tree tree;
+
+	build(&tree, classic_doc, N(classic_doc));
+	run(&rota_plugin_fairshare_classic, "classic", NULL, &tree);
+	for (int i = 0; i < N(classic_doc_factors); i++) {
+		struct rota_share_node *n =
+			find(&tree, classic_doc_factors[i].name);
+
+		ck_assert_double_eq_tol(n->factor,
+					classic_doc_factors[i].factor, 1e-4);
+	}
+	ck_assert_double_eq_tol(find(&tree, "B")->usage_eff, 0.3875, 1e-12);
+	ck_assert_double_eq_tol(find(&tree, "F")->usage_eff, 0.145833, 1e-6);
+	ck_assert_double_eq_tol(find(&tree, "User2")->usage_eff, 0.275, 1e-12);
+	free(tree.nodes);
+}
+END_TEST
+
+/*
+ * test24.3 without AccountH (FairShare=parent): root shares 100, usage
+ * 100.  User6 has no shares and no sibling with any: it takes
+ * AccountG's UE (0.3) and factor 0.
+ */
+static const struct row test24_3[] = {
+	ACCT("root", NULL, 0),
+	ACCT("AccountA", "root", 40),
+	ACCT("AccountB", "AccountA", 30),
+	USER("User1", "AccountB", 1, 20),
+	ACCT("AccountC", "AccountA", 10),
+	USER("User2", "AccountC", 1, 25),
+	USER("User3", "AccountC", 1, 0),
+	ACCT("AccountD", "root", 60),
+	ACCT("AccountE", "AccountD", 25),
+	USER("User4", "AccountE", 1, 25),
+	ACCT("AccountF", "AccountD", 35),
+	USER("User5", "AccountF", 1, 0),
+	ACCT("AccountG", "root", 0),
+	USER("User6", "AccountG", 0, 30),
+};
+
+static const struct {
+	const char *name;
+	double shares_norm;
+	double usage_eff;
+	double factor;
+} test24_3_rows[] = {
+	{ "root", 1, 1, 0.5 },
+	{ "AccountA", 0.4, 0.45, 0.458502022 },
+	{ "AccountB", 0.3, 0.3875, 0.408478863 },
+	{ "User1", 0.3, 0.3875, 0.408478863 },
+	{ "AccountC", 0.1, 0.3, 0.125 },
+	{ "User2", 0.05, 0.275, 0.022097087 },
+	{ "User3", 0.05, 0.15, 0.125 },
+	{ "AccountD", 0.6, 0.25, 0.749153538 },
+	{ "AccountE", 0.25, 0.25, 0.5 },
+	{ "User4", 0.25, 0.25, 0.5 },
+	{ "AccountF", 0.35, 0.145833333, 0.749153538 },
+	{ "User5", 0.35, 0.145833333, 0.749153538 },
+	{ "AccountG", 0, 0.3, 0 },
+	{ "User6", 0, 0.3, 0 },
+};
+
+START_TEST(test_classic_test24_3)
+{
+	struct rota_share_tree tree;
+
+	build(&tree, test24_3, N(test24_3));
+	run(&rota_plugin_fairshare_classic, "classic", NULL, &tree);
+	for (int i = 0; i < N(test24_3_rows); i++) {
+		struct rota_share_node *n = find(&tree, test24_3_rows[i].name);
+
+		ck_assert_double_eq_tol(n->shares_norm,
+					test24_3_rows[i].shares_norm, 1e-6);
+		ck_assert_double_eq_tol(n->usage_eff,
+					test24_3_rows[i].usage_eff, 1e-6);
+		ck_assert_double_eq_tol(n->factor, test24_3_rows[i].factor,
+					1e-6);
+		ck_assert(n->value == n->factor);
+		ck_assert(isnan(n->level_fs));
+		ck_assert(n->tickets == 0);
+	}
+	free(tree.nodes);
+}
+END_TEST
+
+START_TEST(test_classic_dampening)
+{
+	const struct rota_plugin *p = &rota_plugin_fairshare_classic;
+	struct rota_plugin_conf conf = { "dampeningfactor", 2 };
+	struct rota_plugin_conf bad = { "DampeningFactor", 0.5 };
+	struct rota_share_tree tree;
+	char err[160] = "";
+	void *state = &conf;
+
+	build(&tree, test24_3, N(test24_3));
+	run(p, "classic", &conf, &tree);
+	/* 2^(-(UE/S)/d): User4 UE/S = 1, AccountA 1.125 */
+	ck_assert_double_eq_tol(find(&tree, "User4")->factor, sqrt(0.5),
+				1e-12);
+	ck_assert_double_eq_tol(find(&tree, "AccountA")->factor,
+				exp2(-1.125 / 2), 1e-12);
+	ck_assert_int_eq(p->init(&host, &bad, &state, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_null(state);
+	ck_assert_str_eq(err, "test.conf:1: DampeningFactor: '0.5' is not "
+			      "within [1, 10000]");
+	free(tree.nodes);
+}
+END_TEST
+
+/* No sibling has shares: Slurm gives the children their parent's UE. */
+START_TEST(test_classic_no_level_shares)
+{
+	static const struct row rows[] = {
+		ACCT("root", NULL, 0),	   ACCT("G", "root", 1),
+		USER("g1", "G", 0, 10),	   USER("g2", "G", 0, 30),
+		ACCT("H", "root", 1),	   USER("h1", "H", 1, 60),
+	};
+	struct rota_share_tree tree;
+
+	build(&tree, rows, N(rows));
+	run(&rota_plugin_fairshare_classic, "classic", NULL, &tree);
+	ck_assert(find(&tree, "G")->usage_eff == 0.4);
+	ck_assert(find(&tree, "g1")->usage_eff == 0.4);
+	ck_assert(find(&tree, "g2")->usage_eff == 0.4);
+	ck_assert(find(&tree, "g1")->factor == 0);
+	/* h1: UE 0.6 + 0 * 1/1, S 0.5 */
+	ck_assert_double_eq_tol(find(&tree, "h1")->factor, exp2(-1.2), 1e-12);
+	free(tree.nodes);
+}
+END_TEST
+
+/* ---- ratio -------------------------------------------------------------- */
+
+/* IT4I: P1 300, P2 100, P3 0 core-hours; a user directly under root. */
+static const struct row ratio_tree[] = {
+	ACCT("root", NULL, 0),	      ACCT("P1", "root", 1),
+	USER("ana", "P1", 1, 200),    USER("bob", "P1", 1, 100),
+	ACCT("P2", "root", 1),	      USER("cid", "P2", 1, 100),
+	USER("dan", "P2", 1, 0),      ACCT("P3", "root", 1),
+	USER("eve", "P3", 1, 0),
+};
+
+START_TEST(test_ratio_projects)
+{
+	static const struct {
+		const char *name;
+		double value;
+	} want[] = {
+		{ "root", 1e6 }, { "P1", 250000 }, { "ana", 250000 },
+		{ "bob", 250000 }, { "P2", 750000 }, { "cid", 750000 },
+		{ "dan", 750000 }, { "P3", 1e6 },  { "eve", 1e6 },
+	};
+	struct rota_share_tree tree;
+
+	build(&tree, ratio_tree, N(ratio_tree));
+	run(&rota_plugin_fairshare_ratio, "ratio", NULL, &tree);
+	for (int i = 0; i < N(want); i++) {
+		struct rota_share_node *n = find(&tree, want[i].name);
+
+		ck_assert_msg(n->value == want[i].value, "%s: %f", n->name,
+			      n->value);
+		ck_assert(n->factor == want[i].value / 1e6);
+		ck_assert(n->usage_eff == n->usage_norm);
+		ck_assert(isnan(n->level_fs));
+		ck_assert(n->tickets == 0);
+	}
+	free(tree.nodes);
+}
+END_TEST
+
+START_TEST(test_ratio_root_user_and_setting)
+{
+	static const struct row rows[] = {
+		ACCT("root", NULL, 0),	    ACCT("P1", "root", 1),
+		USER("ana", "P1", 1, 300),  USER("solo", "root", 1, 100),
+	};
+	struct rota_plugin_conf conf = { "MaxFairshare", 1000 };
+	struct rota_plugin_conf bad = { "MaxFairshare", 0 };
+	const struct rota_plugin *p = &rota_plugin_fairshare_ratio;
+	struct rota_share_tree tree;
+	char err[160] = "";
+	void *state = NULL;
+
+	build(&tree, rows, N(rows));
+	run(p, "ratio", &conf, &tree);
+	ck_assert(find(&tree, "root")->value == 1000);
+	ck_assert(find(&tree, "P1")->value == 250);
+	ck_assert(find(&tree, "ana")->value == 250);
+	ck_assert(find(&tree, "solo")->value == 750); /* its own project */
+	ck_assert(find(&tree, "solo")->factor == 0.75);
+	ck_assert_int_eq(p->init(&host, &bad, &state, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "test.conf:1: MaxFairshare: '0' is not within "
+			      "[1, 1e+12]");
+	free(tree.nodes);
+}
+END_TEST
+
+START_TEST(test_ratio_no_usage)
+{
+	static const struct row rows[] = {
+		ACCT("root", NULL, 0),	  ACCT("P1", "root", 1),
+		USER("ana", "P1", 1, 0),  ACCT("P2", "root", 1),
+		USER("bob", "P2", 1, 0),  USER("solo", "root", 1, 0),
+	};
+	struct rota_share_tree tree;
+
+	build(&tree, rows, N(rows));
+	run(&rota_plugin_fairshare_ratio, "ratio", NULL, &tree);
+	for (size_t i = 0; i < tree.n; i++) {
+		ck_assert(tree.nodes[i].value == 1e6);
+		ck_assert(tree.nodes[i].factor == 1);
+	}
+	free(tree.nodes);
+}
+END_TEST
+
+/* ---- sharetree ---------------------------------------------------------- */
+
+/*
+ * Notes 4.5: A (70 shares, usage 300) and B (30, usage 100).  shr 4900/300
+ * and 900/100, so A holds 49/76 of the pool and B 27/76.  C has nothing
+ * pending: inactive, no tickets, and its shares do not count.
+ */
+static const struct row sge_tree[] = {
+	ACCT("root", NULL, 0),
+	ACCT("A", "root", 70),
+	JOBS("ua", "A", 1, 300, 2, 1),
+	ACCT("B", "root", 30),
+	JOBS("ub", "B", 1, 100, 1, 0),
+	ACCT("C", "root", 100),
+	JOBS("uc", "C", 1, 0, 0, 3),
+};
+
+START_TEST(test_sharetree_derived)
+{
+	struct rota_share_tree tree;
+	double sum = 0;
+
+	build(&tree, sge_tree, N(sge_tree));
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	ck_assert_double_eq_tol(find(&tree, "root")->tickets, 10000, 1e-9);
+	ck_assert_double_eq_tol(find(&tree, "A")->tickets, 490000.0 / 76,
+				1e-9);
+	ck_assert_double_eq_tol(find(&tree, "ua")->tickets, 490000.0 / 76,
+				1e-9);
+	ck_assert_double_eq_tol(find(&tree, "B")->tickets, 270000.0 / 76,
+				1e-9);
+	ck_assert_double_eq_tol(find(&tree, "ub")->tickets, 270000.0 / 76,
+				1e-9);
+	ck_assert(find(&tree, "C")->tickets == 0);
+	ck_assert(find(&tree, "uc")->tickets == 0);
+	ck_assert(find(&tree, "uc")->factor == 0);
+	ck_assert(find(&tree, "ua")->factor == 1);
+	ck_assert_double_eq_tol(find(&tree, "ub")->factor, 27.0 / 49, 1e-12);
+	ck_assert(find(&tree, "B")->factor == find(&tree, "ub")->factor);
+	for (size_t i = 0; i < tree.n; i++) {
+		ck_assert(tree.nodes[i].value == tree.nodes[i].tickets);
+		ck_assert(isnan(tree.nodes[i].level_fs));
+		if (tree.nodes[i].is_user)
+			sum += tree.nodes[i].tickets;
+	}
+	ck_assert_double_eq_tol(sum, 10000, 1e-6);
+	/* ua's 2 pending behind 1 running: weights 1/2, 1/3 -> 3/5, 2/5 */
+	ck_assert_double_eq_tol(rota_sharetree_job_tickets(490000.0 / 76, 1, 2,
+							   0),
+				490000.0 / 76 * 0.6, 1e-9);
+	ck_assert_double_eq_tol(rota_sharetree_job_tickets(490000.0 / 76, 1, 2,
+							   1),
+				490000.0 / 76 * 0.4, 1e-9);
+	ck_assert_double_eq_tol(rota_sharetree_job_tickets(270000.0 / 76, 0, 1,
+							   0),
+				270000.0 / 76, 1e-9);
+	free(tree.nodes);
+}
+END_TEST
+
+/* More usage for A: its short-term target, so its tickets, drop. */
+START_TEST(test_sharetree_moves)
+{
+	struct row rows[N(sge_tree)];
+	struct rota_share_tree tree;
+	double before;
+
+	memcpy(rows, sge_tree, sizeof(rows));
+	build(&tree, rows, N(rows));
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	before = find(&tree, "ua")->tickets;
+	free(tree.nodes);
+	rows[2].usage = 600;
+	build(&tree, rows, N(rows));
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	/* shr 4900/600 vs 9: A now holds 49/103 */
+	ck_assert_double_eq_tol(find(&tree, "ua")->tickets,
+				490000.0 / 103, 1e-9);
+	ck_assert(find(&tree, "ua")->tickets < before);
+	ck_assert(find(&tree, "ub")->tickets > 270000.0 / 76);
+	free(tree.nodes);
+}
+END_TEST
+
+/*
+ * Compensation: a (1 share, no usage) and b (3 shares, usage 9); oltt
+ * 1/4 and 3/4; shr 1/max(0, 1/4) = 4 and 9/9 = 1, so ostt 0.8 and 0.2.
+ * With CF 2, a is above 2 * 1/4: shr 4 / (0.8 / 0.5) = 2.5, ostt 5/7.
+ * With the default 5 (cap 1.25) and with 0 (off), nothing changes.
+ */
+static const struct row cap_tree[] = {
+	ACCT("root", NULL, 0),
+	JOBS("a", "root", 1, 0, 1, 0),
+	JOBS("b", "root", 3, 9, 4, 0),
+};
+
+START_TEST(test_sharetree_compensation)
+{
+	struct rota_plugin_conf cf2 = { "CompensationFactor", 2 };
+	struct rota_plugin_conf cf0 = { "CompensationFactor", 0 };
+	struct rota_plugin_conf pool = { "Tickets", 700 };
+	struct rota_share_tree tree;
+
+	build(&tree, cap_tree, N(cap_tree));
+	run(&rota_plugin_fairshare_sharetree, "sharetree", &cf2, &tree);
+	ck_assert_double_eq_tol(find(&tree, "a")->tickets, 50000.0 / 7, 1e-9);
+	ck_assert_double_eq_tol(find(&tree, "b")->tickets, 20000.0 / 7, 1e-9);
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	ck_assert_double_eq_tol(find(&tree, "a")->tickets, 8000, 1e-9);
+	ck_assert_double_eq_tol(find(&tree, "b")->tickets, 2000, 1e-9);
+	run(&rota_plugin_fairshare_sharetree, "sharetree", &cf0, &tree);
+	ck_assert_double_eq_tol(find(&tree, "a")->tickets, 8000, 1e-9);
+	run(&rota_plugin_fairshare_sharetree, "sharetree", &pool, &tree);
+	ck_assert_double_eq_tol(find(&tree, "a")->tickets, 560, 1e-9);
+	ck_assert_double_eq_tol(find(&tree, "b")->tickets, 140, 1e-9);
+	free(tree.nodes);
+}
+END_TEST
+
+/* A deep tree with jobs here and there: the active users hold the pool. */
+START_TEST(test_sharetree_pool)
+{
+	struct row rows[N(test24_4)];
+	struct rota_share_tree tree;
+	double sum = 0;
+	int active = 0;
+
+	memcpy(rows, test24_4, sizeof(rows));
+	for (int i = 0; i < N(rows); i++) {
+		if (rows[i].shares == 0)
+			rows[i].shares = 5; /* rota.conf requires >= 1 */
+		if (rows[i].is_user && i % 3)
+			rows[i].pending = i % 4 + 1;
+	}
+	build(&tree, rows, N(rows));
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	for (size_t i = 0; i < tree.n; i++) {
+		const struct rota_share_node *n = &tree.nodes[i];
+
+		if (n->pending == 0)
+			ck_assert(n->tickets == 0);
+		if (!n->is_user)
+			continue;
+		ck_assert((n->tickets > 0) == (n->pending > 0));
+		active += n->pending > 0;
+		sum += n->tickets;
+	}
+	ck_assert_int_gt(active, 5);
+	ck_assert_double_eq_tol(sum, 10000, 1e-6);
+	free(tree.nodes);
+}
+END_TEST
+
+START_TEST(test_sharetree_nothing_pending)
+{
+	struct rota_share_tree tree;
+
+	build(&tree, test24_3, N(test24_3));
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	for (size_t i = 0; i < tree.n; i++) {
+		ck_assert(tree.nodes[i].tickets == 0);
+		ck_assert(tree.nodes[i].factor == 0);
+	}
+	free(tree.nodes);
+}
+END_TEST
+
+static const struct {
+	uint32_t running;
+	uint32_t pending;
+} job_cases[] = {
+	{ 0, 1 },     { 0, 2 },	    { 1, 2 },	   { 3, 7 },
+	{ 0, 63 },    { 0, 64 },    { 0, 200 },	   { 40, 500 },
+	{ 5, 10000 }, { 1000, 65 }, { 100000, 3 }, { 4000000000u, 100 },
+};
+
+START_TEST(test_sharetree_job_tickets)
+{
+	uint32_t r = job_cases[_i].running;
+	uint32_t p = job_cases[_i].pending;
+	double user = 1234.5;
+	double sum = 0;
+	double prev = INFINITY;
+	double exact = 0;
+
+	for (uint32_t k = 0; k < p; k++) {
+		double t = rota_sharetree_job_tickets(user, r, p, k);
+
+		ck_assert_msg(t > 0 && t < prev, "r %u p %u k %u: %g", r, p,
+			      k, t);
+		prev = t;
+		sum += t;
+		exact += 1 / ((double)r + k + 1);
+	}
+	ck_assert_double_eq_tol(sum, user, 1e-9 * user);
+	ck_assert_double_eq_tol(rota_sharetree_weight_sum(r, p), exact,
+				1e-12 * exact);
+	ck_assert(rota_sharetree_job_tickets(user, r, p, p) == 0);
+	ck_assert(rota_sharetree_job_tickets(user, r, 0, 0) == 0);
+}
+END_TEST
+
+static Suite *fairshare_suite(void)
+{
+	Suite *s = suite_create("fairshare");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_fairtree_test24_4);
+	tcase_add_test(tc, test_fairtree_merge);
+	tcase_add_test(tc, test_fairtree_empty);
+	tcase_add_test(tc, test_fairtree_zero_and_fp_tie);
+	tcase_add_test(tc, test_classic_doc);
+	tcase_add_test(tc, test_classic_test24_3);
+	tcase_add_test(tc, test_classic_dampening);
+	tcase_add_test(tc, test_classic_no_level_shares);
+	tcase_add_test(tc, test_ratio_projects);
+	tcase_add_test(tc, test_ratio_root_user_and_setting);
+	tcase_add_test(tc, test_ratio_no_usage);
+	tcase_add_test(tc, test_sharetree_derived);
+	tcase_add_test(tc, test_sharetree_moves);
+	tcase_add_test(tc, test_sharetree_compensation);
+	tcase_add_test(tc, test_sharetree_pool);
+	tcase_add_test(tc, test_sharetree_nothing_pending);
+	tcase_add_loop_test(tc, test_sharetree_job_tickets, 0, N(job_cases));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(fairshare_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}
