@@ -24,6 +24,7 @@ struct account_line {
 	char *name;
 	char *parent;
 	unsigned shares;
+	unsigned priority;
 };
 
 #define ACCOUNT(n, s, f, lo, hi, d)                                            \
@@ -37,12 +38,14 @@ static const struct conf_key account_keys[] = {
 	ACCOUNT("AccountName", conf_set_name, name, 0, 0, NULL),
 	ACCOUNT("Parent", conf_set_name, parent, 0, 0, ROOT),
 	ACCOUNT("Shares", conf_set_uint, shares, 1, 1000000000, "1"),
+	ACCOUNT("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
 };
 
 struct user_line {
 	char *name;
 	char *account;
 	unsigned shares;
+	unsigned priority;
 	bool is_default;
 };
 
@@ -57,6 +60,7 @@ static const struct conf_key user_keys[] = {
 	USER("Account", conf_set_name, account, 0, 0, NULL),
 	USER("Shares", conf_set_uint, shares, 1, 1000000000, "1"),
 	USER("Default", conf_set_bool, is_default, 0, 0, NULL),
+	USER("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
 };
 
 int conf_account_line(struct conf_impl *impl, struct rota_error *err,
@@ -88,6 +92,7 @@ int conf_account_line(struct conf_impl *impl, struct rota_error *err,
 		.name = al.name,
 		.parent = al.parent,
 		.shares = al.shares,
+		.priority = al.priority,
 		.file = at->file,
 		.line = at->line,
 	};
@@ -123,6 +128,7 @@ int conf_user_line(struct conf_impl *impl, struct rota_error *err,
 		.name = ul.name,
 		.account = ul.account,
 		.shares = ul.shares,
+		.priority = ul.priority,
 		.is_default = ul.is_default,
 		.file = at->file,
 		.line = at->line,

@@ -19,6 +19,7 @@
 #define CONF_DEPTH_MAX 8
 #define CONF_FILE_MAX (16 << 20)
 #define CONF_TOKENS_MAX 32
+#define CONF_LINE_KEYS_MAX 16	   /* keys one kind of line may have */
 #define CONF_QUEUES_MAX 4096
 #define CONF_ACCOUNTS_MAX 65536	   /* AccountName and UserName lines each */
 #define CONF_SECTION_KEYS_MAX 256  /* keys of one plugin's lines in all */
@@ -52,6 +53,7 @@ struct conf_impl {
 	size_t account_slots;
 	size_t user_slots;
 	size_t section_slots;
+	size_t qos_slots;
 };
 
 struct conf_where {
@@ -71,7 +73,7 @@ int conf_errorf(struct rota_error *err, int code, const struct conf_where *at,
 const struct conf_key *conf_key_find(const struct conf_key *table, size_t n,
 				     const char *name);
 void conf_keys_default(const struct conf_key *table, size_t n, void *base);
-/* Keys of one NodeName, QueueName, ... line into 'base' (8 keys at most). */
+/* Keys of one NodeName, QueueName, ... line into 'base'. */
 int conf_line_apply(struct rota_error *err, const struct conf_where *at,
 		    const struct conf_key *table, size_t n, void *base,
 		    const struct conf_token *tok, size_t ntok);
@@ -120,6 +122,12 @@ int conf_user_line(struct conf_impl *impl, struct rota_error *err,
 		   size_t ntok);
 int conf_accounts_finish(struct conf_impl *impl, struct rota_error *err);
 void conf_accounts_free(struct conf_impl *impl);
+
+/* conf_qos.c: QOSName lines. */
+int conf_qos_line(struct conf_impl *impl, struct rota_error *err,
+		  const struct conf_where *at, const struct conf_token *tok,
+		  size_t ntok);
+void conf_qos_free(struct conf_impl *impl);
 
 /* conf_section.c: a plugin's line (Fairshare=NAME Key=Value ...). */
 bool conf_is_section(const char *key);

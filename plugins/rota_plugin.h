@@ -85,6 +85,15 @@ struct rota_host {
 			   const char *key, const char *const *choices,
 			   unsigned *out, char *err, size_t errlen);
 	void *priv;		/* the host's, not the plugin's */
+	/*
+	 * The text of 'key' as written (borrowed: copy it in init), and where:
+	 * "file:line" into 'where', for the plugin's own messages about it
+	 * ("rota.conf:12: Formula: unknown name 'x' at column 7").  0 and
+	 * '*out' left alone when absent.
+	 */
+	int (*conf_string)(const struct rota_plugin_conf *conf,
+			   const char *key, const char **out, char *where,
+			   size_t wherelen);
 };
 
 /* ---- fairshare ------------------------------------------------------------ */
@@ -135,6 +144,88 @@ struct rota_fairshare_ops {
 	size_t size;		/* sizeof the plugin's table */
 	/* required: set every node's outputs */
 	int (*compute)(void *state, struct rota_share_tree *tree);
+};
+
+/* ---- priority ------------------------------------------------------------- */
+
+/*
+ * A pending job as the priority plugins see it.  The host fills the
+ * inputs before compute(); the plugin writes 'priority'.  Higher runs
+ * first; within one queue tier, ties go to the earlier submit, then the
+ * lower id.
+ */
+struct rota_prio_job {
+	uint32_t id;
+	const char *user;
+	const char *account;
+	const char *queue;
+	const char *qos;	/* "normal" unless asked */
+	int64_t submit_time;
+	int64_t wait_time;	/* now - submit */
+	int64_t eligible_time;	/* seconds it could have run: not held,
+				   blocked by a limit or waiting on a
+				   dependency */
+	int64_t time_limit;	/* seconds; 0: none */
+	uint32_t nodes;		/* asked (0: as many as the tasks need) */
+	uint32_t cores;		/* tasks x cores per task */
+	uint64_t mem_mb;	/* the whole job's */
+	int32_t nice;		/* subtracted (Slurm); -10000..10000 */
+	uint32_t urgency;	/* Flux's 0..31, 16 by default; users may only
+				   lower it */
+	uint32_t bypass;	/* times a backfilled job passed it */
+	double queue_priority;	/* the queue's Priority= */
+	double qos_priority;	/* the QOS's Priority= */
+	double assoc_priority;	/* the user's association's Priority= */
+	int64_t qos_target_wait; /* the QOS's TargetWait=, 0: none */
+	/* from the fairshare plugin, at the job's association */
+	double fs_factor;	/* [0, 1] */
+	double fs_value;	/* the algorithm's own (IT4I: 0..1e6) */
+	double fs_shares_norm;	/* its share of the machine */
+	double fs_usage_norm;	/* its part of the machine's usage */
+	double tickets;		/* share-tree tickets of this job; else 0 */
+	/* output */
+	double priority;
+};
+
+/* What the whole cluster and queue look like, for normalizing. */
+struct rota_prio_context {
+	int64_t now;
+	uint32_t total_nodes;
+	uint32_t total_cores;
+	double max_queue_priority; /* 0 when no queue has one */
+	double max_qos_priority;
+	double max_assoc_priority;
+};
+
+/* One named term of a priority, for rota prio. */
+struct rota_prio_factor {
+	const char *name;	/* static: "age", "fairshare", ... */
+	double raw;		/* the input, in its own unit */
+	double norm;		/* as the formula uses it (often [0, 1]) */
+	double weight;
+	double value;		/* its share of the priority */
+};
+
+#define ROTA_PRIO_FACTORS_MAX 16
+
+struct rota_priority_ops {
+	size_t size;		/* sizeof the plugin's table */
+	/*
+	 * Required: set jobs[i].priority for every pending job, all at once
+	 * (Grid Engine normalizes urgency over them).  The result must be
+	 * finite: a job the formula cannot rate gets a defined value.
+	 */
+	int (*compute)(void *state, const struct rota_prio_context *ctx,
+		       struct rota_prio_job *jobs, size_t n);
+	/*
+	 * Optional: the terms of one job's priority as the last compute()
+	 * made it; returns how many were written (at most 'max').
+	 */
+	size_t (*explain)(void *state, const struct rota_prio_context *ctx,
+			  const struct rota_prio_job *job,
+			  struct rota_prio_factor *factors, size_t max);
+	/* Optional: one line for rota prio's header (weights, formula). */
+	void (*describe)(void *state, char *buf, size_t len);
 };
 
 /* ---- the descriptor ------------------------------------------------------- */
