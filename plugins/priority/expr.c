@@ -203,8 +203,8 @@ static int parse_name(struct parser *ps)
 
 		skip_blanks(ps);
 		if (*ps->p != '(')
-			return parse_error(ps, ps->p, "expected '(' after "
-					   "'%.3s'", start);
+			return parse_error(ps, ps->p,
+					   "expected '(' after '%.3s'", start);
 		return parse_call(ps, op);
 	}
 	for (size_t i = 0; i < ps->nnames; i++) {

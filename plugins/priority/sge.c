@@ -198,7 +198,8 @@ static int sge_init(const struct rota_host *host,
 		size_t off;
 		double def;
 	} weights[] = {
-		{ "SlotUrgency", offsetof(struct sge_state, slot_urgency), 100 },
+		{ "SlotUrgency", offsetof(struct sge_state, slot_urgency),
+		  100 },
 		{ "WeightWaitingTime",
 		  offsetof(struct sge_state, weight_waiting_time), 0.278 },
 		{ "WeightUrgency", offsetof(struct sge_state, weight_urgency),

@@ -139,6 +139,12 @@ job_state() {
 	"$BIN/rota" show job "$1" 2>/dev/null | sed -n 's/^State=//p'
 }
 
+# job_state_is ID STATE: for wait_for, which must re-run the check
+# (wait_for test "$(job_state ID)" = X would compare one snapshot)
+job_state_is() {
+	[ "$(job_state "$1")" = "$2" ]
+}
+
 # wait_job_done ID: until the job has ended (any final state)
 job_is_done() {
 	case "$(job_state "$1")" in
