@@ -131,7 +131,7 @@ struct queue_line {
 	int64_t default_time;
 	int64_t max_time;
 	unsigned priority_tier;
-	unsigned priority;
+	int priority;
 	bool charge;
 };
 
@@ -151,7 +151,8 @@ static const struct conf_key queue_keys[] = {
 	      ROTA_DURATION_UNLIMITED, NULL),
 	QUEUE("PriorityTier", conf_set_uint, priority_tier, 0, 65535, NULL),
 	QUEUE("Charge", conf_set_bool, charge, 0, 0, "yes"),
-	QUEUE("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
+	QUEUE("Priority", conf_set_int, priority, -1000000000, 1000000000,
+	      NULL),
 };
 
 const struct conf_key *conf_key_find(const struct conf_key *table,

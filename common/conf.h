@@ -45,8 +45,9 @@ struct rota_conf_queue {
 	int64_t default_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
 	int64_t max_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
 	unsigned priority_tier; /* higher tiers are scheduled first */
-	unsigned priority;	/* Priority=: the priority plugins' queue
-				   factor (Slurm's PriorityJobFactor) */
+	int priority;		/* Priority=: the priority plugins' queue
+				   factor (Slurm's PriorityJobFactor, PBS's
+				   queue priority; may be negative) */
 	bool charge;		/* Charge: jobs here count as usage */
 	const char *file;
 	unsigned line;

@@ -86,6 +86,8 @@ int conf_check_name(const char *s, size_t len, struct rota_error *err);
 void conf_list_free(char **list);
 int conf_set_uint(const struct conf_key *key, const char *value, void *base,
 		  struct rota_error *err);
+int conf_set_int(const struct conf_key *key, const char *value, void *base,
+		 struct rota_error *err);
 int conf_set_double(const struct conf_key *key, const char *value, void *base,
 		    struct rota_error *err);
 int conf_set_duration(const struct conf_key *key, const char *value,

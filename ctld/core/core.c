@@ -106,6 +106,7 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 		q->max_time = c->max_time;
 		q->priority_tier = c->priority_tier;
 		q->charge = c->charge;
+		q->priority = c->priority;
 		q->is_default = c == def;
 		if (q->is_default)
 			core->default_queue = (uint32_t)i;
