@@ -68,6 +68,13 @@ struct core_qos {
 	int64_t target_wait;	/* Maui's QTTarget, 0: none */
 };
 
+/* Why a pending job is held back (Slurm's JobHeldUser, JobHeldAdmin). */
+enum core_hold {
+	CORE_HOLD_NONE = 0,
+	CORE_HOLD_USER,		/* its owner may release it */
+	CORE_HOLD_OPERATOR,	/* only an operator may */
+};
+
 /* One node's share of a running job. */
 struct core_alloc {
 	uint32_t node;		/* index into the node table */
@@ -97,6 +104,7 @@ struct core_job {
 	bool eligible;		/* pending and free to run (not held,
 				   blocked or waiting on a dependency) */
 	uint32_t bypass;	/* times a backfilled job passed it */
+	enum core_hold hold;
 	int exit_code;
 	int term_signal;
 	const char *reason;	/* static: why pending; NULL when none */
@@ -161,6 +169,18 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
  */
 int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		bool operator, struct rota_error *err);
+
+/*
+ * Hold a pending job ('operator' hold or the user's own) or release it.
+ * A held job is not eligible: it is not started and its eligible time
+ * (the age factors) stands still.  Users act on their own jobs and may
+ * not release an operator hold.  -ENOENT, -EPERM, -EINVAL (not pending,
+ * or not held) with the user's line.
+ */
+int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+	      bool is_operator, bool operator_hold, struct rota_error *err);
+int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		 bool is_operator, struct rota_error *err);
 
 /* Start what fits, in order; queues LAUNCH actions.  Returns jobs started. */
 unsigned core_schedule(struct core *core, int64_t now);
@@ -318,6 +338,7 @@ struct core_job_state {
 	const char *end_text;	  /* NULL: none */
 	int64_t eligible_accum;
 	int64_t eligible_since;
+	enum core_hold hold;
 	const struct core_alloc_state *alloc; /* running jobs */
 	uint32_t nalloc;
 };

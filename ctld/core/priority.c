@@ -117,6 +117,67 @@ void prio_set_eligible(struct core_job *job, bool eligible, int64_t now)
 	job->eligible_since = now;
 }
 
+/* Users act on their own jobs; operators on all. */
+static int held_job(struct core *core, uint32_t id, uid_t uid,
+		    bool is_operator, struct core_job **out,
+		    struct rota_error *err)
+{
+	struct core_job *job = jobtab_find(core, id);
+
+	*out = job;
+	if (!job)
+		return rota_errorf(err, -ENOENT, "job %u: not found", id);
+	if (!is_operator && job->uid != uid)
+		return rota_errorf(err, -EPERM, "job %u: not yours", id);
+	if (job->state != ROTA_JOB_PENDING)
+		return rota_errorf(err, -EINVAL, "job %u: not pending (%s)",
+				   id, rota_job_state_name(job->state));
+	return 0;
+}
+
+int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+	      bool is_operator, bool operator_hold, struct rota_error *err)
+{
+	struct core_job *job;
+	int rc = held_job(core, job_id, uid, is_operator, &job, err);
+
+	if (rc < 0)
+		return rc;
+	if (operator_hold && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: only operators place an operator "
+				   "hold", job_id);
+	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: already held by an operator",
+				   job_id);
+	job->hold = operator_hold ? CORE_HOLD_OPERATOR : CORE_HOLD_USER;
+	job->reason = NULL;
+	prio_set_eligible(job, false, now);
+	core_mark_dirty(core, job);
+	return 0;
+}
+
+int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		 bool is_operator, struct rota_error *err)
+{
+	struct core_job *job;
+	int rc = held_job(core, job_id, uid, is_operator, &job, err);
+
+	if (rc < 0)
+		return rc;
+	if (job->hold == CORE_HOLD_NONE)
+		return rota_errorf(err, -EINVAL, "job %u: not held", job_id);
+	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: held by an operator: only an "
+				   "operator may release it", job_id);
+	job->hold = CORE_HOLD_NONE;
+	prio_set_eligible(job, true, now);
+	core_mark_dirty(core, job);
+	return 0;
+}
+
 /* ---- the order ----------------------------------------------------------- */
 
 /* <0 when a runs before b. */

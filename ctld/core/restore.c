@@ -151,7 +151,8 @@ int core_restore_job(struct core *core, int64_t now,
 	job->run = st->run;
 	job->eligible_accum = st->eligible_accum;
 	job->eligible_since = st->eligible_since;
-	job->eligible = st->state == ROTA_JOB_PENDING;
+	job->hold = st->hold;
+	job->eligible = st->state == ROTA_JOB_PENDING && !st->hold;
 	job->end_text = st->end_text ? rota_xstrdup(st->end_text) : NULL;
 	jobtab_insert(core, job);
 	place_in_list(core, job);

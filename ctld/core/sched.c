@@ -158,6 +158,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
 		next = job->next;
+		if (job->hold)
+			continue; /* not eligible: it blocks nothing */
 		if (blocked[job->queue]) {
 			job->reason = "Priority";
 			continue;
@@ -228,6 +230,9 @@ const char *core_job_reason(const struct core *core,
 {
 	if (job->state != ROTA_JOB_PENDING)
 		return job->end_text;
+	if (job->hold)
+		return job->hold == CORE_HOLD_USER ? "JobHeldUser"
+						   : "JobHeldAdmin";
 	if (job->reason)
 		return job->reason;
 	/* not reached by the last pass: its queue stopped ahead of it */
