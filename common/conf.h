@@ -53,11 +53,30 @@ struct rota_conf_queue {
 	unsigned line;
 };
 
+/*
+ * Limits a UserName, AccountName or QOSName line sets; -1 where unset.
+ * Counts are jobs, cpus cores, mem MB, times seconds.
+ */
+struct rota_conf_limits {
+	int64_t max_jobs;	/* MaxJobs: running at once */
+	int64_t max_submit;	/* MaxSubmitJobs: pending and running */
+	int64_t max_wall;	/* MaxWall: a job's time limit */
+	int64_t max_cpus;	/* MaxTRES=cpu=N, per job */
+	int64_t max_mem;	/* MaxTRES=mem=SIZE, per job */
+	int64_t max_nodes;	/* MaxTRES=node=N, per job */
+	int64_t cpu_run_mins;	/* GrpTRESRunMins=cpu=N */
+	int64_t max_idle;	/* MaxIdle (Maui's MAXIJOB) */
+	int64_t max_ps;		/* MaxPS, processor-seconds (soft) */
+	int64_t max_ps_hard;	/* MaxPSHard */
+	int64_t allocation;	/* Allocation, core-hours a month */
+};
+
 /* A quality of service; "normal" exists without a line. */
 struct rota_conf_qos {
 	char *name;
 	unsigned priority;	/* Priority=, for the priority plugins */
 	int64_t target_wait;	/* TargetWait= (Maui's QTTarget), 0: none */
+	struct rota_conf_limits limits;
 	const char *file;
 	unsigned line;
 };
@@ -68,6 +87,7 @@ struct rota_conf_account {
 	char *parent;		/* "root" unless given */
 	unsigned shares;
 	unsigned priority;	/* Priority= (Slurm's association priority) */
+	struct rota_conf_limits limits;
 	const char *file;
 	unsigned line;
 };
@@ -79,6 +99,7 @@ struct rota_conf_user {
 	unsigned shares;
 	unsigned priority;	/* Priority= (Slurm's association priority) */
 	bool is_default;	/* the user's account when none is asked */
+	struct rota_conf_limits limits;
 	const char *file;
 	unsigned line;
 };

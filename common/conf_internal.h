@@ -19,7 +19,7 @@
 #define CONF_DEPTH_MAX 8
 #define CONF_FILE_MAX (16 << 20)
 #define CONF_TOKENS_MAX 32
-#define CONF_LINE_KEYS_MAX 16	   /* keys one kind of line may have */
+#define CONF_LINE_KEYS_MAX 24	   /* keys one kind of line may have */
 #define CONF_QUEUES_MAX 4096
 #define CONF_ACCOUNTS_MAX 65536	   /* AccountName and UserName lines each */
 #define CONF_SECTION_KEYS_MAX 256  /* keys of one plugin's lines in all */
@@ -114,6 +114,41 @@ int conf_set_hostlist(const struct conf_key *key, const char *value,
 		      void *base, struct rota_error *err);
 int conf_set_queue_nodes(const struct conf_key *key, const char *value,
 			 void *base, struct rota_error *err);
+
+/* conf_limits.c: limit keys of UserName, AccountName and QOSName lines. */
+int conf_set_limit(const struct conf_key *key, const char *value, void *base,
+		   struct rota_error *err);
+int conf_set_limit_time(const struct conf_key *key, const char *value,
+			void *base, struct rota_error *err);
+int conf_set_tres(const struct conf_key *key, const char *value, void *base,
+		  struct rota_error *err);
+int conf_set_run_mins(const struct conf_key *key, const char *value,
+		      void *base, struct rota_error *err);
+void conf_limits_init(struct rota_conf_limits *l);
+int conf_limits_check(const struct rota_conf_limits *l,
+		      const struct conf_where *at, struct rota_error *err);
+/*
+ * The limit keys' table entries for a line struct with a 'limits' member
+ * of type struct rota_conf_limits: LIMIT_KEYS(struct account_line).  The
+ * TRES setters fill several fields: their offset is the whole set's
+ * (max_jobs is its first member).
+ */
+#define LIMIT_KEY(line, n, s, f)                                               \
+	{                                                                      \
+		.name = n, .set = s,                                           \
+		.offset = offsetof(line, limits) +                             \
+			  offsetof(struct rota_conf_limits, f),                \
+	}
+#define LIMIT_KEYS(line)                                                       \
+	LIMIT_KEY(line, "MaxJobs", conf_set_limit, max_jobs),                  \
+	LIMIT_KEY(line, "MaxSubmitJobs", conf_set_limit, max_submit),          \
+	LIMIT_KEY(line, "MaxWall", conf_set_limit_time, max_wall),             \
+	LIMIT_KEY(line, "MaxTRES", conf_set_tres, max_jobs),                   \
+	LIMIT_KEY(line, "GrpTRESRunMins", conf_set_run_mins, max_jobs),        \
+	LIMIT_KEY(line, "MaxIdle", conf_set_limit, max_idle),                  \
+	LIMIT_KEY(line, "MaxPS", conf_set_limit, max_ps),                      \
+	LIMIT_KEY(line, "MaxPSHard", conf_set_limit, max_ps_hard),             \
+	LIMIT_KEY(line, "Allocation", conf_set_limit, allocation)
 
 /* conf_account.c: AccountName and UserName lines, then the whole tree. */
 int conf_account_line(struct conf_impl *impl, struct rota_error *err,

@@ -20,6 +20,7 @@ struct qos_line {
 	char *name;
 	unsigned priority;
 	int64_t target_wait;
+	struct rota_conf_limits limits;
 };
 
 #define QOS(n, s, f, lo, hi, d)                                                \
@@ -32,6 +33,7 @@ static const struct conf_key qos_keys[] = {
 	QOS("QOSName", conf_set_name, name, 0, 0, NULL),
 	QOS("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
 	QOS("TargetWait", conf_set_time, target_wait, 0, 366 * 86400, NULL),
+	LIMIT_KEYS(struct qos_line),
 };
 
 int conf_qos_line(struct conf_impl *impl, struct rota_error *err,
@@ -44,8 +46,11 @@ int conf_qos_line(struct conf_impl *impl, struct rota_error *err,
 	int rc;
 
 	conf_keys_default(qos_keys, ARRAY_SIZE(qos_keys), &ql);
+	conf_limits_init(&ql.limits);
 	rc = conf_line_apply(err, at, qos_keys, ARRAY_SIZE(qos_keys), &ql, tok,
 			     ntok);
+	if (!rc)
+		rc = conf_limits_check(&ql.limits, at, err);
 	old = rc ? NULL : rota_conf_qos_find(conf, ql.name);
 	if (old)
 		rc = conf_errorf(err, -EINVAL, at, "QOSName",
@@ -64,6 +69,7 @@ int conf_qos_line(struct conf_impl *impl, struct rota_error *err,
 		.name = ql.name,
 		.priority = ql.priority,
 		.target_wait = ql.target_wait,
+		.limits = ql.limits,
 		.file = at->file,
 		.line = at->line,
 	};

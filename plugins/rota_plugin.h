@@ -228,6 +228,87 @@ struct rota_priority_ops {
 	void (*describe)(void *state, char *buf, size_t len);
 };
 
+/* ---- limits --------------------------------------------------------------- */
+
+#define ROTA_LIMIT_NONE (-1)	/* a limit not set */
+
+/*
+ * Limits rota.conf sets on one holder (a user's association, an account,
+ * a QOS): -1 where not set.  Counts are jobs, cpus are cores, mem is MB,
+ * times are seconds; cpu_run_mins is Slurm's GrpTRESRunMins=cpu=N.
+ */
+struct rota_limit_set {
+	int64_t max_jobs;	/* MaxJobs: running at once */
+	int64_t max_submit;	/* MaxSubmitJobs: pending and running */
+	int64_t max_wall;	/* MaxWall: a job's time limit */
+	int64_t max_cpus;	/* MaxTRES=cpu=: per job */
+	int64_t max_mem;	/* MaxTRES=mem=: per job, MB */
+	int64_t max_nodes;	/* MaxTRES=node=: per job */
+	int64_t cpu_run_mins;	/* GrpTRESRunMins=cpu=: cores x minutes
+				   left of the holder's running jobs */
+	int64_t max_idle;	/* MaxIdle: Maui's idle jobs */
+	int64_t max_ps;		/* MaxPS: Maui's soft processor-seconds */
+	int64_t max_ps_hard;	/* MaxPSHard */
+	int64_t allocation;	/* Allocation: core-hours a month (Maui's
+				   soft = allocation x 3600 / 5) */
+};
+
+/*
+ * A job as the limits plugins see it.  Running jobs come first, then
+ * pending ones in scheduling order.
+ */
+struct rota_limit_job {
+	uint32_t id;
+	const char *user;
+	const char *account;	/* the account of the user's association */
+	const char *qos;
+	uint32_t cores;
+	uint32_t nodes;		/* asked (0: as the tasks need) */
+	uint64_t mem_mb;	/* the whole job's */
+	int64_t time_limit;	/* seconds; 0: none */
+	int64_t remaining;	/* running: seconds left of its limit */
+	bool running;
+	bool held;		/* pending and held: neither idle nor blocked */
+	/* the limits on its holders; chains end at the root's parent */
+	const struct rota_limit_set *user_limits;
+	const struct rota_limit_set *const *account_limits; /* the account,
+				   then its parents up to the root, NULL-ended */
+	const struct rota_limit_set *qos_limits;
+	/* output of classify(), pending jobs only */
+	bool blocked;
+	char reason[96];	/* "MaxIdlePerUser (8 of 8)" */
+};
+
+struct rota_limits_ops {
+	size_t size;
+	/*
+	 * Optional: may this job be submitted at all?  0, or -EINVAL with
+	 * the user's line in 'err' ("--time=6-00:00:00 exceeds MaxWall of
+	 * 5-00:00:00").  'queued' are the holder's jobs already in the queue
+	 * (the host passes them: running and pending).
+	 */
+	int (*admit)(void *state, int64_t now, const struct rota_limit_job *job,
+		     const struct rota_limit_job *queued, size_t nqueued,
+		     char *err, size_t errlen);
+	/*
+	 * Required: once per scheduling pass, mark each pending job blocked
+	 * (with its reason) or leave it idle; 'jobs' are all running jobs
+	 * then all pending ones in order.  A blocked job is not eligible:
+	 * it does not start, and its eligible time stands still.
+	 */
+	int (*classify)(void *state, int64_t now, struct rota_limit_job *jobs,
+			size_t n);
+	/*
+	 * Optional: the pass is about to start idle job 'job'; 0 to let it,
+	 * or 1 with the reason in 'reason' to keep it waiting (Maui's
+	 * processor-second soft limit).  'others_idle' says whether any
+	 * other idle job of the pass could still start.  The plugin counts a
+	 * job it lets start as running from then on.
+	 */
+	int (*start)(void *state, int64_t now, const struct rota_limit_job *job,
+		     bool others_idle, char *reason, size_t len);
+};
+
 /* ---- the descriptor ------------------------------------------------------- */
 
 struct rota_plugin {
