@@ -65,6 +65,8 @@ char *job_record_encode(const struct core *core, const struct core_job *job,
 	if (job->run)
 		json_object_set_new(o, "run", json_integer(job->run));
 	json_object_set_new(o, "user", json_string(job->user));
+	if (job->recorded)
+		json_object_set_new(o, "recorded", json_true());
 	head = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!head)
@@ -144,6 +146,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 {
 	struct core_job_state st = { 0 };
 	json_int_t id, uid, gid, limit, submit, start, end, run = 0;
+	int recorded = 0;
 	const char *kind, *state, *queue, *end_text = NULL, *user = NULL;
 	json_t *alloc, *desc;
 	struct alloc_in a = { 0 };
@@ -151,13 +154,14 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	int rc;
 
 	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
-			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s !}",
+			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?b !}",
 			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
 			"gid", &gid, "queue", &queue, "time_limit", &limit,
 			"submit", &submit, "start", &start, "end", &end,
 			"exit_code", &st.exit_code, "signal", &st.term_signal,
 			"alloc", &alloc, "desc", &desc, "end_text",
-			&end_text, "run", &run, "user", &user) < 0 ||
+			&end_text, "run", &run, "user", &user, "recorded",
+			&recorded) < 0 ||
 	    run < 0 || run > UINT32_MAX ||
 	    id <= 0 || id > UINT32_MAX || uid < 0 || uid >= UINT32_MAX ||
 	    gid < 0 || gid >= UINT32_MAX ||
@@ -182,6 +186,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 		st.end_time = end;
 		st.end_text = end_text;
 		st.run = (uint32_t)run;
+		st.recorded = recorded;
 		st.alloc = a.v;
 		st.nalloc = a.n;
 		rc = core_restore_job(core, now, &st, err);
