@@ -60,5 +60,7 @@ echo "Broken line" >>"$CL/rota.conf"
 kill -HUP "$(cat "$CL/n01.pid")"
 wait_for grep -q "reconfigure refused, keeping the old configuration" "$CL/log/n01.log"
 sed -i '$d' "$CL/rota.conf" # rota reads it too
+# nodes are UNKNOWN until they register again (see docs/deploy.md)
+wait_for cluster_all_up
 d=$(rota submit -C ib --wrap true); wait_job_done "$d"
 is "$(job_state "$d")" COMPLETED "a node daemon refuses a broken file and runs on"
