@@ -86,12 +86,14 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_SHARE_REPLY: return "SHARE_REPLY";
 	case ROTA_MSG_PRIO: return "PRIO";
 	case ROTA_MSG_PRIO_REPLY: return "PRIO_REPLY";
+	case ROTA_MSG_RECONFIGURE: return "RECONFIGURE";
 	case ROTA_MSG_NODE_REGISTER: return "NODE_REGISTER";
 	case ROTA_MSG_HEARTBEAT: return "HEARTBEAT";
 	case ROTA_MSG_JOB_END: return "JOB_END";
 	case ROTA_MSG_LAUNCH: return "LAUNCH";
 	case ROTA_MSG_SIGNAL_JOB: return "SIGNAL_JOB";
 	case ROTA_MSG_JOB_END_ACK: return "JOB_END_ACK";
+	case ROTA_MSG_RECONFIGURE_NODE: return "RECONFIGURE_NODE";
 	default: return "UNKNOWN";
 	}
 }

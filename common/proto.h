@@ -35,6 +35,7 @@ enum rota_msg_type {
 	ROTA_MSG_SHARE_REPLY = 115,
 	ROTA_MSG_PRIO = 116,	    /* job ids -> PRIO_REPLY */
 	ROTA_MSG_PRIO_REPLY = 117,
+	ROTA_MSG_RECONFIGURE = 118, /* operators: {} -> OK or ERROR */
 
 	/* 200-299: node daemons to the controller */
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */
@@ -45,6 +46,7 @@ enum rota_msg_type {
 	ROTA_MSG_LAUNCH = 300,	    /* no reply: JOB_END follows */
 	ROTA_MSG_SIGNAL_JOB = 301,  /* no reply */
 	ROTA_MSG_JOB_END_ACK = 302, /* the controller has recorded the end */
+	ROTA_MSG_RECONFIGURE_NODE = 303, /* {}: re-read rota.conf, register */
 };
 
 /* "SUBMIT", "JOB_LIST", ...; "UNKNOWN" for others.  Static string. */

@@ -51,6 +51,7 @@ struct ctld {
 	uid_t self_uid;
 	const struct rota_clock *clock; /* the real one; injected for tests */
 	struct ctld_stats stats;
+	struct jobcomp *jobcomp;	/* JobComp plugins (jobcomp.h) */
 };
 
 /* A connected peer: a client for one request, or a node daemon's link. */
@@ -107,5 +108,13 @@ void rpc_heartbeat(struct peer *p, const struct rota_frame *f);
 void rpc_job_end(struct peer *p, const struct rota_frame *f);
 /* A node link closed. */
 void rpc_node_link_lost(struct peer *p, const char *why);
+
+/*
+ * reconfig.c: read rota.conf again and swap to it, jobs and usage moved
+ * over, node daemons told to follow; on failure nothing changed and 'err'
+ * holds the reason.  SIGHUP and RECONFIGURE (operators).
+ */
+int ctld_reconfigure(struct ctld *ctld, struct rota_error *err);
+void rpc_reconfigure(struct peer *p, const struct rota_frame *f);
 
 #endif

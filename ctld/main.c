@@ -23,6 +23,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/jobcomp.h"
 #include "ctld/journal.h"
 #include "ctld/users.h"
 
@@ -120,6 +121,18 @@ static void stop_cb(struct rota_evloop *loop, int signo, void *arg)
 	rota_evloop_stop(loop);
 }
 
+static void hup_cb(struct rota_evloop *loop, int signo, void *arg)
+{
+	struct ctld *ctld = arg;
+	struct rota_error err;
+
+	(void)loop;
+	(void)signo;
+	if (ctld_reconfigure(ctld, &err) < 0)
+		rota_err("SIGHUP: reconfigure refused, keeping the old "
+			 "configuration: %s", err.text);
+}
+
 static int write_addr_file(const char *path, const char *addr, unsigned port)
 {
 	char *tmp = rota_xasprintf("%s.tmp", path);
@@ -135,6 +148,7 @@ static int write_addr_file(const char *path, const char *addr, unsigned port)
 
 static int setup(struct ctld *ctld, const struct options *o)
 {
+	struct rota_error err;
 	unsigned port = 0;
 	uid_t want;
 	int rc;
@@ -156,6 +170,11 @@ static int setup(struct ctld *ctld, const struct options *o)
 	ctld->stats.started = ctld_now(ctld);
 	ctld->node_links = rota_xcalloc(core_node_count(ctld->core) + 1,
 					sizeof(struct peer *));
+	rc = jobcomp_create(ctld->conf, ctld->loop, &ctld->jobcomp, &err);
+	if (rc < 0) {
+		rota_err("%s", err.text);
+		return rc;
+	}
 	rc = state_load(ctld);
 	if (rc < 0)
 		return rc;
@@ -164,6 +183,7 @@ static int setup(struct ctld *ctld, const struct options *o)
 		return rc;
 	rota_evloop_add_signal(ctld->loop, SIGTERM, stop_cb, NULL);
 	rota_evloop_add_signal(ctld->loop, SIGINT, stop_cb, NULL);
+	rota_evloop_add_signal(ctld->loop, SIGHUP, hup_cb, ctld);
 	signal(SIGPIPE, SIG_IGN);
 	ctld->tick = rota_evloop_add_timer(ctld->loop, 1000, true, tick_cb,
 					   ctld);
@@ -199,7 +219,14 @@ int main(int argc, char **argv)
 		rota_conf_destroy(ctld.conf);
 		return 1;
 	}
+	if (o.test && jobcomp_create(ctld.conf, NULL, &ctld.jobcomp, &err) < 0) {
+		fprintf(stderr, "rota-ctld: %s\n", err.text);
+		core_destroy(ctld.core);
+		rota_conf_destroy(ctld.conf);
+		return 1;
+	}
 	if (o.test) {
+		jobcomp_destroy(ctld.jobcomp);
 		printf("rota-ctld: %s: ok (%zu nodes, %zu queues, %zu "
 		       "accounts, priority %s, fairshare %s)\n",
 		       o.config, ctld.conf->nnodes, ctld.conf->nqueues,
@@ -226,6 +253,8 @@ int main(int argc, char **argv)
 		journal_close(ctld.journal);
 	}
 	rota_timer_cancel(ctld.tick);
+	/* before the loop: plugins remove their watchers and timers */
+	jobcomp_destroy(ctld.jobcomp);
 	rota_evloop_destroy(ctld.loop);
 	core_destroy(ctld.core);
 	rota_auth_destroy(ctld.auth);

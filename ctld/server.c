@@ -48,6 +48,7 @@ static const struct rpc_entry {
 	{ ROTA_MSG_NODE_ADMIN, ROLE_USER, rpc_node_admin },
 	{ ROTA_MSG_SHARE, ROLE_USER, rpc_share },
 	{ ROTA_MSG_PRIO, ROLE_USER, rpc_prio },
+	{ ROTA_MSG_RECONFIGURE, ROLE_USER, rpc_reconfigure },
 	{ ROTA_MSG_NODE_REGISTER, ROLE_NODE, rpc_node_register },
 	{ ROTA_MSG_HEARTBEAT, ROLE_NODE, rpc_heartbeat },
 	{ ROTA_MSG_JOB_END, ROLE_NODE, rpc_job_end },

@@ -18,6 +18,7 @@
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "ctld/job_record.h"
+#include "ctld/jobcomp.h"
 #include "ctld/journal.h"
 
 /* Compact once the journal holds this much. */
@@ -114,7 +115,11 @@ int state_load(struct ctld *ctld)
 		  rc.records, core_job_count(ctld->core),
 		  core_next_id(ctld->core));
 	/* replay marked nothing dirty: compacting writes it all once */
-	return state_compact(ctld);
+	r = state_compact(ctld);
+	/* ends journaled before a crash whose records may not be out */
+	if (r == 0)
+		jobcomp_hand_over(ctld->jobcomp, ctld->core, ctld->conf);
+	return r;
 }
 
 int state_commit(struct ctld *ctld)
@@ -146,6 +151,8 @@ int state_commit(struct ctld *ctld)
 		rota_err("journal: %s", err.text);
 		return rc;
 	}
+	/* only now, with the ends on disk, may anyone hear of them */
+	jobcomp_hand_over(ctld->jobcomp, ctld->core, ctld->conf);
 	if (journal_size(ctld->journal) > COMPACT_BYTES)
 		return state_compact(ctld);
 	return 0;

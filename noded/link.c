@@ -118,6 +118,9 @@ static void handle_order(struct noded *nd, const struct rota_frame *f)
 			jobs_acked(nd, id, run);
 		break;
 	}
+	case ROTA_MSG_RECONFIGURE_NODE:
+		noded_reconfigure(nd); /* may close this link: return at once */
+		return;
 	case ROTA_MSG_OK:
 		if (!nd->registered)
 			rota_info("registered with the controller at %s:%u",
@@ -234,6 +237,19 @@ static void schedule_reconnect(struct noded *nd)
 	nd->backoff_ms *= 2;
 	if (nd->backoff_ms > BACKOFF_MAX_MS)
 		nd->backoff_ms = BACKOFF_MAX_MS;
+}
+
+void link_restart(struct noded *nd)
+{
+	nd->heartbeat = rota_evloop_add_timer(
+		nd->loop, nd->conf->heartbeat_interval * 1000, true,
+		heartbeat_cb, nd);
+	nd->backoff_ms = BACKOFF_MIN_MS;
+	if (nd->link) {
+		rota_info("registering again with the controller");
+		/* close_cb schedules the reconnect */
+		rota_conn_close(nd->link);
+	}
 }
 
 void link_start(struct noded *nd)

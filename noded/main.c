@@ -88,7 +88,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /* Features: ib and largemem as found, then the ones rota.conf gives. */
-static char **node_features(const struct topology_summary *t,
+char **noded_features(const struct topology_summary *t,
 			    const struct rota_conf *conf,
 			    const struct rota_conf_node *cn)
 {
@@ -135,7 +135,7 @@ static int identify(struct noded *nd, const struct options *o)
 		fprintf(stderr, "rota-noded: %s\n", err.text);
 		return -EINVAL;
 	}
-	nd->features = node_features(topology_summary(nd->topo), nd->conf, cn);
+	nd->features = noded_features(topology_summary(nd->topo), nd->conf, cn);
 	return 0;
 }
 
@@ -191,6 +191,11 @@ static void stop_cb(struct rota_evloop *loop, int signo, void *arg)
 	rota_info("signal %d: shutting down; jobs run on under their "
 		  "supervisors", signo);
 	rota_evloop_stop(loop);
+}
+
+static void hup_cb(struct rota_evloop *loop, int signo, void *arg)
+{
+	noded_reconfigure(arg);
 }
 
 static void noded_fini(struct noded *nd)
@@ -253,6 +258,7 @@ int main(int argc, char **argv)
 	rota_evloop_add_signal(nd.loop, SIGCHLD, sigchld_cb, &nd);
 	rota_evloop_add_signal(nd.loop, SIGTERM, stop_cb, NULL);
 	rota_evloop_add_signal(nd.loop, SIGINT, stop_cb, NULL);
+	rota_evloop_add_signal(nd.loop, SIGHUP, hup_cb, &nd);
 	if (jobs_start(&nd) < 0) {
 		rota_err("SpoolDir '%s': cannot watch it: %s", nd.spool,
 			 strerror(errno));

@@ -61,6 +61,22 @@ void link_start(struct noded *nd);
 /* Sign and send a message to the controller (dropped if not connected). */
 void link_send(struct noded *nd, uint16_t type, const char *body, size_t len);
 
+/*
+ * Start the heartbeat timer (HeartbeatInterval) again and register anew:
+ * the link is closed and opened at once (after a reconfigure).
+ */
+void link_restart(struct noded *nd);
+
+/* reconfig.c: re-read rota.conf (RECONFIGURE_NODE, SIGHUP); logs failures. */
+void noded_reconfigure(struct noded *nd);
+/* main.c: ib and largemem as found, then rota.conf's; NULL-terminated. */
+struct rota_conf;
+struct rota_conf_node;
+struct topology_summary;
+char **noded_features(const struct topology_summary *t,
+		      const struct rota_conf *conf,
+		      const struct rota_conf_node *cn);
+
 /* jobs.c */
 void jobs_launch(struct noded *nd, const struct rota_msg_launch *m);
 void jobs_signal(struct noded *nd, const struct rota_msg_job_signal *m);

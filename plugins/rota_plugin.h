@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 0
+#define ROTA_PLUGIN_ABI_MINOR 1
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -59,6 +59,17 @@ enum rota_plugin_log {
 
 /* A plugin's settings: the rest of its line(s) in rota.conf. */
 struct rota_plugin_conf;
+
+/* The host's event loop, as plugins see it (struct rota_host, ABI 1.1). */
+struct rota_host_watch;
+struct rota_host_timer;
+enum {
+	ROTA_HOST_EV_READ = 1,
+	ROTA_HOST_EV_WRITE = 2,
+	ROTA_HOST_EV_ERROR = 4, /* reported only */
+};
+typedef void (*rota_host_fd_fn)(int fd, unsigned events, void *arg);
+typedef void (*rota_host_timer_fn)(void *arg);
 
 /*
  * What the host offers a plugin.  The settings getters parse the value of
@@ -94,7 +105,37 @@ struct rota_host {
 	int (*conf_string)(const struct rota_plugin_conf *conf,
 			   const char *key, const char **out, char *where,
 			   size_t wherelen);
+	/* where a setting is written, "file:line: Key" (-ENOENT: absent) */
+	int (*conf_where)(const struct rota_plugin_conf *conf, const char *key,
+			  char *buf, size_t len);
+	/*
+	 * ABI 1.1: the host's event loop and state directory, for plugins
+	 * that do I/O (jobcomp).  Check ROTA_HOST_HAS(host, member) before
+	 * use: rota-ctld offers them; a host without a loop (rota sim, unit
+	 * tests) leaves them NULL.  Callbacks run on the loop and must not
+	 * block; a watcher or timer may be removed from its own callback.
+	 * Events are ROTA_HOST_EV_*.
+	 */
+	struct rota_host_watch *(*watch_fd)(const struct rota_host *host,
+					    int fd, unsigned events,
+					    rota_host_fd_fn cb, void *arg);
+	void (*watch_set)(struct rota_host_watch *w, unsigned events);
+	void (*watch_remove)(struct rota_host_watch *w);
+	/* call 'cb' once, 'ms' milliseconds from now */
+	struct rota_host_timer *(*timer_add)(const struct rota_host *host,
+					     int64_t ms, rota_host_timer_fn cb,
+					     void *arg);
+	void (*timer_cancel)(struct rota_host_timer *t);
+	const char *state_dir;	/* StateDir: for the plugin's own files */
+	bool check_only;	/* init() only checks settings: no I/O, no
+				   files (rota-ctld -t) */
+	void *loop_priv;	/* the host's, for the members above */
 };
+
+/* Is 'member' of struct rota_host offered by this host? */
+#define ROTA_HOST_HAS(host, member)                                        \
+	((host)->size >= offsetof(struct rota_host, member) +               \
+				 sizeof((host)->member))
 
 /* ---- fairshare ------------------------------------------------------------ */
 
@@ -324,6 +365,49 @@ struct rota_plugin {
 		    char *err, size_t errlen);
 	void (*fini)(void *state); /* optional */
 	const void *ops;	/* struct rota_<kind>_ops */
+};
+
+/* ---- jobcomp (ABI 1.1) ---------------------------------------------------- */
+
+/*
+ * One finished job, as the controller hands it over once its end is safe
+ * in the journal.  A const view: strings are borrowed for the call.
+ */
+struct rota_jobcomp_record {
+	uint32_t id;
+	const char *cluster;	/* ClusterName */
+	const char *name;	/* the job's name */
+	const char *user;
+	uint32_t uid;
+	uint32_t gid;
+	const char *account;
+	const char *queue;
+	const char *nodes;	/* hostlist text, "n[01-02]"; "" if it never ran */
+	uint32_t cores;		/* in all */
+	uint64_t memory_mb;	/* per node, as asked */
+	int64_t time_limit;	/* seconds */
+	int64_t submit;		/* Unix seconds */
+	int64_t eligible;	/* could first start (no holds yet: submit) */
+	int64_t start;		/* 0 if it never ran */
+	int64_t end;
+	int exit_code;
+	int signal;		/* the signal that killed it, or 0 */
+	const char *state;	/* "COMPLETED", "FAILED", "CANCELLED", ... */
+	double priority;	/* at its start */
+	double usage;		/* core-seconds charged, undecayed */
+	uint32_t runs;		/* starts: 2 after one requeue */
+};
+
+struct rota_jobcomp_ops {
+	size_t size;		/* sizeof the plugin's table */
+	/*
+	 * Required: take one record.  It must be on its way once flush()
+	 * returns: in a file, or in the plugin's spool (sent later): the
+	 * host counts it delivered.  0, or -errno (the host logs it).
+	 */
+	int (*record)(void *state, const struct rota_jobcomp_record *r);
+	/* Optional: after a batch of record()s, make them durable (fsync). */
+	int (*flush)(void *state);
 };
 
 #endif

@@ -30,6 +30,8 @@ extern const struct cmd cmd_node;
 extern const struct cmd cmd_share;
 extern const struct cmd cmd_prio;
 extern const struct cmd cmd_help;
+extern const struct cmd cmd_history;
+extern const struct cmd cmd_reconfigure;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];

@@ -221,6 +221,7 @@ void core_destroy(struct core *core)
 	free(core->actions);
 	free(core->dirty);
 	prio_fini(core);
+	free(core->ended);
 	share_destroy(core->share);
 	plugin_unload(core->fairshare);
 	free(core);
@@ -265,6 +266,36 @@ size_t core_take_dirty(struct core *core, uint32_t **ids)
 	core->dirty = NULL;
 	core->ndirty = core->dirty_cap = 0;
 	return n;
+}
+
+void core_mark_ended(struct core *core, struct core_job *job)
+{
+	if (core->nended == core->ended_cap) {
+		core->ended_cap = core->ended_cap ? 2 * core->ended_cap : 64;
+		core->ended = rota_xreallocarray(core->ended, core->ended_cap,
+						 sizeof(*core->ended));
+	}
+	core->ended[core->nended++] = job->id;
+}
+
+size_t core_take_ended(struct core *core, uint32_t **ids)
+{
+	size_t n = core->nended;
+
+	*ids = core->ended;
+	core->ended = NULL;
+	core->nended = core->ended_cap = 0;
+	return n;
+}
+
+void core_job_recorded(struct core *core, uint32_t id)
+{
+	struct core_job *job = jobtab_find(core, id);
+
+	if (!job || job->recorded)
+		return;
+	job->recorded = true;
+	core_mark_dirty(core, job);
 }
 
 size_t core_take_actions(struct core *core, struct core_action **out)
@@ -378,6 +409,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 	job->end_time = now;
 	job->reason = NULL;
 	core_mark_dirty(core, job);
+	core_mark_ended(core, job);
 	/* the script and environment are not needed once a job is over */
 	free(job->desc.script);
 	job->desc.script = NULL;

@@ -114,6 +114,7 @@ struct core_job {
 	uint32_t run;		/* starts so far: 2 after one requeue */
 	bool cancel_sent;
 	bool dirty;		/* changed since the host last took changes */
+	bool recorded;		/* its jobcomp record was handed over */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -341,6 +342,7 @@ struct core_job_state {
 	enum core_hold hold;
 	const struct core_alloc_state *alloc; /* running jobs */
 	uint32_t nalloc;
+	bool recorded;		  /* its jobcomp record was handed over */
 };
 
 /*
@@ -391,5 +393,21 @@ const char *core_job_reason(const struct core *core,
 			    const struct core_job *job);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
+
+/*
+ * Job completion records (jobcomp).  The ids of jobs that reached a final
+ * state and whose record was not handed over yet, in end order: the host
+ * takes them once its journal holds their ends (after state_commit's
+ * fsync), hands their records to its jobcomp plugins and then calls
+ * core_job_recorded(), which the journal keeps with the job's next write.
+ * core_restore_finish() lists again every final job not marked recorded:
+ * a crash between the fsync and the hand-over gives the record twice at
+ * worst, never zero times.  Caller frees the array with free(); ids of
+ * jobs since forgotten or already recorded may be in it (skip them).
+ */
+size_t core_take_ended(struct core *core, uint32_t **ids);
+void core_job_recorded(struct core *core, uint32_t id);
+/* Core-seconds its last run was charged (undecayed); 0 if it never ran. */
+double core_job_usage(const struct core *core, const struct core_job *job);
 
 #endif

@@ -42,6 +42,10 @@ struct core {
 	size_t ndirty;
 	size_t dirty_cap;
 
+	uint32_t *ended;	 /* ids of ended jobs, for jobcomp */
+	size_t nended;
+	size_t ended_cap;
+
 	int64_t node_timeout;
 	int64_t min_job_age;
 
@@ -78,6 +82,8 @@ void core_pending_add(struct core *core, struct core_job *job);
 void core_pending_remove(struct core *core, struct core_job *job);
 void core_push_action(struct core *core, const struct core_action *a);
 void core_mark_dirty(struct core *core, struct core_job *job);
+/* List a final job for its jobcomp record (core_take_ended). */
+void core_mark_ended(struct core *core, struct core_job *job);
 /* Free a job that is in no list and no table. */
 void core_job_free(struct core_job *job);
 /* A queue by name (NULL: the default); -ENOENT with the user's line. */

@@ -45,7 +45,9 @@ static const struct {
 					     compute) + sizeof(void *) },
 	[ROTA_PLUGIN_LIMITS] = { "limits", "Limits", sizeof(size_t) },
 	[ROTA_PLUGIN_SCHED] = { "sched", "Sched", sizeof(size_t) },
-	[ROTA_PLUGIN_JOBCOMP] = { "jobcomp", "JobComp", sizeof(size_t) },
+	[ROTA_PLUGIN_JOBCOMP] = { "jobcomp", "JobComp",
+				  offsetof(struct rota_jobcomp_ops, record) +
+					  sizeof(void *) },
 };
 
 struct rota_plugin_conf {
@@ -186,6 +188,22 @@ static int conf_string(const struct rota_plugin_conf *conf, const char *key,
 	return 0;
 }
 
+static int conf_where(const struct rota_plugin_conf *conf, const char *key,
+		      char *buf, size_t len)
+{
+	const struct rota_conf_section *s = conf->section;
+
+	for (size_t i = 0; s && i < s->nsettings; i++) {
+		if (strcasecmp(s->settings[i].key, key) == 0) {
+			snprintf(buf, len, "%s:%u: %s", s->settings[i].file,
+				 s->settings[i].line, s->settings[i].key);
+			return 0;
+		}
+	}
+	snprintf(buf, len, "%s", key);
+	return -ENOENT;
+}
+
 static void host_log(const struct rota_host *host, enum rota_plugin_log level,
 		     const char *fmt, ...)
 {
@@ -275,6 +293,11 @@ static int desc_check(const struct plugin *p, enum rota_plugin_kind kind,
 		return rota_errorf(err, -EINVAL,
 				   "%s: required op 'compute' is missing",
 				   p->path);
+	if (kind == ROTA_PLUGIN_JOBCOMP &&
+	    !((const struct rota_jobcomp_ops *)d->ops)->record)
+		return rota_errorf(err, -EINVAL,
+				   "%s: required op 'record' is missing",
+				   p->path);
 	return 0;
 }
 
@@ -306,8 +329,34 @@ int plugin_load(const struct rota_conf *conf, enum rota_plugin_kind kind,
 		const char *default_name, const char *const *host_keys,
 		struct plugin **out, struct rota_error *err)
 {
-	const struct rota_conf_section *s =
-		rota_conf_section_find(conf, kinds[kind].line);
+	return plugin_load_section(conf, rota_conf_section_find(
+						 conf, kinds[kind].line),
+				   kind, default_name, host_keys, NULL, out,
+				   err);
+}
+
+/* The members of struct rota_host past 'priv' that the host offers. */
+static void host_io_copy(struct rota_host *h, const struct rota_host *io)
+{
+	if (!io)
+		return;
+	h->watch_fd = io->watch_fd;
+	h->watch_set = io->watch_set;
+	h->watch_remove = io->watch_remove;
+	h->timer_add = io->timer_add;
+	h->timer_cancel = io->timer_cancel;
+	h->state_dir = io->state_dir;
+	h->check_only = io->check_only;
+	h->loop_priv = io->loop_priv;
+}
+
+int plugin_load_section(const struct rota_conf *conf,
+			const struct rota_conf_section *s,
+			enum rota_plugin_kind kind, const char *default_name,
+			const char *const *host_keys,
+			const struct rota_host *io, struct plugin **out,
+			struct rota_error *err)
+{
 	const char *name = s ? s->name : default_name;
 	struct plugin *p = rota_xcalloc(1, sizeof(*p));
 	int rc = 0;
@@ -324,7 +373,9 @@ int plugin_load(const struct rota_conf *conf, enum rota_plugin_kind kind,
 		.conf_choice = conf_choice,
 		.priv = p,
 		.conf_string = conf_string,
+		.conf_where = conf_where,
 	};
+	host_io_copy(&p->host, io);
 	for (size_t i = 0; host_keys && host_keys[i]; i++)
 		setting_take(&p->conf, host_keys[i]);
 	p->desc = builtin_find(kind, name);

@@ -32,6 +32,18 @@ struct plugin;
 int plugin_load(const struct rota_conf *conf, enum rota_plugin_kind kind,
 		const char *default_name, const char *const *host_keys,
 		struct plugin **out, struct rota_error *err);
+/*
+ * The same for one given section ('s': one of several JobComp lines; NULL:
+ * the default), with 'io' (or NULL): the host's event loop members of
+ * struct rota_host (watch_fd .. loop_priv), copied into the plugin's.
+ */
+struct rota_conf_section;
+int plugin_load_section(const struct rota_conf *conf,
+			const struct rota_conf_section *s,
+			enum rota_plugin_kind kind, const char *default_name,
+			const char *const *host_keys,
+			const struct rota_host *io, struct plugin **out,
+			struct rota_error *err);
 /* fini(), then dlclose(); accepts NULL. */
 void plugin_unload(struct plugin *p);
 

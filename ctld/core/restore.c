@@ -154,6 +154,7 @@ int core_restore_job(struct core *core, int64_t now,
 	job->hold = st->hold;
 	job->eligible = st->state == ROTA_JOB_PENDING && !st->hold;
 	job->end_text = st->end_text ? rota_xstrdup(st->end_text) : NULL;
+	job->recorded = st->recorded;
 	jobtab_insert(core, job);
 	place_in_list(core, job);
 	core_raise_next_id(core, job->id + 1);
@@ -207,6 +208,10 @@ void core_restore_finish(struct core *core)
 	prio_sort(core);
 	core->prio_stale = true;
 	sort_list(&core->done, by_end);
+	/* ends whose records may not have reached jobcomp: offer them again */
+	for (struct core_job *j = core->done.head; j; j = j->next)
+		if (!j->recorded)
+			core_mark_ended(core, j);
 }
 
 uint32_t core_next_id(const struct core *core)

@@ -35,6 +35,15 @@ static double job_rate(const struct core *core, const struct core_job *job)
 			       job->nalloc;
 }
 
+double core_job_usage(const struct core *core, const struct core_job *job)
+{
+	int64_t end = job->end_time ? job->end_time : job->charged_until;
+
+	if (!job->start_time || end <= job->start_time)
+		return 0;
+	return job_rate(core, job) * (double)(end - job->start_time);
+}
+
 void usage_charge_job(struct core *core, struct core_job *job, int64_t now)
 {
 	if (now <= job->charged_until)

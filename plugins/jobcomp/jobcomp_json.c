@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The one encoder of job completion records (jobcomp_json.h), so that the
+ * file and http plugins write the same document.  Jansson, not printf:
+ * job names and users are the users' text and must be escaped.
+ */
+#include "config.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "plugins/jobcomp/jobcomp_json.h"
+
+char *jobcomp_json_encode(const struct rota_jobcomp_record *r)
+{
+	time_t end = (time_t)r->end;
+	struct tm tm;
+	char iso[32] = "";
+	json_t *o;
+	char *text;
+
+	if (gmtime_r(&end, &tm))
+		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:I, "
+		      "s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:s, s:f, "
+		      "s:f, s:I, s:s}",
+		      "id", (json_int_t)r->id, "cluster", r->cluster, "name",
+		      r->name, "user", r->user, "uid", (json_int_t)r->uid,
+		      "gid", (json_int_t)r->gid, "account", r->account,
+		      "queue", r->queue, "nodes", r->nodes, "cores",
+		      (json_int_t)r->cores, "memory_mb",
+		      (json_int_t)r->memory_mb, "time_limit",
+		      (json_int_t)r->time_limit, "submit",
+		      (json_int_t)r->submit, "eligible",
+		      (json_int_t)r->eligible, "start", (json_int_t)r->start,
+		      "end", (json_int_t)r->end, "exit_code", r->exit_code,
+		      "signal", r->signal, "state", r->state, "priority",
+		      r->priority, "usage", r->usage, "runs",
+		      (json_int_t)r->runs, "@timestamp", iso);
+	if (!o)
+		return NULL;
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return text;
+}
