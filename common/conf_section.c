@@ -5,7 +5,7 @@
  * text with their file and line: which keys a plugin takes is the
  * plugin's to say, in its init() (the controller reports a key no plugin
  * asked for).  A kind's settings may run over several lines, each naming
- * the same plugin; only JobComp may name several plugins.
+ * the same plugin; only Limits and JobComp may name several plugins.
  */
 #include "config.h"
 
@@ -21,7 +21,7 @@ static const struct {
 	const char *kind;
 	bool several;		/* may several plugins of it be loaded? */
 } kinds[] = {
-	{ "Priority", false }, { "Fairshare", false }, { "Limits", false },
+	{ "Priority", false }, { "Fairshare", false }, { "Limits", true },
 	{ "Sched", false },    { "JobComp", true },
 };
 

@@ -335,7 +335,9 @@ struct rota_limits_ops {
 	 * Required: once per scheduling pass, mark each pending job blocked
 	 * (with its reason) or leave it idle; 'jobs' are all running jobs
 	 * then all pending ones in order.  A blocked job is not eligible:
-	 * it does not start, and its eligible time stands still.
+	 * it does not start, and its eligible time stands still.  Several
+	 * plugins see the same array in turn: set 'blocked', never clear it,
+	 * and count a job another plugin blocked as blocked (not idle).
 	 */
 	int (*classify)(void *state, int64_t now, struct rota_limit_job *jobs,
 			size_t n);

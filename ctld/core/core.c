@@ -162,6 +162,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	rc = init_plugins(core, conf, err);
 	if (rc == 0)
 		rc = prio_init(core, conf, err);
+	if (rc == 0)
+		rc = limits_init(core, conf, err);
 	if (rc < 0) {
 		core_destroy(core);
 		return rc;
@@ -220,6 +222,7 @@ void core_destroy(struct core *core)
 	free(core->queue_pending);
 	free(core->actions);
 	free(core->dirty);
+	limits_fini(core);
 	prio_fini(core);
 	free(core->ended);
 	share_destroy(core->share);
@@ -371,12 +374,15 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		rc = prio_submit_check(core, job, req->operator, err);
 	if (rc == 0)
 		rc = usage_submit_assoc(core, job, req->user, err);
+	if (rc == 0)
+		rc = limits_admit(core, now, job, req->user, err);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
 		core_job_free(job);
 		return rc;
 	}
 	*req->desc = (struct rota_job_desc){ 0 };
+	usage_submit_account(core, job);
 	job->user = rota_xstrdup(req->user);
 	job->id = core->next_id++;
 	job->uid = req->uid;

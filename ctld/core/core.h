@@ -105,6 +105,9 @@ struct core_job {
 				   blocked or waiting on a dependency) */
 	uint32_t bypass;	/* times a backfilled job passed it */
 	enum core_hold hold;
+	bool limited;		/* a limit blocks it (limit_reason says
+				   which); not eligible meanwhile */
+	char limit_reason[96];
 	int exit_code;
 	int term_signal;
 	const char *reason;	/* static: why pending; NULL when none */

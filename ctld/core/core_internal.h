@@ -56,6 +56,10 @@ struct core {
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */
+	struct plugin **limits;	 /* the limits plugins, slurm's first */
+	size_t nlimits;
+	bool limits_set;	 /* rota.conf sets a limit or loads maui */
+	struct rota_limit_set *qos_limits; /* per QOS, as core->qos */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
 	int64_t calc_period;	 /* PriorityCalcPeriod */
 	int64_t last_calc;
@@ -108,12 +112,11 @@ uint64_t node_mem_total(const struct core_node *n);
 /* usage.c */
 /* Charge a running job's use of its cores up to 'now'. */
 void usage_charge_job(struct core *core, struct core_job *job, int64_t now);
-/*
- * Resolve the job's association at submit and set desc.account to its
- * account: the last check, as it replaces the request's string.
- */
+/* Resolve the job's association at submit (job->assoc). */
 int usage_submit_assoc(struct core *core, struct core_job *job,
 		       const char *user, struct rota_error *err);
+/* Once the job is accepted: desc.account becomes its association's. */
+void usage_submit_account(struct core *core, struct core_job *job);
 /* Periodic charging and fairshare recomputation (core_tick). */
 void usage_tick(struct core *core, int64_t now);
 
@@ -130,6 +133,23 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
 void prio_sort(struct core *core);
 /* A pending job stops or starts being eligible. */
 void prio_set_eligible(struct core_job *job, bool eligible, int64_t now);
+
+/* limits.c */
+struct rota_conf_limits;
+/* rota.conf's limits (NULL: none) in the plugins' form. */
+void limits_from_conf(const struct rota_conf_limits *c,
+		      struct rota_limit_set *out);
+int limits_init(struct core *core, const struct rota_conf *conf,
+		struct rota_error *err);
+void limits_fini(struct core *core);
+/* May this job of 'user' be queued?  -EINVAL with the user's line. */
+int limits_admit(struct core *core, int64_t now, struct core_job *job,
+		 const char *user, struct rota_error *err);
+/* Before a pass: which pending jobs the limits block (job->limited). */
+void limits_classify(struct core *core, int64_t now);
+/* May the pass start this idle job now?  false with job->reason set. */
+bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
+		      bool others_idle);
 
 /* sched.c: would 'job' fit on an idle set of its queue's nodes? */
 int sched_check_feasible(const struct core *core, const struct core_job *job,

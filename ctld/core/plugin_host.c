@@ -26,10 +26,12 @@
 /* The defaults, linked in (plugins/<kind>/<name>.c built without MODULE). */
 extern const struct rota_plugin rota_plugin_fairshare_fairtree;
 extern const struct rota_plugin rota_plugin_priority_fifo;
+extern const struct rota_plugin rota_plugin_limits_slurm;
 
 static const struct rota_plugin *const builtins[] = {
 	&rota_plugin_fairshare_fairtree,
 	&rota_plugin_priority_fifo,
+	&rota_plugin_limits_slurm,
 };
 
 static const struct {
@@ -43,7 +45,9 @@ static const struct {
 	[ROTA_PLUGIN_FAIRSHARE] = { "fairshare", "Fairshare",
 				    offsetof(struct rota_fairshare_ops,
 					     compute) + sizeof(void *) },
-	[ROTA_PLUGIN_LIMITS] = { "limits", "Limits", sizeof(size_t) },
+	[ROTA_PLUGIN_LIMITS] = { "limits", "Limits",
+				 offsetof(struct rota_limits_ops, classify) +
+					 sizeof(void *) },
 	[ROTA_PLUGIN_SCHED] = { "sched", "Sched", sizeof(size_t) },
 	[ROTA_PLUGIN_JOBCOMP] = { "jobcomp", "JobComp",
 				  offsetof(struct rota_jobcomp_ops, record) +
@@ -292,6 +296,11 @@ static int desc_check(const struct plugin *p, enum rota_plugin_kind kind,
 	     !((const struct rota_priority_ops *)d->ops)->compute))
 		return rota_errorf(err, -EINVAL,
 				   "%s: required op 'compute' is missing",
+				   p->path);
+	if (kind == ROTA_PLUGIN_LIMITS &&
+	    !((const struct rota_limits_ops *)d->ops)->classify)
+		return rota_errorf(err, -EINVAL,
+				   "%s: required op 'classify' is missing",
 				   p->path);
 	if (kind == ROTA_PLUGIN_JOBCOMP &&
 	    !((const struct rota_jobcomp_ops *)d->ops)->record)

@@ -153,6 +153,7 @@ int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 				   job_id);
 	job->hold = operator_hold ? CORE_HOLD_OPERATOR : CORE_HOLD_USER;
 	job->reason = NULL;
+	job->limited = false; /* held first: limits look again on release */
 	prio_set_eligible(job, false, now);
 	core_mark_dirty(core, job);
 	return 0;
@@ -173,7 +174,7 @@ int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 				   "job %u: held by an operator: only an "
 				   "operator may release it", job_id);
 	job->hold = CORE_HOLD_NONE;
-	prio_set_eligible(job, true, now);
+	prio_set_eligible(job, !job->limited, now);
 	core_mark_dirty(core, job);
 	return 0;
 }

@@ -144,12 +144,15 @@ unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
 	struct placement p;
-	size_t nblocked = 0, active = 0;
+	size_t nblocked = 0, active = 0, idle = 0;
 	unsigned started = 0;
 	struct core_job *job, *next;
 
 	if (core->prio_stale)
 		core_prio_update(core, now);
+	limits_classify(core, now);
+	for (job = core->pending.head; job; job = job->next)
+		idle += !job->hold && !job->limited;
 	/* the pass ends once every queue with pending jobs has stopped */
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;
@@ -158,15 +161,21 @@ unsigned core_schedule(struct core *core, int64_t now)
 	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
 		next = job->next;
-		if (job->hold)
+		if (job->hold || job->limited)
 			continue; /* not eligible: it blocks nothing */
 		if (blocked[job->queue]) {
 			job->reason = "Priority";
 			continue;
 		}
 		if (place(core, job, false, &p)) {
+			/* a limit that depends on what runs may still say no */
+			if (!limits_may_start(core, now, job, idle > 1)) {
+				idle--;
+				continue;
+			}
 			start_job(core, job, now, &p);
 			started++;
+			idle--;
 			continue;
 		}
 		job->reason = "Resources";
@@ -233,6 +242,8 @@ const char *core_job_reason(const struct core *core,
 	if (job->hold)
 		return job->hold == CORE_HOLD_USER ? "JobHeldUser"
 						   : "JobHeldAdmin";
+	if (job->limited)
+		return job->limit_reason;
 	if (job->reason)
 		return job->reason;
 	/* not reached by the last pass: its queue stopped ahead of it */

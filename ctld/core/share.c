@@ -26,6 +26,7 @@
 
 #include "common/conf.h"
 #include "common/xalloc.h"
+#include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/share.h"
 
@@ -36,6 +37,10 @@ struct share_assoc {
 	bool is_user;
 	double shares;
 	double priority;	/* Priority= of its line; 0: its parent's */
+	struct rota_limit_set limits; /* of its line; all unset for guests */
+	const struct rota_limit_set **chain; /* the accounts' limits from
+				   here (a user: its account) up to the root,
+				   NULL-ended; made when first asked */
 	double stored;		/* usage at t0 (user leaves only) */
 	uint32_t pending;
 	uint32_t running;
@@ -126,11 +131,17 @@ static bool key_get(const struct share *s, const char *key, uint32_t *id)
 
 static uint32_t assoc_add(struct share *s, const char *name,
 			  const char *account, uint32_t parent, bool is_user,
-			  double shares, double priority)
+			  double shares, double priority,
+			  const struct rota_conf_limits *limits)
 {
 	struct share_assoc *a;
 
 	if (s->n == s->cap) {
+		/* chains point into the array: they are made again */
+		for (size_t i = 0; i < s->n; i++) {
+			free(s->a[i].chain);
+			s->a[i].chain = NULL;
+		}
 		s->cap = s->cap ? 2 * s->cap : 16;
 		s->a = rota_xreallocarray(s->a, s->cap, sizeof(*s->a));
 	}
@@ -143,6 +154,7 @@ static uint32_t assoc_add(struct share *s, const char *name,
 		.shares = shares,
 		.priority = priority,
 	};
+	limits_from_conf(limits, &a->limits);
 	if (is_user)
 		key_put(s, rota_xasprintf("U:%s:%s", name, account),
 			(uint32_t)s->n);
@@ -168,7 +180,7 @@ static void add_accounts(struct share *s, const struct rota_conf *conf)
 			key = rota_xasprintf("A:%s", c->parent);
 			if (!done[i] && key_get(s, key, &parent)) {
 				assoc_add(s, c->name, c->name, parent, false,
-					  c->shares, c->priority);
+					  c->shares, c->priority, &c->limits);
 				done[i] = true;
 				left--;
 			}
@@ -189,7 +201,7 @@ static void add_users(struct share *s, const struct rota_conf *conf)
 		key_get(s, key, &parent);
 		free(key);
 		id = assoc_add(s, u->name, u->account, parent, true, u->shares,
-			       u->priority);
+			       u->priority, &u->limits);
 		if (u->is_default)
 			key_put(s, rota_xasprintf("D:%s", u->name), id);
 	}
@@ -206,7 +218,7 @@ struct share *share_create(const struct rota_conf *conf,
 	s->plugin = fairshare;
 	s->ops = plugin_ops(fairshare, sizeof(struct rota_fairshare_ops));
 	s->flux = flux;
-	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1, 0);
+	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1, 0, NULL);
 	add_accounts(s, conf);
 	add_users(s, conf);
 	return s;
@@ -219,6 +231,7 @@ void share_destroy(struct share *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->a[i].name);
 		free(s->a[i].account);
+		free(s->a[i].chain);
 	}
 	for (size_t i = 0; i < s->nslots; i++)
 		free(s->slots[i].key);
@@ -250,7 +263,7 @@ static uint32_t guest_leaf(struct share *s, const char *user)
 	uint32_t id;
 
 	if (!key_get(s, key, &id))
-		id = assoc_add(s, user, "root", SHARE_ROOT, true, 1, 0);
+		id = assoc_add(s, user, "root", SHARE_ROOT, true, 1, 0, NULL);
 	free(key);
 	return id;
 }
@@ -303,6 +316,31 @@ double share_assoc_priority(const struct share *s, uint32_t id)
 	while (id != ROTA_SHARE_NONE && s->a[id].priority == 0)
 		id = s->a[id].parent;
 	return id == ROTA_SHARE_NONE ? 0 : s->a[id].priority;
+}
+
+const struct rota_limit_set *share_assoc_limits(const struct share *s,
+					       uint32_t id)
+{
+	return &s->a[id].limits;
+}
+
+const struct rota_limit_set *const *share_account_limits(struct share *s,
+							 uint32_t id)
+{
+	struct share_assoc *a = &s->a[id];
+	size_t n = 0;
+
+	if (a->chain)
+		return a->chain;
+	for (uint32_t k = a->is_user ? a->parent : id; k != ROTA_SHARE_NONE;
+	     k = s->a[k].parent)
+		n++;
+	a->chain = rota_xcalloc(n + 1, sizeof(*a->chain));
+	n = 0;
+	for (uint32_t k = a->is_user ? a->parent : id; k != ROTA_SHARE_NONE;
+	     k = s->a[k].parent)
+		a->chain[n++] = &s->a[k].limits;
+	return a->chain;
 }
 
 double share_max_priority(const struct share *s)

@@ -45,6 +45,15 @@ const char *share_assoc_account(const struct share *s, uint32_t id);
 /* Its Priority=, or its nearest ancestor's (Slurm's association factor). */
 double share_assoc_priority(const struct share *s, uint32_t id);
 double share_max_priority(const struct share *s);
+/*
+ * The limits of association 'id''s own line, and those of its accounts
+ * (for a user: its account first) up to the root, NULL-ended; borrowed
+ * until the next association is added.
+ */
+const struct rota_limit_set *share_assoc_limits(const struct share *s,
+					       uint32_t id);
+const struct rota_limit_set *const *share_account_limits(struct share *s,
+							 uint32_t id);
 
 /* Add 'amount' core-seconds charged at time 'at' to association 'id'. */
 void share_charge(struct share *s, uint32_t id, double amount, int64_t at);

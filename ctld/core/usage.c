@@ -57,16 +57,15 @@ void usage_charge_job(struct core *core, struct core_job *job, int64_t now)
 int usage_submit_assoc(struct core *core, struct core_job *job,
 		       const char *user, struct rota_error *err)
 {
-	int rc = share_assoc(core->share, user, job->desc.account, false,
-			     &job->assoc, err);
+	return share_assoc(core->share, user, job->desc.account, false,
+			   &job->assoc, err);
+}
 
-	if (rc < 0)
-		return rc;
-	/* the last check of core_submit: the request is ours from here */
+void usage_submit_account(struct core *core, struct core_job *job)
+{
 	free(job->desc.account);
 	job->desc.account =
 		rota_xstrdup(share_assoc_account(core->share, job->assoc));
-	return 0;
 }
 
 static void charge_running(struct core *core, int64_t now)

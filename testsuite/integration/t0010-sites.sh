@@ -32,7 +32,7 @@ site() {
 	mapfile -t lines < <(policy "$name")
 	cluster_start "${lines[@]}" >&2 || return 1
 	mkdir -p "$CL/w" && chmod 1777 "$CL/w" && cd "$CL/w" || return 1
-	blocker=$(as rotatest2 rota submit -q "$queue" -n 4 --wrap 'sleep 60')
+	blocker=$(as rotatest2 rota submit -q "$queue" -n 4 -t 10 --wrap 'sleep 60')
 	wait_for job_state_is "$blocker" RUNNING || return 1
 	J=$(as rotatest1 rota submit -q "$queue" "$@" --wrap true)
 }
