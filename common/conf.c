@@ -20,6 +20,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -130,6 +131,7 @@ struct queue_line {
 	int64_t default_time;
 	int64_t max_time;
 	unsigned priority_tier;
+	int priority;
 	bool charge;
 };
 
@@ -149,6 +151,8 @@ static const struct conf_key queue_keys[] = {
 	      ROTA_DURATION_UNLIMITED, NULL),
 	QUEUE("PriorityTier", conf_set_uint, priority_tier, 0, 65535, NULL),
 	QUEUE("Charge", conf_set_bool, charge, 0, 0, "yes"),
+	QUEUE("Priority", conf_set_int, priority, -1000000000, 1000000000,
+	      NULL),
 };
 
 const struct conf_key *conf_key_find(const struct conf_key *table,
@@ -216,15 +220,17 @@ static int key_set(struct rota_error *err, const struct conf_where *at,
 	return 0;
 }
 
-_Static_assert(ARRAY_SIZE(node_keys) <= 8 && ARRAY_SIZE(queue_keys) <= 8,
-	       "conf_line_apply() tracks at most 8 keys");
+_Static_assert(ARRAY_SIZE(node_keys) <= CONF_LINE_KEYS_MAX &&
+		       ARRAY_SIZE(queue_keys) <= CONF_LINE_KEYS_MAX,
+	       "conf_line_apply() tracks CONF_LINE_KEYS_MAX keys");
 
 int conf_line_apply(struct rota_error *err, const struct conf_where *at,
 		    const struct conf_key *table, size_t n, void *base,
 		    const struct conf_token *tok, size_t ntok)
 {
-	bool seen[8] = { false };
+	bool seen[CONF_LINE_KEYS_MAX] = { false };
 
+	assert(n <= CONF_LINE_KEYS_MAX);
 	for (size_t i = 0; i < ntok; i++) {
 		const struct conf_key *key = conf_key_find(table, n, tok[i].key);
 		int rc;
@@ -257,6 +263,7 @@ static int global_apply(struct conf_parser *p, const struct conf_where *at,
 			     !strcasecmp(tok[i].key, "QueueName") ||
 			     !strcasecmp(tok[i].key, "AccountName") ||
 			     !strcasecmp(tok[i].key, "UserName") ||
+			     !strcasecmp(tok[i].key, "QOSName") ||
 			     conf_is_section(tok[i].key)))
 			return conf_errorf(p->err, -EINVAL, at, tok[i].key,
 					    "must start its line");
@@ -426,6 +433,7 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 		.max_time = ql.max_time,
 		.priority_tier = ql.priority_tier,
 		.charge = ql.charge,
+		.priority = ql.priority,
 		.file = at->file,
 		.line = at->line,
 	};
@@ -586,6 +594,8 @@ static int line_parse(struct conf_parser *p, const struct conf_where *at,
 		return conf_account_line(p->impl, p->err, at, tok, ntok);
 	if (!strcasecmp(tok[0].key, "UserName"))
 		return conf_user_line(p->impl, p->err, at, tok, ntok);
+	if (!strcasecmp(tok[0].key, "QOSName"))
+		return conf_qos_line(p->impl, p->err, at, tok, ntok);
 	if (conf_is_section(tok[0].key))
 		return conf_section_line(p->impl, p->err, at, tok, ntok);
 	return global_apply(p, at, tok, ntok);
@@ -953,6 +963,7 @@ void rota_conf_destroy(struct rota_conf *conf)
 		conf_list_free(impl->featsets[i]);
 	conf_accounts_free(impl);
 	conf_sections_free(impl);
+	conf_qos_free(impl);
 	free(impl->featsets);
 	for (size_t i = 0; i < impl->nfiles; i++)
 		free(impl->files[i]);

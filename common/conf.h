@@ -18,6 +18,7 @@
  *   QueueName=NAME Key=Value ...    one queue
  *   AccountName=NAME Key=Value ...  one account of the fairshare tree
  *   UserName=NAME Account=A ...     a user's place in one account
+ *   QOSName=NAME Key=Value ...      a quality of service
  *   Fairshare=NAME Key=Value ...    a plugin and its settings (also
  *                                   Priority, Limits, Sched, JobComp)
  * Values may be double-quoted to hold spaces.  Every global key is declared
@@ -44,7 +45,38 @@ struct rota_conf_queue {
 	int64_t default_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
 	int64_t max_time;	/* seconds; ROTA_DURATION_UNLIMITED if unset */
 	unsigned priority_tier; /* higher tiers are scheduled first */
+	int priority;		/* Priority=: the priority plugins' queue
+				   factor (Slurm's PriorityJobFactor, PBS's
+				   queue priority; may be negative) */
 	bool charge;		/* Charge: jobs here count as usage */
+	const char *file;
+	unsigned line;
+};
+
+/*
+ * Limits a UserName, AccountName or QOSName line sets; -1 where unset.
+ * Counts are jobs, cpus cores, mem MB, times seconds.
+ */
+struct rota_conf_limits {
+	int64_t max_jobs;	/* MaxJobs: running at once */
+	int64_t max_submit;	/* MaxSubmitJobs: pending and running */
+	int64_t max_wall;	/* MaxWall: a job's time limit */
+	int64_t max_cpus;	/* MaxTRES=cpu=N, per job */
+	int64_t max_mem;	/* MaxTRES=mem=SIZE, per job */
+	int64_t max_nodes;	/* MaxTRES=node=N, per job */
+	int64_t cpu_run_mins;	/* GrpTRESRunMins=cpu=N */
+	int64_t max_idle;	/* MaxIdle (Maui's MAXIJOB) */
+	int64_t max_ps;		/* MaxPS, processor-seconds (soft) */
+	int64_t max_ps_hard;	/* MaxPSHard */
+	int64_t allocation;	/* Allocation, core-hours a month */
+};
+
+/* A quality of service; "normal" exists without a line. */
+struct rota_conf_qos {
+	char *name;
+	unsigned priority;	/* Priority=, for the priority plugins */
+	int64_t target_wait;	/* TargetWait= (Maui's QTTarget), 0: none */
+	struct rota_conf_limits limits;
 	const char *file;
 	unsigned line;
 };
@@ -54,6 +86,8 @@ struct rota_conf_account {
 	char *name;
 	char *parent;		/* "root" unless given */
 	unsigned shares;
+	unsigned priority;	/* Priority= (Slurm's association priority) */
+	struct rota_conf_limits limits;
 	const char *file;
 	unsigned line;
 };
@@ -63,7 +97,9 @@ struct rota_conf_user {
 	char *name;
 	char *account;
 	unsigned shares;
+	unsigned priority;	/* Priority= (Slurm's association priority) */
 	bool is_default;	/* the user's account when none is asked */
+	struct rota_conf_limits limits;
 	const char *file;
 	unsigned line;
 };
@@ -126,6 +162,8 @@ struct rota_conf {
 	size_t nusers;
 	struct rota_conf_section *sections; /* in file order */
 	size_t nsections;
+	struct rota_conf_qos *qos;	    /* in file order */
+	size_t nqos;
 };
 
 /*
@@ -163,6 +201,9 @@ rota_conf_default_queue(const struct rota_conf *conf);
 /* The section of 'kind' ("Fairshare", ignoring case), or NULL. */
 const struct rota_conf_section *
 rota_conf_section_find(const struct rota_conf *conf, const char *kind);
+/* The QOS 'name' if a line declares it, or NULL. */
+const struct rota_conf_qos *rota_conf_qos_find(const struct rota_conf *conf,
+					       const char *name);
 /* The account 'name' ("root" is implicit: NULL too), or NULL. */
 const struct rota_conf_account *
 rota_conf_account_find(const struct rota_conf *conf, const char *name);

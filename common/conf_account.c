@@ -24,6 +24,8 @@ struct account_line {
 	char *name;
 	char *parent;
 	unsigned shares;
+	unsigned priority;
+	struct rota_conf_limits limits;
 };
 
 #define ACCOUNT(n, s, f, lo, hi, d)                                            \
@@ -37,13 +39,17 @@ static const struct conf_key account_keys[] = {
 	ACCOUNT("AccountName", conf_set_name, name, 0, 0, NULL),
 	ACCOUNT("Parent", conf_set_name, parent, 0, 0, ROOT),
 	ACCOUNT("Shares", conf_set_uint, shares, 1, 1000000000, "1"),
+	ACCOUNT("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
+	LIMIT_KEYS(struct account_line),
 };
 
 struct user_line {
 	char *name;
 	char *account;
 	unsigned shares;
+	unsigned priority;
 	bool is_default;
+	struct rota_conf_limits limits;
 };
 
 #define USER(n, s, f, lo, hi, d)                                               \
@@ -57,6 +63,8 @@ static const struct conf_key user_keys[] = {
 	USER("Account", conf_set_name, account, 0, 0, NULL),
 	USER("Shares", conf_set_uint, shares, 1, 1000000000, "1"),
 	USER("Default", conf_set_bool, is_default, 0, 0, NULL),
+	USER("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
+	LIMIT_KEYS(struct user_line),
 };
 
 int conf_account_line(struct conf_impl *impl, struct rota_error *err,
@@ -68,8 +76,11 @@ int conf_account_line(struct conf_impl *impl, struct rota_error *err,
 	int rc;
 
 	conf_keys_default(account_keys, ARRAY_SIZE(account_keys), &al);
+	conf_limits_init(&al.limits);
 	rc = conf_line_apply(err, at, account_keys, ARRAY_SIZE(account_keys),
 			     &al, tok, ntok);
+	if (!rc)
+		rc = conf_limits_check(&al.limits, at, err);
 	if (!rc && strcmp(al.name, ROOT) == 0)
 		rc = conf_errorf(err, -EINVAL, at, "AccountName",
 				 "'root' is the implicit top of the tree");
@@ -88,6 +99,8 @@ int conf_account_line(struct conf_impl *impl, struct rota_error *err,
 		.name = al.name,
 		.parent = al.parent,
 		.shares = al.shares,
+		.priority = al.priority,
+		.limits = al.limits,
 		.file = at->file,
 		.line = at->line,
 	};
@@ -103,8 +116,11 @@ int conf_user_line(struct conf_impl *impl, struct rota_error *err,
 	int rc;
 
 	conf_keys_default(user_keys, ARRAY_SIZE(user_keys), &ul);
+	conf_limits_init(&ul.limits);
 	rc = conf_line_apply(err, at, user_keys, ARRAY_SIZE(user_keys), &ul,
 			     tok, ntok);
+	if (!rc)
+		rc = conf_limits_check(&ul.limits, at, err);
 	if (!rc && !ul.account)
 		rc = conf_errorf(err, -EINVAL, at, "UserName",
 				 "'%s' is in no account: add Account=NAME",
@@ -123,6 +139,8 @@ int conf_user_line(struct conf_impl *impl, struct rota_error *err,
 		.name = ul.name,
 		.account = ul.account,
 		.shares = ul.shares,
+		.priority = ul.priority,
+		.limits = ul.limits,
 		.is_default = ul.is_default,
 		.file = at->file,
 		.line = at->line,

@@ -19,6 +19,7 @@
 #define CONF_DEPTH_MAX 8
 #define CONF_FILE_MAX (16 << 20)
 #define CONF_TOKENS_MAX 32
+#define CONF_LINE_KEYS_MAX 24	   /* keys one kind of line may have */
 #define CONF_QUEUES_MAX 4096
 #define CONF_ACCOUNTS_MAX 65536	   /* AccountName and UserName lines each */
 #define CONF_SECTION_KEYS_MAX 256  /* keys of one plugin's lines in all */
@@ -52,6 +53,7 @@ struct conf_impl {
 	size_t account_slots;
 	size_t user_slots;
 	size_t section_slots;
+	size_t qos_slots;
 };
 
 struct conf_where {
@@ -71,7 +73,7 @@ int conf_errorf(struct rota_error *err, int code, const struct conf_where *at,
 const struct conf_key *conf_key_find(const struct conf_key *table, size_t n,
 				     const char *name);
 void conf_keys_default(const struct conf_key *table, size_t n, void *base);
-/* Keys of one NodeName, QueueName, ... line into 'base' (8 keys at most). */
+/* Keys of one NodeName, QueueName, ... line into 'base'. */
 int conf_line_apply(struct rota_error *err, const struct conf_where *at,
 		    const struct conf_key *table, size_t n, void *base,
 		    const struct conf_token *tok, size_t ntok);
@@ -84,6 +86,8 @@ int conf_check_name(const char *s, size_t len, struct rota_error *err);
 void conf_list_free(char **list);
 int conf_set_uint(const struct conf_key *key, const char *value, void *base,
 		  struct rota_error *err);
+int conf_set_int(const struct conf_key *key, const char *value, void *base,
+		 struct rota_error *err);
 int conf_set_double(const struct conf_key *key, const char *value, void *base,
 		    struct rota_error *err);
 int conf_set_duration(const struct conf_key *key, const char *value,
@@ -111,6 +115,41 @@ int conf_set_hostlist(const struct conf_key *key, const char *value,
 int conf_set_queue_nodes(const struct conf_key *key, const char *value,
 			 void *base, struct rota_error *err);
 
+/* conf_limits.c: limit keys of UserName, AccountName and QOSName lines. */
+int conf_set_limit(const struct conf_key *key, const char *value, void *base,
+		   struct rota_error *err);
+int conf_set_limit_time(const struct conf_key *key, const char *value,
+			void *base, struct rota_error *err);
+int conf_set_tres(const struct conf_key *key, const char *value, void *base,
+		  struct rota_error *err);
+int conf_set_run_mins(const struct conf_key *key, const char *value,
+		      void *base, struct rota_error *err);
+void conf_limits_init(struct rota_conf_limits *l);
+int conf_limits_check(const struct rota_conf_limits *l,
+		      const struct conf_where *at, struct rota_error *err);
+/*
+ * The limit keys' table entries for a line struct with a 'limits' member
+ * of type struct rota_conf_limits: LIMIT_KEYS(struct account_line).  The
+ * TRES setters fill several fields: their offset is the whole set's
+ * (max_jobs is its first member).
+ */
+#define LIMIT_KEY(line, n, s, f)                                               \
+	{                                                                      \
+		.name = n, .set = s,                                           \
+		.offset = offsetof(line, limits) +                             \
+			  offsetof(struct rota_conf_limits, f),                \
+	}
+#define LIMIT_KEYS(line)                                                       \
+	LIMIT_KEY(line, "MaxJobs", conf_set_limit, max_jobs),                  \
+	LIMIT_KEY(line, "MaxSubmitJobs", conf_set_limit, max_submit),          \
+	LIMIT_KEY(line, "MaxWall", conf_set_limit_time, max_wall),             \
+	LIMIT_KEY(line, "MaxTRES", conf_set_tres, max_jobs),                   \
+	LIMIT_KEY(line, "GrpTRESRunMins", conf_set_run_mins, max_jobs),        \
+	LIMIT_KEY(line, "MaxIdle", conf_set_limit, max_idle),                  \
+	LIMIT_KEY(line, "MaxPS", conf_set_limit, max_ps),                      \
+	LIMIT_KEY(line, "MaxPSHard", conf_set_limit, max_ps_hard),             \
+	LIMIT_KEY(line, "Allocation", conf_set_limit, allocation)
+
 /* conf_account.c: AccountName and UserName lines, then the whole tree. */
 int conf_account_line(struct conf_impl *impl, struct rota_error *err,
 		      const struct conf_where *at,
@@ -120,6 +159,12 @@ int conf_user_line(struct conf_impl *impl, struct rota_error *err,
 		   size_t ntok);
 int conf_accounts_finish(struct conf_impl *impl, struct rota_error *err);
 void conf_accounts_free(struct conf_impl *impl);
+
+/* conf_qos.c: QOSName lines. */
+int conf_qos_line(struct conf_impl *impl, struct rota_error *err,
+		  const struct conf_where *at, const struct conf_token *tok,
+		  size_t ntok);
+void conf_qos_free(struct conf_impl *impl);
 
 /* conf_section.c: a plugin's line (Fairshare=NAME Key=Value ...). */
 bool conf_is_section(const char *key);

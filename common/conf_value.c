@@ -184,6 +184,27 @@ int conf_set_uint(const struct conf_key *key, const char *value, void *base,
 	return rc;
 }
 
+/* A whole number that may be negative: IT4I's qfree has priority -1024. */
+int conf_set_int(const struct conf_key *key, const char *value, void *base,
+		 struct rota_error *err)
+{
+	bool neg = value[0] == '-';
+	int64_t v;
+	int rc = parse_uint(value + neg, &v, err);
+
+	if (rc)
+		return rota_errorf(err, -EINVAL, "'%.40s' is not a number",
+				   value);
+	v = neg ? -v : v;
+	if (v < key->min || v > key->max)
+		return rota_errorf(err, -EINVAL,
+				   "'%.40s' is not within [%" PRId64 ", %" PRId64
+				   "]",
+				   value, key->min, key->max);
+	*FIELD(base, key, int) = (int)v;
+	return 0;
+}
+
 /* A decimal number within [min, max] ("0.25", "1e6"). */
 int conf_set_double(const struct conf_key *key, const char *value, void *base,
 		    struct rota_error *err)

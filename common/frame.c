@@ -84,6 +84,8 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_NODE_ADMIN: return "NODE_ADMIN";
 	case ROTA_MSG_SHARE: return "SHARE";
 	case ROTA_MSG_SHARE_REPLY: return "SHARE_REPLY";
+	case ROTA_MSG_PRIO: return "PRIO";
+	case ROTA_MSG_PRIO_REPLY: return "PRIO_REPLY";
 	case ROTA_MSG_RECONFIGURE: return "RECONFIGURE";
 	case ROTA_MSG_NODE_REGISTER: return "NODE_REGISTER";
 	case ROTA_MSG_HEARTBEAT: return "HEARTBEAT";

@@ -60,6 +60,7 @@ struct rota_job_desc {
 	char *queue;		/* NULL: the default queue */
 	char *account;		/* NULL: none */
 	char *constraint;	/* NULL: none; "ib&largemem", "a|b" */
+	char *qos;		/* NULL: "normal" */
 	char **env;		/* NULL-terminated, may be NULL */
 	uint32_t ntasks;	/* >= 1 */
 	uint32_t cpus_per_task; /* >= 1 */
@@ -67,6 +68,8 @@ struct rota_job_desc {
 	uint64_t mem_mb;	/* per node; 0: not asked */
 	int64_t time_limit;	/* seconds; 0: the queue's default */
 	bool no_requeue;	/* if its node fails: NODE_FAIL, not requeued */
+	int32_t nice;		/* -10000..10000, below 0 for operators */
+	uint32_t urgency;	/* Flux's 1..31 (16 by default); 0: unset */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -217,15 +220,53 @@ int rota_msg_share_decode(const char *buf, size_t len,
 			  struct rota_msg_share *m, struct rota_error *err);
 void rota_msg_share_clear(struct rota_msg_share *m);
 
-/* ---- CANCEL ---- */
-struct rota_msg_cancel {
+/*
+ * ---- PRIO_REPLY: pending jobs' priorities and their terms ----
+ * Body: {"plugin":"multifactor","describe":"WeightAge=1000 ...","rows":
+ * [{"id":7,"user":"ana","account":"physics","queue":"batch",
+ * "qos":"normal","priority":1234.5,"factors":[["age",3600,0.1,1000,100],
+ * ...]}]}: a factor is [name, raw, normalized, weight, value].  PRIO's
+ * request is a job id list (as CANCEL's); empty means every pending job.
+ */
+struct rota_msg_prio_factor {
+	char *name;
+	double raw;
+	double norm;
+	double weight;
+	double value;
+};
+
+struct rota_prio_row {
+	uint32_t id;
+	char *user;
+	char *account;
+	char *queue;
+	char *qos;
+	double priority;
+	struct rota_msg_prio_factor *factors;
+	size_t nfactors;
+};
+
+struct rota_msg_prio {
+	char *plugin;
+	char *describe;
+	struct rota_prio_row *rows;
+	size_t n;
+};
+char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len);
+int rota_msg_prio_decode(const char *buf, size_t len, struct rota_msg_prio *m,
+			 struct rota_error *err);
+void rota_msg_prio_clear(struct rota_msg_prio *m);
+
+/* ---- CANCEL, PRIO: job ids ---- */
+struct rota_msg_job_ids {
 	uint32_t *job_ids;
 	size_t n;
 };
-char *rota_msg_cancel_encode(const struct rota_msg_cancel *m, size_t *len);
-int rota_msg_cancel_decode(const char *buf, size_t len,
-			   struct rota_msg_cancel *m, struct rota_error *err);
-void rota_msg_cancel_clear(struct rota_msg_cancel *m);
+char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len);
+int rota_msg_job_ids_decode(const char *buf, size_t len,
+			   struct rota_msg_job_ids *m, struct rota_error *err);
+void rota_msg_job_ids_clear(struct rota_msg_job_ids *m);
 
 /* CANCEL_REPLY: one line per job that could not be cancelled. */
 struct rota_msg_text_list {

@@ -117,14 +117,20 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 		json_object_set_new(o, "constraint", json_string(d->constraint));
 	if (d->no_requeue)
 		json_object_set_new(o, "no_requeue", json_true());
+	if (d->qos)
+		json_object_set_new(o, "qos", json_string(d->qos));
+	if (d->nice)
+		json_object_set_new(o, "nice", json_integer(d->nice));
+	if (d->urgency)
+		json_object_set_new(o, "urgency", json_integer(d->urgency));
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
 
 struct submit_raw {
 	const char *name, *script, *workdir, *output, *error, *queue,
-		*account, *constraint;
-	json_int_t ntasks, cpt, nodes, mem, limit;
+		*account, *constraint, *qos;
+	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency;
 	json_t *env;
 	int no_requeue;
 };
@@ -142,6 +148,10 @@ static int submit_check(const struct submit_raw *r, struct rota_error *err)
 	if (rc == 0)
 		rc = msg_range(r->limit, 0, (json_int_t)1 << 40, "time_limit",
 			       err);
+	if (rc == 0)
+		rc = msg_range(r->nice, -10000, 10000, "nice", err);
+	if (rc == 0)
+		rc = msg_range(r->urgency, 0, 31, "urgency", err);
 	if (rc == 0 && r->workdir[0] != '/')
 		rc = rota_errorf(err, -EPROTO, "workdir: not absolute");
 	return rc;
@@ -159,14 +169,15 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
-			"s?s, s?s, s?s, s?o, s?b !}",
+			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
 			"time_limit", &r.limit, "output", &r.output, "error",
 			&r.error, "queue", &r.queue, "account", &r.account,
 			"constraint", &r.constraint, "env", &r.env, "no_requeue",
-			&r.no_requeue);
+			&r.no_requeue, "qos", &r.qos, "nice", &r.nice,
+			"urgency", &r.urgency);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -193,6 +204,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		rc = msg_str(r.constraint, ROTA_MSG_NAME_MAX, "constraint",
 			     &d->constraint, err);
 	if (rc == 0)
+		rc = msg_str(r.qos, ROTA_MSG_NAME_MAX, "qos", &d->qos, err);
+	if (rc == 0)
 		rc = msg_strv(r.env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8,
 			      "env", &d->env, err);
 	json_decref(root);
@@ -206,6 +219,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->mem_mb = (uint64_t)r.mem;
 	d->time_limit = r.limit;
 	d->no_requeue = r.no_requeue;
+	d->nice = (int32_t)r.nice;
+	d->urgency = (uint32_t)r.urgency;
 	return 0;
 }
 
@@ -219,6 +234,7 @@ void rota_job_desc_clear(struct rota_job_desc *d)
 	free(d->queue);
 	free(d->account);
 	free(d->constraint);
+	free(d->qos);
 	msg_strv_free(d->env);
 	*d = (struct rota_job_desc){ 0 };
 }
@@ -286,21 +302,21 @@ int rota_msg_job_list_req_decode(const char *buf, size_t len,
 
 /* ---- CANCEL and text lists ---- */
 
-char *rota_msg_cancel_encode(const struct rota_msg_cancel *m, size_t *len)
+char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len)
 {
 	return msg_dump(json_pack("{s:o}", "job_ids",
 				  msg_u32v_pack(m->job_ids, m->n)),
 			len);
 }
 
-int rota_msg_cancel_decode(const char *buf, size_t len,
-			   struct rota_msg_cancel *m, struct rota_error *err)
+int rota_msg_job_ids_decode(const char *buf, size_t len,
+			   struct rota_msg_job_ids *m, struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
 	json_t *ids = NULL;
 	int rc;
 
-	*m = (struct rota_msg_cancel){ 0 };
+	*m = (struct rota_msg_job_ids){ 0 };
 	if (!root)
 		return -EPROTO;
 	rc = msg_unpack(root, err, "{s:o !}", "job_ids", &ids);
@@ -310,10 +326,10 @@ int rota_msg_cancel_decode(const char *buf, size_t len,
 	return rc;
 }
 
-void rota_msg_cancel_clear(struct rota_msg_cancel *m)
+void rota_msg_job_ids_clear(struct rota_msg_job_ids *m)
 {
 	free(m->job_ids);
-	*m = (struct rota_msg_cancel){ 0 };
+	*m = (struct rota_msg_job_ids){ 0 };
 }
 
 char *rota_msg_text_list_encode(char *const *lines, size_t n, size_t *len)

@@ -33,7 +33,9 @@ enum rota_msg_type {
 	ROTA_MSG_NODE_ADMIN = 113,  /* operators: -> OK */
 	ROTA_MSG_SHARE = 114,	    /* {} -> SHARE_REPLY */
 	ROTA_MSG_SHARE_REPLY = 115,
-	ROTA_MSG_RECONFIGURE = 116, /* operators: {} -> OK or ERROR */
+	ROTA_MSG_PRIO = 116,	    /* job ids -> PRIO_REPLY */
+	ROTA_MSG_PRIO_REPLY = 117,
+	ROTA_MSG_RECONFIGURE = 118, /* operators: {} -> OK or ERROR */
 
 	/* 200-299: node daemons to the controller */
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */

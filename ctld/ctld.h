@@ -102,6 +102,7 @@ void rpc_ping(struct peer *p, const struct rota_frame *f);
 void rpc_diag(struct peer *p, const struct rota_frame *f);
 void rpc_node_admin(struct peer *p, const struct rota_frame *f);
 void rpc_share(struct peer *p, const struct rota_frame *f);
+void rpc_prio(struct peer *p, const struct rota_frame *f);
 void rpc_node_register(struct peer *p, const struct rota_frame *f);
 void rpc_heartbeat(struct peer *p, const struct rota_frame *f);
 void rpc_job_end(struct peer *p, const struct rota_frame *f);

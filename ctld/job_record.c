@@ -65,6 +65,14 @@ char *job_record_encode(const struct core *core, const struct core_job *job,
 	if (job->run)
 		json_object_set_new(o, "run", json_integer(job->run));
 	json_object_set_new(o, "user", json_string(job->user));
+	if (job->hold)
+		json_object_set_new(o, "hold", json_integer(job->hold));
+	if (job->state == ROTA_JOB_PENDING || job->eligible_accum) {
+		json_object_set_new(o, "eligible_accum",
+				    json_integer(job->eligible_accum));
+		json_object_set_new(o, "eligible_since",
+				    json_integer(job->eligible_since));
+	}
 	if (job->recorded)
 		json_object_set_new(o, "recorded", json_true());
 	head = json_dumps(o, JSON_COMPACT);
@@ -146,6 +154,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 {
 	struct core_job_state st = { 0 };
 	json_int_t id, uid, gid, limit, submit, start, end, run = 0;
+	json_int_t el_accum = 0, el_since = 0, hold = 0;
 	int recorded = 0;
 	const char *kind, *state, *queue, *end_text = NULL, *user = NULL;
 	json_t *alloc, *desc;
@@ -154,14 +163,16 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	int rc;
 
 	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
-			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?b !}",
+			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?I, s?I, s?I, s?b !}",
 			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
 			"gid", &gid, "queue", &queue, "time_limit", &limit,
 			"submit", &submit, "start", &start, "end", &end,
 			"exit_code", &st.exit_code, "signal", &st.term_signal,
 			"alloc", &alloc, "desc", &desc, "end_text",
-			&end_text, "run", &run, "user", &user, "recorded",
-			&recorded) < 0 ||
+			&end_text, "run", &run, "user", &user,
+			"eligible_accum", &el_accum, "eligible_since",
+			&el_since, "hold", &hold, "recorded", &recorded) < 0 ||
+	    el_accum < 0 || hold < 0 || hold > CORE_HOLD_OPERATOR ||
 	    run < 0 || run > UINT32_MAX ||
 	    id <= 0 || id > UINT32_MAX || uid < 0 || uid >= UINT32_MAX ||
 	    gid < 0 || gid >= UINT32_MAX ||
@@ -186,6 +197,9 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 		st.end_time = end;
 		st.end_text = end_text;
 		st.run = (uint32_t)run;
+		st.eligible_accum = el_accum;
+		st.eligible_since = el_since;
+		st.hold = (enum core_hold)hold;
 		st.recorded = recorded;
 		st.alloc = a.v;
 		st.nalloc = a.n;

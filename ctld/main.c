@@ -228,9 +228,10 @@ int main(int argc, char **argv)
 	if (o.test) {
 		jobcomp_destroy(ctld.jobcomp);
 		printf("rota-ctld: %s: ok (%zu nodes, %zu queues, %zu "
-		       "accounts, fairshare %s)\n",
+		       "accounts, priority %s, fairshare %s)\n",
 		       o.config, ctld.conf->nnodes, ctld.conf->nqueues,
-		       ctld.conf->naccounts, core_share_plugin(ctld.core));
+		       ctld.conf->naccounts, core_prio_plugin(ctld.core),
+		       core_share_plugin(ctld.core));
 		core_destroy(ctld.core);
 		rota_conf_destroy(ctld.conf);
 		return 0;

@@ -35,6 +35,7 @@ void rpc_submit(struct peer *p, const struct rota_frame *f)
 		.uid = p->uid,
 		.gid = p->gid,
 		.user = user_cache_name(ctld->users, p->uid),
+		.operator = ctld_is_operator(ctld, p->uid),
 	};
 	struct rota_error err;
 	uint32_t id;
@@ -148,13 +149,13 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
 	bool op = ctld_is_operator(ctld, p->uid);
-	struct rota_msg_cancel m;
+	struct rota_msg_job_ids m;
 	struct rota_error err;
 	char **lines;
 	size_t n = 0, len;
 	char *body;
 
-	if (rota_msg_cancel_decode(f->body, f->body_len, &m, &err) < 0) {
+	if (rota_msg_job_ids_decode(f->body, f->body_len, &m, &err) < 0) {
 		reply_decode_error(p, f, &err);
 		return;
 	}
@@ -176,7 +177,7 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
-	rota_msg_cancel_clear(&m);
+	rota_msg_job_ids_clear(&m);
 	ctld_run_actions(ctld);
 	ctld_kick(ctld);
 }

@@ -47,6 +47,7 @@ static const struct rpc_entry {
 	{ ROTA_MSG_DIAG, ROLE_USER, rpc_diag },
 	{ ROTA_MSG_NODE_ADMIN, ROLE_USER, rpc_node_admin },
 	{ ROTA_MSG_SHARE, ROLE_USER, rpc_share },
+	{ ROTA_MSG_PRIO, ROLE_USER, rpc_prio },
 	{ ROTA_MSG_RECONFIGURE, ROLE_USER, rpc_reconfigure },
 	{ ROTA_MSG_NODE_REGISTER, ROLE_NODE, rpc_node_register },
 	{ ROTA_MSG_HEARTBEAT, ROLE_NODE, rpc_heartbeat },

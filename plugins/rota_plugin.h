@@ -97,13 +97,15 @@ struct rota_host {
 			   unsigned *out, char *err, size_t errlen);
 	void *priv;		/* the host's, not the plugin's */
 	/*
-	 * ABI 1.1: text settings, borrowed until init() returns; and where a
-	 * setting is written, "file:line: Key", for the plugin's own checks
-	 * (-ENOENT when absent).
+	 * The text of 'key' as written (borrowed: copy it in init), and where:
+	 * "file:line" into 'where', for the plugin's own messages about it
+	 * ("rota.conf:12: Formula: unknown name 'x' at column 7").  0 and
+	 * '*out' left alone when absent.
 	 */
 	int (*conf_string)(const struct rota_plugin_conf *conf,
-			   const char *key, const char **out, char *err,
-			   size_t errlen);
+			   const char *key, const char **out, char *where,
+			   size_t wherelen);
+	/* where a setting is written, "file:line: Key" (-ENOENT: absent) */
 	int (*conf_where)(const struct rota_plugin_conf *conf, const char *key,
 			  char *buf, size_t len);
 	/*
@@ -183,6 +185,169 @@ struct rota_fairshare_ops {
 	size_t size;		/* sizeof the plugin's table */
 	/* required: set every node's outputs */
 	int (*compute)(void *state, struct rota_share_tree *tree);
+};
+
+/* ---- priority ------------------------------------------------------------- */
+
+/*
+ * A pending job as the priority plugins see it.  The host fills the
+ * inputs before compute(); the plugin writes 'priority'.  Higher runs
+ * first; within one queue tier, ties go to the earlier submit, then the
+ * lower id.
+ */
+struct rota_prio_job {
+	uint32_t id;
+	const char *user;
+	const char *account;
+	const char *queue;
+	const char *qos;	/* "normal" unless asked */
+	int64_t submit_time;
+	int64_t wait_time;	/* now - submit */
+	int64_t eligible_time;	/* seconds it could have run: not held,
+				   blocked by a limit or waiting on a
+				   dependency */
+	int64_t time_limit;	/* seconds; 0: none */
+	uint32_t nodes;		/* asked (0: as many as the tasks need) */
+	uint32_t cores;		/* tasks x cores per task */
+	uint64_t mem_mb;	/* the whole job's */
+	int32_t nice;		/* subtracted (Slurm); -10000..10000 */
+	uint32_t urgency;	/* Flux's 0..31, 16 by default; users may only
+				   lower it */
+	uint32_t bypass;	/* times a backfilled job passed it */
+	double queue_priority;	/* the queue's Priority= */
+	double qos_priority;	/* the QOS's Priority= */
+	double assoc_priority;	/* the user's association's Priority= */
+	int64_t qos_target_wait; /* the QOS's TargetWait=, 0: none */
+	/* from the fairshare plugin, at the job's association */
+	double fs_factor;	/* [0, 1] */
+	double fs_value;	/* the algorithm's own (IT4I: 0..1e6) */
+	double fs_shares_norm;	/* its share of the machine */
+	double fs_usage_norm;	/* its part of the machine's usage */
+	double tickets;		/* share-tree tickets of this job; else 0 */
+	/* output */
+	double priority;
+};
+
+/* What the whole cluster and queue look like, for normalizing. */
+struct rota_prio_context {
+	int64_t now;
+	uint32_t total_nodes;
+	uint32_t total_cores;
+	double max_queue_priority; /* 0 when no queue has one */
+	double max_qos_priority;
+	double max_assoc_priority;
+};
+
+/* One named term of a priority, for rota prio. */
+struct rota_prio_factor {
+	const char *name;	/* static: "age", "fairshare", ... */
+	double raw;		/* the input, in its own unit */
+	double norm;		/* as the formula uses it (often [0, 1]) */
+	double weight;
+	double value;		/* its share of the priority */
+};
+
+#define ROTA_PRIO_FACTORS_MAX 16
+
+struct rota_priority_ops {
+	size_t size;		/* sizeof the plugin's table */
+	/*
+	 * Required: set jobs[i].priority for every pending job, all at once
+	 * (Grid Engine normalizes urgency over them).  The result must be
+	 * finite: a job the formula cannot rate gets a defined value.
+	 */
+	int (*compute)(void *state, const struct rota_prio_context *ctx,
+		       struct rota_prio_job *jobs, size_t n);
+	/*
+	 * Optional: the terms of one job's priority as the last compute()
+	 * made it; returns how many were written (at most 'max').
+	 */
+	size_t (*explain)(void *state, const struct rota_prio_context *ctx,
+			  const struct rota_prio_job *job,
+			  struct rota_prio_factor *factors, size_t max);
+	/* Optional: one line for rota prio's header (weights, formula). */
+	void (*describe)(void *state, char *buf, size_t len);
+};
+
+/* ---- limits --------------------------------------------------------------- */
+
+#define ROTA_LIMIT_NONE (-1)	/* a limit not set */
+
+/*
+ * Limits rota.conf sets on one holder (a user's association, an account,
+ * a QOS): -1 where not set.  Counts are jobs, cpus are cores, mem is MB,
+ * times are seconds; cpu_run_mins is Slurm's GrpTRESRunMins=cpu=N.
+ */
+struct rota_limit_set {
+	int64_t max_jobs;	/* MaxJobs: running at once */
+	int64_t max_submit;	/* MaxSubmitJobs: pending and running */
+	int64_t max_wall;	/* MaxWall: a job's time limit */
+	int64_t max_cpus;	/* MaxTRES=cpu=: per job */
+	int64_t max_mem;	/* MaxTRES=mem=: per job, MB */
+	int64_t max_nodes;	/* MaxTRES=node=: per job */
+	int64_t cpu_run_mins;	/* GrpTRESRunMins=cpu=: cores x minutes
+				   left of the holder's running jobs */
+	int64_t max_idle;	/* MaxIdle: Maui's idle jobs */
+	int64_t max_ps;		/* MaxPS: Maui's soft processor-seconds */
+	int64_t max_ps_hard;	/* MaxPSHard */
+	int64_t allocation;	/* Allocation: core-hours a month (Maui's
+				   soft = allocation x 3600 / 5) */
+};
+
+/*
+ * A job as the limits plugins see it.  Running jobs come first, then
+ * pending ones in scheduling order.
+ */
+struct rota_limit_job {
+	uint32_t id;
+	const char *user;
+	const char *account;	/* the account of the user's association */
+	const char *qos;
+	uint32_t cores;
+	uint32_t nodes;		/* asked (0: as the tasks need) */
+	uint64_t mem_mb;	/* the whole job's */
+	int64_t time_limit;	/* seconds; 0: none */
+	int64_t remaining;	/* running: seconds left of its limit */
+	bool running;
+	bool held;		/* pending and held: neither idle nor blocked */
+	/* the limits on its holders; chains end at the root's parent */
+	const struct rota_limit_set *user_limits;
+	const struct rota_limit_set *const *account_limits; /* the account,
+				   then its parents up to the root, NULL-ended */
+	const struct rota_limit_set *qos_limits;
+	/* output of classify(), pending jobs only */
+	bool blocked;
+	char reason[96];	/* "MaxIdlePerUser (8 of 8)" */
+};
+
+struct rota_limits_ops {
+	size_t size;
+	/*
+	 * Optional: may this job be submitted at all?  0, or -EINVAL with
+	 * the user's line in 'err' ("--time=6-00:00:00 exceeds MaxWall of
+	 * 5-00:00:00").  'queued' are the holder's jobs already in the queue
+	 * (the host passes them: running and pending).
+	 */
+	int (*admit)(void *state, int64_t now, const struct rota_limit_job *job,
+		     const struct rota_limit_job *queued, size_t nqueued,
+		     char *err, size_t errlen);
+	/*
+	 * Required: once per scheduling pass, mark each pending job blocked
+	 * (with its reason) or leave it idle; 'jobs' are all running jobs
+	 * then all pending ones in order.  A blocked job is not eligible:
+	 * it does not start, and its eligible time stands still.
+	 */
+	int (*classify)(void *state, int64_t now, struct rota_limit_job *jobs,
+			size_t n);
+	/*
+	 * Optional: the pass is about to start idle job 'job'; 0 to let it,
+	 * or 1 with the reason in 'reason' to keep it waiting (Maui's
+	 * processor-second soft limit).  'others_idle' says whether any
+	 * other idle job of the pass could still start.  The plugin counts a
+	 * job it lets start as running from then on.
+	 */
+	int (*start)(void *state, int64_t now, const struct rota_limit_job *job,
+		     bool others_idle, char *reason, size_t len);
 };
 
 /* ---- the descriptor ------------------------------------------------------- */

@@ -28,6 +28,7 @@ extern const struct cmd cmd_show;
 extern const struct cmd cmd_diag;
 extern const struct cmd cmd_node;
 extern const struct cmd cmd_share;
+extern const struct cmd cmd_prio;
 extern const struct cmd cmd_help;
 extern const struct cmd cmd_history;
 extern const struct cmd cmd_reconfigure;

@@ -23,7 +23,7 @@ static const char help[] =
 
 static int cancel_run(int argc, char **argv)
 {
-	struct rota_msg_cancel m = { 0 };
+	struct rota_msg_job_ids m = { 0 };
 	struct rota_msg_text_list out;
 	struct rota_reply reply;
 	struct rota_error err;
@@ -45,7 +45,7 @@ static int cancel_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	body = rota_msg_cancel_encode(&m, &len);
+	body = rota_msg_job_ids_encode(&m, &len);
 	free(m.job_ids);
 	rc = cmd_call("cancel", ROTA_MSG_CANCEL, body, len, &reply);
 	free(body);

@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/msg.h"
+#include "common/proto.h"
 #include "common/units.h"
 #include "ui/cmd.h"
 
@@ -31,6 +33,38 @@ static void print_time(const char *key, int64_t t)
 static const char *or_none(const char *s)
 {
 	return s && *s ? s : "none";
+}
+
+/* A pending job's priority and its terms, as rota prio -l gives them. */
+static void print_priority(uint32_t id)
+{
+	struct rota_msg_job_ids ids = { .job_ids = &id, .n = 1 };
+	struct rota_msg_prio m;
+	struct rota_reply reply;
+	struct rota_error err;
+	size_t len;
+	char *body = rota_msg_job_ids_encode(&ids, &len);
+	int rc = cmd_call("show", ROTA_MSG_PRIO, body, len, &reply);
+
+	free(body);
+	if (rc < 0)
+		return;
+	rc = rota_msg_prio_decode(reply.body, reply.len, &m, &err);
+	rota_reply_clear(&reply);
+	if (rc < 0 || m.n != 1) {
+		if (rc == 0)
+			rota_msg_prio_clear(&m);
+		return;
+	}
+	printf("QOS=%s\nPriority=%.4f (%s)\n", m.rows[0].qos,
+	       m.rows[0].priority, m.plugin);
+	for (size_t i = 0; i < m.rows[0].nfactors; i++) {
+		const struct rota_msg_prio_factor *f = &m.rows[0].factors[i];
+
+		printf("  %s: raw=%.6g norm=%.6g weight=%.6g value=%.6g\n",
+		       f->name, f->raw, f->norm, f->weight, f->value);
+	}
+	rota_msg_prio_clear(&m);
 }
 
 static int show_job(const char *arg)
@@ -59,6 +93,8 @@ static int show_job(const char *arg)
 	       j->id, or_none(j->name), or_none(j->user), j->uid, j->gid,
 	       or_none(j->account), or_none(j->queue),
 	       rota_job_state_name(j->state), or_none(j->reason));
+	if (j->state == ROTA_JOB_PENDING)
+		print_priority(j->id);
 	if (rota_job_state_is_final(j->state))
 		printf("ExitCode=%d\nSignal=%d\n", j->exit_code,
 		       j->term_signal);

@@ -53,12 +53,25 @@ static const char help[] =
 	"      --wrap=COMMAND        run COMMAND under /bin/sh, no script\n"
 	"      --no-requeue          if its node fails: end as NODE_FAIL\n"
 	"                            (default: wait in the queue again)\n"
+	"      --qos=NAME            quality of service (default normal)\n"
+	"      --nice=N              lower the priority by N (0 to 10000;\n"
+	"                            operators may give a negative N)\n"
+	"      --urgency=N           Flux's urgency, 1 to 16 (16 is the\n"
+	"                            default; operators up to 31)\n"
 
 	"  -h, --help                this text\n"
 	"\n"
 	"Exit status: 0 queued, 1 refused by the controller, 2 bad usage.\n";
 
-enum { OPT_MEM = 256, OPT_EXPORT, OPT_WRAP, OPT_NO_REQUEUE };
+enum {
+	OPT_MEM = 256,
+	OPT_EXPORT,
+	OPT_WRAP,
+	OPT_NO_REQUEUE,
+	OPT_QOS,
+	OPT_NICE,
+	OPT_URGENCY,
+};
 
 static const struct option longopts[] = {
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -77,6 +90,9 @@ static const struct option longopts[] = {
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "wrap", required_argument, NULL, OPT_WRAP },
 	{ "no-requeue", no_argument, NULL, OPT_NO_REQUEUE },
+	{ "qos", required_argument, NULL, OPT_QOS },
+	{ "nice", required_argument, NULL, OPT_NICE },
+	{ "urgency", required_argument, NULL, OPT_URGENCY },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -113,8 +129,29 @@ static int parse_count(const char *opt, const char *v, uint32_t min,
 	return 0;
 }
 
+/* A whole number in [min, max], possibly negative. */
+static int parse_int(const char *opt, const char *v, long min, long max,
+		     long *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || end == v || n < min || n > max) {
+		cmd_error("submit", "--%s '%s': expected a whole number from "
+			  "%ld to %ld", opt, v, min, max);
+		return -EINVAL;
+	}
+	*out = n;
+	return 0;
+}
+
 static int apply_value(struct submit_opts *o, int c, const char *v)
 {
+	long n = 0;
+	int rc;
+
 	struct rota_error err;
 
 	switch (c) {
@@ -149,6 +186,15 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 	case OPT_EXPORT: set_str(&o->export, v); return 0;
 	case OPT_WRAP: set_str(&o->wrap, v); return 0;
 	case OPT_NO_REQUEUE: o->d.no_requeue = true; return 0;
+	case OPT_QOS: set_str(&o->d.qos, v); return 0;
+	case OPT_NICE:
+		rc = parse_int("nice", v, -10000, 10000, &n);
+		o->d.nice = (int32_t)n;
+		return rc;
+	case OPT_URGENCY:
+		rc = parse_int("urgency", v, 1, 31, &n);
+		o->d.urgency = (uint32_t)n;
+		return rc;
 	case 'h': o->help = true; return 0;
 	default: return -EINVAL;
 	}

@@ -9,8 +9,8 @@
 
 const struct cmd *const rota_cmds[] = {
 	&cmd_submit, &cmd_queue, &cmd_cancel, &cmd_nodes,
-	&cmd_show,   &cmd_node,	 &cmd_diag,  &cmd_share, &cmd_history,
-	&cmd_reconfigure, &cmd_help, NULL,
+	&cmd_show,   &cmd_node,	 &cmd_diag,  &cmd_share, &cmd_prio,
+	&cmd_history, &cmd_reconfigure, &cmd_help, NULL,
 };
 
 const struct cmd *cmd_find(const char *name)

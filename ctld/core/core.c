@@ -106,6 +106,7 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 		q->max_time = c->max_time;
 		q->priority_tier = c->priority_tier;
 		q->charge = c->charge;
+		q->priority = c->priority;
 		q->is_default = c == def;
 		if (q->is_default)
 			core->default_queue = (uint32_t)i;
@@ -159,6 +160,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->mem_weight = conf->usage_mem_weight;
 	core->calc_period = conf->priority_calc_period;
 	rc = init_plugins(core, conf, err);
+	if (rc == 0)
+		rc = prio_init(core, conf, err);
 	if (rc < 0) {
 		core_destroy(core);
 		return rc;
@@ -217,6 +220,7 @@ void core_destroy(struct core *core)
 	free(core->queue_pending);
 	free(core->actions);
 	free(core->dirty);
+	prio_fini(core);
 	free(core->ended);
 	share_destroy(core->share);
 	plugin_unload(core->fairshare);
@@ -364,6 +368,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	if (rc == 0)
 		rc = sched_check_feasible(core, job, err);
 	if (rc == 0)
+		rc = prio_submit_check(core, job, req->operator, err);
+	if (rc == 0)
 		rc = usage_submit_assoc(core, job, req->user, err);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
@@ -379,7 +385,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	job->submit_time = now;
 	job->exit_code = -1;
 	jobtab_insert(core, job);
-	core_pending_add(core, job);
+	prio_set_eligible(job, true, now);
+	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
 	*job_id = job->id;
 	return 0;
@@ -389,6 +396,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state)
 {
 	if (job->state == ROTA_JOB_PENDING) {
+		prio_set_eligible(job, false, now);
 		core_pending_remove(core, job);
 	} else {
 		usage_charge_job(core, job, now);
@@ -428,9 +436,8 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 	job->state = ROTA_JOB_PENDING;
 	job->start_time = 0;
 	job->reason = reason;
-	core_pending_add(core, job);
-	/* back in submit order: the list is sorted by id while FIFO */
-	core_pending_sort(core);
+	prio_set_eligible(job, true, now);
+	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
 	return 0;
 }
@@ -520,6 +527,19 @@ const struct core_job *core_job_find(const struct core *core, uint32_t id)
 size_t core_job_count(const struct core *core)
 {
 	return core->njobs;
+}
+
+void core_pending_foreach(const struct core *core,
+			  void (*fn)(const struct core_job *job, void *arg),
+			  void *arg)
+{
+	for (const struct core_job *j = core->pending.head; j; j = j->next)
+		fn(j, arg);
+}
+
+size_t core_pending_count(const struct core *core)
+{
+	return core->pending.n;
 }
 
 void core_counts(const struct core *core, struct core_counts *out)

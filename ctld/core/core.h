@@ -19,6 +19,7 @@
  */
 struct rota_conf;
 struct rota_share_tree;
+struct rota_prio_factor;
 struct core;
 struct constraint;
 
@@ -57,6 +58,21 @@ struct core_queue {
 	unsigned priority_tier;
 	bool is_default;
 	bool charge;		/* its jobs count as usage */
+	double priority;	/* Priority=: the priority plugins' factor */
+};
+
+/* A quality of service; index 0 is "normal". */
+struct core_qos {
+	char *name;
+	double priority;
+	int64_t target_wait;	/* Maui's QTTarget, 0: none */
+};
+
+/* Why a pending job is held back (Slurm's JobHeldUser, JobHeldAdmin). */
+enum core_hold {
+	CORE_HOLD_NONE = 0,
+	CORE_HOLD_USER,		/* its owner may release it */
+	CORE_HOLD_OPERATOR,	/* only an operator may */
 };
 
 /* One node's share of a running job. */
@@ -81,6 +97,14 @@ struct core_job {
 	int64_t start_time;
 	int64_t end_time;
 	int64_t charged_until;	/* usage charged up to here (running) */
+	uint32_t qos;		/* index into the QOS table */
+	double priority;	/* the priority plugin's, last computed */
+	int64_t eligible_accum;	/* eligible seconds before eligible_since */
+	int64_t eligible_since;	/* when it became eligible, if it is */
+	bool eligible;		/* pending and free to run (not held,
+				   blocked or waiting on a dependency) */
+	uint32_t bypass;	/* times a backfilled job passed it */
+	enum core_hold hold;
 	int exit_code;
 	int term_signal;
 	const char *reason;	/* static: why pending; NULL when none */
@@ -117,6 +141,7 @@ struct core_submit {
 	uid_t uid;
 	gid_t gid;
 	const char *user;	    /* the uid's name, for the account tree */
+	bool operator;		    /* may set a negative nice, urgency > 16 */
 };
 
 /*
@@ -145,6 +170,18 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
  */
 int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		bool operator, struct rota_error *err);
+
+/*
+ * Hold a pending job ('operator' hold or the user's own) or release it.
+ * A held job is not eligible: it is not started and its eligible time
+ * (the age factors) stands still.  Users act on their own jobs and may
+ * not release an operator hold.  -ENOENT, -EPERM, -EINVAL (not pending,
+ * or not held) with the user's line.
+ */
+int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+	      bool is_operator, bool operator_hold, struct rota_error *err);
+int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		 bool is_operator, struct rota_error *err);
 
 /* Start what fits, in order; queues LAUNCH actions.  Returns jobs started. */
 unsigned core_schedule(struct core *core, int64_t now);
@@ -245,6 +282,27 @@ size_t core_usage_take(struct core *core, int64_t now, bool all,
 void core_usage_restore(struct core *core, const struct core_usage *u,
 			size_t n, int64_t at);
 
+/*
+ * Priorities.  The priority plugin rates every pending job every
+ * PriorityCalcPeriod (from core_tick) and at once on core_prio_update();
+ * a new job is rated alone at submit.  Pending jobs are kept in
+ * scheduling order: queue tier, then priority, then submit time, then id.
+ */
+int core_prio_update(struct core *core, int64_t now);
+const char *core_prio_plugin(const struct core *core);
+/* The plugin's one-line description of its weights or formula. */
+void core_prio_describe(const struct core *core, char *buf, size_t len);
+/*
+ * The terms of a pending job's priority as of the last rating, at most
+ * 'max'; 0 when the plugin gives none.
+ */
+size_t core_prio_explain(const struct core *core, int64_t now,
+			 const struct core_job *job,
+			 struct rota_prio_factor *factors, size_t max);
+/* Seconds the job has been eligible to run, up to 'now'. */
+int64_t core_job_eligible_time(const struct core_job *job, int64_t now);
+const struct core_qos *core_qos_get(const struct core *core, uint32_t i);
+
 /* Take the queued actions (caller frees the array with free()). */
 size_t core_take_actions(struct core *core, struct core_action **out);
 
@@ -279,6 +337,9 @@ struct core_job_state {
 	int term_signal;
 	uint32_t run;
 	const char *end_text;	  /* NULL: none */
+	int64_t eligible_accum;
+	int64_t eligible_since;
+	enum core_hold hold;
 	const struct core_alloc_state *alloc; /* running jobs */
 	uint32_t nalloc;
 	bool recorded;		  /* its jobcomp record was handed over */
@@ -307,6 +368,11 @@ void core_job_foreach(const struct core *core,
 		      void (*fn)(const struct core_job *job, void *arg),
 		      void *arg);
 size_t core_job_count(const struct core *core);
+/* Pending jobs in scheduling order; 'fn' must not call back into the core. */
+void core_pending_foreach(const struct core *core,
+			  void (*fn)(const struct core_job *job, void *arg),
+			  void *arg);
+size_t core_pending_count(const struct core *core);
 struct core_counts {
 	size_t pending;
 	size_t running;

@@ -5,6 +5,7 @@
 /* Shared by the files of ctld/core only. */
 
 #include "ctld/core/core.h"
+#include "plugins/rota_plugin.h"
 
 struct job_list {
 	struct core_job *head;
@@ -50,6 +51,11 @@ struct core {
 
 	struct plugin *fairshare;
 	struct share *share;
+	struct plugin *priority;
+	const struct rota_priority_ops *prio_ops;
+	struct core_qos *qos;	 /* [0] is "normal" */
+	size_t nqos;
+	bool prio_stale;	 /* rate every job before the next pass */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
 	int64_t calc_period;	 /* PriorityCalcPeriod */
 	int64_t last_calc;
@@ -74,8 +80,6 @@ void job_list_remove(struct job_list *l, struct core_job *job);
 /* core.c */
 void core_pending_add(struct core *core, struct core_job *job);
 void core_pending_remove(struct core *core, struct core_job *job);
-/* Restore submit order in the pending list (restore.c). */
-void core_pending_sort(struct core *core);
 void core_push_action(struct core *core, const struct core_action *a);
 void core_mark_dirty(struct core *core, struct core_job *job);
 /* List a final job for its jobcomp record (core_take_ended). */
@@ -112,6 +116,20 @@ int usage_submit_assoc(struct core *core, struct core_job *job,
 		       const char *user, struct rota_error *err);
 /* Periodic charging and fairshare recomputation (core_tick). */
 void usage_tick(struct core *core, int64_t now);
+
+/* priority.c */
+int prio_init(struct core *core, const struct rota_conf *conf,
+	      struct rota_error *err);
+void prio_fini(struct core *core);
+/* Resolve and check the job's QOS, nice and urgency at submit. */
+int prio_submit_check(struct core *core, struct core_job *job,
+		      bool operator, struct rota_error *err);
+/* Rate a new or requeued job alone and put it in the pending list. */
+void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
+/* Order the pending list by the last ratings (after a restore). */
+void prio_sort(struct core *core);
+/* A pending job stops or starts being eligible. */
+void prio_set_eligible(struct core_job *job, bool eligible, int64_t now);
 
 /* sched.c: would 'job' fit on an idle set of its queue's nodes? */
 int sched_check_feasible(const struct core *core, const struct core_job *job,

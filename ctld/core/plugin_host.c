@@ -25,9 +25,11 @@
 
 /* The defaults, linked in (plugins/<kind>/<name>.c built without MODULE). */
 extern const struct rota_plugin rota_plugin_fairshare_fairtree;
+extern const struct rota_plugin rota_plugin_priority_fifo;
 
 static const struct rota_plugin *const builtins[] = {
 	&rota_plugin_fairshare_fairtree,
+	&rota_plugin_priority_fifo,
 };
 
 static const struct {
@@ -35,7 +37,9 @@ static const struct {
 	const char *line;	/* its rota.conf line key */
 	size_t ops_min;		/* the ops table up to its required ops */
 } kinds[] = {
-	[ROTA_PLUGIN_PRIORITY] = { "priority", "Priority", sizeof(size_t) },
+	[ROTA_PLUGIN_PRIORITY] = { "priority", "Priority",
+				   offsetof(struct rota_priority_ops,
+					    compute) + sizeof(void *) },
 	[ROTA_PLUGIN_FAIRSHARE] = { "fairshare", "Fairshare",
 				    offsetof(struct rota_fairshare_ops,
 					     compute) + sizeof(void *) },
@@ -173,14 +177,14 @@ static int conf_choice(const struct rota_plugin_conf *conf, const char *key,
 }
 
 static int conf_string(const struct rota_plugin_conf *conf, const char *key,
-		       const char **out, char *err, size_t errlen)
+		       const char **out, char *where, size_t wherelen)
 {
 	const struct rota_conf_setting *st = setting_take(conf, key);
 
-	(void)err;
-	(void)errlen;
-	if (st)
-		*out = st->value;
+	if (!st)
+		return 0;
+	*out = st->value;
+	snprintf(where, wherelen, "%s:%u", st->file, st->line);
 	return 0;
 }
 
@@ -282,8 +286,10 @@ static int desc_check(const struct plugin *p, enum rota_plugin_kind kind,
 		return rota_errorf(err, -EINVAL, "%s: %s", p->path,
 				   d->ops ? "ops table too short for this kind"
 					  : "no ops table");
-	if (kind == ROTA_PLUGIN_FAIRSHARE &&
-	    !((const struct rota_fairshare_ops *)d->ops)->compute)
+	if ((kind == ROTA_PLUGIN_FAIRSHARE &&
+	     !((const struct rota_fairshare_ops *)d->ops)->compute) ||
+	    (kind == ROTA_PLUGIN_PRIORITY &&
+	     !((const struct rota_priority_ops *)d->ops)->compute))
 		return rota_errorf(err, -EINVAL,
 				   "%s: required op 'compute' is missing",
 				   p->path);

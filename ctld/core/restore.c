@@ -149,6 +149,10 @@ int core_restore_job(struct core *core, int64_t now,
 	job->exit_code = st->exit_code;
 	job->term_signal = st->term_signal;
 	job->run = st->run;
+	job->eligible_accum = st->eligible_accum;
+	job->eligible_since = st->eligible_since;
+	job->hold = st->hold;
+	job->eligible = st->state == ROTA_JOB_PENDING && !st->hold;
 	job->end_text = st->end_text ? rota_xstrdup(st->end_text) : NULL;
 	job->recorded = st->recorded;
 	jobtab_insert(core, job);
@@ -191,10 +195,6 @@ static void sort_list(struct job_list *l, int (*cmp)(const void *,
 	free(v);
 }
 
-void core_pending_sort(struct core *core)
-{
-	sort_list(&core->pending, by_id);
-}
 
 void core_restore_finish(struct core *core)
 {
@@ -204,7 +204,9 @@ void core_restore_finish(struct core *core)
 					   ? j->start_time
 					   : core->usage_restored_at;
 	jobtab_sort(core);
-	core_pending_sort(core);
+	/* ratings are not journaled: all are rated before the next pass */
+	prio_sort(core);
+	core->prio_stale = true;
 	sort_list(&core->done, by_end);
 	/* ends whose records may not have reached jobcomp: offer them again */
 	for (struct core_job *j = core->done.head; j; j = j->next)

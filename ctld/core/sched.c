@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The scheduling pass and placement.  Jobs are taken in order (the pending
- * list is kept in submit order: the FIFO of the walking skeleton); in each
- * queue the pass stops at the first job that does not fit, so a wide job at
- * the head of a queue is never starved by narrow ones behind it (strict
- * order, like Slurm's sched/builtin).
+ * list is kept in scheduling order: tier, priority, submit time, id; see
+ * priority.c); in each queue the pass stops at the first job that does not
+ * fit, so a wide job at the head of a queue is never starved by narrow ones
+ * behind it (strict order, like Slurm's sched/builtin).
  *
  * Placement: a job that asks no node count goes on one node if one can hold
  * all its tasks, else its tasks spread over the queue's nodes in order.  A
@@ -122,6 +122,7 @@ static void start_job(struct core *core, struct core_job *job, int64_t now,
 		node_alloc_cores(&core->nodes[a->node], a, job->desc.mem_mb);
 	}
 	core_pending_remove(core, job);
+	prio_set_eligible(job, false, now);
 	job_list_append(&core->running, job);
 	job->state = ROTA_JOB_RUNNING;
 	job->run++;
@@ -147,6 +148,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 	unsigned started = 0;
 	struct core_job *job, *next;
 
+	if (core->prio_stale)
+		core_prio_update(core, now);
 	/* the pass ends once every queue with pending jobs has stopped */
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;
@@ -155,6 +158,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
 		next = job->next;
+		if (job->hold)
+			continue; /* not eligible: it blocks nothing */
 		if (blocked[job->queue]) {
 			job->reason = "Priority";
 			continue;
@@ -225,6 +230,9 @@ const char *core_job_reason(const struct core *core,
 {
 	if (job->state != ROTA_JOB_PENDING)
 		return job->end_text;
+	if (job->hold)
+		return job->hold == CORE_HOLD_USER ? "JobHeldUser"
+						   : "JobHeldAdmin";
 	if (job->reason)
 		return job->reason;
 	/* not reached by the last pass: its queue stopped ahead of it */

@@ -35,6 +35,7 @@ struct share_assoc {
 	uint32_t parent;	/* id; ROTA_SHARE_NONE for the root */
 	bool is_user;
 	double shares;
+	double priority;	/* Priority= of its line; 0: its parent's */
 	double stored;		/* usage at t0 (user leaves only) */
 	uint32_t pending;
 	uint32_t running;
@@ -60,6 +61,7 @@ struct share {
 	bool flux;		/* Fairshare Convention=flux */
 	int64_t t0;
 	bool view_stale;	/* a user joined: rebuild the view */
+	size_t view_n;		/* associations in the view */
 	bool dirty;		/* usage changed since last taken */
 	struct rota_share_tree tree;
 	struct plugin *plugin;
@@ -124,7 +126,7 @@ static bool key_get(const struct share *s, const char *key, uint32_t *id)
 
 static uint32_t assoc_add(struct share *s, const char *name,
 			  const char *account, uint32_t parent, bool is_user,
-			  double shares)
+			  double shares, double priority)
 {
 	struct share_assoc *a;
 
@@ -139,6 +141,7 @@ static uint32_t assoc_add(struct share *s, const char *name,
 		.parent = parent,
 		.is_user = is_user,
 		.shares = shares,
+		.priority = priority,
 	};
 	if (is_user)
 		key_put(s, rota_xasprintf("U:%s:%s", name, account),
@@ -165,7 +168,7 @@ static void add_accounts(struct share *s, const struct rota_conf *conf)
 			key = rota_xasprintf("A:%s", c->parent);
 			if (!done[i] && key_get(s, key, &parent)) {
 				assoc_add(s, c->name, c->name, parent, false,
-					  c->shares);
+					  c->shares, c->priority);
 				done[i] = true;
 				left--;
 			}
@@ -185,7 +188,8 @@ static void add_users(struct share *s, const struct rota_conf *conf)
 
 		key_get(s, key, &parent);
 		free(key);
-		id = assoc_add(s, u->name, u->account, parent, true, u->shares);
+		id = assoc_add(s, u->name, u->account, parent, true, u->shares,
+			       u->priority);
 		if (u->is_default)
 			key_put(s, rota_xasprintf("D:%s", u->name), id);
 	}
@@ -202,7 +206,7 @@ struct share *share_create(const struct rota_conf *conf,
 	s->plugin = fairshare;
 	s->ops = plugin_ops(fairshare, sizeof(struct rota_fairshare_ops));
 	s->flux = flux;
-	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1);
+	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1, 0);
 	add_accounts(s, conf);
 	add_users(s, conf);
 	return s;
@@ -246,7 +250,7 @@ static uint32_t guest_leaf(struct share *s, const char *user)
 	uint32_t id;
 
 	if (!key_get(s, key, &id))
-		id = assoc_add(s, user, "root", SHARE_ROOT, true, 1);
+		id = assoc_add(s, user, "root", SHARE_ROOT, true, 1, 0);
 	free(key);
 	return id;
 }
@@ -292,6 +296,22 @@ int share_assoc(struct share *s, const char *user, const char *account,
 const char *share_assoc_account(const struct share *s, uint32_t id)
 {
 	return s->a[id].account;
+}
+
+double share_assoc_priority(const struct share *s, uint32_t id)
+{
+	while (id != ROTA_SHARE_NONE && s->a[id].priority == 0)
+		id = s->a[id].parent;
+	return id == ROTA_SHARE_NONE ? 0 : s->a[id].priority;
+}
+
+double share_max_priority(const struct share *s)
+{
+	double max = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		max = s->a[i].priority > max ? s->a[i].priority : max;
+	return max;
 }
 
 /* ---- usage --------------------------------------------------------------- */
@@ -455,6 +475,7 @@ static void view_build(struct share *s)
 		p->first_child = (uint32_t)i;
 	}
 	s->view_stale = false;
+	s->view_n = s->n;
 	free(e);
 	free(first);
 	free(count);
@@ -524,7 +545,7 @@ const struct rota_share_tree *share_tree(const struct share *s)
 
 uint32_t share_view_index(const struct share *s, uint32_t id)
 {
-	return s->a[id].view;
+	return id < s->view_n ? s->a[id].view : ROTA_SHARE_NONE;
 }
 
 const char *share_plugin_name(const struct share *s)

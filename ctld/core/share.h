@@ -42,6 +42,9 @@ int share_assoc(struct share *s, const char *user, const char *account,
 		bool lenient, uint32_t *id, struct rota_error *err);
 /* The account of association 'id'; borrowed, valid until destroy. */
 const char *share_assoc_account(const struct share *s, uint32_t id);
+/* Its Priority=, or its nearest ancestor's (Slurm's association factor). */
+double share_assoc_priority(const struct share *s, uint32_t id);
+double share_max_priority(const struct share *s);
 
 /* Add 'amount' core-seconds charged at time 'at' to association 'id'. */
 void share_charge(struct share *s, uint32_t id, double amount, int64_t at);
@@ -56,7 +59,10 @@ void share_count_job(struct share *s, uint32_t id, bool running);
 int share_update(struct share *s, int64_t now);
 /* The view after the last share_update(); borrowed until the next one. */
 const struct rota_share_tree *share_tree(const struct share *s);
-/* Index of association 'id' in share_tree()'s nodes. */
+/*
+ * Index of association 'id' in share_tree()'s nodes; ROTA_SHARE_NONE for
+ * one that joined after the last share_update().
+ */
 uint32_t share_view_index(const struct share *s, uint32_t id);
 /* The fairshare plugin's name and settings as the host uses them. */
 const char *share_plugin_name(const struct share *s);

@@ -31,7 +31,7 @@ union any {
 	struct rota_msg_job_list_req req;
 	struct rota_msg_job_list list;
 	struct rota_msg_job_rows rows;
-	struct rota_msg_cancel cancel;
+	struct rota_msg_job_ids cancel;
 	struct rota_msg_text_list text;
 	struct rota_node_info node;
 	struct rota_msg_node_list nodes;
@@ -145,7 +145,8 @@ static bool eq_submit(const union any *a, const union any *b)
 	       strv_eq(x->env, y->env) && x->ntasks == y->ntasks &&
 	       x->cpus_per_task == y->cpus_per_task && x->nodes == y->nodes &&
 	       x->mem_mb == y->mem_mb && x->time_limit == y->time_limit &&
-	       x->no_requeue == y->no_requeue;
+	       x->no_requeue == y->no_requeue && str_eq(x->qos, y->qos) &&
+	       x->nice == y->nice && x->urgency == y->urgency;
 }
 
 static bool empty_submit(const union any *u)
@@ -155,7 +156,8 @@ static bool empty_submit(const union any *u)
 	return !d->name && !d->script && !d->workdir && !d->output &&
 	       !d->error && !d->queue && !d->account && !d->constraint &&
 	       !d->env && !d->ntasks && !d->cpus_per_task && !d->nodes &&
-	       !d->mem_mb && !d->time_limit && !d->no_requeue;
+	       !d->mem_mb && !d->time_limit && !d->no_requeue && !d->qos &&
+	       !d->nice && !d->urgency;
 }
 
 static void check_submit(const union any *u, size_t len)
@@ -376,12 +378,12 @@ static void clear_rows(union any *u)
 static int dec_cancel(const char *b, size_t n, union any *u,
 		      struct rota_error *e)
 {
-	return rota_msg_cancel_decode(b, n, &u->cancel, e);
+	return rota_msg_job_ids_decode(b, n, &u->cancel, e);
 }
 
 static char *enc_cancel(const union any *u, size_t *len)
 {
-	return rota_msg_cancel_encode(&u->cancel, len);
+	return rota_msg_job_ids_encode(&u->cancel, len);
 }
 
 static bool eq_cancel(const union any *a, const union any *b)
@@ -402,7 +404,7 @@ static void check_cancel(const union any *u, size_t len)
 
 static void clear_cancel(union any *u)
 {
-	rota_msg_cancel_clear(&u->cancel);
+	rota_msg_job_ids_clear(&u->cancel);
 }
 
 static int dec_text(const char *b, size_t n, union any *u, struct rota_error *e)

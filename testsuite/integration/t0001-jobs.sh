@@ -84,7 +84,7 @@ ok $((! $?)) "its processes are gone, SIGTERM ignored or not"
 marker=$((RANDOM + 200000))
 cj=$(cd "$W/u1" && as rotatest1 rota submit --wrap \
 	"sleep $marker & sleep $marker & wait")
-wait_for test "$(job_state "$cj")" = RUNNING
+wait_for job_state_is "$cj" RUNNING
 wait_for pgrep -f "slee[p] $marker"
 as rotatest2 rota cancel "$cj" 2>"$T/cancel.err"
 ok $((! $? == 1)) "another user may not cancel it"

@@ -31,7 +31,7 @@ restart_node() { # NAME: SIGKILL its daemon and start it again
 
 # 1. the daemon dies and comes back while the job runs
 a=$(rota submit -C ib --wrap 'sleep 3; echo "done a"; exit 4')
-wait_for test "$(job_state "$a")" = RUNNING
+wait_for job_state_is "$a" RUNNING
 restart_node n01
 WAIT_TIMEOUT=30 wait_job_done "$a"
 is "$(rota show job "$a" | grep -E '^(State|ExitCode)=' | tr '\n' ' ')" \
@@ -40,7 +40,7 @@ is "$(cat "rota-$a.out")" "done a" "and its output is whole"
 
 # 2. the job ends while the daemon is down: the end waits on the node
 b=$(rota submit -C ib --wrap 'sleep 1; exit 0')
-wait_for test "$(job_state "$b")" = RUNNING
+wait_for job_state_is "$b" RUNNING
 restart_node n01 and-wait-for "$CL/spool/n01/job$b.end"
 WAIT_TIMEOUT=30 wait_job_done "$b"
 is "$(job_state "$b")" COMPLETED "an end that happened while it was down is delivered"
@@ -50,7 +50,7 @@ ok $? "and forgotten on the node once the controller has it"
 # 3. the controller dies and comes back in the middle of running jobs
 c=$(rota submit -C ib --wrap 'sleep 2; exit 7')
 d=$(rota submit -C ib --wrap 'sleep 4; exit 0')
-wait_for test "$(job_state "$d")" = RUNNING
+wait_for job_state_is "$d" RUNNING
 cluster_kill_ctld
 cluster_restart_ctld
 WAIT_TIMEOUT=30 wait_job_done "$c"

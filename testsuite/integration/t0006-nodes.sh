@@ -39,7 +39,7 @@ start_n01() {
 # --- a whole node fails, daemon and jobs: requeue, or NODE_FAIL ---
 b=$(rota submit -C ib --wrap 'sleep 1000')
 nr=$(rota submit -C ib --no-requeue --wrap 'sleep 1000')
-wait_for test "$(job_state "$nr")" = RUNNING
+wait_for job_state_is "$nr" RUNNING
 kill -9 "$(cat "$CL/n01.pid")"
 cluster_kill_jobs
 wait_for test "$(node_state n01)" = DOWN
@@ -56,7 +56,7 @@ marker=$((RANDOM + 300000))
 c=$(rota submit -C ib --wrap "sleep $marker")
 wait_for test -e "$CL/spool/n01/job$c.1.sup"
 kill -9 "$(cat "$CL/n01.pid")"
-wait_for test "$(job_state "$c")" = PENDING
+wait_for job_state_is "$c" PENDING
 pgrep -f "slee[p] $marker" >/dev/null
 ok $? "the job's first run lives on under its supervisor, node down"
 start_n01

@@ -44,7 +44,7 @@ like "$(rota share | head -n 1)" "^Fairshare fairtree \(native\), usage decay ex
 
 # a running job when the controller dies is charged for all it ran
 c=$(as rotatest2 rota submit --wrap 'sleep 6')
-wait_for test "$(job_state "$c")" = RUNNING
+wait_for job_state_is "$c" RUNNING
 sleep 2
 cluster_kill_ctld
 cluster_restart_ctld

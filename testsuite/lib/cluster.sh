@@ -57,8 +57,11 @@ cluster_write_conf() {
 		echo "LargeMemory=256G"
 		[ -z "${PLUGIN_DIR:-}" ] || echo "PluginDir=$PLUGIN_DIR"
 		echo "NodeName=n[01-$(printf %02d "$n")] Addr=127.0.0.[2-$((n + 1))]"
-		echo "QueueName=batch Nodes=ALL Default=yes MaxTime=2-00:00:00 DefaultTime=1:00:00"
-		echo "QueueName=short Nodes=n[01-02] MaxTime=30"
+		# CLUSTER_QUEUES=no: the extra lines bring their own queues
+		if [ "${CLUSTER_QUEUES:-yes}" = yes ]; then
+			echo "QueueName=batch Nodes=ALL Default=yes MaxTime=2-00:00:00 DefaultTime=1:00:00"
+			echo "QueueName=short Nodes=n[01-02] MaxTime=30"
+		fi
 		for line in "$@"; do echo "$line"; done
 	} >"$CL/rota.conf"
 	export ROTA_CONF="$CL/rota.conf"
@@ -137,6 +140,12 @@ cluster_stop() {
 # job_state ID: the job's state word from `rota show job`
 job_state() {
 	"$BIN/rota" show job "$1" 2>/dev/null | sed -n 's/^State=//p'
+}
+
+# job_state_is ID STATE: for wait_for, which must re-run the check
+# (wait_for test "$(job_state ID)" = X would compare one snapshot)
+job_state_is() {
+	[ "$(job_state "$1")" = "$2" ]
 }
 
 # wait_job_done ID: until the job has ended (any final state)

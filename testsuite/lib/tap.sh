@@ -75,6 +75,7 @@ CL="$T/cluster"
 . "$top_srcdir/testsuite/lib/cluster.sh"
 
 tap_cleanup() {
+	local rc=$? # a test that bailed out keeps its logs too
 	cluster_stop
 	# daemons report sanitizer findings (leaks: at exit) in their logs
 	if grep -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" \
@@ -84,7 +85,7 @@ tap_cleanup() {
 			"$CL"/log/*.log | tr '\n' ' ')"
 		tap_failed=$((tap_failed + 1))
 	fi
-	if [ "$tap_failed" -ne 0 ]; then
+	if [ "$tap_failed" -ne 0 ] || [ "$rc" -ne 0 ]; then
 		echo "# logs kept in $T"
 		for f in "$CL"/log/*.log; do
 			[ -f "$f" ] || continue

@@ -370,6 +370,24 @@ static const struct {
 	{ "UsageMemWeight=-1", "rota.conf:1: UsageMemWeight: '-1' is below 0" },
 	{ "UsageMemWeight=abc",
 	  "rota.conf:1: UsageMemWeight: 'abc' is not a number" },
+	/* limits */
+	{ "UserName=ana Account=root MaxPS=100 MaxPSHard=50",
+	  "rota.conf:1: MaxPS: 100 is above MaxPSHard 50" },
+	{ "AccountName=a MaxJobs=-1",
+	  "rota.conf:1: MaxJobs: '-1' is not a whole number from 0 (or "
+	  "UNLIMITED)" },
+	{ "AccountName=a MaxTRES=gpu=2",
+	  "rota.conf:1: MaxTRES: unknown resource 'gpu' (cpu, mem, node)" },
+	{ "AccountName=a MaxTRES=cpu",
+	  "rota.conf:1: MaxTRES: 'cpu' is not resource=value" },
+	{ "AccountName=a MaxTRES=cpu=-4",
+	  "rota.conf:1: MaxTRES: cpu: '-4' is not a whole number" },
+	{ "AccountName=a GrpTRESRunMins=mem=5",
+	  "rota.conf:1: GrpTRESRunMins: unknown resource 'mem' (cpu)" },
+	{ "QOSName=q MaxWall=-5", "rota.conf:1: MaxWall: '-5' is negative" },
+	{ "QOSName=q MaxIdle=lots",
+	  "rota.conf:1: MaxIdle: 'lots' is not a whole number from 0 (or "
+	  "UNLIMITED)" },
 	/* plugin lines */
 	{ "Fairshare=ratio\nFairshare=classic",
 	  "rota.conf:2: Fairshare: 'classic', but 'ratio' was chosen at "
@@ -428,6 +446,38 @@ START_TEST(test_accounts)
 	ck_assert(conf->usage_mem_weight == 0.25);
 	ck_assert_ptr_nonnull(rota_conf_account_find(conf, "chem"));
 	ck_assert_ptr_null(rota_conf_account_find(conf, "root"));
+	rota_conf_destroy(conf);
+}
+END_TEST
+
+/* Limit keys on the three kinds of lines; unset ones are -1. */
+START_TEST(test_limits)
+{
+	struct rota_conf *conf = load_ok(
+		"AccountName=physics MaxJobs=10 MaxTRES=cpu=64,mem=2G,node=4 "
+		"GrpTRESRunMins=cpu=100000\n"
+		"UserName=ana Account=physics MaxIdle=8 MaxPS=72000 "
+		"MaxPSHard=1080000 MaxWall=5-00:00:00\n"
+		"QOSName=long MaxWall=14-00:00:00 MaxSubmitJobs=UNLIMITED "
+		"Allocation=5000\n");
+	const struct rota_conf_limits *a = &conf->accounts[0].limits;
+	const struct rota_conf_limits *u = &conf->users[0].limits;
+	const struct rota_conf_limits *q = &conf->qos[0].limits;
+
+	ck_assert_int_eq(a->max_jobs, 10);
+	ck_assert_int_eq(a->max_cpus, 64);
+	ck_assert_int_eq(a->max_mem, 2048);
+	ck_assert_int_eq(a->max_nodes, 4);
+	ck_assert_int_eq(a->cpu_run_mins, 100000);
+	ck_assert_int_eq(a->max_idle, -1);
+	ck_assert_int_eq(u->max_idle, 8);
+	ck_assert_int_eq(u->max_ps, 72000);
+	ck_assert_int_eq(u->max_ps_hard, 1080000);
+	ck_assert_int_eq(u->max_wall, 5 * 86400);
+	ck_assert_int_eq(u->max_jobs, -1);
+	ck_assert_int_eq(q->max_wall, 14 * 86400);
+	ck_assert_int_eq(q->max_submit, -1);
+	ck_assert_int_eq(q->allocation, 5000);
 	rota_conf_destroy(conf);
 }
 END_TEST
@@ -687,6 +737,7 @@ static Suite *conf_suite(void)
 	tcase_add_loop_test(tc, test_bad, 0, N(bad));
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_sections);
+	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_nul_and_long_lines);
 	tcase_add_test(tc, test_members_bound);
 	tcase_add_test(tc, test_mutations);

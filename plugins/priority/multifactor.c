@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * priority/multifactor: Slurm's multifactor priority, with Flux's user
+ * factor.  Each factor is normalized to [0, 1] and weighted:
+ *
+ *   priority = WeightAge x age + WeightFairshare x fairshare
+ *            + WeightJobSize x jobsize + WeightQueue x queue
+ *            + WeightQOS x qos + WeightAssoc x assoc
+ *            + WeightUser x (urgency - 16) / 16  - nice
+ *
+ * age = min(eligible time, MaxAge) / MaxAge: only time the job could have
+ * run counts (not held, not blocked by a limit, not waiting on a
+ * dependency), and it stops growing at MaxAge (Slurm's PriorityMaxAge,
+ * 7 days).  fairshare is the fairshare plugin's factor.  jobsize, as
+ * Slurm computes it without SMALL_RELATIVE_TO_TIME: the mean of the
+ * node part (nodes / cluster nodes) and the core part (cores / cluster
+ * cores), or, with FavorSmall=yes, of their complements ((total -
+ * asked) / total); SizeBy=nodes or cores keeps one part.  queue, qos and
+ * assoc are the job's Priority= over the largest of its kind.
+ *
+ * Flux's six factors are the same less the association one: wait time
+ * (age), fair-share, QOS, queue, job size, and the user's urgency (0 to
+ * 31, 16 by default), which users may only lower: (urgency - 16) / 16 is
+ * at most 0 for them, so WeightUser can take from a job, never add.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plugins/rota_plugin.h"
+
+enum mf_factor {
+	MF_AGE,
+	MF_FAIRSHARE,
+	MF_JOBSIZE,
+	MF_QUEUE,
+	MF_QOS,
+	MF_ASSOC,
+	MF_USER,
+	MF_COUNT,
+};
+
+static const char *const mf_names[MF_COUNT] = {
+	"age", "fairshare", "jobsize", "queue", "qos", "assoc", "user",
+};
+
+/* Setting names, in the order of enum mf_factor. */
+static const char *const mf_keys[MF_COUNT] = {
+	"WeightAge",   "WeightFairshare", "WeightJobSize", "WeightQueue",
+	"WeightQOS",   "WeightAssoc",	  "WeightUser",
+};
+
+enum mf_size_by { SIZE_BOTH, SIZE_NODES, SIZE_CORES };
+
+struct mf_state {
+	double weight[MF_COUNT];
+	int64_t max_age;
+	bool favor_small;
+	unsigned size_by;
+};
+
+static double ratio(double part, double whole)
+{
+	return whole > 0 ? part / whole : 0;
+}
+
+static double job_size(const struct mf_state *st,
+		       const struct rota_prio_context *ctx,
+		       const struct rota_prio_job *job)
+{
+	double nodes = job->nodes ? job->nodes : 1;
+	double n = ratio(nodes, ctx->total_nodes);
+	double c = ratio(job->cores, ctx->total_cores);
+
+	if (st->favor_small) {
+		n = ctx->total_nodes ? 1 - n : 0;
+		c = ctx->total_cores ? 1 - c : 0;
+	}
+	n = fmin(fmax(n, 0), 1);
+	c = fmin(fmax(c, 0), 1);
+	return st->size_by == SIZE_NODES   ? n
+	       : st->size_by == SIZE_CORES ? c
+					   : (n + c) / 2;
+}
+
+/* Each factor's raw input and its normalized value. */
+static void factors(const struct mf_state *st,
+		    const struct rota_prio_context *ctx,
+		    const struct rota_prio_job *job, double *raw,
+		    double *norm)
+{
+	int64_t age = job->eligible_time < st->max_age ? job->eligible_time
+						       : st->max_age;
+
+	raw[MF_AGE] = (double)job->eligible_time;
+	norm[MF_AGE] = ratio((double)(age > 0 ? age : 0), st->max_age);
+	raw[MF_FAIRSHARE] = norm[MF_FAIRSHARE] = job->fs_factor;
+	raw[MF_JOBSIZE] = job->cores;
+	norm[MF_JOBSIZE] = job_size(st, ctx, job);
+	raw[MF_QUEUE] = job->queue_priority;
+	norm[MF_QUEUE] = ratio(job->queue_priority, ctx->max_queue_priority);
+	raw[MF_QOS] = job->qos_priority;
+	norm[MF_QOS] = ratio(job->qos_priority, ctx->max_qos_priority);
+	raw[MF_ASSOC] = job->assoc_priority;
+	norm[MF_ASSOC] = ratio(job->assoc_priority, ctx->max_assoc_priority);
+	raw[MF_USER] = job->urgency;
+	norm[MF_USER] = ((double)job->urgency - 16) / 16;
+}
+
+static int mf_compute(void *state, const struct rota_prio_context *ctx,
+		      struct rota_prio_job *jobs, size_t n)
+{
+	const struct mf_state *st = state;
+	double raw[MF_COUNT], norm[MF_COUNT];
+
+	for (size_t i = 0; i < n; i++) {
+		double p = -(double)jobs[i].nice;
+
+		factors(st, ctx, &jobs[i], raw, norm);
+		for (int f = 0; f < MF_COUNT; f++)
+			p += st->weight[f] * norm[f];
+		jobs[i].priority = p;
+	}
+	return 0;
+}
+
+static size_t mf_explain(void *state, const struct rota_prio_context *ctx,
+			 const struct rota_prio_job *job,
+			 struct rota_prio_factor *out, size_t max)
+{
+	const struct mf_state *st = state;
+	double raw[MF_COUNT], norm[MF_COUNT];
+	size_t k = 0;
+
+	factors(st, ctx, job, raw, norm);
+	for (int f = 0; f < MF_COUNT && k < max; f++) {
+		if (st->weight[f] == 0)
+			continue;
+		out[k++] = (struct rota_prio_factor){
+			.name = mf_names[f],
+			.raw = raw[f],
+			.norm = norm[f],
+			.weight = st->weight[f],
+			.value = st->weight[f] * norm[f],
+		};
+	}
+	if (job->nice && k < max)
+		out[k++] = (struct rota_prio_factor){
+			.name = "nice",
+			.raw = job->nice,
+			.norm = job->nice,
+			.weight = -1,
+			.value = -(double)job->nice,
+		};
+	return k;
+}
+
+static void mf_describe(void *state, char *buf, size_t len)
+{
+	const struct mf_state *st = state;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int f = 0; f < MF_COUNT && used < len; f++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%g",
+					 f ? " " : "", mf_keys[f],
+					 st->weight[f]);
+	if (used < len)
+		snprintf(buf + used, len - used, " MaxAge=%llds%s",
+			 (long long)st->max_age,
+			 st->favor_small ? " FavorSmall" : "");
+}
+
+static int mf_init(const struct rota_host *host,
+		   const struct rota_plugin_conf *conf, void **state,
+		   char *err, size_t errlen)
+{
+	static const char *const size_by[] = { "both", "nodes", "cores",
+					       NULL };
+	struct mf_state *st = calloc(1, sizeof(*st));
+	int rc = 0;
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	st->max_age = 7 * 86400;
+	for (int f = 0; f < MF_COUNT && rc == 0; f++)
+		rc = host->conf_double(conf, mf_keys[f], 0, 1e12,
+				       &st->weight[f], err, errlen);
+	if (rc == 0)
+		rc = host->conf_duration(conf, "MaxAge", 1,
+					 (int64_t)3650 * 86400, &st->max_age,
+					 err, errlen);
+	if (rc == 0)
+		rc = host->conf_bool(conf, "FavorSmall", &st->favor_small, err,
+				     errlen);
+	if (rc == 0)
+		rc = host->conf_choice(conf, "SizeBy", size_by, &st->size_by,
+				       err, errlen);
+	if (rc < 0) {
+		free(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+static void mf_fini(void *state)
+{
+	free(state);
+}
+
+static const struct rota_priority_ops mf_ops = {
+	.size = sizeof(mf_ops),
+	.compute = mf_compute,
+	.explain = mf_explain,
+	.describe = mf_describe,
+};
+
+extern const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, multifactor);
+const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, multifactor) = {
+	.abi = ROTA_PLUGIN_ABI,
+	.kind = ROTA_PLUGIN_PRIORITY,
+	.name = "multifactor",
+	.init = mf_init,
+	.fini = mf_fini,
+	.ops = &mf_ops,
+};

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * priority/sge: Grid Engine's dispatch priority (sge_priority(5)).
+ *
+ *   urg  = rrcontr + wtcontr + dlcontr
+ *          rrcontr = cores x SlotUrgency + the queue's urgency
+ *          wtcontr = seconds since submission x WeightWaitingTime
+ *          dlcontr = 0: Rota jobs have no initiation deadline (yet)
+ *   prio = WeightUrgency x nurg + WeightTicket x ntckts
+ *          + WeightPriority x npprior
+ *
+ * Normalization is Grid Engine's own (sge_normalize_value()), reproduced
+ * so that a site's weights mean what they meant under Grid Engine:
+ * (x - min) / (max - min), and 0.5 when max - min < DBL_EPSILON.
+ *   nurg    over the urgencies of the jobs of this compute() call (Grid
+ *           Engine's pending jobs of the scheduling run);
+ *   ntckts  tickets from 0 to the most any job here holds (Grid Engine
+ *           takes the max over running and pending jobs; Rota's host
+ *           passes the pending ones only), 0 when nobody holds any;
+ *   npprior the POSIX priority ppri = -nice, clamped to Grid Engine's
+ *           [-1023, 1024], from -1023 to 1024 (users may only lower
+ *           theirs: the host allows a negative nice to operators only).
+ *
+ * The queue's urgency is added once per job, as Grid Engine adds a
+ * requested non-consumable resource's: a 2-slot job in queue t with
+ * QueueUrgency="t:40000" has rrcontr 2 x 100 + 40000 = 40200.
+ *
+ * Settings (Grid Engine's sched_conf/complex names, CamelCase), all
+ * from 0 to 1e9: SlotUrgency 100; QueueUrgency "queue:urgency,..." (none
+ * by default); WeightWaitingTime 0.278 (the seed site's; Grid Engine
+ * ships 0); WeightUrgency 0.1, WeightTicket 0.01, WeightPriority 1
+ * (Grid Engine's shipped defaults).
+ *
+ * rota prio shows urgency, tickets and priority (raw, normalized,
+ * weight, share of the priority), and the urgency's parts as
+ * "urgency.slots", "urgency.queue" and "urgency.waiting", whose values
+ * are urgency points (they add up to the urgency's raw value).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/rota_plugin.h"
+
+#define SGE_WEIGHT_MAX 1e9
+#define SGE_PPRI_MIN -1023.0
+#define SGE_PPRI_MAX 1024.0
+#define SGE_QUEUES_MAX 256
+#define SGE_QUEUE_NAME_MAX 64
+
+struct sge_queue {
+	char name[SGE_QUEUE_NAME_MAX + 1];
+	double urgency;
+};
+
+struct sge_state {
+	double slot_urgency;
+	double weight_waiting_time;
+	double weight_urgency;
+	double weight_ticket;
+	double weight_priority;
+	struct sge_queue *queues;
+	size_t nqueues;
+	/* the ranges of the last compute(), for explain() */
+	double urg_min;
+	double urg_max;
+	double tickets_max;
+};
+
+/* Grid Engine's sge_normalize_value(). */
+static double sge_normalize(double value, double min, double max)
+{
+	if (max - min < DBL_EPSILON)
+		return 0.5;
+	return (value - min) / (max - min);
+}
+
+static int queue_error(char *err, size_t errlen, const char *where,
+		       const char *text, const char *at, const char *why)
+{
+	snprintf(err, errlen, "%s: QueueUrgency: %s at column %zu", where, why,
+		 (size_t)(at - text) + 1);
+	return -EINVAL;
+}
+
+/* One "name:value" entry of QueueUrgency, from 'p' to 'end'. */
+static int queue_parse_one(struct sge_state *st, const char *text,
+			   const char *p, const char *end, const char *where,
+			   char *err, size_t errlen)
+{
+	struct sge_queue *q = &st->queues[st->nqueues];
+	const char *colon;
+	const char *num;
+	char buf[64];
+	char *stop;
+	size_t len;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	colon = memchr(p, ':', (size_t)(end - p));
+	if (!colon || colon == p)
+		return queue_error(err, errlen, where, text, p,
+				   "expected 'queue:urgency'");
+	len = (size_t)(colon - p);
+	if (len > SGE_QUEUE_NAME_MAX)
+		return queue_error(err, errlen, where, text, p,
+				   "queue name too long");
+	for (size_t i = 0; i < len; i++)
+		if (p[i] == ' ' || p[i] == '\t')
+			return queue_error(err, errlen, where, text, p + i,
+					   "blank in a queue name");
+	memcpy(q->name, p, len);
+	q->name[len] = '\0';
+	for (size_t i = 0; i < st->nqueues; i++)
+		if (!strcmp(st->queues[i].name, q->name))
+			return queue_error(err, errlen, where, text, p,
+					   "queue given twice");
+	num = colon + 1;
+	while (end > num && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	len = (size_t)(end - num);
+	if (len == 0 || len >= sizeof(buf))
+		return queue_error(err, errlen, where, text, num,
+				   "expected a number");
+	memcpy(buf, num, len);
+	buf[len] = '\0';
+	q->urgency = strtod(buf, &stop);
+	if (stop == buf || *stop || !isfinite(q->urgency))
+		return queue_error(err, errlen, where, text, num,
+				   "expected a number");
+	if (q->urgency < 0 || q->urgency > SGE_WEIGHT_MAX)
+		return queue_error(err, errlen, where, text, num,
+				   "urgency not within [0, 1e9]");
+	st->nqueues++;
+	return 0;
+}
+
+/* QueueUrgency="t:40000,u:80000"; absent: no queue has one. */
+static int sge_parse_queues(const struct rota_host *host,
+			    const struct rota_plugin_conf *conf,
+			    struct sge_state *st, char *err, size_t errlen)
+{
+	const char *text = NULL;
+	char where[128] = "";
+	const char *p;
+	size_t n = 1;
+	int rc;
+
+	host->conf_string(conf, "QueueUrgency", &text, where, sizeof(where));
+	if (!text)
+		return 0;
+	for (p = text; *p; p++)
+		n += *p == ',';
+	if (n > SGE_QUEUES_MAX) {
+		snprintf(err, errlen, "%s: QueueUrgency: more than %d queues",
+			 where, SGE_QUEUES_MAX);
+		return -EINVAL;
+	}
+	st->queues = calloc(n, sizeof(*st->queues));
+	if (!st->queues) {
+		snprintf(err, errlen, "priority/sge: out of memory");
+		return -ENOMEM;
+	}
+	for (p = text;;) {
+		const char *end = strchr(p, ',');
+
+		if (!end)
+			end = p + strlen(p);
+		rc = queue_parse_one(st, text, p, end, where, err, errlen);
+		if (rc)
+			return rc;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static void sge_fini(void *state)
+{
+	struct sge_state *st = state;
+
+	if (st)
+		free(st->queues);
+	free(st);
+}
+
+static int sge_init(const struct rota_host *host,
+		    const struct rota_plugin_conf *conf, void **state,
+		    char *err, size_t errlen)
+{
+	const struct {
+		const char *key;
+		size_t off;
+		double def;
+	} weights[] = {
+		{ "SlotUrgency", offsetof(struct sge_state, slot_urgency),
+		  100 },
+		{ "WeightWaitingTime",
+		  offsetof(struct sge_state, weight_waiting_time), 0.278 },
+		{ "WeightUrgency", offsetof(struct sge_state, weight_urgency),
+		  0.1 },
+		{ "WeightTicket", offsetof(struct sge_state, weight_ticket),
+		  0.01 },
+		{ "WeightPriority", offsetof(struct sge_state, weight_priority),
+		  1 },
+	};
+	struct sge_state *st;
+	int rc = 0;
+
+	*state = NULL;
+	if (host->size < offsetof(struct rota_host, conf_string) +
+				 sizeof(host->conf_string) ||
+	    !host->conf_string) {
+		snprintf(err, errlen, "priority/sge: the controller cannot "
+			 "pass it QueueUrgency (plugin host too old)");
+		return -EINVAL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "priority/sge: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; rc == 0 && i < sizeof(weights) / sizeof(*weights);
+	     i++) {
+		double *w = (double *)((char *)st + weights[i].off);
+
+		*w = weights[i].def;
+		rc = host->conf_double(conf, weights[i].key, 0, SGE_WEIGHT_MAX,
+				       w, err, errlen);
+	}
+	if (rc == 0)
+		rc = sge_parse_queues(host, conf, st, err, errlen);
+	if (rc) {
+		sge_fini(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+static double sge_queue_urgency(const struct sge_state *st, const char *queue)
+{
+	for (size_t i = 0; queue && i < st->nqueues; i++)
+		if (!strcmp(st->queues[i].name, queue))
+			return st->queues[i].urgency;
+	return 0;
+}
+
+static double sge_urgency(const struct sge_state *st,
+			  const struct rota_prio_job *job)
+{
+	return job->cores * st->slot_urgency +
+	       sge_queue_urgency(st, job->queue) +
+	       (double)job->wait_time * st->weight_waiting_time;
+}
+
+static double sge_ppri(const struct rota_prio_job *job)
+{
+	double ppri = -(double)job->nice;
+
+	return fmin(fmax(ppri, SGE_PPRI_MIN), SGE_PPRI_MAX);
+}
+
+static double sge_tickets_norm(const struct sge_state *st, double tickets)
+{
+	return st->tickets_max > 0 ? tickets / st->tickets_max : 0;
+}
+
+static int sge_compute(void *state, const struct rota_prio_context *ctx,
+		       struct rota_prio_job *jobs, size_t n)
+{
+	struct sge_state *st = state;
+
+	(void)ctx;
+	st->urg_min = INFINITY;
+	st->urg_max = -INFINITY;
+	st->tickets_max = 0;
+	for (size_t i = 0; i < n; i++) {
+		double urg = sge_urgency(st, &jobs[i]);
+
+		st->urg_min = fmin(st->urg_min, urg);
+		st->urg_max = fmax(st->urg_max, urg);
+		st->tickets_max = fmax(st->tickets_max, jobs[i].tickets);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rota_prio_job *job = &jobs[i];
+		double nurg = sge_normalize(sge_urgency(st, job), st->urg_min,
+					    st->urg_max);
+		double npprior = sge_normalize(sge_ppri(job), SGE_PPRI_MIN,
+					       SGE_PPRI_MAX);
+		double prio = st->weight_urgency * nurg +
+			      st->weight_ticket *
+				      sge_tickets_norm(st, job->tickets) +
+			      st->weight_priority * npprior;
+
+		/* only a NaN tickets count could get here; rate it last */
+		jobs[i].priority = isfinite(prio) ? prio : 0;
+	}
+	return 0;
+}
+
+static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
+			  const struct rota_prio_job *job,
+			  struct rota_prio_factor *f, size_t max)
+{
+	const struct sge_state *st = state;
+	double urg = sge_urgency(st, job);
+	double nurg = sge_normalize(urg, st->urg_min, st->urg_max);
+	double ntckts = sge_tickets_norm(st, job->tickets);
+	double ppri = sge_ppri(job);
+	double npprior = sge_normalize(ppri, SGE_PPRI_MIN, SGE_PPRI_MAX);
+	double qurg = sge_queue_urgency(st, job->queue);
+	double wait = (double)job->wait_time;
+	const struct rota_prio_factor all[] = {
+		{ "urgency", urg, nurg, st->weight_urgency,
+		  st->weight_urgency * nurg },
+		{ "urgency.slots", job->cores, job->cores, st->slot_urgency,
+		  job->cores * st->slot_urgency },
+		{ "urgency.queue", qurg, qurg, 1, qurg },
+		{ "urgency.waiting", wait, wait, st->weight_waiting_time,
+		  wait * st->weight_waiting_time },
+		{ "tickets", job->tickets, ntckts, st->weight_ticket,
+		  st->weight_ticket * ntckts },
+		{ "priority", ppri, npprior, st->weight_priority,
+		  st->weight_priority * npprior },
+	};
+	size_t k = 0;
+
+	(void)ctx;
+	for (; k < max && k < sizeof(all) / sizeof(all[0]); k++)
+		f[k] = all[k];
+	return k;
+}
+
+static void sge_describe(void *state, char *buf, size_t len)
+{
+	const struct sge_state *st = state;
+	size_t used;
+
+	used = (size_t)snprintf(buf, len, "WeightUrgency=%g WeightTicket=%g "
+				"WeightPriority=%g SlotUrgency=%g "
+				"WeightWaitingTime=%g", st->weight_urgency,
+				st->weight_ticket, st->weight_priority,
+				st->slot_urgency, st->weight_waiting_time);
+	for (size_t i = 0; i < st->nqueues && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s:%g",
+					 i ? "," : " QueueUrgency=",
+					 st->queues[i].name,
+					 st->queues[i].urgency);
+}
+
+static const struct rota_priority_ops sge_ops = {
+	.size = sizeof(sge_ops),
+	.compute = sge_compute,
+	.explain = sge_explain,
+	.describe = sge_describe,
+};
+
+extern const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, sge);
+const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, sge) = {
+	.abi = ROTA_PLUGIN_ABI,
+	.kind = ROTA_PLUGIN_PRIORITY,
+	.name = "sge",
+	.init = sge_init,
+	.fini = sge_fini,
+	.ops = &sge_ops,
+};
