@@ -252,9 +252,9 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 		.exit_code = job->exit_code,
 		.signal = job->term_signal,
 		.state = rota_job_state_name(job->state),
-		/* TODO(priority): read job->priority at start once core_job
-		   has it; 0 until then */
-		.priority = 0,
+		/* only pending jobs are rated: the last value is the one
+		   it started with (not journaled: 0 after a restart) */
+		.priority = job->priority,
 		.usage = core_job_usage(core, job),
 		.runs = job->run,
 	};
