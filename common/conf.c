@@ -90,6 +90,10 @@ static const struct conf_key global_keys[] = {
 	       "16M"),
 	GLOBAL("Operators", conf_set_names, operators, 0, 0, NULL),
 	GLOBAL("PluginDir", conf_set_path, plugin_dir, 0, 0, ROTA_PLUGINDIR),
+	GLOBAL("SchedulerDepth", conf_set_uint, sched_depth, 1, 100000000,
+	       "10000"),
+	GLOBAL("SchedulerMaxTime", conf_set_duration, sched_max_time, 0, 60,
+	       "2s"),
 	GLOBAL("UsageHalfLife", conf_set_duration, usage_half_life, 1,
 	       INT64_C(3650) * 86400, "7d"),
 	GLOBAL("UsageDecay", set_decay, usage_decay, 0, 0, "exponential"),
@@ -133,6 +137,9 @@ struct queue_line {
 	unsigned priority_tier;
 	int priority;
 	bool charge;
+	unsigned reserved_cores;
+	char **allow_users;
+	char **allow_accounts;
 };
 
 #define QUEUE(n, s, f, lo, hi, d)                                              \
@@ -153,6 +160,9 @@ static const struct conf_key queue_keys[] = {
 	QUEUE("Charge", conf_set_bool, charge, 0, 0, "yes"),
 	QUEUE("Priority", conf_set_int, priority, -1000000000, 1000000000,
 	      NULL),
+	QUEUE("ReservedCores", conf_set_uint, reserved_cores, 0, 65536, NULL),
+	QUEUE("AllowUsers", conf_set_names, allow_users, 0, 0, NULL),
+	QUEUE("AllowAccounts", conf_set_names, allow_accounts, 0, 0, NULL),
 };
 
 const struct conf_key *conf_key_find(const struct conf_key *table,
@@ -416,6 +426,8 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 	if (rc) {
 		free(ql.name);
 		rota_hostlist_destroy(ql.nodes);
+		conf_list_free(ql.allow_users);
+		conf_list_free(ql.allow_accounts);
 		return rc;
 	}
 	slots = p->impl->queue_slots; /* queue_nodes grows in step */
@@ -434,6 +446,9 @@ static int queue_line(struct conf_parser *p, const struct conf_where *at,
 		.priority_tier = ql.priority_tier,
 		.charge = ql.charge,
 		.priority = ql.priority,
+		.reserved_cores = ql.reserved_cores,
+		.allow_users = ql.allow_users,
+		.allow_accounts = ql.allow_accounts,
 		.file = at->file,
 		.line = at->line,
 	};
@@ -957,6 +972,8 @@ void rota_conf_destroy(struct rota_conf *conf)
 	for (size_t i = 0; i < conf->nqueues; i++) {
 		free(conf->queues[i].name);
 		free(conf->queues[i].nodes); /* names belong to the nodes */
+		conf_list_free(conf->queues[i].allow_users);
+		conf_list_free(conf->queues[i].allow_accounts);
 	}
 	free(conf->queues);
 	for (size_t i = 0; i < impl->nfeatsets; i++)

@@ -49,6 +49,10 @@ struct rota_conf_queue {
 				   factor (Slurm's PriorityJobFactor, PBS's
 				   queue priority; may be negative) */
 	bool charge;		/* Charge: jobs here count as usage */
+	unsigned reserved_cores; /* ReservedCores: a test queue's cores on
+				   every node it shares with other queues */
+	char **allow_users;	/* AllowUsers, NULL-terminated; NULL: all */
+	char **allow_accounts;	/* AllowAccounts; NULL: all */
 	const char *file;
 	unsigned line;
 };
@@ -143,6 +147,8 @@ struct rota_conf {
 	int64_t kill_wait;	/* KillWait, default 30s */
 	int64_t min_job_age;	/* MinJobAge, default 300s */
 	int64_t sched_interval; /* SchedulerInterval, default 60s */
+	unsigned sched_depth;	/* SchedulerDepth: jobs one main pass sees */
+	int64_t sched_max_time; /* SchedulerMaxTime (seconds; 0: no bound) */
 	uint64_t largemem_mb;	/* LargeMemory, default 256G */
 	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */
 	char **operators;	/* Operators=root,ana: user names, NULL-term. */

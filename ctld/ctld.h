@@ -80,6 +80,8 @@ bool ctld_is_operator(struct ctld *ctld, uid_t uid);
 void ctld_kick(struct ctld *ctld);
 /* Turn the core's queued actions into messages to node daemons. */
 void ctld_run_actions(struct ctld *ctld);
+/* Monotonic microseconds: the core's work clock for its time budgets. */
+int64_t ctld_work_clock(void);
 /* Unix seconds now, from the daemon's clock, fed to the core. */
 int64_t ctld_now(const struct ctld *ctld);
 

@@ -74,6 +74,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+int64_t ctld_work_clock(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
 static void kick_cb(struct rota_evloop *loop, void *arg)
 {
 	struct ctld *ctld = arg;
@@ -219,6 +227,7 @@ int main(int argc, char **argv)
 		rota_conf_destroy(ctld.conf);
 		return 1;
 	}
+	core_set_work_clock(ctld.core, ctld_work_clock);
 	if (o.test && jobcomp_create(ctld.conf, NULL, &ctld.jobcomp, &err) < 0) {
 		fprintf(stderr, "rota-ctld: %s\n", err.text);
 		core_destroy(ctld.core);

@@ -158,6 +158,8 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	rc = rota_conf_load(ctld->conf->path, &conf, err);
 	if (rc == 0)
 		rc = core_create(conf, &core, err);
+	if (rc == 0)
+		core_set_work_clock(core, ctld_work_clock);
 	if (rc == 0 && !jobcomp_conf_equal(ctld->conf, conf))
 		rc = jobcomp_create(conf, ctld->loop, &jc, err);
 	if (rc == 0)

@@ -86,6 +86,58 @@ static void init_nodes(struct core *core, const struct rota_conf *conf)
 	}
 }
 
+static char **names_copy(char *const *v)
+{
+	size_t n = 0;
+	char **copy;
+
+	if (!v)
+		return NULL;
+	while (v[n])
+		n++;
+	copy = rota_xcalloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; i < n; i++)
+		copy[i] = rota_xstrdup(v[i]);
+	return copy;
+}
+
+static void names_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/*
+ * ReservedCores: on every node a test queue shares with an ordinary
+ * queue, the test queue keeps that many cores (Grid Engine's Maxwell
+ * keeps cores free for quick test jobs).  A node only test queues use
+ * keeps nothing: all its cores are theirs anyway.
+ */
+static void reserve_test_cores(struct core *core)
+{
+	bool *shared = rota_xcalloc(core->nnodes + 1, sizeof(bool));
+
+	for (size_t q = 0; q < core->nqueues; q++) {
+		if (core->queues[q].reserved_cores)
+			continue;
+		for (size_t k = 0; k < core->queues[q].nnodes; k++)
+			shared[core->queues[q].nodes[k]] = true;
+	}
+	for (size_t q = 0; q < core->nqueues; q++) {
+		const struct core_queue *tq = &core->queues[q];
+
+		for (size_t k = 0; k < tq->nnodes && tq->reserved_cores; k++) {
+			struct core_node *n = &core->nodes[tq->nodes[k]];
+
+			if (shared[tq->nodes[k]] &&
+			    tq->reserved_cores > n->test_reserved)
+				n->test_reserved = tq->reserved_cores;
+		}
+	}
+	free(shared);
+}
+
 static void init_queues(struct core *core, const struct rota_conf *conf)
 {
 	const struct rota_conf_queue *def = rota_conf_default_queue(conf);
@@ -107,6 +159,9 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 		q->priority_tier = c->priority_tier;
 		q->charge = c->charge;
 		q->priority = c->priority;
+		q->reserved_cores = c->reserved_cores;
+		q->allow_users = names_copy(c->allow_users);
+		q->allow_accounts = names_copy(c->allow_accounts);
 		q->is_default = c == def;
 		if (q->is_default)
 			core->default_queue = (uint32_t)i;
@@ -120,6 +175,7 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 			q->nodes[q->nnodes++] = idx;
 		}
 	}
+	reserve_test_cores(core);
 }
 
 /* Settings of the Fairshare line that the core reads, not the plugin. */
@@ -159,6 +215,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->min_job_age = conf->min_job_age;
 	core->mem_weight = conf->usage_mem_weight;
 	core->calc_period = conf->priority_calc_period;
+	core->sched_depth = conf->sched_depth;
+	core->sched_max_us = conf->sched_max_time * 1000000;
 	rc = init_plugins(core, conf, err);
 	if (rc == 0)
 		rc = prio_init(core, conf, err);
@@ -170,6 +228,11 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	}
 	*out = core;
 	return 0;
+}
+
+void core_set_work_clock(struct core *core, int64_t (*fn)(void))
+{
+	core->work_clock = fn;
 }
 
 void core_job_free(struct core_job *job)
@@ -215,6 +278,8 @@ void core_destroy(struct core *core)
 	for (size_t i = 0; i < core->nqueues; i++) {
 		free(core->queues[i].name);
 		free(core->queues[i].nodes);
+		names_free(core->queues[i].allow_users);
+		names_free(core->queues[i].allow_accounts);
 	}
 	free(core->nodes);
 	free(core->queues);
@@ -352,6 +417,32 @@ static int resolve_time(const struct core_queue *q, int64_t asked,
 	return 0;
 }
 
+static bool listed(char *const *names, const char *name)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return !names;
+}
+
+/* AllowUsers and AllowAccounts of the job's queue. */
+static int queue_allows(const struct core *core, const struct core_job *job,
+			const char *user, struct rota_error *err)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+	const char *account = share_assoc_account(core->share, job->assoc);
+
+	if (!listed(q->allow_users, user))
+		return rota_errorf(err, -EPERM,
+				   "queue '%s' is not open to user '%s'",
+				   q->name, user);
+	if (!listed(q->allow_accounts, account))
+		return rota_errorf(err, -EPERM,
+				   "queue '%s' is not open to account '%s'",
+				   q->name, account);
+	return 0;
+}
+
 int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		uint32_t *job_id, struct rota_error *err)
 {
@@ -374,6 +465,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		rc = prio_submit_check(core, job, req->operator, err);
 	if (rc == 0)
 		rc = usage_submit_assoc(core, job, req->user, err);
+	if (rc == 0)
+		rc = queue_allows(core, job, req->user, err);
 	if (rc == 0)
 		rc = limits_admit(core, now, job, req->user, err);
 	if (rc < 0) {
@@ -398,6 +491,36 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	return 0;
 }
 
+/* A test queue's job counts against its nodes' kept cores. */
+static void test_cores(struct core *core, const struct core_job *job,
+		       bool add)
+{
+	if (!core->queues[job->queue].reserved_cores)
+		return;
+	for (uint32_t i = 0; i < job->nalloc; i++) {
+		struct core_node *n = &core->nodes[job->alloc[i].node];
+		uint32_t c = job->alloc[i].ncores;
+
+		n->test_used = add ? n->test_used + c
+				   : n->test_used - (c < n->test_used
+							     ? c
+							     : n->test_used);
+	}
+}
+
+void core_job_take(struct core *core, const struct core_job *job)
+{
+	test_cores(core, job, true);
+}
+
+void core_job_release(struct core *core, const struct core_job *job)
+{
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		node_free_cores(&core->nodes[job->alloc[i].node],
+				&job->alloc[i], job->desc.mem_mb);
+	test_cores(core, job, false);
+}
+
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state)
 {
@@ -408,9 +531,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		usage_charge_job(core, job, now);
 		job_list_remove(&core->running, job);
 	}
-	for (uint32_t i = 0; i < job->nalloc; i++)
-		node_free_cores(&core->nodes[job->alloc[i].node],
-				&job->alloc[i], job->desc.mem_mb);
+	core_job_release(core, job);
 	job->state = state;
 	job->end_time = now;
 	job->reason = NULL;
@@ -431,11 +552,9 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 		return -ENOENT;
 	usage_charge_job(core, job, now);
 	job_list_remove(&core->running, job);
-	for (uint32_t i = 0; i < job->nalloc; i++) {
-		node_free_cores(&core->nodes[job->alloc[i].node],
-				&job->alloc[i], job->desc.mem_mb);
+	core_job_release(core, job);
+	for (uint32_t i = 0; i < job->nalloc; i++)
 		free(job->alloc[i].cores);
-	}
 	free(job->alloc);
 	job->alloc = NULL;
 	job->nalloc = 0;

@@ -45,6 +45,8 @@ struct core_node {
 	int64_t last_seen;
 	bool drain;		/* an operator drains it: no new jobs */
 	bool admin_down;	/* an operator set it down */
+	uint32_t test_reserved;	/* cores kept for test queues' jobs */
+	uint32_t test_used;	/* cores test queues' jobs use here */
 	uint32_t cfg_cores;	/* from rota.conf; 0: as registered */
 	uint64_t cfg_memory_mb;
 };
@@ -59,6 +61,9 @@ struct core_queue {
 	bool is_default;
 	bool charge;		/* its jobs count as usage */
 	double priority;	/* Priority=: the priority plugins' factor */
+	uint32_t reserved_cores; /* a test queue's ReservedCores; 0: none */
+	char **allow_users;	/* NULL-terminated; NULL: anyone */
+	char **allow_accounts;
 };
 
 /* A quality of service; index 0 is "normal". */
@@ -185,6 +190,14 @@ int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	      bool is_operator, bool operator_hold, struct rota_error *err);
 int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		 bool is_operator, struct rota_error *err);
+
+/*
+ * The host's clock of elapsed work, in microseconds, for the passes' time
+ * budgets (SchedulerMaxTime, backfill's MaxTime).  Without one (the
+ * simulator) passes are bounded by their job counts only, so that their
+ * decisions never depend on the machine's speed.
+ */
+void core_set_work_clock(struct core *core, int64_t (*fn)(void));
 
 /* Start what fits, in order; queues LAUNCH actions.  Returns jobs started. */
 unsigned core_schedule(struct core *core, int64_t now);

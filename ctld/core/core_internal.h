@@ -59,6 +59,9 @@ struct core {
 	struct plugin **limits;	 /* the limits plugins, slurm's first */
 	size_t nlimits;
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
+	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
+	int64_t sched_max_us;	 /* SchedulerMaxTime, microseconds */
+	int64_t (*work_clock)(void); /* the host's, for time budgets */
 	struct rota_limit_set *qos_limits; /* per QOS, as core->qos */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
 	int64_t calc_period;	 /* PriorityCalcPeriod */
@@ -93,6 +96,12 @@ void core_job_free(struct core_job *job);
 /* A queue by name (NULL: the default); -ENOENT with the user's line. */
 int core_find_queue(const struct core *core, const char *name, uint32_t *out,
 		    struct rota_error *err);
+/*
+ * A running job's cores: counted (for a test queue's kept cores) once it
+ * holds them, given back to its nodes when it stops.
+ */
+void core_job_take(struct core *core, const struct core_job *job);
+void core_job_release(struct core *core, const struct core_job *job);
 /* Move a job to its final state, freeing its cores. */
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state);
@@ -150,6 +159,36 @@ void limits_classify(struct core *core, int64_t now);
 /* May the pass start this idle job now?  false with job->reason set. */
 bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 		      bool others_idle);
+
+/* place.c: which nodes a job gets, by what counts as available */
+enum place_mode {
+	PLACE_NOW = 1,		/* free cores and memory now */
+	PLACE_TOTAL,		/* the nodes' full size (could it ever?) */
+	PLACE_PROFILE,		/* the least free over [t, t + d) */
+};
+
+struct profile;
+struct place_ctx {
+	const struct core *core;
+	enum place_mode mode;
+	const struct profile *prof; /* PLACE_PROFILE */
+	int64_t t;
+	int64_t d;		/* 0: unlimited */
+};
+
+struct placement {
+	uint32_t n;
+	uint32_t *node;		/* node indexes */
+	uint32_t *tasks;	/* tasks on each */
+};
+
+void placement_init(struct placement *p, size_t n);
+void placement_fini(struct placement *p);
+bool place_job(const struct place_ctx *c, const struct core_job *job,
+	       struct placement *p);
+/* Start 'job' now on 'p' (sched.c). */
+void sched_start(struct core *core, struct core_job *job, int64_t now,
+		 const struct placement *p);
 
 /* sched.c: would 'job' fit on an idle set of its queue's nodes? */
 int sched_check_feasible(const struct core *core, const struct core_job *job,

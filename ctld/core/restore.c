@@ -25,11 +25,8 @@ static void unlink_job(struct core *core, struct core_job *job)
 		job_list_remove(&core->running, job);
 	else
 		job_list_remove(&core->done, job);
-	if (job->state == ROTA_JOB_RUNNING) {
-		for (uint32_t i = 0; i < job->nalloc; i++)
-			node_free_cores(&core->nodes[job->alloc[i].node],
-					&job->alloc[i], job->desc.mem_mb);
-	}
+	if (job->state == ROTA_JOB_RUNNING)
+		core_job_release(core, job);
 	jobtab_remove(core, job->id);
 }
 
@@ -123,6 +120,8 @@ int core_restore_job(struct core *core, int64_t now,
 					     err->text)
 			       : rc;
 	}
+	if (job->nalloc)
+		core_job_take(core, job);
 	old = jobtab_find(core, st->id);
 	if (old) {
 		unlink_job(core, old);

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The scheduling pass and placement.  Jobs are taken in order (the pending
- * list is kept in scheduling order: tier, priority, submit time, id; see
+ * The main scheduling pass.  Jobs are taken in order (the pending list is
+ * kept in scheduling order: tier, priority, submit time, id; see
  * priority.c); in each queue the pass stops at the first job that does not
  * fit, so a wide job at the head of a queue is never starved by narrow ones
- * behind it (strict order, like Slurm's sched/builtin).
- *
- * Placement: a job that asks no node count goes on one node if one can hold
- * all its tasks, else its tasks spread over the queue's nodes in order.  A
- * job that asks N nodes gets N nodes each holding ceil(tasks / N) tasks.
- * Memory (--mem) is per node.  The same code answers "could this job ever
- * run here?" at submit by placing it on the idle nodes' full size.
+ * behind it (strict order, like Slurm's sched/builtin).  Like Slurm's main
+ * loop it looks at most SchedulerDepth jobs and stops after
+ * SchedulerMaxTime of work (on the host's work clock: the simulator has
+ * none, so its passes never depend on the machine's speed).  Backfill, run
+ * every so often by the sched plugin, starts what this pass left (see
+ * backfill.c).  Placement is place.c's.
  */
 #include "config.h"
 
@@ -23,93 +22,8 @@
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
 
-struct placement {
-	uint32_t n;
-	uint32_t *node;  /* node indexes */
-	uint32_t *tasks; /* tasks on each */
-};
-
-static uint32_t cap_cores(const struct core_node *n, bool total)
-{
-	return total ? node_cores_total(n) : node_cores_free(n);
-}
-
-static bool candidate(const struct core_node *n, const struct core_job *job,
-		      bool total)
-{
-	uint64_t mem = total ? node_mem_total(n) : node_mem_free(n);
-
-	if (!total && !node_is_usable(n))
-		return false;
-	if (job->desc.mem_mb && mem < job->desc.mem_mb)
-		return false;
-	return constraint_match(job->constraint, n->features);
-}
-
-/* Fill 'p' (arrays sized to the queue's node count); true if it fits. */
-static bool place(const struct core *core, const struct core_job *job,
-		  bool total, struct placement *p)
-{
-	const struct core_queue *q = &core->queues[job->queue];
-	uint32_t cpt = job->desc.cpus_per_task;
-	uint32_t left = job->desc.ntasks;
-	uint32_t want = job->desc.nodes;
-	uint32_t per = want ? (left + want - 1) / want : left;
-
-	p->n = 0;
-	if (want > left)
-		return false; /* a node without a task */
-	/* one node for all, or the asked count with 'per' tasks each */
-	for (size_t i = 0; i < q->nnodes && left; i++) {
-		const struct core_node *n = &core->nodes[q->nodes[i]];
-		/* leave a task for each node still to come: 4 on 3 is 2+1+1 */
-		uint32_t most = want ? left - (want - p->n - 1) : left;
-
-		if (!candidate(n, job, total) ||
-		    cap_cores(n, total) / cpt < per)
-			continue;
-		p->node[p->n] = q->nodes[i];
-		p->tasks[p->n] = per < most ? per : most;
-		left -= p->tasks[p->n++];
-	}
-	if (left == 0)
-		return !want || p->n == want;
-	if (want)
-		return false;
-	/* no count asked and no single node holds it: spread greedily */
-	p->n = 0;
-	left = job->desc.ntasks;
-	for (size_t i = 0; i < q->nnodes && left; i++) {
-		const struct core_node *n = &core->nodes[q->nodes[i]];
-		uint32_t t;
-
-		if (!candidate(n, job, total))
-			continue;
-		t = cap_cores(n, total) / cpt;
-		if (t == 0)
-			continue;
-		p->node[p->n] = q->nodes[i];
-		p->tasks[p->n] = t < left ? t : left;
-		left -= p->tasks[p->n++];
-	}
-	return left == 0;
-}
-
-static void placement_init(struct placement *p, size_t n)
-{
-	p->n = 0;
-	p->node = rota_xcalloc(n ? n : 1, sizeof(uint32_t));
-	p->tasks = rota_xcalloc(n ? n : 1, sizeof(uint32_t));
-}
-
-static void placement_fini(struct placement *p)
-{
-	free(p->node);
-	free(p->tasks);
-}
-
-static void start_job(struct core *core, struct core_job *job, int64_t now,
-		      const struct placement *p)
+void sched_start(struct core *core, struct core_job *job, int64_t now,
+		 const struct placement *p)
 {
 	job->alloc = rota_xcalloc(p->n, sizeof(*job->alloc));
 	job->nalloc = p->n;
@@ -121,6 +35,7 @@ static void start_job(struct core *core, struct core_job *job, int64_t now,
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
 		node_alloc_cores(&core->nodes[a->node], a, job->desc.mem_mb);
 	}
+	core_job_take(core, job);
 	core_pending_remove(core, job);
 	prio_set_eligible(job, false, now);
 	job_list_append(&core->running, job);
@@ -144,8 +59,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
 	struct placement p;
-	size_t nblocked = 0, active = 0, idle = 0;
+	size_t nblocked = 0, active = 0, idle = 0, depth = 0;
 	unsigned started = 0;
+	int64_t start_us;
+	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW };
 	struct core_job *job, *next;
 
 	if (core->prio_stale)
@@ -158,6 +75,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 		active += core->queue_pending[q] > 0;
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	placement_init(&p, core->nnodes);
+	start_us = core->work_clock ? core->work_clock() : 0;
 	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
 		next = job->next;
@@ -167,13 +85,18 @@ unsigned core_schedule(struct core *core, int64_t now)
 			job->reason = "Priority";
 			continue;
 		}
-		if (place(core, job, false, &p)) {
+		/* depth counts the jobs tried, as Slurm's main loop does */
+		if (depth++ == core->sched_depth ||
+		    (core->work_clock && core->sched_max_us &&
+		     core->work_clock() - start_us > core->sched_max_us))
+			break; /* the rest waits for the next pass */
+		if (place_job(&now_ctx, job, &p)) {
 			/* a limit that depends on what runs may still say no */
 			if (!limits_may_start(core, now, job, idle > 1)) {
 				idle--;
 				continue;
 			}
-			start_job(core, job, now, &p);
+			sched_start(core, job, now, &p);
 			started++;
 			idle--;
 			continue;
@@ -254,6 +177,7 @@ int sched_check_feasible(const struct core *core, const struct core_job *job,
 			 struct rota_error *err)
 {
 	const struct core_queue *q = &core->queues[job->queue];
+	struct place_ctx total = { .core = core, .mode = PLACE_TOTAL };
 	struct placement p;
 	bool fits;
 
@@ -266,7 +190,7 @@ int sched_check_feasible(const struct core *core, const struct core_job *job,
 			return 0;
 	}
 	placement_init(&p, core->nnodes);
-	fits = place(core, job, true, &p);
+	fits = place_job(&total, job, &p);
 	placement_fini(&p);
 	return fits ? 0 : explain_infeasible(core, job, err);
 }

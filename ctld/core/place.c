@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Placement: which nodes, and how many tasks on each, a job gets.  One
+ * function answers three questions, by what it counts as available:
+ * "does it fit now" (free cores and memory), "could it ever fit" (the
+ * nodes' full size, at submit) and "does it fit over [t, t + limit)" (the
+ * backfill profile's minimum over that span).
+ *
+ * A job that asks no node count goes on one node if one can hold all its
+ * tasks: the best fit, the node with the least memory, then the fewest
+ * cores, then the fewest free cores, so that a small job leaves the large
+ * nodes to the jobs that need them.  Failing that its tasks spread over
+ * the queue's nodes in order.  A job that asks N nodes gets N nodes each
+ * holding ceil(tasks / N) tasks (--ntasks-per-node sets that number).
+ * Memory (--mem) is per node.
+ *
+ * Cores a test queue keeps (ReservedCores) on a node it shares with other
+ * queues are never counted for those other queues' jobs.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "common/xalloc.h"
+#include "ctld/core/constraint.h"
+#include "ctld/core/core_internal.h"
+#include "ctld/core/profile.h"
+
+/* Cores the node keeps for test jobs and that none of them uses now. */
+static uint32_t test_cores_left(const struct core_node *n)
+{
+	return n->test_reserved > n->test_used ? n->test_reserved - n->test_used
+					       : 0;
+}
+
+/* Cores and memory 'job' may count on at node 'i', or false if none. */
+static bool node_avail(const struct place_ctx *c, const struct core_job *job,
+		       uint32_t i, uint32_t *cores, uint64_t *mem)
+{
+	const struct core_node *n = &c->core->nodes[i];
+	bool test = c->core->queues[job->queue].reserved_cores > 0;
+	int32_t pc;
+	int64_t pm;
+
+	switch (c->mode) {
+	case PLACE_TOTAL:
+		*cores = node_cores_total(n);
+		*mem = node_mem_total(n);
+		if (!test) /* never theirs, however idle the node */
+			*cores = *cores > n->test_reserved
+					 ? *cores - n->test_reserved
+					 : 0;
+		return true;
+	case PLACE_NOW:
+		if (!node_is_usable(n))
+			return false;
+		*cores = node_cores_free(n);
+		*mem = node_mem_free(n);
+		break;
+	case PLACE_PROFILE:
+		if (!node_is_usable(n))
+			return false;
+		profile_min_free(c->prof, i, c->t, c->d, &pc, &pm);
+		*cores = pc > 0 ? (uint32_t)pc : 0;
+		*mem = pm > 0 ? (uint64_t)pm : 0;
+		break;
+	}
+	if (!test) {
+		uint32_t keep = test_cores_left(n);
+
+		*cores = *cores > keep ? *cores - keep : 0;
+	}
+	return true;
+}
+
+/* Tasks of 'job' node 'i' can take, 0 if it is no candidate. */
+static uint32_t node_tasks(const struct place_ctx *c,
+			   const struct core_job *job, uint32_t i)
+{
+	const struct core_node *n = &c->core->nodes[i];
+	uint32_t cores = 0;
+	uint64_t mem = 0;
+
+	if (!node_avail(c, job, i, &cores, &mem))
+		return 0;
+	if (job->desc.mem_mb && mem < job->desc.mem_mb)
+		return 0;
+	if (!constraint_match(job->constraint, n->features))
+		return 0;
+	return cores / job->desc.cpus_per_task;
+}
+
+/* Is node a a better fit than node b for a job that fits on both? */
+static bool better_fit(const struct core *core, uint32_t a, uint32_t b,
+		       uint32_t ta, uint32_t tb)
+{
+	const struct core_node *x = &core->nodes[a];
+	const struct core_node *y = &core->nodes[b];
+
+	if (node_mem_total(x) != node_mem_total(y))
+		return node_mem_total(x) < node_mem_total(y);
+	if (node_cores_total(x) != node_cores_total(y))
+		return node_cores_total(x) < node_cores_total(y);
+	return ta < tb;
+}
+
+/* The best single node for all the tasks, or UINT32_MAX. */
+static uint32_t best_node(const struct place_ctx *c,
+			  const struct core_job *job)
+{
+	const struct core_queue *q = &c->core->queues[job->queue];
+	uint32_t best = UINT32_MAX, best_tasks = 0;
+
+	for (size_t i = 0; i < q->nnodes; i++) {
+		uint32_t t = node_tasks(c, job, q->nodes[i]);
+
+		if (t < job->desc.ntasks)
+			continue;
+		if (best == UINT32_MAX ||
+		    better_fit(c->core, q->nodes[i], best, t, best_tasks)) {
+			best = q->nodes[i];
+			best_tasks = t;
+		}
+	}
+	return best;
+}
+
+/* Exactly 'want' nodes, 'per' tasks each (the last ones may get fewer). */
+static bool place_count(const struct place_ctx *c, const struct core_job *job,
+			uint32_t want, uint32_t per, struct placement *p)
+{
+	const struct core_queue *q = &c->core->queues[job->queue];
+	uint32_t left = job->desc.ntasks;
+
+	for (size_t i = 0; i < q->nnodes && left; i++) {
+		/* leave a task for each node still to come: 4 on 3 is 2+1+1 */
+		uint32_t most = left - (want - p->n - 1);
+
+		if (node_tasks(c, job, q->nodes[i]) < (per < most ? per : most))
+			continue;
+		p->node[p->n] = q->nodes[i];
+		p->tasks[p->n] = per < most ? per : most;
+		left -= p->tasks[p->n++];
+	}
+	return left == 0 && p->n == want;
+}
+
+/* No count asked and no single node holds it: spread greedily. */
+static bool place_spread(const struct place_ctx *c,
+			 const struct core_job *job, struct placement *p)
+{
+	const struct core_queue *q = &c->core->queues[job->queue];
+	uint32_t left = job->desc.ntasks;
+
+	for (size_t i = 0; i < q->nnodes && left; i++) {
+		uint32_t t = node_tasks(c, job, q->nodes[i]);
+
+		if (t == 0)
+			continue;
+		p->node[p->n] = q->nodes[i];
+		p->tasks[p->n] = t < left ? t : left;
+		left -= p->tasks[p->n++];
+	}
+	return left == 0;
+}
+
+bool place_job(const struct place_ctx *c, const struct core_job *job,
+	       struct placement *p)
+{
+	uint32_t want = job->desc.nodes;
+	uint32_t tasks = job->desc.ntasks;
+	uint32_t node;
+
+	p->n = 0;
+	if (want > tasks)
+		return false; /* a node without a task */
+	if (want > 1)
+		return place_count(c, job, want, (tasks + want - 1) / want, p);
+	node = best_node(c, job);
+	if (node != UINT32_MAX) {
+		p->node[0] = node;
+		p->tasks[0] = tasks;
+		p->n = 1;
+		return true;
+	}
+	if (want == 1)
+		return false;
+	p->n = 0;
+	return place_spread(c, job, p);
+}
+
+void placement_init(struct placement *p, size_t n)
+{
+	p->n = 0;
+	p->node = rota_xcalloc(n ? n : 1, sizeof(uint32_t));
+	p->tasks = rota_xcalloc(n ? n : 1, sizeof(uint32_t));
+}
+
+void placement_fini(struct placement *p)
+{
+	free(p->node);
+	free(p->tasks);
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The availability profile of backfill: for every node, the cores and
+ * memory that will be free from now on, as a step function of time.  It
+ * starts from what is free now and steps up as running jobs reach their
+ * time limits; each reservation made during a pass steps it down for the
+ * reserved span.  A job fits at time t on a node when the minimum over
+ * [t, t + its limit) covers it: a job started now against this profile
+ * can therefore never delay a reservation, EASY's or conservative's.
+ *
+ * Each node's steps are few (its running jobs, its reservations), kept
+ * sorted in a small array, so a query costs a short walk; the pass asks
+ * only for the nodes of the job's queue that could ever hold it.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+#include "ctld/core/core_internal.h"
+#include "ctld/core/profile.h"
+
+#define NEVER INT64_MAX
+
+struct step {
+	int64_t t;
+	int32_t cores;		/* change of free cores at t */
+	int64_t mem;		/* change of free memory (MB) at t */
+};
+
+struct node_steps {
+	struct step *s;
+	uint32_t n;
+	uint32_t cap;
+	int32_t cores0;		/* free now */
+	int64_t mem0;
+};
+
+struct profile {
+	int64_t now;
+	struct node_steps *nodes;
+	size_t nnodes;
+};
+
+static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
+		     int64_t mem)
+{
+	uint32_t i = ns->n;
+
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? 2 * ns->cap : 4;
+		ns->s = rota_xreallocarray(ns->s, ns->cap, sizeof(*ns->s));
+	}
+	/* most steps come in time order: insert from the end */
+	while (i > 0 && ns->s[i - 1].t > t) {
+		ns->s[i] = ns->s[i - 1];
+		i--;
+	}
+	ns->s[i] = (struct step){ t, cores, mem };
+	ns->n++;
+}
+
+struct profile *profile_create(const struct core *core, int64_t now)
+{
+	struct profile *p = rota_xcalloc(1, sizeof(*p));
+
+	p->now = now;
+	p->nnodes = core->nnodes;
+	p->nodes = rota_xcalloc(core->nnodes + 1, sizeof(*p->nodes));
+	for (size_t i = 0; i < core->nnodes; i++) {
+		const struct core_node *n = &core->nodes[i];
+		bool up = node_is_usable(n);
+
+		p->nodes[i].cores0 = up ? (int32_t)node_cores_free(n) : 0;
+		p->nodes[i].mem0 = up ? (int64_t)node_mem_free(n) : 0;
+	}
+	for (const struct core_job *j = core->running.head; j; j = j->next) {
+		int64_t end = j->time_limit ? j->start_time + j->time_limit
+					    : NEVER;
+
+		if (end <= now)
+			end = now + 1; /* past its limit: ends any moment */
+		for (uint32_t k = 0; k < j->nalloc; k++) {
+			const struct core_alloc *a = &j->alloc[k];
+
+			if (!node_is_usable(&core->nodes[a->node]))
+				continue;
+			step_add(&p->nodes[a->node], end, (int32_t)a->ncores,
+				 (int64_t)j->desc.mem_mb);
+		}
+	}
+	return p;
+}
+
+void profile_destroy(struct profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nnodes; i++)
+		free(p->nodes[i].s);
+	free(p->nodes);
+	free(p);
+}
+
+void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
+		      int64_t d, int32_t *cores, int64_t *mem)
+{
+	const struct node_steps *ns = &p->nodes[node];
+	int64_t end = d ? t + d : NEVER;
+	int32_t c = ns->cores0;
+	int64_t m = ns->mem0;
+	int32_t min_c;
+	int64_t min_m;
+	uint32_t i = 0;
+
+	for (; i < ns->n && ns->s[i].t <= t; i++) {
+		c += ns->s[i].cores;
+		m += ns->s[i].mem;
+	}
+	min_c = c;
+	min_m = m;
+	for (; i < ns->n && ns->s[i].t < end; i++) {
+		c += ns->s[i].cores;
+		m += ns->s[i].mem;
+		min_c = c < min_c ? c : min_c;
+		min_m = m < min_m ? m : min_m;
+	}
+	*cores = min_c;
+	*mem = min_m;
+}
+
+int64_t profile_next_change(const struct profile *p, uint32_t node,
+			    int64_t after)
+{
+	const struct node_steps *ns = &p->nodes[node];
+
+	for (uint32_t i = 0; i < ns->n; i++) {
+		if (ns->s[i].t > after && ns->s[i].cores > 0)
+			return ns->s[i].t;
+	}
+	return NEVER;
+}
+
+void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
+		  uint32_t cores, uint64_t mem)
+{
+	struct node_steps *ns = &p->nodes[node];
+
+	if (t <= p->now) {
+		ns->cores0 -= (int32_t)cores;
+		ns->mem0 -= (int64_t)mem;
+	} else {
+		step_add(ns, t, -(int32_t)cores, -(int64_t)mem);
+	}
+	if (d)
+		step_add(ns, t + d, (int32_t)cores, (int64_t)mem);
+}
+
+int64_t profile_now(const struct profile *p)
+{
+	return p->now;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_CTLD_CORE_PROFILE_H
+#define ROTA_CTLD_CORE_PROFILE_H
+
+#include <stdint.h>
+
+/*
+ * Free cores and memory of every node over time, for one backfill pass
+ * (profile.c).  Times are Unix seconds; a duration of 0 means unlimited.
+ */
+struct core;
+struct profile;
+
+/* From the nodes' state and the running jobs' limits at 'now'. */
+struct profile *profile_create(const struct core *core, int64_t now);
+void profile_destroy(struct profile *p);
+int64_t profile_now(const struct profile *p);
+
+/* The least free cores and memory on 'node' over [t, t + d). */
+void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
+		      int64_t d, int32_t *cores, int64_t *mem);
+/* The next time after 'after' when 'node' gains cores; INT64_MAX: none. */
+int64_t profile_next_change(const struct profile *p, uint32_t node,
+			    int64_t after);
+/* A job started or reserved on 'node' over [t, t + d). */
+void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
+		  uint32_t cores, uint64_t mem);
+
+#endif
