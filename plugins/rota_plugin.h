@@ -352,6 +352,69 @@ struct rota_limits_ops {
 		     bool others_idle, char *reason, size_t len);
 };
 
+/* ---- sched: backfill ------------------------------------------------------- */
+
+/* A pending job as a backfill pass sees it, in scheduling order. */
+struct rota_sched_job {
+	uint32_t id;
+	const char *user;
+	const char *queue;
+	uint32_t queue_index;
+	uint32_t cores;
+	int64_t time_limit;	/* seconds; 0: none */
+	bool eligible;		/* not held, not blocked by a limit */
+};
+
+struct rota_sched_pass;		/* the host's, for one pass */
+
+/*
+ * What the host offers one backfill pass.  The host keeps the profile of
+ * free cores and memory over time (running jobs until their limits, the
+ * reservations made so far in this pass): a job it starts never delays
+ * a reservation, so the plugin only chooses which jobs to try, which get
+ * reservations, and when to stop.
+ */
+struct rota_sched_host {
+	size_t size;
+	int64_t now;
+	const struct rota_sched_job *jobs;
+	size_t njobs;
+	struct rota_sched_pass *pass;
+	/* Start job i now if it fits without delaying a reservation: 1
+	   started, 0 not (it does not fit, or a limit holds it). */
+	int (*start)(struct rota_sched_pass *pass, size_t i);
+	/* Reserve job i at its earliest start within 'window' seconds
+	   (candidate times rounded up to 'resolution'): 0 and the time, or
+	   -ENOSPC when it cannot start within the window. */
+	int (*reserve)(struct rota_sched_pass *pass, size_t i, int64_t window,
+		       int64_t resolution, int64_t *when);
+	/* Job i was passed over by 'count' backfilled jobs (Maui's bypass). */
+	void (*bypass)(struct rota_sched_pass *pass, size_t i, uint32_t count);
+	/* Microseconds of work in this pass; 0 when the host has no work
+	   clock (rota sim: its passes never depend on the machine). */
+	int64_t (*elapsed_us)(struct rota_sched_pass *pass);
+};
+
+/* What a pass did, for rota diag. */
+struct rota_sched_stats {
+	uint32_t tested;	/* jobs tried */
+	uint32_t started;	/* jobs started by backfill */
+	uint32_t reserved;	/* reservations made */
+	uint32_t depth;		/* how far down the order it got */
+	bool capped;		/* stopped by a cap before the end */
+};
+
+struct rota_sched_ops {
+	size_t size;
+	/* Required: one backfill pass over h->jobs. */
+	int (*backfill)(void *state, const struct rota_sched_host *h,
+			struct rota_sched_stats *stats);
+	/* Optional: seconds between passes (Slurm's bf_interval); 30. */
+	int64_t (*interval)(void *state);
+	/* Optional: one line for rota diag (mode and caps). */
+	void (*describe)(void *state, char *buf, size_t len);
+};
+
 /* ---- the descriptor ------------------------------------------------------- */
 
 struct rota_plugin {

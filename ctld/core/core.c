@@ -222,6 +222,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 		rc = prio_init(core, conf, err);
 	if (rc == 0)
 		rc = limits_init(core, conf, err);
+	if (rc == 0)
+		rc = sched_init(core, conf, err);
 	if (rc < 0) {
 		core_destroy(core);
 		return rc;
@@ -287,6 +289,7 @@ void core_destroy(struct core *core)
 	free(core->queue_pending);
 	free(core->actions);
 	free(core->dirty);
+	sched_fini(core);
 	limits_fini(core);
 	prio_fini(core);
 	free(core->ended);
@@ -635,6 +638,7 @@ void core_tick(struct core *core, int64_t now)
 			core_node_down(core, now, n->name, "not responding");
 	}
 	usage_tick(core, now);
+	sched_tick(core, now);
 	/* a change not yet journaled is kept until the host has taken it */
 	while ((job = core->done.head) && !job->dirty &&
 	       now - job->end_time >= core->min_job_age) {

@@ -112,6 +112,7 @@ struct core_job {
 	enum core_hold hold;
 	bool limited;		/* a limit blocks it (limit_reason says
 				   which); not eligible meanwhile */
+	int64_t est_start;	/* backfill's reservation for it; 0: none */
 	char limit_reason[96];
 	int exit_code;
 	int term_signal;
@@ -198,6 +199,35 @@ int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
  * decisions never depend on the machine's speed.
  */
 void core_set_work_clock(struct core *core, int64_t (*fn)(void));
+
+/*
+ * Backfill.  Every backfill interval (core_tick) the sched plugin runs a
+ * pass over the availability profile: jobs that fit without delaying any
+ * reservation start, others get reservations (est_start).  Returns the
+ * plugin's result; 'stats' what the pass did.  No-op with the builtin
+ * (strict order) plugin.
+ */
+struct rota_sched_stats;
+int core_backfill(struct core *core, int64_t now,
+		  struct rota_sched_stats *stats);
+
+/* The scheduler's passes so far, for rota diag. */
+struct core_sched_stats {
+	uint64_t main_passes;
+	uint64_t main_started;
+	uint64_t main_last_us;	/* on the host's work clock; 0 without */
+	uint64_t main_max_us;
+	uint64_t main_depth;	/* jobs tried by the last main pass */
+	uint64_t bf_passes;
+	uint64_t bf_started;	/* by all backfill passes */
+	uint64_t bf_last_us;
+	uint64_t bf_max_us;
+	uint64_t bf_depth;	/* how far down the last pass got */
+	uint64_t bf_reserved;	/* reservations of the last pass */
+};
+const struct core_sched_stats *core_sched_stats(const struct core *core);
+const char *core_sched_plugin(const struct core *core);
+void core_sched_describe(const struct core *core, char *buf, size_t len);
 
 /* Start what fits, in order; queues LAUNCH actions.  Returns jobs started. */
 unsigned core_schedule(struct core *core, int64_t now);

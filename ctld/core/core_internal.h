@@ -62,6 +62,9 @@ struct core {
 	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
 	int64_t sched_max_us;	 /* SchedulerMaxTime, microseconds */
 	int64_t (*work_clock)(void); /* the host's, for time budgets */
+	struct plugin *sched;	 /* backfill policy; builtin: none */
+	int64_t last_backfill;
+	struct core_sched_stats sched_stats;
 	struct rota_limit_set *qos_limits; /* per QOS, as core->qos */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
 	int64_t calc_period;	 /* PriorityCalcPeriod */
@@ -160,6 +163,13 @@ void limits_classify(struct core *core, int64_t now);
 bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 		      bool others_idle);
 
+/* backfill.c */
+int sched_init(struct core *core, const struct rota_conf *conf,
+	       struct rota_error *err);
+void sched_fini(struct core *core);
+/* A backfill pass if the plugin's interval has passed (core_tick). */
+void sched_tick(struct core *core, int64_t now);
+
 /* place.c: which nodes a job gets, by what counts as available */
 enum place_mode {
 	PLACE_NOW = 1,		/* free cores and memory now */
@@ -186,6 +196,9 @@ void placement_init(struct placement *p, size_t n);
 void placement_fini(struct placement *p);
 bool place_job(const struct place_ctx *c, const struct core_job *job,
 	       struct placement *p);
+/* Would all of the job's tasks fit on this one node? */
+bool place_node_fits(const struct place_ctx *c, const struct core_job *job,
+		     uint32_t node);
 /* Start 'job' now on 'p' (sched.c). */
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p);

@@ -90,6 +90,12 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	return cores / job->desc.cpus_per_task;
 }
 
+bool place_node_fits(const struct place_ctx *c, const struct core_job *job,
+		     uint32_t node)
+{
+	return node_tasks(c, job, node) >= job->desc.ntasks;
+}
+
 /* Is node a a better fit than node b for a job that fits on both? */
 static bool better_fit(const struct core *core, uint32_t a, uint32_t b,
 		       uint32_t ta, uint32_t tb)

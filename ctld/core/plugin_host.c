@@ -27,11 +27,16 @@
 extern const struct rota_plugin rota_plugin_fairshare_fairtree;
 extern const struct rota_plugin rota_plugin_priority_fifo;
 extern const struct rota_plugin rota_plugin_limits_slurm;
+extern const struct rota_plugin rota_plugin_sched_builtin;
+extern const struct rota_plugin rota_plugin_sched_backfill;
 
 static const struct rota_plugin *const builtins[] = {
 	&rota_plugin_fairshare_fairtree,
 	&rota_plugin_priority_fifo,
 	&rota_plugin_limits_slurm,
+	&rota_plugin_sched_builtin,
+	/* linked in too, so that rota sim and the tests need no PluginDir */
+	&rota_plugin_sched_backfill,
 };
 
 static const struct {
@@ -48,7 +53,9 @@ static const struct {
 	[ROTA_PLUGIN_LIMITS] = { "limits", "Limits",
 				 offsetof(struct rota_limits_ops, classify) +
 					 sizeof(void *) },
-	[ROTA_PLUGIN_SCHED] = { "sched", "Sched", sizeof(size_t) },
+	[ROTA_PLUGIN_SCHED] = { "sched", "Sched",
+				offsetof(struct rota_sched_ops, backfill) +
+					sizeof(void *) },
 	[ROTA_PLUGIN_JOBCOMP] = { "jobcomp", "JobComp",
 				  offsetof(struct rota_jobcomp_ops, record) +
 					  sizeof(void *) },
@@ -296,6 +303,11 @@ static int desc_check(const struct plugin *p, enum rota_plugin_kind kind,
 	     !((const struct rota_priority_ops *)d->ops)->compute))
 		return rota_errorf(err, -EINVAL,
 				   "%s: required op 'compute' is missing",
+				   p->path);
+	if (kind == ROTA_PLUGIN_SCHED &&
+	    !((const struct rota_sched_ops *)d->ops)->backfill)
+		return rota_errorf(err, -EINVAL,
+				   "%s: required op 'backfill' is missing",
 				   p->path);
 	if (kind == ROTA_PLUGIN_LIMITS &&
 	    !((const struct rota_limits_ops *)d->ops)->classify)

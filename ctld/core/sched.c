@@ -55,6 +55,19 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 			       });
 }
 
+static void account_main(struct core *core, unsigned started, size_t depth,
+			 int64_t us)
+{
+	struct core_sched_stats *s = &core->sched_stats;
+
+	s->main_passes++;
+	s->main_started += started;
+	s->main_depth = depth;
+	s->main_last_us = (uint64_t)us;
+	s->main_max_us = s->main_last_us > s->main_max_us ? s->main_last_us
+							  : s->main_max_us;
+}
+
 unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
@@ -106,6 +119,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 		nblocked++;
 	}
 	placement_fini(&p);
+	account_main(core, started, depth,
+		     core->work_clock ? core->work_clock() - start_us : 0);
 	return started;
 }
 

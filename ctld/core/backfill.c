@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The host side of backfill (core.h, "Backfill"): the sched plugin
+ * decides which jobs to try and which get reservations; this file keeps
+ * the availability profile those decisions run against, starts jobs and
+ * places reservations in it.
+ *
+ * Earliest start: for a job that fits on one node, each candidate node's
+ * own earliest time (walking its few steps) and the earliest of all, the
+ * best fit on a tie; for a job that needs several nodes, the candidate
+ * times are now and every time a node of its queue gains cores, in order,
+ * and the first at which the placement fits over the whole span wins.
+ * Times are rounded up to the pass's resolution, so a gap a few seconds
+ * too short is not taken for one that fits.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/core/constraint.h"
+#include "ctld/core/core_internal.h"
+#include "ctld/core/plugin_host.h"
+#include "ctld/core/profile.h"
+
+#define NEVER INT64_MAX
+#define MULTI_TIMES_MAX 512 /* candidate times tried for a wide job */
+
+struct rota_sched_pass {
+	struct core *core;
+	int64_t now;
+	struct profile *prof;
+	struct core_job **jobs;	/* the pending jobs, as the plugin's view */
+	struct placement pl;
+	int64_t start_us;
+	size_t idle;		/* idle jobs not yet started, for limits */
+};
+
+static int64_t round_up(int64_t t, int64_t now, int64_t res)
+{
+	int64_t d = t - now;
+
+	if (res <= 1 || d <= 0)
+		return t;
+	return now + (d + res - 1) / res * res;
+}
+
+/* Take the placement's nodes in the profile over [t, t + d). */
+static void take(struct rota_sched_pass *bp, const struct core_job *job,
+		 int64_t t)
+{
+	for (uint32_t i = 0; i < bp->pl.n; i++)
+		profile_take(bp->prof, bp->pl.node[i], t, job->time_limit,
+			     bp->pl.tasks[i] * job->desc.cpus_per_task,
+			     job->desc.mem_mb);
+}
+
+static int host_start(struct rota_sched_pass *bp, size_t i)
+{
+	struct core_job *job = bp->jobs[i];
+	struct place_ctx c = {
+		.core = bp->core,
+		.mode = PLACE_PROFILE,
+		.prof = bp->prof,
+		.t = bp->now,
+		.d = job->time_limit,
+	};
+
+	if (job->state != ROTA_JOB_PENDING || !place_job(&c, job, &bp->pl))
+		return 0;
+	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1))
+		return 0;
+	take(bp, job, bp->now);
+	sched_start(bp->core, job, bp->now, &bp->pl);
+	bp->idle--;
+	return 1;
+}
+
+/* Earliest start of a one-node job on node 'n', or NEVER. */
+static int64_t node_earliest(struct rota_sched_pass *bp,
+			     const struct core_job *job, uint32_t n,
+			     int64_t until, int64_t res)
+{
+	struct place_ctx c = {
+		.core = bp->core,
+		.mode = PLACE_PROFILE,
+		.prof = bp->prof,
+		.d = job->time_limit,
+	};
+	int64_t t = bp->now;
+
+	while (t <= until) {
+		c.t = t;
+		if (place_node_fits(&c, job, n))
+			return t;
+		t = profile_next_change(bp->prof, n, t);
+		if (t == NEVER)
+			return NEVER;
+		t = round_up(t, bp->now, res);
+	}
+	return NEVER;
+}
+
+static int64_t one_node(struct rota_sched_pass *bp, const struct core_job *job,
+			int64_t until, int64_t res)
+{
+	const struct core_queue *q = &bp->core->queues[job->queue];
+	struct place_ctx total = { .core = bp->core, .mode = PLACE_TOTAL };
+	int64_t best = NEVER;
+	uint32_t node = UINT32_MAX;
+
+	for (size_t k = 0; k < q->nnodes && best > bp->now; k++) {
+		int64_t t;
+
+		/* a node too small even when idle is no candidate */
+		if (!place_node_fits(&total, job, q->nodes[k]))
+			continue;
+		t = node_earliest(bp, job, q->nodes[k], until, res);
+		if (t < best) {
+			best = t;
+			node = q->nodes[k];
+		}
+	}
+	if (best == NEVER)
+		return NEVER;
+	bp->pl.n = 1;
+	bp->pl.node[0] = node;
+	bp->pl.tasks[0] = job->desc.ntasks;
+	return best;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int64_t many_nodes(struct rota_sched_pass *bp,
+			  const struct core_job *job, int64_t until,
+			  int64_t res)
+{
+	const struct core_queue *q = &bp->core->queues[job->queue];
+	int64_t *times = rota_xcalloc(q->nnodes + 2, sizeof(int64_t));
+	struct place_ctx c = {
+		.core = bp->core,
+		.mode = PLACE_PROFILE,
+		.prof = bp->prof,
+		.d = job->time_limit,
+	};
+	size_t n = 0, tried = 0;
+	int64_t found = NEVER, t = bp->now;
+
+	/* each node's next gain after the last time tried: a sweep */
+	while (found == NEVER && t <= until && tried++ < MULTI_TIMES_MAX) {
+		c.t = t;
+		if (place_job(&c, job, &bp->pl)) {
+			found = t;
+			break;
+		}
+		n = 0;
+		for (size_t k = 0; k < q->nnodes; k++) {
+			int64_t next = profile_next_change(bp->prof,
+							   q->nodes[k], t);
+
+			if (next != NEVER)
+				times[n++] = next;
+		}
+		if (!n)
+			break;
+		qsort(times, n, sizeof(*times), cmp_time);
+		t = round_up(times[0], bp->now, res);
+	}
+	free(times);
+	return found;
+}
+
+static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
+			int64_t resolution, int64_t *when)
+{
+	struct core_job *job = bp->jobs[i];
+	int64_t until = bp->now + window;
+	int64_t t;
+
+	if (job->state != ROTA_JOB_PENDING)
+		return -ENOSPC;
+	t = one_node(bp, job, until, resolution);
+	if (t == NEVER && job->desc.nodes != 1)
+		t = many_nodes(bp, job, until, resolution);
+	if (t == NEVER || t > until) {
+		job->est_start = 0;
+		return -ENOSPC;
+	}
+	take(bp, job, t);
+	job->est_start = t;
+	*when = t;
+	return 0;
+}
+
+static void host_bypass(struct rota_sched_pass *bp, size_t i, uint32_t n)
+{
+	bp->jobs[i]->bypass += n;
+}
+
+static int64_t host_elapsed(struct rota_sched_pass *bp)
+{
+	return bp->core->work_clock ? bp->core->work_clock() - bp->start_us
+				    : 0;
+}
+
+int sched_init(struct core *core, const struct rota_conf *conf,
+	       struct rota_error *err)
+{
+	return plugin_load(conf, ROTA_PLUGIN_SCHED, "builtin", NULL,
+			   &core->sched, err);
+}
+
+void sched_fini(struct core *core)
+{
+	plugin_unload(core->sched);
+}
+
+static const struct rota_sched_ops *sched_ops(const struct core *core)
+{
+	return plugin_ops(core->sched, sizeof(struct rota_sched_ops));
+}
+
+void sched_tick(struct core *core, int64_t now)
+{
+	const struct rota_sched_ops *ops = sched_ops(core);
+	struct rota_sched_stats stats;
+	int64_t every = ops->interval ? ops->interval(
+						plugin_state(core->sched))
+				      : 0;
+
+	if (every > 0 && now - core->last_backfill >= every)
+		core_backfill(core, now, &stats);
+}
+
+const struct core_sched_stats *core_sched_stats(const struct core *core)
+{
+	return &core->sched_stats;
+}
+
+const char *core_sched_plugin(const struct core *core)
+{
+	return plugin_name(core->sched);
+}
+
+void core_sched_describe(const struct core *core, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (sched_ops(core)->describe)
+		sched_ops(core)->describe(plugin_state(core->sched), buf, len);
+}
+
+/* The pass's figures into the totals rota diag shows. */
+static void account(struct core *core, const struct rota_sched_stats *st,
+		    int64_t us)
+{
+	struct core_sched_stats *s = &core->sched_stats;
+
+	s->bf_passes++;
+	s->bf_started += st->started;
+	s->bf_last_us = (uint64_t)us;
+	s->bf_max_us = s->bf_last_us > s->bf_max_us ? s->bf_last_us
+						    : s->bf_max_us;
+	s->bf_depth = st->depth;
+	s->bf_reserved = st->reserved;
+}
+
+int core_backfill(struct core *core, int64_t now,
+		  struct rota_sched_stats *stats)
+{
+	const struct rota_sched_ops *ops = sched_ops(core);
+	struct rota_sched_pass bp = { .core = core, .now = now };
+	struct rota_sched_job *v;
+	struct rota_sched_host h;
+	size_t n = core->pending.n, i = 0;
+	int rc;
+
+	*stats = (struct rota_sched_stats){ 0 };
+	if (core->prio_stale)
+		core_prio_update(core, now);
+	limits_classify(core, now);
+	core->last_backfill = now;
+	bp.prof = profile_create(core, now);
+	bp.jobs = rota_xcalloc(n + 1, sizeof(*bp.jobs));
+	v = rota_xcalloc(n + 1, sizeof(*v));
+	placement_init(&bp.pl, core->nnodes);
+	bp.start_us = core->work_clock ? core->work_clock() : 0;
+	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
+		bp.jobs[i] = j;
+		j->est_start = 0;
+		v[i] = (struct rota_sched_job){
+			.id = j->id,
+			.user = j->user,
+			.queue = core->queues[j->queue].name,
+			.queue_index = j->queue,
+			.cores = j->desc.ntasks * j->desc.cpus_per_task,
+			.time_limit = j->time_limit,
+			.eligible = !j->hold && !j->limited,
+		};
+		bp.idle += v[i].eligible;
+	}
+	h = (struct rota_sched_host){
+		.size = sizeof(h),
+		.now = now,
+		.jobs = v,
+		.njobs = n,
+		.pass = &bp,
+		.start = host_start,
+		.reserve = host_reserve,
+		.bypass = host_bypass,
+		.elapsed_us = host_elapsed,
+	};
+	rc = ops->backfill(plugin_state(core->sched), &h, stats);
+	if (rc < 0)
+		rota_err("sched/%s: backfill pass failed (%d)",
+			 plugin_name(core->sched), rc);
+	account(core, stats, host_elapsed(&bp));
+	placement_fini(&bp.pl);
+	free(v);
+	free(bp.jobs);
+	profile_destroy(bp.prof);
+	return rc;
+}

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Scheduling through core.h on the virtual clock: backfill on hand-built
+ * cases with known answers (a gap that fits, one a second too short, a
+ * job that would delay the top reservation), EASY against conservative
+ * where they differ, bypass counts, cores kept for a test queue, best-fit
+ * placement, the main pass's depth, and a random workload in which no
+ * backfilled job ever delays the top job past its reservation.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/msg.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "plugins/rota_plugin.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define T0 ((int64_t)1700000000)
+#define GB 1024
+
+static struct core *core;
+static struct rota_conf *conf;
+
+/* A core from 'text'; nodes registered at T0 with their CPUs= sizes. */
+static void start(const char *text)
+{
+	struct rota_error err = { "" };
+	int rc = rota_conf_load_buffer("test.conf", text, strlen(text), &conf,
+				       &err);
+
+	ck_assert_msg(rc == 0, "config: %s", err.text);
+	rc = core_create(conf, &core, &err);
+	ck_assert_msg(rc == 0, "core: %s", err.text);
+	for (size_t i = 0; i < conf->nnodes; i++) {
+		struct rota_node_info info = {
+			.name = conf->nodes[i].name,
+			.state = "UP",
+			.reason = "",
+			.sockets = 1,
+			.cores = conf->nodes[i].cpus,
+			.pus = conf->nodes[i].cpus,
+			.memory_mb = conf->nodes[i].memory_mb,
+		};
+
+		ck_assert_int_eq(core_node_register(core, T0, &info, &err), 0);
+	}
+}
+
+static void teardown(void)
+{
+	core_destroy(core);
+	rota_conf_destroy(conf);
+	core = NULL;
+	conf = NULL;
+}
+
+static uint32_t submit_q(int64_t now, const char *queue, uint32_t cores,
+			 int64_t limit, uint64_t mem_mb)
+{
+	struct rota_job_desc d = {
+		.name = rota_xstrdup("job"),
+		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+		.workdir = rota_xstrdup("/tmp"),
+		.queue = queue ? rota_xstrdup(queue) : NULL,
+		.ntasks = cores,
+		.cpus_per_task = 1,
+		.time_limit = limit,
+		.mem_mb = mem_mb,
+	};
+	struct core_submit req = { .desc = &d, .uid = 1000, .gid = 1000,
+				   .user = "ana" };
+	struct rota_error err = { "" };
+	uint32_t id = 0;
+	int rc = core_submit(core, now, &req, &id, &err);
+
+	ck_assert_msg(rc == 0, "submit: %s", err.text);
+	rota_job_desc_clear(&d);
+	return id;
+}
+
+static uint32_t submit(int64_t now, uint32_t cores, int64_t limit)
+{
+	return submit_q(now, NULL, cores, limit, 0);
+}
+
+static enum rota_job_state state(uint32_t id)
+{
+	return core_job_find(core, id)->state;
+}
+
+static void end_job(int64_t now, uint32_t id)
+{
+	const struct core_job *j = core_job_find(core, id);
+	struct rota_msg_job_end e = {
+		.job_id = id,
+		.run = j->run,
+		.state = ROTA_JOB_COMPLETED,
+	};
+	struct rota_error err = { "" };
+	const char *node = core_node_get(core, j->alloc[0].node)->name;
+
+	ck_assert_int_eq(core_job_end(core, now, node, &e, &err), 0);
+}
+
+static void drop_actions(void)
+{
+	struct core_action *a;
+
+	core_take_actions(core, &a);
+	free(a);
+}
+
+static struct rota_sched_stats backfill(int64_t now)
+{
+	struct rota_sched_stats st;
+
+	ck_assert_int_eq(core_backfill(core, now, &st), 0);
+	drop_actions();
+	return st;
+}
+
+#define ONE_NODE(cpus, sched)                                                  \
+	"NodeName=n1 CPUs=" cpus " RealMemory=16G\n"                          \
+	"QueueName=batch Default=yes\n" sched "\n"
+
+/* ---- the hand-built cases ------------------------------------------- */
+
+/* A (4 of 8 cores) runs until 100; B needs all 8: reserved at 100. */
+static uint32_t a, b;
+
+static void gap_setup(const char *sched)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), ONE_NODE("8", "%s"), sched);
+	start(text);
+	a = submit(T0, 4, 100);
+	b = submit(T0, 8, 100);
+	core_schedule(core, T0);
+	drop_actions();
+	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(b), ROTA_JOB_PENDING);
+}
+
+START_TEST(test_gap_fits)
+{
+	uint32_t c;
+
+	gap_setup("Sched=backfill Resolution=1s");
+	c = submit(T0, 4, 100); /* ends as B's reservation begins */
+	core_schedule(core, T0); /* strict order: C waits behind B */
+	drop_actions();
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+	backfill(T0);
+	ck_assert_int_eq(state(c), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
+	ck_assert_uint_eq(core_job_find(core, b)->bypass, 1);
+}
+END_TEST
+
+START_TEST(test_gap_one_second_short)
+{
+	uint32_t c;
+
+	gap_setup("Sched=backfill Resolution=1s");
+	c = submit(T0, 4, 101); /* would hold a core B needs at T0 + 100 */
+	backfill(T0);
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+	ck_assert_uint_eq(core_job_find(core, b)->bypass, 0);
+}
+END_TEST
+
+/* A long narrow job would delay B: it waits, though cores are free. */
+START_TEST(test_would_delay_top)
+{
+	uint32_t c, d;
+
+	gap_setup("Sched=backfill Resolution=1s");
+	c = submit(T0, 2, 1000);
+	d = submit(T0, 2, 50);
+	backfill(T0);
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+	ck_assert_int_eq(state(d), ROTA_JOB_RUNNING);
+	/* the reservation holds: B starts when A ends */
+	end_job(T0 + 50, d);
+	end_job(T0 + 100, a);
+	core_schedule(core, T0 + 100);
+	drop_actions();
+	ck_assert_int_eq(state(b), ROTA_JOB_RUNNING);
+}
+END_TEST
+
+/* Without backfill (builtin), C waits behind B in strict order. */
+START_TEST(test_builtin_no_backfill)
+{
+	uint32_t c;
+
+	gap_setup("Sched=builtin");
+	c = submit(T0, 4, 100);
+	backfill(T0);
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+}
+END_TEST
+
+/*
+ * 16 cores; A holds 12 until 100.  B (12 cores) is reserved [100, 200)
+ * and C (16 cores) would come [200, 300).  D (4 cores for 1000 s) fits
+ * beside B, but over C's span: EASY (one reservation) starts it,
+ * conservative (a reservation for every job) keeps it for C.
+ */
+static const char *const modes[] = { "easy", "conservative" };
+
+START_TEST(test_easy_vs_conservative)
+{
+	char sched[128];
+	char text[512];
+	uint32_t c, d;
+
+	snprintf(sched, sizeof(sched),
+		 "Sched=backfill Mode=%s NoCaps=yes Resolution=1s", modes[_i]);
+	snprintf(text, sizeof(text), ONE_NODE("16", "%s"), sched);
+	start(text);
+	a = submit(T0, 12, 100);
+	core_schedule(core, T0);
+	b = submit(T0, 12, 100);
+	c = submit(T0, 16, 100);
+	d = submit(T0, 4, 1000);
+	backfill(T0);
+	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
+	if (_i == 0) {
+		ck_assert_int_eq(state(d), ROTA_JOB_RUNNING);
+		ck_assert_int_eq(core_job_find(core, c)->est_start, 0);
+	} else {
+		ck_assert_int_eq(state(d), ROTA_JOB_PENDING);
+		ck_assert_int_eq(core_job_find(core, c)->est_start, T0 + 200);
+		ck_assert_int_eq(core_job_find(core, d)->est_start, T0 + 300);
+	}
+}
+END_TEST
+
+/* EASY with ReservationDepth=2 reserves for C as well. */
+START_TEST(test_reservation_depth)
+{
+	char text[512];
+	uint32_t c, d;
+
+	snprintf(text, sizeof(text), ONE_NODE("16", "%s"),
+		 "Sched=backfill ReservationDepth=2 Resolution=1s");
+	start(text);
+	a = submit(T0, 12, 100);
+	core_schedule(core, T0);
+	b = submit(T0, 12, 100);
+	c = submit(T0, 16, 100);
+	d = submit(T0, 4, 1000);
+	backfill(T0);
+	ck_assert_int_eq(core_job_find(core, c)->est_start, T0 + 200);
+	ck_assert_int_eq(state(d), ROTA_JOB_PENDING);
+	(void)b;
+}
+END_TEST
+
+/* ---- placement ------------------------------------------------------- */
+
+/* ReservedCores=2: ordinary jobs get 6 of 8, a test job starts at once. */
+START_TEST(test_reserved_cores)
+{
+	uint32_t j[4], t;
+
+	start("NodeName=n1 CPUs=8 RealMemory=16G\n"
+	      "QueueName=batch Default=yes\n"
+	      "QueueName=test ReservedCores=2 MaxTime=1:00:00\n");
+	for (int i = 0; i < 4; i++)
+		j[i] = submit(T0, 2, 600);
+	core_schedule(core, T0);
+	drop_actions();
+	ck_assert_int_eq(state(j[2]), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(j[3]), ROTA_JOB_PENDING);
+	t = submit_q(T0, "test", 2, 600, 0);
+	core_schedule(core, T0);
+	drop_actions();
+	ck_assert_int_eq(state(t), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(j[3]), ROTA_JOB_PENDING);
+}
+END_TEST
+
+/* An ordinary job can never have the kept cores: refused at submit. */
+START_TEST(test_reserved_cores_submit)
+{
+	struct rota_job_desc d = {
+		.name = rota_xstrdup("wide"),
+		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+		.workdir = rota_xstrdup("/tmp"),
+		.ntasks = 8,
+		.cpus_per_task = 1,
+	};
+	struct core_submit req = { .desc = &d, .uid = 1000, .gid = 1000,
+				   .user = "ana" };
+	struct rota_error err = { "" };
+	uint32_t id;
+
+	start("NodeName=n1 CPUs=8 RealMemory=16G\n"
+	      "QueueName=batch Default=yes\n"
+	      "QueueName=test ReservedCores=2\n");
+	ck_assert_int_eq(core_submit(core, T0, &req, &id, &err), -EINVAL);
+	rota_job_desc_clear(&d);
+}
+END_TEST
+
+/* Best fit: a small job takes the small node, listed after the big. */
+START_TEST(test_best_fit)
+{
+	uint32_t s, bigjob;
+
+	start("NodeName=big CPUs=8 RealMemory=1T Features=largemem\n"
+	      "NodeName=small CPUs=8 RealMemory=16G\n"
+	      "QueueName=batch Default=yes\n");
+	s = submit_q(T0, NULL, 2, 60, 4 * GB);
+	bigjob = submit_q(T0, NULL, 2, 60, 512 * GB);
+	core_schedule(core, T0);
+	drop_actions();
+	ck_assert_str_eq(core_node_get(core, core_job_find(core, s)
+						      ->alloc[0].node)->name,
+			 "small");
+	ck_assert_str_eq(core_node_get(core, core_job_find(core, bigjob)
+						      ->alloc[0].node)->name,
+			 "big");
+}
+END_TEST
+
+/* SchedulerDepth=2: a main pass tries two jobs, the rest waits. */
+START_TEST(test_main_depth)
+{
+	uint32_t j[4];
+
+	start(ONE_NODE("8", "SchedulerDepth=2"));
+	for (int i = 0; i < 4; i++)
+		j[i] = submit(T0, 1, 60);
+	ck_assert_uint_eq(core_schedule(core, T0), 2);
+	ck_assert_int_eq(state(j[2]), ROTA_JOB_PENDING);
+	ck_assert_uint_eq(core_schedule(core, T0), 2);
+	ck_assert_int_eq(state(j[3]), ROTA_JOB_RUNNING);
+	drop_actions();
+}
+END_TEST
+
+/* ---- never delayed ---------------------------------------------------- */
+
+struct running {
+	uint32_t id;
+	int64_t end;
+};
+
+/*
+ * A random workload on 4 nodes of 8 cores, jobs running exactly to their
+ * limits: a job that a backfill pass reserved for starts no later than
+ * the earliest time it was promised.
+ */
+#define RANDOM_JOBS 150
+
+static void record_promises(int64_t *promise)
+{
+	for (uint32_t id = 1; id <= RANDOM_JOBS; id++) {
+		const struct core_job *j = core_job_find(core, id);
+
+		if (j && j->state == ROTA_JOB_PENDING && j->est_start &&
+		    (!promise[id] || j->est_start < promise[id]))
+			promise[id] = j->est_start;
+	}
+}
+
+START_TEST(test_never_delays_reservation)
+{
+	int64_t promise[RANDOM_JOBS + 1] = { 0 };
+	int64_t end[RANDOM_JOBS + 1] = { 0 };
+	unsigned seed = 12345u + (unsigned)_i;
+	size_t done = 0, kept = 0;
+	int64_t t;
+
+	start("NodeName=n[1-4] CPUs=8 RealMemory=16G\n"
+	      "QueueName=batch Default=yes\n"
+	      "Sched=backfill Mode=easy NoCaps=yes Resolution=1s\n");
+	for (int i = 0; i < RANDOM_JOBS; i++)
+		submit(T0, 1 + (unsigned)rand_r(&seed) % 16,
+		       10 + rand_r(&seed) % 300);
+	for (t = T0; t < T0 + 50000 && done < RANDOM_JOBS; t++) {
+		for (uint32_t id = 1; id <= RANDOM_JOBS; id++) {
+			if (end[id] == t) {
+				end_job(t, id);
+				done++;
+			}
+		}
+		core_schedule(core, t);
+		if ((t - T0) % 7 == 0) { /* a backfill pass now and then */
+			backfill(t);
+			record_promises(promise);
+		}
+		drop_actions();
+		for (uint32_t id = 1; id <= RANDOM_JOBS; id++) {
+			const struct core_job *j = core_job_find(core, id);
+
+			if (j->state != ROTA_JOB_RUNNING || end[id])
+				continue;
+			end[id] = t + j->time_limit;
+			ck_assert_msg(!promise[id] || t <= promise[id],
+				      "job %u started at +%lld, promised "
+				      "+%lld", id, (long long)(t - T0),
+				      (long long)(promise[id] - T0));
+			kept += promise[id] != 0;
+		}
+	}
+	ck_assert_uint_eq(done, RANDOM_JOBS);
+	ck_assert_uint_gt(kept, 10); /* reservations were made and kept */
+}
+END_TEST
+
+static Suite *backfill_suite(void)
+{
+	Suite *s = suite_create("backfill");
+	TCase *tc = tcase_create("backfill");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, test_gap_fits);
+	tcase_add_test(tc, test_gap_one_second_short);
+	tcase_add_test(tc, test_would_delay_top);
+	tcase_add_test(tc, test_builtin_no_backfill);
+	tcase_add_loop_test(tc, test_easy_vs_conservative, 0, N(modes));
+	tcase_add_test(tc, test_reservation_depth);
+	tcase_add_test(tc, test_reserved_cores);
+	tcase_add_test(tc, test_reserved_cores_submit);
+	tcase_add_test(tc, test_best_fit);
+	tcase_add_test(tc, test_main_depth);
+	tcase_add_loop_test(tc, test_never_delays_reservation, 0, 5);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(backfill_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
