@@ -117,6 +117,7 @@ struct rota_job_info {
 	int exit_code;		/* valid once ended without a signal */
 	int term_signal;	/* 0: none */
 	uint32_t runs;		/* times started (more than 1: requeued) */
+	int64_t est_start;	/* pending: backfill's expected start; 0 */
 };
 
 struct rota_msg_job_list {

@@ -62,6 +62,8 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 	add_int(b, "exit_code", j->exit_code);
 	add_int(b, "signal", j->term_signal);
 	add_int(b, "runs", j->runs);
+	if (j->est_start)
+		add_int(b, "est_start", j->est_start);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -99,7 +101,7 @@ static void job_info_clear(struct rota_job_info *j)
 
 struct job_raw {
 	json_int_t id, uid, gid, ntasks, cpt, nodes, mem, limit, submit,
-		start, end, exit_code, sig, runs;
+		start, end, exit_code, sig, runs, est;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
 		*workdir, *output, *error, *constraint;
 };
@@ -152,6 +154,7 @@ static int job_numbers(const struct job_raw *r, struct rota_error *err)
 		{ "start", r->start, 0, INT64_MAX },
 		{ "end", r->end, 0, INT64_MAX },
 		{ "runs", r->runs, 0, UINT32_MAX },
+		{ "est_start", r->est, 0, INT64_MAX },
 	};
 
 	for (size_t i = 0; i < sizeof(n) / sizeof(*n); i++) {
@@ -173,7 +176,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	rc = msg_unpack(o, err,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			"s:I, s:I, s:I, s:I, s?I !}",
+			"s:I, s:I, s:I, s:I, s?I, s?I !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -183,7 +186,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
 			"time_limit", &r.limit, "submit", &r.submit, "start",
 			&r.start, "end", &r.end, "exit_code", &r.exit_code,
-			"signal", &r.sig, "runs", &r.runs);
+			"signal", &r.sig, "runs", &r.runs, "est_start", &r.est);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)
@@ -215,6 +218,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	j->exit_code = (int)r.exit_code;
 	j->term_signal = (int)r.sig;
 	j->runs = (uint32_t)r.runs;
+	j->est_start = r.est;
 	return 0;
 }
 

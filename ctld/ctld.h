@@ -23,6 +23,14 @@ struct core;
 struct journal;
 struct user_cache;
 
+#define CTLD_RPC_MAX 48
+
+struct ctld_rpc_stat {
+	uint64_t count;
+	uint64_t us_total;	/* handling time, work clock */
+	uint64_t us_max;
+};
+
 struct ctld_stats {
 	uint64_t requests;
 	uint64_t auth_refused;	 /* missing, forged, expired, replayed */
@@ -32,7 +40,9 @@ struct ctld_stats {
 	uint64_t sched_passes;
 	uint64_t sched_last_us;	 /* the last scheduling pass */
 	uint64_t sched_max_us;
+	uint64_t sched_total_us;
 	int64_t started;	 /* Unix time the controller started */
+	struct ctld_rpc_stat rpc[CTLD_RPC_MAX]; /* by dispatch table entry */
 };
 
 struct ctld {
@@ -67,6 +77,9 @@ struct peer {
 };
 
 /* server.c */
+/* The dispatch table's entries: how many, and each one's message type. */
+size_t ctld_rpc_types(void);
+uint16_t ctld_rpc_type(size_t i);
 int server_start(struct ctld *ctld, unsigned *port);
 /* Close every connection (shutdown). */
 void server_close_all(struct ctld *ctld);

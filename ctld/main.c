@@ -97,6 +97,7 @@ static void kick_cb(struct rota_evloop *loop, void *arg)
 			(t1.tv_nsec - t0.tv_nsec) / 1000);
 	ctld->stats.sched_passes++;
 	ctld->stats.sched_last_us = us;
+	ctld->stats.sched_total_us += us;
 	if (us > ctld->stats.sched_max_us)
 		ctld->stats.sched_max_us = us;
 	ctld_run_actions(ctld);

@@ -103,6 +103,8 @@ static void fill_info(const struct core_job *job, void *arg)
 		.exit_code = job->exit_code,
 		.term_signal = job->term_signal,
 		.runs = job->run,
+		.est_start = job->state == ROTA_JOB_PENDING ? job->est_start
+							    : 0,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }
@@ -270,49 +272,6 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 void rpc_ping(struct peer *p, const struct rota_frame *f)
 {
 	peer_send(p, ROTA_MSG_OK, "{}", 2);
-}
-
-void rpc_diag(struct peer *p, const struct rota_frame *f)
-{
-	struct ctld *ctld = p->ctld;
-	const struct ctld_stats *s = &ctld->stats;
-	struct core_counts c;
-	size_t len;
-	char *body;
-
-	core_counts(ctld->core, &c);
-	{
-		char *names[] = {
-			"uptime_s",	 "requests",	  "auth_refused",
-			"denied",	 "bad_frames",	  "unknown_types",
-			"jobs_pending",	 "jobs_running",  "jobs_ended",
-			"nodes_up",	 "sched_passes",  "sched_last_us",
-			"sched_max_us",	 "journal_bytes",
-		};
-		int64_t values[] = {
-			ctld_now(ctld) - s->started,
-			(int64_t)s->requests,
-			(int64_t)s->auth_refused,
-			(int64_t)s->denied,
-			(int64_t)s->bad_frames,
-			(int64_t)s->unknown_types,
-			(int64_t)c.pending,
-			(int64_t)c.running,
-			(int64_t)c.ended,
-			(int64_t)c.nodes_up,
-			(int64_t)s->sched_passes,
-			(int64_t)s->sched_last_us,
-			(int64_t)s->sched_max_us,
-			(int64_t)journal_size(ctld->journal),
-		};
-
-		body = rota_msg_counters_encode(names, values,
-						sizeof(values) /
-							sizeof(*values),
-						&len);
-	}
-	peer_send(p, ROTA_MSG_DIAG_REPLY, body, len);
-	free(body);
 }
 
 void rpc_node_admin(struct peer *p, const struct rota_frame *f)

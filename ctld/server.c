@@ -97,6 +97,30 @@ static const struct rpc_entry *rpc_find(uint16_t type)
 	return NULL;
 }
 
+#define RPC_COUNT (sizeof(rpc_table) / sizeof(*rpc_table))
+_Static_assert(RPC_COUNT <= CTLD_RPC_MAX, "CTLD_RPC_MAX too small");
+
+/* Each request type's count and handling time, for rota diag. */
+static void rpc_account(struct ctld *ctld, size_t i, int64_t us)
+{
+	struct ctld_rpc_stat *st = &ctld->stats.rpc[i];
+
+	st->count++;
+	st->us_total += (uint64_t)(us > 0 ? us : 0);
+	if ((uint64_t)us > st->us_max)
+		st->us_max = (uint64_t)us;
+}
+
+size_t ctld_rpc_types(void)
+{
+	return RPC_COUNT;
+}
+
+uint16_t ctld_rpc_type(size_t i)
+{
+	return rpc_table[i].type;
+}
+
 static void refuse(struct peer *p, int code, const char *text)
 {
 	peer_send_error(p, code, text);
@@ -110,6 +134,7 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 	struct ctld *ctld = p->ctld;
 	const struct rpc_entry *e = rpc_find(f->type);
 	struct rota_error err;
+	int64_t t0;
 
 	ctld->stats.requests++;
 	if (!e) {
@@ -137,7 +162,9 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 		refuse(p, -EPERM, "only node daemons may send this");
 		return;
 	}
+	t0 = ctld_work_clock();
 	e->fn(p, f);
+	rpc_account(ctld, (size_t)(e - rpc_table), ctld_work_clock() - t0);
 }
 
 static void peer_unlink(struct peer *p)

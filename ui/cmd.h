@@ -2,6 +2,7 @@
 #ifndef ROTA_UI_CMD_H
 #define ROTA_UI_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,12 @@ int cmd_fetch_jobs(const char *name, uint32_t job_id,
 		   struct rota_msg_job_list *list);
 /* Fetch all nodes; prints errors.  Clear 'list' after. */
 int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list);
+
+/*
+ * rota queue --start (cmd_queue_start.c): pending jobs with their
+ * expected start; 'user' and 'job' (0: all) filter.  Exit status.
+ */
+int queue_start(const char *user, uint32_t job, bool noheader);
 
 /* getopt handling of --help: prints the command's help to stdout. */
 int cmd_print_help(const struct cmd *c);

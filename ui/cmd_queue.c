@@ -31,11 +31,16 @@ static const char help[] =
 	"  -u, --user=USER    only this user's jobs ('me' for yours)\n"
 	"  -t, --state=STATE  only jobs in this state (PENDING, PD, R, ...)\n"
 	"  -j, --job=JOB      only this job\n"
+	"      --start        pending jobs with their expected start time\n"
+	"                     (backfill's reservation; N/A without one), as\n"
+	"                     squeue --start: JOBID QUEUE NAME USER ST\n"
+	"                     START_TIME NODES NODELIST(REASON)\n"
 	"  -H, --noheader     no header line\n"
 	"  -h, --help         this text\n";
 
 struct filter {
 	bool all;
+	bool start;
 	const char *user;
 	enum rota_job_state state;
 	uint32_t job;
@@ -132,6 +137,7 @@ static int parse(int argc, char **argv, struct filter *f)
 		{ "state", required_argument, NULL, 't' },
 		{ "job", required_argument, NULL, 'j' },
 		{ "noheader", no_argument, NULL, 'H' },
+		{ "start", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -154,6 +160,7 @@ static int parse(int argc, char **argv, struct filter *f)
 				return 2;
 			break;
 		case 'H': f->noheader = true; break;
+		case 'S': f->start = true; break;
 		case 'h': cmd_print_help(&cmd_queue); return 0;
 		default: fputs(help, stderr); return 2;
 		}
@@ -179,6 +186,8 @@ static int queue_run(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (f.start)
+		return queue_start(f.user, f.job, f.noheader);
 	if (fetch_rows(&m) < 0)
 		return 1;
 	if (!f.noheader)

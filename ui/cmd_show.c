@@ -105,6 +105,8 @@ static int show_job(const char *arg)
 	       j->mem_mb ? mem : "none", limit, or_none(j->constraint));
 	print_time("SubmitTime", j->submit_time);
 	print_time("StartTime", j->start_time);
+	if (j->state == ROTA_JOB_PENDING && j->est_start)
+		print_time("EstStartTime", j->est_start);
 	print_time("EndTime", j->end_time);
 	printf("WorkDir=%s\nStdOut=%s\nStdErr=%s\n", or_none(j->workdir),
 	       j->output ? j->output : "rota-%j.out",

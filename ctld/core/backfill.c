@@ -267,6 +267,7 @@ static void account(struct core *core, const struct rota_sched_stats *st,
 	s->bf_passes++;
 	s->bf_started += st->started;
 	s->bf_last_us = (uint64_t)us;
+	s->bf_total_us += (uint64_t)us;
 	s->bf_max_us = s->bf_last_us > s->bf_max_us ? s->bf_last_us
 						    : s->bf_max_us;
 	s->bf_depth = st->depth;

@@ -222,6 +222,7 @@ struct core_sched_stats {
 	uint64_t bf_started;	/* by all backfill passes */
 	uint64_t bf_last_us;
 	uint64_t bf_max_us;
+	uint64_t bf_total_us;
 	uint64_t bf_depth;	/* how far down the last pass got */
 	uint64_t bf_reserved;	/* reservations of the last pass */
 };

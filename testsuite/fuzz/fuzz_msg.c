@@ -261,7 +261,7 @@ static bool job_eq(const struct rota_job_info *x, const struct rota_job_info *y)
 	       x->submit_time == y->submit_time &&
 	       x->start_time == y->start_time && x->end_time == y->end_time &&
 	       x->exit_code == y->exit_code && x->term_signal == y->term_signal &&
-	       x->runs == y->runs;
+	       x->runs == y->runs && x->est_start == y->est_start;
 }
 
 static bool eq_list(const union any *a, const union any *b)

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DIAG: the controller's counters for rota diag (Slurm's sdiag): requests
+ * and refusals, jobs and nodes, the main scheduling pass and backfill
+ * (passes, last and mean and max time, depth reached, jobs started), and
+ * for every request type its count and mean and max handling time.
+ * Counters go by name ([a-z_]+), so new ones need no protocol change.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/msg.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "ctld/ctld.h"
+#include "ctld/journal.h"
+
+#define DIAG_MAX (32 + 3 * CTLD_RPC_MAX)
+
+struct diag {
+	char *names[DIAG_MAX];
+	int64_t values[DIAG_MAX];
+	size_t n;
+};
+
+static void add(struct diag *d, const char *name, int64_t v)
+{
+	if (d->n == DIAG_MAX)
+		return;
+	d->names[d->n] = rota_xstrdup(name);
+	d->values[d->n++] = v;
+}
+
+static int64_t mean(uint64_t total, uint64_t n)
+{
+	return n ? (int64_t)(total / n) : 0;
+}
+
+static void add_sched(struct diag *d, const struct ctld *ctld)
+{
+	const struct ctld_stats *s = &ctld->stats;
+	const struct core_sched_stats *c = core_sched_stats(ctld->core);
+
+	add(d, "sched_passes", (int64_t)s->sched_passes);
+	add(d, "sched_last_us", (int64_t)s->sched_last_us);
+	add(d, "sched_mean_us", mean(s->sched_total_us, s->sched_passes));
+	add(d, "sched_max_us", (int64_t)s->sched_max_us);
+	add(d, "sched_depth", (int64_t)c->main_depth);
+	add(d, "sched_started", (int64_t)c->main_started);
+	add(d, "bf_passes", (int64_t)c->bf_passes);
+	add(d, "bf_last_us", (int64_t)c->bf_last_us);
+	add(d, "bf_mean_us", mean(c->bf_total_us, c->bf_passes));
+	add(d, "bf_max_us", (int64_t)c->bf_max_us);
+	add(d, "bf_depth", (int64_t)c->bf_depth);
+	add(d, "bf_reserved", (int64_t)c->bf_reserved);
+	add(d, "bf_started", (int64_t)c->bf_started);
+}
+
+/* rpc_<type>_count, _mean_us and _max_us for every type seen. */
+static void add_rpcs(struct diag *d, const struct ctld *ctld)
+{
+	for (size_t i = 0; i < ctld_rpc_types(); i++) {
+		const struct ctld_rpc_stat *st = &ctld->stats.rpc[i];
+		char type[48], name[80];
+		size_t k;
+
+		if (!st->count)
+			continue;
+		snprintf(type, sizeof(type), "%s",
+			 rota_msg_type_name(ctld_rpc_type(i)));
+		for (k = 0; type[k]; k++)
+			type[k] = (char)tolower((unsigned char)type[k]);
+		snprintf(name, sizeof(name), "rpc_%s_count", type);
+		add(d, name, (int64_t)st->count);
+		snprintf(name, sizeof(name), "rpc_%s_mean_us", type);
+		add(d, name, mean(st->us_total, st->count));
+		snprintf(name, sizeof(name), "rpc_%s_max_us", type);
+		add(d, name, (int64_t)st->us_max);
+	}
+}
+
+void rpc_diag(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	const struct ctld_stats *s = &ctld->stats;
+	struct diag d = { .n = 0 };
+	struct core_counts c;
+	size_t len;
+	char *body;
+
+	core_counts(ctld->core, &c);
+	add(&d, "uptime_s", ctld_now(ctld) - s->started);
+	add(&d, "requests", (int64_t)s->requests);
+	add(&d, "auth_refused", (int64_t)s->auth_refused);
+	add(&d, "denied", (int64_t)s->denied);
+	add(&d, "bad_frames", (int64_t)s->bad_frames);
+	add(&d, "unknown_types", (int64_t)s->unknown_types);
+	add(&d, "jobs_pending", (int64_t)c.pending);
+	add(&d, "jobs_running", (int64_t)c.running);
+	add(&d, "jobs_ended", (int64_t)c.ended);
+	add(&d, "nodes_up", (int64_t)c.nodes_up);
+	add_sched(&d, ctld);
+	add(&d, "journal_bytes", (int64_t)journal_size(ctld->journal));
+	add_rpcs(&d, ctld);
+	body = rota_msg_counters_encode(d.names, d.values, d.n, &len);
+	peer_send(p, ROTA_MSG_DIAG_REPLY, body, len);
+	free(body);
+	for (size_t i = 0; i < d.n; i++)
+		free(d.names[i]);
+}
