@@ -28,7 +28,7 @@ struct prio_ctx {
 static void add_row(const struct core_job *job, void *arg)
 {
 	struct prio_ctx *pc = arg;
-	const struct core *core = pc->ctld->core;
+	struct core *core = pc->ctld->core;
 	struct rota_prio_row *r = &pc->m.rows[pc->m.n];
 	struct rota_prio_factor *f = &pc->f[pc->m.n * ROTA_PRIO_FACTORS_MAX];
 	size_t nf = core_prio_explain(core, pc->now, job, f,

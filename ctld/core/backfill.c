@@ -28,6 +28,18 @@
 #include "ctld/core/profile.h"
 
 #define NEVER INT64_MAX
+#define FAILED_MAX 256 /* shapes remembered as not fitting now */
+
+/* A job shape that did not fit now: larger ones of its kind won't. */
+struct failed {
+	uint32_t queue;
+	const char *constraint;
+	uint32_t ntasks;
+	uint32_t cpt;
+	uint32_t nodes;
+	uint64_t mem;
+	int64_t limit;		/* 0 (none) counts as the longest */
+};
 #define MULTI_TIMES_MAX 512 /* candidate times tried for a wide job */
 
 struct rota_sched_pass {
@@ -38,7 +50,66 @@ struct rota_sched_pass {
 	struct placement pl;
 	int64_t start_us;
 	size_t idle;		/* idle jobs not yet started, for limits */
+	/*
+	 * Upper bounds of what is free now, kept as jobs start: most tries
+	 * in a full machine fail on these without looking at a node.
+	 */
+	uint64_t free_total;	/* cores on usable nodes */
+	uint32_t free_max;	/* on the freest node: exact, from... */
+	uint32_t *free_count;	/* ...nodes by their free cores now */
+	/*
+	 * What failed to fit now.  Availability only shrinks during a pass
+	 * (jobs start, reservations are made), so a job at least as large in
+	 * every respect, of the same queue and constraint, cannot fit either.
+	 */
+	struct failed failed[FAILED_MAX];
+	size_t nfailed;
+	size_t failed_next;	/* the ring's oldest once it is full */
 };
+
+static int64_t span(int64_t limit)
+{
+	return limit ? limit : NEVER;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool known_not_to_fit(const struct rota_sched_pass *bp,
+			     const struct core_job *job)
+{
+	for (size_t i = 0; i < bp->nfailed; i++) {
+		const struct failed *f = &bp->failed[i];
+
+		if (f->queue == job->queue && f->cpt == job->desc.cpus_per_task &&
+		    f->nodes == job->desc.nodes &&
+		    f->ntasks <= job->desc.ntasks && f->mem <= job->desc.mem_mb &&
+		    span(f->limit) <= span(job->time_limit) &&
+		    same_text(f->constraint, job->desc.constraint))
+			return true;
+	}
+	return false;
+}
+
+static void remember_failure(struct rota_sched_pass *bp,
+			     const struct core_job *job)
+{
+	struct failed *f = &bp->failed[bp->failed_next++ % FAILED_MAX];
+
+	*f = (struct failed){
+		.queue = job->queue,
+		.constraint = job->desc.constraint,
+		.ntasks = job->desc.ntasks,
+		.cpt = job->desc.cpus_per_task,
+		.nodes = job->desc.nodes,
+		.mem = job->desc.mem_mb,
+		.limit = job->time_limit,
+	};
+	if (bp->nfailed < FAILED_MAX)
+		bp->nfailed++;
+}
 
 static int64_t round_up(int64_t t, int64_t now, int64_t res)
 {
@@ -59,9 +130,60 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 			     job->desc.mem_mb);
 }
 
+/* Could the job fit now at all, by the pass's upper bounds? */
+static bool may_fit_now(const struct rota_sched_pass *bp,
+			const struct core_job *job)
+{
+	uint32_t cores = job->desc.ntasks * job->desc.cpus_per_task;
+	uint32_t nodes = job->desc.nodes;
+	uint32_t per_node = nodes ? (job->desc.ntasks + nodes - 1) / nodes *
+					    job->desc.cpus_per_task
+				  : job->desc.cpus_per_task;
+
+	return cores <= bp->free_total && per_node <= bp->free_max;
+}
+
+static uint32_t node_free(const struct core_node *n)
+{
+	return node_is_usable(n) ? node_cores_free(n) : 0;
+}
+
+static void free_bounds(struct rota_sched_pass *bp)
+{
+	uint32_t most = 0;
+
+	for (size_t i = 0; i < bp->core->nnodes; i++)
+		most = node_cores_total(&bp->core->nodes[i]) > most
+			       ? node_cores_total(&bp->core->nodes[i])
+			       : most;
+	bp->free_count = rota_xcalloc((size_t)most + 2, sizeof(uint32_t));
+	for (size_t i = 0; i < bp->core->nnodes; i++) {
+		uint32_t f = node_free(&bp->core->nodes[i]);
+
+		f = f > most ? most : f;
+		bp->free_total += f;
+		bp->free_count[f]++;
+		bp->free_max = f > bp->free_max ? f : bp->free_max;
+	}
+}
+
+/* A job started: its nodes' free cores moved down. */
+static void free_update(struct rota_sched_pass *bp, const uint32_t *before)
+{
+	for (uint32_t i = 0; i < bp->pl.n; i++) {
+		uint32_t f = node_free(&bp->core->nodes[bp->pl.node[i]]);
+
+		bp->free_count[before[i]]--;
+		bp->free_count[f]++;
+	}
+	while (bp->free_max && !bp->free_count[bp->free_max])
+		bp->free_max--;
+}
+
 static int host_start(struct rota_sched_pass *bp, size_t i)
 {
 	struct core_job *job = bp->jobs[i];
+	uint32_t *before;
 	struct place_ctx c = {
 		.core = bp->core,
 		.mode = PLACE_PROFILE,
@@ -70,13 +192,24 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		.d = job->time_limit,
 	};
 
-	if (job->state != ROTA_JOB_PENDING || !place_job(&c, job, &bp->pl))
+	if (job->state != ROTA_JOB_PENDING || !may_fit_now(bp, job) ||
+	    known_not_to_fit(bp, job))
 		return 0;
+	if (!place_job(&c, job, &bp->pl)) {
+		remember_failure(bp, job);
+		return 0;
+	}
 	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1))
 		return 0;
+	before = rota_xcalloc(bp->pl.n + 1, sizeof(*before));
+	for (uint32_t k = 0; k < bp->pl.n; k++)
+		before[k] = node_free(&bp->core->nodes[bp->pl.node[k]]);
 	take(bp, job, bp->now);
 	sched_start(bp->core, job, bp->now, &bp->pl);
+	free_update(bp, before);
+	free(before);
 	bp->idle--;
+	bp->free_total -= job->desc.ntasks * job->desc.cpus_per_task;
 	return 1;
 }
 
@@ -290,6 +423,7 @@ int core_backfill(struct core *core, int64_t now,
 	limits_classify(core, now);
 	core->last_backfill = now;
 	bp.prof = profile_create(core, now);
+	free_bounds(&bp);
 	bp.jobs = rota_xcalloc(n + 1, sizeof(*bp.jobs));
 	v = rota_xcalloc(n + 1, sizeof(*v));
 	placement_init(&bp.pl, core->nnodes);
@@ -325,6 +459,7 @@ int core_backfill(struct core *core, int64_t now,
 			 plugin_name(core->sched), rc);
 	account(core, stats, host_elapsed(&bp));
 	placement_fini(&bp.pl);
+	free(bp.free_count);
 	free(v);
 	free(bp.jobs);
 	profile_destroy(bp.prof);

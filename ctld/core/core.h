@@ -62,6 +62,9 @@ struct core_queue {
 	bool charge;		/* its jobs count as usage */
 	double priority;	/* Priority=: the priority plugins' factor */
 	uint32_t reserved_cores; /* a test queue's ReservedCores; 0: none */
+	uint32_t smallest;	/* its smallest node (place.c's cache) */
+	uint64_t smallest_stamp; /* the node sizes it was found for */
+	size_t next_fit;	/* where the last one-node placement was */
 	char **allow_users;	/* NULL-terminated; NULL: anyone */
 	char **allow_accounts;
 };
@@ -343,7 +346,7 @@ void core_prio_describe(const struct core *core, char *buf, size_t len);
  * The terms of a pending job's priority as of the last rating, at most
  * 'max'; 0 when the plugin gives none.
  */
-size_t core_prio_explain(const struct core *core, int64_t now,
+size_t core_prio_explain(struct core *core, int64_t now,
 			 const struct core_job *job,
 			 struct rota_prio_factor *factors, size_t max);
 /* Seconds the job has been eligible to run, up to 'now'. */

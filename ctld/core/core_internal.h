@@ -56,6 +56,8 @@ struct core {
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */
+	struct rota_prio_context prio_ctx; /* totals of the last rating */
+	uint64_t sizes_stamp;	 /* bumped when a node's size changes */
 	struct plugin **limits;	 /* the limits plugins, slurm's first */
 	size_t nlimits;
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
@@ -179,7 +181,7 @@ enum place_mode {
 
 struct profile;
 struct place_ctx {
-	const struct core *core;
+	struct core *core;	/* placement caches node sizes in it */
 	enum place_mode mode;
 	const struct profile *prof; /* PLACE_PROFILE */
 	int64_t t;
@@ -204,7 +206,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p);
 
 /* sched.c: would 'job' fit on an idle set of its queue's nodes? */
-int sched_check_feasible(const struct core *core, const struct core_job *job,
+int sched_check_feasible(struct core *core, const struct core_job *job,
 			 struct rota_error *err);
 
 #endif

@@ -269,6 +269,7 @@ int core_node_register(struct core *core, int64_t now,
 	n->sockets = info->sockets;
 	n->pus = info->pus;
 	n->memory_mb = n->cfg_memory_mb ? n->cfg_memory_mb : info->memory_mb;
+	core->sizes_stamp++; /* placement's smallest nodes may change */
 	merge_features(n, info->features);
 	n->last_seen = now;
 	if (n->admin_down)

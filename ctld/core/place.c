@@ -8,7 +8,7 @@
  *
  * A job that asks no node count goes on one node if one can hold all its
  * tasks: the best fit, the node with the least memory, then the fewest
- * cores, then the fewest free cores, so that a small job leaves the large
+ * cores (next fit among equals), so that a small job leaves the large
  * nodes to the jobs that need them.  Failing that its tasks spread over
  * the queue's nodes in order.  A job that asks N nodes gets N nodes each
  * holding ceil(tasks / N) tasks (--ntasks-per-node sets that number).
@@ -81,7 +81,9 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	uint32_t cores = 0;
 	uint64_t mem = 0;
 
-	if (!node_avail(c, job, i, &cores, &mem))
+	/* the cheap checks first: most nodes of a busy machine fail them */
+	if (!node_avail(c, job, i, &cores, &mem) ||
+	    cores < job->desc.cpus_per_task)
 		return 0;
 	if (job->desc.mem_mb && mem < job->desc.mem_mb)
 		return 0;
@@ -96,38 +98,59 @@ bool place_node_fits(const struct place_ctx *c, const struct core_job *job,
 	return node_tasks(c, job, node) >= job->desc.ntasks;
 }
 
-/* Is node a a better fit than node b for a job that fits on both? */
-static bool better_fit(const struct core *core, uint32_t a, uint32_t b,
-		       uint32_t ta, uint32_t tb)
+/* Is node a smaller than node b: less memory, then fewer cores? */
+static bool smaller(const struct core *core, uint32_t a, uint32_t b)
 {
 	const struct core_node *x = &core->nodes[a];
 	const struct core_node *y = &core->nodes[b];
 
 	if (node_mem_total(x) != node_mem_total(y))
 		return node_mem_total(x) < node_mem_total(y);
-	if (node_cores_total(x) != node_cores_total(y))
-		return node_cores_total(x) < node_cores_total(y);
-	return ta < tb;
+	return node_cores_total(x) < node_cores_total(y);
 }
 
-/* The best single node for all the tasks, or UINT32_MAX. */
+/* The queue's smallest node size, once per change of node sizes. */
+static uint32_t smallest(struct core *core, struct core_queue *q)
+{
+	if (q->smallest_stamp != core->sizes_stamp || !q->nnodes) {
+		q->smallest = q->nnodes ? q->nodes[0] : UINT32_MAX;
+		for (size_t i = 1; i < q->nnodes; i++)
+			if (smaller(core, q->nodes[i], q->smallest))
+				q->smallest = q->nodes[i];
+		q->smallest_stamp = core->sizes_stamp;
+	}
+	return q->smallest;
+}
+
+/*
+ * The best single node for all the tasks, or UINT32_MAX: the smallest
+ * that fits; among equals the next one after the queue's last choice
+ * (next fit: a busy machine's full nodes are not walked again for every
+ * job), so a node of the queue's smallest size that fits ends the search.
+ */
 static uint32_t best_node(const struct place_ctx *c,
 			  const struct core_job *job)
 {
-	const struct core_queue *q = &c->core->queues[job->queue];
-	uint32_t best = UINT32_MAX, best_tasks = 0;
+	struct core_queue *q = &c->core->queues[job->queue];
+	uint32_t least = smallest(c->core, q);
+	uint32_t best = UINT32_MAX;
+	size_t at = 0;
 
-	for (size_t i = 0; i < q->nnodes; i++) {
-		uint32_t t = node_tasks(c, job, q->nodes[i]);
+	for (size_t k = 0; k < q->nnodes; k++) {
+		size_t i = (q->next_fit + k) % q->nnodes;
+		uint32_t n = q->nodes[i];
 
-		if (t < job->desc.ntasks)
+		if (node_tasks(c, job, n) < job->desc.ntasks)
 			continue;
-		if (best == UINT32_MAX ||
-		    better_fit(c->core, q->nodes[i], best, t, best_tasks)) {
-			best = q->nodes[i];
-			best_tasks = t;
+		if (best == UINT32_MAX || smaller(c->core, n, best)) {
+			best = n;
+			at = i;
 		}
+		if (!smaller(c->core, least, best))
+			break; /* none is smaller than this one */
 	}
+	if (best != UINT32_MAX)
+		q->next_fit = at;
 	return best;
 }
 

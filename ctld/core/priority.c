@@ -249,9 +249,19 @@ static void insert_ordered(struct core *core, struct core_job *job)
 
 /* ---- rating -------------------------------------------------------------- */
 
-static void context(const struct core *core, int64_t now,
-		   struct rota_prio_context *ctx)
+/*
+ * The cluster's totals for normalizing.  Computed in full by a rating of
+ * all jobs; a job rated alone at submit reuses them, so that a submit
+ * does not walk 10,000 nodes.
+ */
+static void context(struct core *core, int64_t now, bool full,
+		    struct rota_prio_context *ctx)
 {
+	if (!full && core->prio_ctx.total_nodes == core->nnodes) {
+		*ctx = core->prio_ctx;
+		ctx->now = now;
+		return;
+	}
 	*ctx = (struct rota_prio_context){ .now = now };
 	for (size_t i = 0; i < core->nnodes; i++) {
 		ctx->total_nodes++;
@@ -264,6 +274,7 @@ static void context(const struct core *core, int64_t now,
 		ctx->max_qos_priority =
 			fmax(ctx->max_qos_priority, core->qos[i].priority);
 	ctx->max_assoc_priority = share_max_priority(core->share);
+	core->prio_ctx = *ctx;
 }
 
 /* The plugin's view of one pending job; 'tickets' from the share tree. */
@@ -364,7 +375,7 @@ int core_prio_update(struct core *core, int64_t now)
 	int rc;
 
 	core_share_update(core, now);
-	context(core, now, &ctx);
+	context(core, now, true, &ctx);
 	tickets = job_tickets(core);
 	v = rota_xcalloc(n + 1, sizeof(*v));
 	for (j = core->pending.head; j; j = j->next, i++)
@@ -388,7 +399,7 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
 
-	context(core, now, &ctx);
+	context(core, now, false, &ctx);
 	view(core, job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0)
@@ -409,7 +420,7 @@ void core_prio_describe(const struct core *core, char *buf, size_t len)
 					 len);
 }
 
-size_t core_prio_explain(const struct core *core, int64_t now,
+size_t core_prio_explain(struct core *core, int64_t now,
 			 const struct core_job *job,
 			 struct rota_prio_factor *factors, size_t max)
 {
@@ -418,7 +429,7 @@ size_t core_prio_explain(const struct core *core, int64_t now,
 
 	if (!core->prio_ops->explain || job->state != ROTA_JOB_PENDING)
 		return 0;
-	context(core, now, &ctx);
+	context(core, now, false, &ctx);
 	view(core, job, now, one_job_tickets(core, job), &v);
 	v.priority = job->priority;
 	return core->prio_ops->explain(plugin_state(core->priority), &ctx, &v,

@@ -188,7 +188,7 @@ const char *core_job_reason(const struct core *core,
 	return core->queue_blocked[job->queue] ? "Priority" : "None";
 }
 
-int sched_check_feasible(const struct core *core, const struct core_job *job,
+int sched_check_feasible(struct core *core, const struct core_job *job,
 			 struct rota_error *err)
 {
 	const struct core_queue *q = &core->queues[job->queue];

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench/sched_bench: one backfill pass in the scheduling core, no
+ * daemons.  A cluster of NODES nodes x 128 cores (every 10th with 1 TB
+ * and largemem, every 4th with ib), RUNNING jobs started by the main pass
+ * and PENDING jobs of mixed sizes, queues and time limits waiting behind
+ * them; then one EASY or conservative pass with no caps.  Prints the
+ * pass's time and the resident memory the pending jobs added, per job.
+ *   sched_bench MODE NODES RUNNING PENDING   (MODE: easy | conservative)
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/conf.h"
+#include "common/msg.h"
+#include "common/xalloc.h"
+#include "ctld/core/core.h"
+#include "plugins/rota_plugin.h"
+
+static double seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static long rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, rss = 0;
+
+	if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2)
+		rss = 0;
+	if (f)
+		fclose(f);
+	return rss * 4;
+}
+
+/* Running jobs are narrower (the 50,000 must fit); pending ones mixed. */
+static void submit(struct core *core, unsigned *seed, int64_t now,
+		   const char *queue, bool narrow)
+{
+	static const uint32_t sizes[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
+	struct rota_job_desc d = {
+		.name = rota_xstrdup("bench"),
+		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+		.workdir = rota_xstrdup("/tmp"),
+		.queue = rota_xstrdup(queue),
+		.ntasks = sizes[rand_r(seed) % (narrow ? 7 : 9)],
+		.cpus_per_task = 1,
+		.time_limit = 60 * (1 + rand_r(seed) % 2880),
+		.mem_mb = (uint64_t)(rand_r(seed) % 4) * 4096,
+	};
+	char user[16];
+	struct core_submit req = { .desc = &d, .uid = 1000, .gid = 1000,
+				   .user = user };
+	struct rota_error err;
+	uint32_t id;
+
+	snprintf(user, sizeof(user), "u%u", rand_r(seed) % 200);
+	if (rand_r(seed) % 20 == 0)
+		d.constraint = rota_xstrdup("ib");
+	if (core_submit(core, now, &req, &id, &err) < 0) {
+		fprintf(stderr, "submit: %s\n", err.text);
+		exit(1);
+	}
+	rota_job_desc_clear(&d);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "easy";
+	long nodes = argc > 2 ? atol(argv[2]) : 10000;
+	long running = argc > 3 ? atol(argv[3]) : 50000;
+	long pending = argc > 4 ? atol(argv[4]) : 100000;
+	const char *dir = getenv("ROTA_PLUGIN_DIR");
+	char *text = rota_xasprintf(
+		"NodeName=n[00001-%05ld] CPUs=128 RealMemory=256G\n"
+		"QueueName=batch Nodes=ALL Default=yes\n"
+		"QueueName=long Nodes=ALL\n"
+		"QueueName=short Nodes=n[00001-%05ld] MaxTime=2-00:00:00\n"
+		"Sched=backfill Mode=%s NoCaps=yes\n"
+		"SchedulerDepth=100000000 SchedulerMaxTime=0s\n"
+		"PluginDir=%s\n",
+		nodes, nodes / 2 ? nodes / 2 : 1, mode, dir ? dir : "/tmp");
+	static const char *const queues[] = { "batch", "long", "short" };
+	struct rota_conf *conf;
+	struct rota_error err;
+	struct rota_sched_stats st;
+	struct core *core;
+	unsigned seed = 42;
+	int64_t now = 1700000000;
+	long before;
+	double t0, t1;
+
+	if (rota_conf_load_buffer("bench.conf", text, strlen(text), &conf,
+				  &err) < 0 ||
+	    core_create(conf, &core, &err) < 0) {
+		fprintf(stderr, "%s\n", err.text);
+		return 1;
+	}
+	for (long i = 0; i < nodes; i++) {
+		char name[32];
+		char *ib[] = { "ib", NULL };
+		struct rota_node_info info = {
+			.name = name, .state = "UP", .reason = "",
+			.features = i % 4 == 0 ? ib : NULL,
+			.sockets = 2, .cores = 128, .pus = 128,
+			.memory_mb = i % 10 == 0 ? 1024 * 1024 : 256 * 1024,
+		};
+
+		snprintf(name, sizeof(name), "n%05ld", i + 1);
+		if (core_node_register(core, now, &info, &err) < 0) {
+			fprintf(stderr, "%s\n", err.text);
+			return 1;
+		}
+	}
+	for (long i = 0; i < running; i++)
+		submit(core, &seed, now - 600, queues[i % 3], true);
+	core_schedule(core, now - 600);
+	before = rss_kb();
+	for (long i = 0; i < pending; i++)
+		submit(core, &seed, now, queues[i % 3], false);
+	core_prio_update(core, now);
+	t0 = seconds();
+	core_backfill(core, now, &st);
+	t1 = seconds();
+	printf("%s pass: %.3f s  nodes %ld  running %zu  pending %ld  "
+	       "tested %u  started %u  reserved %u  %.0f B/pending job\n",
+	       mode, t1 - t0, nodes, core_job_count(core) - core_pending_count(core),
+	       pending, st.tested, st.started, st.reserved,
+	       pending ? (double)(rss_kb() - before) * 1024 / (double)pending
+		       : 0.0);
+	core_destroy(core);
+	rota_conf_destroy(conf);
+	free(text);
+	return 0;
+}
