@@ -2,6 +2,7 @@
 #ifndef ROTA_UI_CMD_H
 #define ROTA_UI_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,11 @@ extern const struct cmd cmd_showq;
 extern const struct cmd cmd_help;
 extern const struct cmd cmd_history;
 extern const struct cmd cmd_reconfigure;
+extern const struct cmd cmd_hold;
+extern const struct cmd cmd_release;
+extern const struct cmd cmd_nice;
+extern const struct cmd cmd_update;
+extern const struct cmd cmd_requeue;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];
@@ -63,5 +69,19 @@ int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list);
 
 /* getopt handling of --help: prints the command's help to stdout. */
 int cmd_print_help(const struct cmd *c);
+
+/*
+ * cmd_control.c: send a control request (HOLD, RELEASE, ...) and print
+ * the controller's line for every job refused.  Returns the exit status:
+ * 0 all done, 1 some refused or no answer.
+ */
+struct rota_msg_control;
+int cmd_control(const char *name, uint16_t type,
+		const struct rota_msg_control *m);
+/* Job id arguments into m->job_ids (caller frees); prints the error. */
+int cmd_parse_job_ids(const char *name, int argc, char **argv,
+		      struct rota_msg_control *m);
+/* -h or --help among the arguments after argv[0]. */
+bool cmd_wants_help(int argc, char **argv);
 
 #endif
