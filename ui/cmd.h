@@ -84,4 +84,8 @@ int cmd_parse_job_ids(const char *name, int argc, char **argv,
 /* -h or --help among the arguments after argv[0]. */
 bool cmd_wants_help(int argc, char **argv);
 
+/* --json of rota nodes and rota show node: {"nodes":[...]} on stdout. */
+struct rota_node_info;
+void cmd_print_nodes_json(const struct rota_node_info *nodes, size_t n);
+
 #endif

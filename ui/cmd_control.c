@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,4 +65,13 @@ bool cmd_wants_help(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+void cmd_print_nodes_json(const struct rota_node_info *nodes, size_t n)
+{
+	size_t len;
+	char *text = rota_msg_node_list_encode(nodes, n, &len);
+
+	printf("%s\n", text);
+	free(text);
 }

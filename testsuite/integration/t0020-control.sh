@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 48
+plan 53
 # two nodes of 2 cores; a 4-core blocker fills them
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "Priority=multifactor WeightAge=1000 MaxAge=1d" \
@@ -152,6 +152,18 @@ ok $? "it runs again, its second run"
 is "$(as rotatest2 rota requeue "$b" 2>&1)" \
 	"rota requeue: job $b: not running (PENDING): only a running job can be requeued" \
 	"a pending job cannot be requeued"
+# ---- --json on the read commands (docs/json.md) ----
+py() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
+is "$(rota queue --json -j "$r" | py 'd["jobs"][0]["id"], d["jobs"][0]["user"], d["jobs"][0]["runs"]')" \
+	"$r rotatest2 2" "rota queue --json: the job in full"
+is "$(rota nodes --json | py '[n["name"] for n in d["nodes"]]')" \
+	"['n01', 'n02']" "rota nodes --json: every node"
+is "$(rota show --json job "$b" | py 'd["jobs"][0]["reason"]')" \
+	"JobHeldUser" "rota show --json job"
+is "$(rota show --json node n02 | py 'd["nodes"][0]["cores"]')" "2" \
+	"rota show --json node"
+ok "$(rota diag --json | py 'int(not d["requests"] > 0 or "denied" not in d)')" \
+	"rota diag --json: the counters by name"
 as rotatest2 rota cancel --name wrap --state R >/dev/null 2>&1
 rota cancel --state PENDING >/dev/null 2>&1
 wait_for sh -c "! rota queue | grep -q ' R '"
