@@ -39,6 +39,7 @@ extern const struct cmd cmd_release;
 extern const struct cmd cmd_nice;
 extern const struct cmd cmd_update;
 extern const struct cmd cmd_requeue;
+extern const struct cmd cmd_top;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];
@@ -55,6 +56,11 @@ void cmd_error(const char *name, const char *fmt, ...)
  */
 int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
 	     struct rota_reply *reply);
+
+/* cmd_call without printing: the reason is in 'err' (rota top's worker). */
+int cmd_call_quiet(uint16_t type, const char *body, size_t len,
+		   int timeout_ms, struct rota_reply *reply,
+		   struct rota_error *err);
 
 /* Parse a job id argument; prints the error and returns -EINVAL. */
 int cmd_parse_job_id(const char *name, const char *text, uint32_t *id);
