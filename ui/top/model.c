@@ -122,6 +122,54 @@ static int row_cmp(const void *x, const void *y, void *arg)
 	return c ? c : cmp_i64(a->id, b->id);
 }
 
+/* Numeric orders sort (key, id) pairs: no pointer chase per compare. */
+struct num_key {
+	int64_t key;
+	uint32_t id;
+	uint32_t idx;
+};
+
+static int num_cmp(const void *x, const void *y)
+{
+	const struct num_key *a = x;
+	const struct num_key *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int64_t num_of(const struct top_model *m, const struct rota_top_row *r)
+{
+	int64_t k = m->sort == TOP_SORT_PRIORITY ? -r->priority_milli
+		    : m->sort == TOP_SORT_WAIT   ? -top_job_elapsed(r, m->jobs.now)
+						 : 0;
+
+	/* reversed: the key turns, ties stay in id order */
+	return m->reverse ? -k : k;
+}
+
+static void sort_view(struct top_model *m)
+{
+	size_t n = m->nview;
+	struct num_key *v;
+
+	if (m->sort == TOP_SORT_USER || m->sort == TOP_SORT_QUEUE) {
+		qsort_r(m->view, n, sizeof(*m->view), row_cmp, m);
+		return;
+	}
+	v = rota_xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		const struct rota_top_row *r = &m->jobs.rows[m->view[i]];
+
+		v[i] = (struct num_key){ num_of(m, r), r->id, m->view[i] };
+	}
+	qsort(v, n, sizeof(*v), num_cmp);
+	for (size_t i = 0; i < n; i++)
+		m->view[i] = v[i].idx;
+	free(v);
+}
+
 static void rebuild(struct top_model *m)
 {
 	size_t n = 0;
@@ -133,7 +181,7 @@ static void rebuild(struct top_model *m)
 			m->view[n++] = (uint32_t)i;
 	}
 	m->nview = n;
-	qsort_r(m->view, n, sizeof(*m->view), row_cmp, m);
+	sort_view(m);
 	/* the selection follows its job; gone, the cursor stays in place */
 	for (size_t i = 0; m->selected && i < n; i++) {
 		if (m->jobs.rows[m->view[i]].id == m->selected) {
