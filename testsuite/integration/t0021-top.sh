@@ -24,8 +24,8 @@ c=$(as rotatest2 rota submit -n 1 -J theirs --wrap true)
 # a tmux server of our own, killed by the cleanup trap
 TMUX_SOCK="$T/tmux.sock"
 tm() { tmux -S "$TMUX_SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; tap_cleanup' EXIT
-[ -n "${KEEP_TMUX:-}" ] && trap 'screen >"$T/screen.last"; tap_cleanup' EXIT
+# (tap_cleanup reads the script's status from $?: hand it on)
+trap 'st=$?; tm kill-server 2>/dev/null; (exit $st); tap_cleanup' EXIT
 screen() { tm capture-pane -p -t top; }
 shows() { screen | grep -q -- "$1"; }
 # the pane runs rota top as rotatest1 between two snapshots of the
