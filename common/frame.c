@@ -94,6 +94,14 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_SIGNAL_JOB: return "SIGNAL_JOB";
 	case ROTA_MSG_JOB_END_ACK: return "JOB_END_ACK";
 	case ROTA_MSG_RECONFIGURE_NODE: return "RECONFIGURE_NODE";
+	case ROTA_MSG_HOLD: return "HOLD";
+	case ROTA_MSG_RELEASE: return "RELEASE";
+	case ROTA_MSG_NICE: return "NICE";
+	case ROTA_MSG_UPDATE: return "UPDATE";
+	case ROTA_MSG_REQUEUE: return "REQUEUE";
+	case ROTA_MSG_CONTROL_REPLY: return "CONTROL_REPLY";
+	case ROTA_MSG_TOP_ROWS: return "TOP_ROWS";
+	case ROTA_MSG_TOP_ROWS_REPLY: return "TOP_ROWS_REPLY";
 	default: return "UNKNOWN";
 	}
 }

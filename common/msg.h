@@ -394,4 +394,78 @@ char *rota_msg_name_encode(const char *name, size_t *len);
 int rota_msg_name_decode(const char *buf, size_t len, char **name,
 			 struct rota_error *err);
 
+/*
+ * ---- HOLD, RELEASE, NICE, UPDATE, REQUEUE: acting on jobs (issue 8) ----
+ * Body: {"jobs":[7,8],"operator":true,"nice":-5,"relative":true,
+ * "set":[["TimeLimit","1:00:00"],["Queue","short"]]}: "jobs" always, the
+ * rest only where true, set or non-empty, and only where the type uses
+ * them (HOLD "operator"; NICE "nice" and "relative"; UPDATE "set").  The
+ * reply, CONTROL_REPLY, is a text list: one line per job refused.
+ */
+#define ROTA_MSG_CONTROL_SET_MAX 16	/* key=value pairs in one UPDATE */
+#define ROTA_MSG_CONTROL_KEY_MAX 32
+#define ROTA_MSG_NICE_LIMIT 20000	/* |nice| in a body; core checks more */
+
+struct rota_msg_kv {
+	char *key;
+	char *value;
+};
+
+struct rota_msg_control {
+	uint32_t *job_ids;
+	size_t n;
+	bool operator_hold;	/* HOLD: an operator hold */
+	bool has_nice;		/* NICE: "nice" given */
+	int32_t nice;
+	bool relative;		/* NICE: add to the job's nice */
+	struct rota_msg_kv *set; /* UPDATE: in the order given */
+	size_t nset;
+};
+char *rota_msg_control_encode(const struct rota_msg_control *m, size_t *len);
+int rota_msg_control_decode(const char *buf, size_t len,
+			    struct rota_msg_control *m, struct rota_error *err);
+void rota_msg_control_clear(struct rota_msg_control *m);
+
+/*
+ * ---- TOP_ROWS_REPLY: every job, one wide row each, for rota top ----
+ * Body: {"now":N,"rows":[[id,"ST",cores,nodes,submit,start,end,
+ * priority_milli,nice,urgency,hold,"queue","user","account","name",
+ * "where"],...]}: keys and columns in exactly this order; priority in
+ * thousandths (the scanner reads whole numbers only), hold 0 none, 1
+ * user, 2 operator; "where" the nodes once started, the reason while
+ * pending.  Decoded by the scanner like JOB_ROWS: 100,000 rows must
+ * decode in a few tens of milliseconds.
+ */
+struct rota_top_row {
+	uint32_t id;
+	enum rota_job_state state;
+	uint32_t cores;		/* ntasks x cpus_per_task */
+	uint32_t nodes;
+	int64_t submit_time;
+	int64_t start_time;	/* 0: not started */
+	int64_t end_time;	/* 0: not ended */
+	int64_t priority_milli;	/* the last rating x 1000 */
+	int32_t nice;
+	uint32_t urgency;	/* 0: unset (16) */
+	uint32_t hold;		/* 0 none, 1 user, 2 operator */
+	const char *queue;	/* borrowed from the message's arena */
+	const char *user;
+	const char *account;
+	const char *name;
+	const char *where;
+};
+
+struct rota_msg_top_rows {
+	struct rota_top_row *rows;
+	size_t n;
+	int64_t now;
+	char *arena;		/* owns the rows' strings */
+};
+char *rota_msg_top_rows_encode(const struct rota_top_row *rows, size_t n,
+			       int64_t now, size_t *len);
+int rota_msg_top_rows_decode(const char *buf, size_t len,
+			     struct rota_msg_top_rows *m,
+			     struct rota_error *err);
+void rota_msg_top_rows_clear(struct rota_msg_top_rows *m);
+
 #endif

@@ -37,6 +37,16 @@ enum rota_msg_type {
 	ROTA_MSG_PRIO_REPLY = 117,
 	ROTA_MSG_RECONFIGURE = 118, /* operators: {} -> OK or ERROR */
 
+	/* 130-139: acting on jobs, and rota top (issue 8) */
+	ROTA_MSG_HOLD = 130,	    /* control -> CONTROL_REPLY */
+	ROTA_MSG_RELEASE = 131,	    /* control -> CONTROL_REPLY */
+	ROTA_MSG_NICE = 132,	    /* control -> CONTROL_REPLY */
+	ROTA_MSG_UPDATE = 133,	    /* control -> CONTROL_REPLY */
+	ROTA_MSG_REQUEUE = 134,	    /* control -> CONTROL_REPLY */
+	ROTA_MSG_CONTROL_REPLY = 135, /* text list: one line per refusal */
+	ROTA_MSG_TOP_ROWS = 136,    /* {} -> TOP_ROWS_REPLY */
+	ROTA_MSG_TOP_ROWS_REPLY = 137,
+
 	/* 200-299: node daemons to the controller */
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */
 	ROTA_MSG_HEARTBEAT = 201,     /* no reply */

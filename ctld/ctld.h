@@ -132,4 +132,12 @@ void rpc_node_link_lost(struct peer *p, const char *why);
 int ctld_reconfigure(struct ctld *ctld, struct rota_error *err);
 void rpc_reconfigure(struct peer *p, const struct rota_frame *f);
 
+/* rpc_control.c: HOLD, RELEASE, NICE, UPDATE, REQUEUE; rpc_top.c. */
+void rpc_hold(struct peer *p, const struct rota_frame *f);
+void rpc_release(struct peer *p, const struct rota_frame *f);
+void rpc_nice(struct peer *p, const struct rota_frame *f);
+void rpc_update(struct peer *p, const struct rota_frame *f);
+void rpc_requeue(struct peer *p, const struct rota_frame *f);
+void rpc_top_rows(struct peer *p, const struct rota_frame *f);
+
 #endif

@@ -34,6 +34,12 @@ extern const struct cmd cmd_showq;
 extern const struct cmd cmd_help;
 extern const struct cmd cmd_history;
 extern const struct cmd cmd_reconfigure;
+extern const struct cmd cmd_hold;
+extern const struct cmd cmd_release;
+extern const struct cmd cmd_nice;
+extern const struct cmd cmd_update;
+extern const struct cmd cmd_requeue;
+extern const struct cmd cmd_top;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];
@@ -50,6 +56,11 @@ void cmd_error(const char *name, const char *fmt, ...)
  */
 int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
 	     struct rota_reply *reply);
+
+/* cmd_call without printing: the reason is in 'err' (rota top's worker). */
+int cmd_call_quiet(uint16_t type, const char *body, size_t len,
+		   int timeout_ms, struct rota_reply *reply,
+		   struct rota_error *err);
 
 /* Parse a job id argument; prints the error and returns -EINVAL. */
 int cmd_parse_job_id(const char *name, const char *text, uint32_t *id);
@@ -70,5 +81,23 @@ int queue_start(const char *user, uint32_t job, bool noheader);
 
 /* getopt handling of --help: prints the command's help to stdout. */
 int cmd_print_help(const struct cmd *c);
+
+/*
+ * cmd_control.c: send a control request (HOLD, RELEASE, ...) and print
+ * the controller's line for every job refused.  Returns the exit status:
+ * 0 all done, 1 some refused or no answer.
+ */
+struct rota_msg_control;
+int cmd_control(const char *name, uint16_t type,
+		const struct rota_msg_control *m);
+/* Job id arguments into m->job_ids (caller frees); prints the error. */
+int cmd_parse_job_ids(const char *name, int argc, char **argv,
+		      struct rota_msg_control *m);
+/* -h or --help among the arguments after argv[0]. */
+bool cmd_wants_help(int argc, char **argv);
+
+/* --json of rota nodes and rota show node: {"nodes":[...]} on stdout. */
+struct rota_node_info;
+void cmd_print_nodes_json(const struct rota_node_info *nodes, size_t n);
 
 #endif

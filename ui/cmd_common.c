@@ -43,53 +43,61 @@ struct ctld_where {
  * from $ROTA_CTLD winning.  Without a readable rota.conf, $ROTA_CTLD alone
  * will do, and the controller is taken to run as root.
  */
-static int find_ctld(const char *name, struct ctld_where *w)
+static int find_ctld(struct ctld_where *w, struct rota_error *err)
 {
 	const char *env = getenv("ROTA_CTLD");
 	struct rota_conf *conf = NULL;
-	struct rota_error err;
-	int rc = rota_conf_load(rota_conf_default_path(), &conf, &err);
+	int rc = rota_conf_load(rota_conf_default_path(), &conf, err);
 
 	w->uid = 0;
-	if (rc < 0 && !(env && *env)) {
-		cmd_error(name, "%s", err.text);
+	if (rc < 0 && !(env && *env))
 		return -EINVAL;
-	}
 	if (conf && rota_auth_uid(conf->ctld_user, &w->uid) < 0) {
-		cmd_error(name, "CtldUser '%s': no such user", conf->ctld_user);
+		rc = rota_errorf(err, -EINVAL, "CtldUser '%s': no such user",
+				 conf->ctld_user);
 		rota_conf_destroy(conf);
-		return -EINVAL;
+		return rc;
 	}
+	rc = 0;
 	if (env && *env) {
-		rc = rota_net_split(env, w->host, sizeof(w->host), &w->port);
-		if (rc < 0)
-			cmd_error(name, "ROTA_CTLD '%s': expected ADDR:PORT",
-				  env);
+		if (rota_net_split(env, w->host, sizeof(w->host), &w->port) < 0)
+			rc = rota_errorf(err, -EINVAL,
+					 "ROTA_CTLD '%s': expected ADDR:PORT",
+					 env);
 	} else {
 		snprintf(w->host, sizeof(w->host), "%s", conf->ctld_addr);
 		w->port = conf->ctld_port;
 	}
 	rota_conf_destroy(conf);
-	return rc < 0 ? -EINVAL : 0;
+	return rc;
+}
+
+int cmd_call_quiet(uint16_t type, const char *body, size_t len,
+		   int timeout_ms, struct rota_reply *reply,
+		   struct rota_error *err)
+{
+	struct rota_client *c;
+	struct ctld_where w;
+	int rc;
+
+	*reply = (struct rota_reply){ 0 };
+	rc = find_ctld(&w, err);
+	if (rc < 0)
+		return rc;
+	rc = rota_client_connect(w.host, w.port, w.uid, timeout_ms, &c, err);
+	if (rc == 0) {
+		rc = rota_client_call(c, type, body, len, reply, err);
+		rota_client_destroy(c);
+	}
+	return rc;
 }
 
 int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
 	     struct rota_reply *reply)
 {
-	struct rota_client *c;
 	struct rota_error err;
-	struct ctld_where w;
-	int rc;
+	int rc = cmd_call_quiet(type, body, len, 30000, reply, &err);
 
-	*reply = (struct rota_reply){ 0 };
-	rc = find_ctld(name, &w);
-	if (rc < 0)
-		return rc;
-	rc = rota_client_connect(w.host, w.port, w.uid, 30000, &c, &err);
-	if (rc == 0) {
-		rc = rota_client_call(c, type, body, len, reply, &err);
-		rota_client_destroy(c);
-	}
 	if (rc < 0)
 		cmd_error(name, "%s", err.text);
 	return rc;

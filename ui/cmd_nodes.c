@@ -10,11 +10,14 @@
 #include "ui/cmd.h"
 
 static const char help[] =
-	"usage: rota nodes [--noheader]\n"
+	"usage: rota nodes [--noheader] [--json]\n"
 	"\n"
 	"List nodes: NODE STATE CORES (used/total) MEMORY (used/total)\n"
 	"FEATURES.  STATE is UP, DOWN (with the reason in 'rota show node')\n"
-	"or UNKNOWN (never registered).\n";
+	"or UNKNOWN (never registered).\n"
+	"\n"
+	"  -H, --noheader   no header line\n"
+	"      --json       every node in full, one JSON object (docs/json.md)\n";
 
 static void print_features(char *const *f)
 {
@@ -30,6 +33,7 @@ static int nodes_run(int argc, char **argv)
 {
 	struct rota_msg_node_list list;
 	bool header = true;
+	bool json = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
@@ -39,11 +43,20 @@ static int nodes_run(int argc, char **argv)
 			header = false;
 			continue;
 		}
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+			continue;
+		}
 		cmd_error("nodes", "unexpected argument '%s'", argv[i]);
 		return 2;
 	}
 	if (cmd_fetch_nodes("nodes", &list) < 0)
 		return 1;
+	if (json) {
+		cmd_print_nodes_json(list.nodes, list.n);
+		rota_msg_node_list_clear(&list);
+		return 0;
+	}
 	if (header)
 		printf("%-12s %-8s %11s %17s %s\n", "NODE", "STATE", "CORES",
 		       "MEMORY", "FEATURES");

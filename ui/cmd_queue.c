@@ -17,10 +17,12 @@
 #include "common/proto.h"
 #include "common/strbuf.h"
 #include "common/units.h"
+#include "common/xalloc.h"
 #include "ui/cmd.h"
 
 static const char help[] =
-	"usage: rota queue [-a] [-u USER] [-t STATE] [-j JOB] [--noheader]\n"
+	"usage: rota queue [-a] [-u USER] [-t STATE] [-j JOB] [--noheader] "
+	"[--json]\n"
 	"\n"
 	"List jobs, one per line: JOBID QUEUE NAME USER ST TIME NODES\n"
 	"NODELIST(REASON).  TIME is the time a running job has used.  ST is\n"
@@ -36,6 +38,8 @@ static const char help[] =
 	"                     squeue --start: JOBID QUEUE NAME USER ST\n"
 	"                     START_TIME NODES NODELIST(REASON)\n"
 	"  -H, --noheader     no header line\n"
+	"      --json         the same jobs in full, one JSON object (every\n"
+	"                     field of 'rota show job'; docs/json.md)\n"
 	"  -h, --help         this text\n";
 
 struct filter {
@@ -45,6 +49,7 @@ struct filter {
 	enum rota_job_state state;
 	uint32_t job;
 	bool noheader;
+	bool json;
 };
 
 static bool keep(const struct filter *f, const struct rota_job_row *r)
@@ -138,6 +143,7 @@ static int parse(int argc, char **argv, struct filter *f)
 		{ "job", required_argument, NULL, 'j' },
 		{ "noheader", no_argument, NULL, 'H' },
 		{ "start", no_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -161,6 +167,7 @@ static int parse(int argc, char **argv, struct filter *f)
 			break;
 		case 'H': f->noheader = true; break;
 		case 'S': f->start = true; break;
+		case 'J': f->json = true; break;
 		case 'h': cmd_print_help(&cmd_queue); return 0;
 		default: fputs(help, stderr); return 2;
 		}
@@ -177,6 +184,33 @@ static int parse(int argc, char **argv, struct filter *f)
 	return -1;
 }
 
+/* --json: the full records of the jobs the filters keep (docs/json.md). */
+static int queue_json(const struct filter *f)
+{
+	struct rota_msg_job_list list;
+	struct rota_job_info *keep_jobs;
+	size_t n = 0, len;
+	char *text;
+
+	if (cmd_fetch_jobs("queue", 0, &list) < 0)
+		return 1;
+	keep_jobs = rota_xcalloc(list.njobs + 1, sizeof(*keep_jobs));
+	for (size_t i = 0; i < list.njobs; i++) {
+		const struct rota_job_info *j = &list.jobs[i];
+		struct rota_job_row r = { .id = j->id, .state = j->state,
+					  .user = j->user ? j->user : "" };
+
+		if (keep(f, &r))
+			keep_jobs[n++] = *j;
+	}
+	text = rota_msg_job_list_encode(keep_jobs, n, list.now, &len);
+	printf("%s\n", text);
+	free(text);
+	free(keep_jobs);
+	rota_msg_job_list_clear(&list);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 static int queue_run(int argc, char **argv)
 {
 	struct filter f = { 0 };
@@ -188,6 +222,8 @@ static int queue_run(int argc, char **argv)
 		return rc;
 	if (f.start)
 		return queue_start(f.user, f.job, f.noheader);
+	if (f.json)
+		return queue_json(&f);
 	if (fetch_rows(&m) < 0)
 		return 1;
 	if (!f.noheader)

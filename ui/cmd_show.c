@@ -13,11 +13,16 @@
 #include "ui/cmd.h"
 
 static const char help[] =
-	"usage: rota show job JOB\n"
-	"       rota show node NAME\n"
+	"usage: rota show [--json] job JOB\n"
+	"       rota show [--json] node NAME\n"
 	"\n"
 	"Show everything the controller knows of one job or node, one\n"
-	"Key=Value per line.  Times are local; 'none' when not yet.\n";
+	"Key=Value per line.  Times are local; 'none' when not yet.\n"
+	"\n"
+	"  --json   the same as one JSON object, as 'rota queue --json' and\n"
+	"           'rota nodes --json' give it, with one element (docs/json.md)\n";
+
+static bool json;
 
 static void print_time(const char *key, int64_t t)
 {
@@ -84,6 +89,15 @@ static int show_job(const char *arg)
 		return 1;
 	}
 	j = &list.jobs[0];
+	if (json) {
+		size_t len;
+		char *text = rota_msg_job_list_encode(j, 1, list.now, &len);
+
+		printf("%s\n", text);
+		free(text);
+		rota_msg_job_list_clear(&list);
+		return 0;
+	}
 	rota_duration_format(j->time_limit ? j->time_limit
 					   : INT64_MAX,
 			     limit, sizeof(limit));
@@ -128,6 +142,11 @@ static int show_node(const char *name)
 
 		if (strcmp(n->name, name) != 0)
 			continue;
+		rc = 0;
+		if (json) {
+			cmd_print_nodes_json(n, 1);
+			continue;
+		}
 		rota_size_format_mb(n->memory_mb, mem, sizeof(mem));
 		rota_size_format_mb(n->memory_used_mb, used, sizeof(used));
 		printf("NodeName=%s\nAddr=%s\nState=%s\nReason=%s\n"
@@ -152,6 +171,11 @@ static int show_run(int argc, char **argv)
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "--help") == 0))
 		return cmd_print_help(&cmd_show);
+	if (argc == 4 && strcmp(argv[1], "--json") == 0) {
+		json = true;
+		argc--;
+		argv++;
+	}
 	if (argc != 3) {
 		fputs(help, stderr);
 		return 2;

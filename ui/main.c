@@ -10,7 +10,10 @@
 const struct cmd *const rota_cmds[] = {
 	&cmd_submit, &cmd_queue, &cmd_cancel, &cmd_nodes,
 	&cmd_show,   &cmd_node,	 &cmd_diag,  &cmd_share, &cmd_prio,
-	&cmd_showq, &cmd_history, &cmd_reconfigure, &cmd_help, NULL,
+	&cmd_showq, &cmd_history, &cmd_reconfigure,
+	&cmd_hold, &cmd_release, &cmd_nice, &cmd_update, &cmd_requeue,
+	&cmd_top,
+	&cmd_help, NULL,
 };
 
 const struct cmd *cmd_find(const char *name)

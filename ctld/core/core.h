@@ -460,4 +460,47 @@ void core_job_recorded(struct core *core, uint32_t id);
 /* Core-seconds its last run was charged (undecayed); 0 if it never ran. */
 double core_job_usage(const struct core *core, const struct core_job *job);
 
+/*
+ * Job control (control.c), on behalf of 'uid' ('is_operator': may act on
+ * any job; users act on their own).  A refusal is -EPERM with "job N:
+ * permission denied: ..." in 'err'; -ENOENT unknown job; -EINVAL a value
+ * out of range or a job in the wrong state.  Nothing changes on failure.
+ *
+ * core_nice: set a pending job's nice ('relative': add 'nice' to it),
+ * -10000..10000; a negative result only for operators.  The job is
+ * re-rated at once.
+ */
+int core_nice(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+	      bool is_operator, int32_t nice, bool relative,
+	      struct rota_error *err);
+
+/* What core_update changes; unset fields stay as they are. */
+struct core_update {
+	const char *name;	/* NULL: unchanged */
+	const char *queue;	/* NULL: unchanged */
+	int64_t time_limit;	/* seconds or ROTA_DURATION_UNLIMITED; 0: unchanged */
+	uint32_t urgency;	/* Flux's 1..31; 0: unchanged */
+};
+/*
+ * Change a job: its name at any time before it ends; its queue, time
+ * limit and urgency while it is pending.  Users may only lower the time
+ * limit and the urgency, and not raise urgency above 16; operators may do
+ * anything.  The time limit (or the new queue's default) must be within
+ * the queue's MaxTime and the job must fit the queue's nodes.  All or
+ * nothing; the job is re-rated at once.
+ */
+int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		bool is_operator, const struct core_update *u,
+		struct rota_error *err);
+
+/*
+ * Send a running job back to the queue: its run is signalled (SIGTERM,
+ * then SIGKILL after KillWait, as a cancel) with SIGNAL actions, its cores
+ * are freed now and it waits again for its next run, its age kept.
+ * -EINVAL if it is not running or was submitted --no-requeue, -EALREADY
+ * if it is being cancelled.
+ */
+int core_requeue_job(struct core *core, int64_t now, uint32_t job_id,
+		     uid_t uid, bool is_operator, struct rota_error *err);
+
 #endif

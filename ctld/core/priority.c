@@ -128,7 +128,9 @@ static int held_job(struct core *core, uint32_t id, uid_t uid,
 	if (!job)
 		return rota_errorf(err, -ENOENT, "job %u: not found", id);
 	if (!is_operator && job->uid != uid)
-		return rota_errorf(err, -EPERM, "job %u: not yours", id);
+		return rota_errorf(err, -EPERM,
+				   "job %u: permission denied: it belongs to "
+				   "%s", id, job->user);
 	if (job->state != ROTA_JOB_PENDING)
 		return rota_errorf(err, -EINVAL, "job %u: not pending (%s)",
 				   id, rota_job_state_name(job->state));

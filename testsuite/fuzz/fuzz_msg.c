@@ -45,6 +45,8 @@ union any {
 		uint32_t run;
 	} jr;
 	struct rota_msg_share share;
+	struct rota_msg_control control;
+	struct rota_msg_top_rows top;
 };
 
 /* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
@@ -867,6 +869,141 @@ static void check_nothing(const union any *u, size_t len)
 {
 }
 
+/* ---- HOLD, RELEASE, NICE, UPDATE, REQUEUE; TOP_ROWS (issue 8) ---- */
+
+static int dec_control(const char *b, size_t n, union any *u,
+		       struct rota_error *e)
+{
+	return rota_msg_control_decode(b, n, &u->control, e);
+}
+
+static char *enc_control(const union any *u, size_t *len)
+{
+	return rota_msg_control_encode(&u->control, len);
+}
+
+static bool eq_control(const union any *a, const union any *b)
+{
+	const struct rota_msg_control *x = &a->control;
+	const struct rota_msg_control *y = &b->control;
+
+	if (!u32v_eq(x->job_ids, x->n, y->job_ids, y->n) ||
+	    x->operator_hold != y->operator_hold ||
+	    x->has_nice != y->has_nice || x->nice != y->nice ||
+	    x->relative != y->relative || x->nset != y->nset)
+		return false;
+	for (size_t i = 0; i < x->nset; i++) {
+		if (!str_eq(x->set[i].key, y->set[i].key) ||
+		    !str_eq(x->set[i].value, y->set[i].value))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_control(const union any *u)
+{
+	const struct rota_msg_control *m = &u->control;
+
+	return !m->job_ids && !m->n && !m->set && !m->nset &&
+	       !m->operator_hold && !m->has_nice && !m->nice && !m->relative;
+}
+
+static void check_control(const union any *u, size_t len)
+{
+	const struct rota_msg_control *m = &u->control;
+
+	FUZZ_CHECK(m->n <= 65536 && m->nset <= ROTA_MSG_CONTROL_SET_MAX);
+	FUZZ_CHECK(m->nice >= -ROTA_MSG_NICE_LIMIT &&
+		   m->nice <= ROTA_MSG_NICE_LIMIT);
+	for (size_t i = 0; i < m->nset; i++) {
+		FUZZ_CHECK(m->set[i].key && *m->set[i].key);
+		FUZZ_CHECK(strlen(m->set[i].key) <= ROTA_MSG_CONTROL_KEY_MAX);
+		FUZZ_CHECK(m->set[i].value &&
+			   strlen(m->set[i].value) <= ROTA_MSG_NAME_MAX);
+	}
+}
+
+static void clear_control(union any *u)
+{
+	rota_msg_control_clear(&u->control);
+}
+
+static int dec_top(const char *b, size_t n, union any *u,
+		   struct rota_error *e)
+{
+	return rota_msg_top_rows_decode(b, n, &u->top, e);
+}
+
+static char *enc_top(const union any *u, size_t *len)
+{
+	return rota_msg_top_rows_encode(u->top.rows, u->top.n, u->top.now,
+					len);
+}
+
+static bool eq_top(const union any *a, const union any *b)
+{
+	if (a->top.now != b->top.now || a->top.n != b->top.n)
+		return false;
+	for (size_t i = 0; i < a->top.n; i++) {
+		const struct rota_top_row *x = &a->top.rows[i];
+		const struct rota_top_row *y = &b->top.rows[i];
+
+		if (x->id != y->id || x->state != y->state ||
+		    x->cores != y->cores || x->nodes != y->nodes ||
+		    x->submit_time != y->submit_time ||
+		    x->start_time != y->start_time ||
+		    x->end_time != y->end_time ||
+		    x->priority_milli != y->priority_milli ||
+		    x->nice != y->nice || x->urgency != y->urgency ||
+		    x->hold != y->hold || !str_eq(x->queue, y->queue) ||
+		    !str_eq(x->user, y->user) ||
+		    !str_eq(x->account, y->account) ||
+		    !str_eq(x->name, y->name) || !str_eq(x->where, y->where))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_top(const union any *u)
+{
+	return !u->top.rows && !u->top.n && !u->top.now && !u->top.arena;
+}
+
+static void check_top_str(const char *s, const struct rota_msg_top_rows *m,
+			  size_t len, size_t max)
+{
+	FUZZ_CHECK(s && s >= m->arena && s < m->arena + len + 8);
+	FUZZ_CHECK(memchr(s, '\0', (size_t)(m->arena + len + 8 - s)));
+	FUZZ_CHECK(strlen(s) <= max);
+}
+
+static void check_top(const union any *u, size_t len)
+{
+	const struct rota_msg_top_rows *m = &u->top;
+
+	FUZZ_CHECK(m->arena && m->now >= 0);
+	FUZZ_CHECK(m->n <= ROTA_MSG_LIST_MAX && (m->n == 0 || m->rows));
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rota_top_row *r = &m->rows[i];
+
+		FUZZ_CHECK(r->id >= 1 && r->hold <= 2 && r->urgency <= 31);
+		FUZZ_CHECK(r->state > ROTA_JOB_NONE &&
+			   r->state < ROTA_JOB_STATE_COUNT);
+		FUZZ_CHECK(r->submit_time >= 0 && r->start_time >= 0 &&
+			   r->end_time >= 0);
+		check_top_str(r->queue, m, len, ROTA_MSG_NAME_MAX);
+		check_top_str(r->user, m, len, ROTA_MSG_NAME_MAX);
+		check_top_str(r->account, m, len, ROTA_MSG_NAME_MAX);
+		check_top_str(r->name, m, len, ROTA_MSG_NAME_MAX);
+		check_top_str(r->where, m, len, ROTA_MSG_PATH_MAX);
+	}
+}
+
+static void clear_top(union any *u)
+{
+	rota_msg_top_rows_clear(&u->top);
+}
+
 /* ---- the table: append only (the first byte of each corpus file) ---- */
 
 struct codec {
@@ -923,6 +1060,10 @@ static const struct codec codecs[] = {
 	      check_job_run, clear_none),
 	CODEC("share", dec_share, enc_share, eq_share, empty_share, check_share,
 	      clear_share),
+	CODEC("control", dec_control, enc_control, eq_control, empty_control,
+	      check_control, clear_control),
+	CODEC("top_rows", dec_top, enc_top, eq_top, empty_top, check_top,
+	      clear_top),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

@@ -240,7 +240,8 @@ static const struct {
 } releases[] = {
 	{ false, ANA, 0, "" },
 	{ false, OPERATOR, 0, "" },
-	{ false, 2002, -EPERM, "job 1: not yours" },
+	{ false, 2002, -EPERM,
+	  "job 1: permission denied: it belongs to ana" },
 	{ true, ANA, -EPERM,
 	  "job 1: held by an operator: only an operator may release it" },
 	{ true, OPERATOR, 0, "" },

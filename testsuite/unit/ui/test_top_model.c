@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/* rota top's model: sort, filter, selection, counts, node panel shape. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/msg.h"
+#include "ui/top/model.h"
+
+#define NOW 1000000
+
+static struct top_model m;
+
+/* Snapshot rows through the real codec, as the controller sends them. */
+static void load(const struct rota_top_row *rows, size_t n)
+{
+	struct rota_msg_top_rows in;
+	struct rota_error err;
+	size_t len;
+	char *text = rota_msg_top_rows_encode(rows, n, NOW, &len);
+
+	ck_assert_int_eq(rota_msg_top_rows_decode(text, len, &in, &err), 0);
+	free(text);
+	top_model_set_jobs(&m, &in);
+	ck_assert_ptr_null(in.rows);
+}
+
+#define ROW(i, st, u, q, p, sub, start, h, w)                                  \
+	{                                                                      \
+		.id = i, .state = st, .user = u, .queue = q, .account = "acc", \
+		.name = "job" #i, .priority_milli = p, .submit_time = sub,     \
+		.start_time = start, .hold = h, .cores = 1, .where = w,        \
+	}
+
+static const struct rota_top_row rows[] = {
+	ROW(1, ROTA_JOB_RUNNING, "ana", "batch", 0, NOW - 500, NOW - 100, 0,
+	    "n01"),
+	ROW(2, ROTA_JOB_PENDING, "bob", "short", 5000, NOW - 50, 0, 0,
+	    "Priority"),
+	ROW(3, ROTA_JOB_PENDING, "ana", "batch", 9000, NOW - 10, 0, 1,
+	    "JobHeldUser"),
+	ROW(4, ROTA_JOB_PENDING, "cid", "batch", 7000, NOW - 900, 0, 0,
+	    "max idle jobs (10) reached for user 'cid'"),
+	ROW(5, ROTA_JOB_COMPLETED, "ana", "batch", 0, NOW - 999, NOW - 998, 0,
+	    ""),
+};
+
+static void setup(void)
+{
+	top_model_init(&m, "ana");
+	load(rows, sizeof(rows) / sizeof(*rows));
+}
+
+static void teardown(void)
+{
+	top_model_fini(&m);
+}
+
+/* The view's ids, as text: "3 4 2 1". */
+static const char *ids(void)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < m.nview; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u",
+				      i ? " " : "", top_model_row(&m, i)->id);
+	return buf;
+}
+
+static const struct {
+	enum top_sort key;
+	int times;	/* 2: reversed */
+	const char *want;
+} sorts[] = {
+	{ TOP_SORT_PRIORITY, 1, "1 2 4 3" }, /* already the key: reversed */
+	{ TOP_SORT_PRIORITY, 2, "3 4 2 1" },
+	{ TOP_SORT_USER, 1, "1 3 2 4" },
+	{ TOP_SORT_USER, 2, "4 2 1 3" },
+	{ TOP_SORT_QUEUE, 1, "1 3 4 2" },
+	{ TOP_SORT_WAIT, 1, "4 1 2 3" },
+	{ TOP_SORT_ID, 1, "1 2 3 4" },
+};
+
+START_TEST(test_sort)
+{
+	ck_assert_str_eq(ids(), "3 4 2 1"); /* priority, highest first */
+	for (int i = 0; i < sorts[_i].times; i++)
+		top_model_set_sort(&m, sorts[_i].key);
+	ck_assert_str_eq(ids(), sorts[_i].want);
+}
+END_TEST
+
+static const struct {
+	const char *expr;
+	const char *want;
+} filters[] = {
+	{ "", "3 4 2 1" },
+	{ "user=ana", "3 1" },
+	{ "queue=short", "2" },
+	{ "state=R", "1" },
+	{ "state=CD", "5" },
+	{ "idle", "4" },		/* text in the reason */
+	{ "user=ana queue=batch state=PD", "3" },
+	{ "BOB", "2" },			/* text ignores case */
+	{ "user=nobody", "" },
+};
+
+START_TEST(test_filter)
+{
+	struct rota_error err;
+
+	ck_assert_int_eq(top_model_set_filter(&m, filters[_i].expr, &err), 0);
+	ck_assert_str_eq(ids(), filters[_i].want);
+}
+END_TEST
+
+START_TEST(test_filter_errors)
+{
+	struct rota_error err;
+
+	top_model_set_filter(&m, "user=bob", &err);
+	ck_assert_int_eq(top_model_set_filter(&m, "colour=red", &err),
+			 -EINVAL);
+	ck_assert_str_eq(err.text,
+			 "'colour': not a filter key (user, queue, state)");
+	ck_assert_int_eq(top_model_set_filter(&m, "state=dozing", &err),
+			 -EINVAL);
+	ck_assert_str_eq(err.text, "state 'dozing': unknown");
+	ck_assert_str_eq(ids(), "2"); /* the old filter stays */
+}
+END_TEST
+
+START_TEST(test_mine)
+{
+	top_model_toggle_mine(&m);
+	ck_assert_str_eq(ids(), "3 1");
+	top_model_toggle_mine(&m);
+	ck_assert_str_eq(ids(), "3 4 2 1");
+}
+END_TEST
+
+START_TEST(test_counts)
+{
+	ck_assert_uint_eq(m.sum.running, 1);
+	ck_assert_uint_eq(m.sum.idle, 1);
+	ck_assert_uint_eq(m.sum.blocked, 1);
+	ck_assert_uint_eq(m.sum.held, 1);
+	ck_assert(top_job_is_blocked(&m.jobs.rows[3]));
+	ck_assert(!top_job_is_blocked(&m.jobs.rows[2])); /* held, not blocked */
+	ck_assert_int_eq(top_job_elapsed(&m.jobs.rows[0], NOW), 100);
+	ck_assert_int_eq(top_job_elapsed(&m.jobs.rows[1], NOW), 50);
+	/* ended, but no end time: nothing to show */
+	ck_assert_int_eq(top_job_elapsed(&m.jobs.rows[4], NOW), 0);
+}
+END_TEST
+
+/* The selection follows its job across a refresh that reorders. */
+START_TEST(test_selection_follows)
+{
+	struct rota_top_row again[4];
+
+	top_model_move(&m, 2);
+	ck_assert_uint_eq(top_model_selected(&m)->id, 2);
+	memcpy(again, rows, sizeof(again));
+	again[1].priority_milli = 99999; /* job 2 jumps to the top */
+	load(again, 4);
+	ck_assert_str_eq(ids(), "2 3 4 1");
+	ck_assert_uint_eq(m.cursor, 0);
+	ck_assert_uint_eq(top_model_selected(&m)->id, 2);
+	/* gone: the cursor stays where it was, clamped */
+	top_model_move(&m, 3);
+	load(again, 3);
+	ck_assert_uint_eq(m.cursor, 2);
+	ck_assert_uint_eq(top_model_selected(&m)->id, 1);
+	top_model_move(&m, -100);
+	ck_assert_uint_eq(top_model_selected(&m)->id, 2);
+	load(again, 0);
+	ck_assert_ptr_null(top_model_selected(&m));
+}
+END_TEST
+
+START_TEST(test_nodes)
+{
+	static char *feats[] = { "ib", NULL };
+	struct rota_node_info n[3] = {
+		{ .name = "n01", .state = "UP", .cores = 8, .cores_used = 8,
+		  .features = feats, .reason = "", .addr = "a", .sockets = 1, .pus = 8 },
+		{ .name = "n02", .state = "DRAINED", .cores = 8, .reason = "",
+		  .addr = "a", .features = feats + 1, .sockets = 1,
+		  .pus = 8 },
+		{ .name = "n03", .state = "DOWN", .cores = 4, .reason = "",
+		  .addr = "a", .features = feats + 1, .sockets = 1,
+		  .pus = 8 },
+	};
+	struct rota_msg_node_list in;
+	struct rota_error err;
+	size_t len;
+	char *text = rota_msg_node_list_encode(n, 3, &len);
+
+	ck_assert_msg(rota_msg_node_list_decode(text, len, &in, &err) == 0,
+		      "%s", err.text);
+	free(text);
+	top_model_set_nodes(&m, &in);
+	ck_assert_uint_eq(m.sum.cores_busy, 8);
+	ck_assert_uint_eq(m.sum.cores_total, 20);
+	ck_assert_uint_eq(m.sum.nodes_up, 1);
+	ck_assert_uint_eq(m.sum.nodes_drained, 1);
+	ck_assert_uint_eq(m.sum.nodes_down, 1);
+}
+END_TEST
+
+static const struct {
+	size_t nodes, cell, cols, max, want;
+} shapes[] = {
+	{ 2, 16, 80, 3, 1 },	/* 5 cells a line */
+	{ 15, 16, 80, 3, 3 },
+	{ 16, 16, 80, 3, 0 },	/* does not fit: fold to a summary */
+	{ 1, 100, 80, 3, 0 },	/* a cell wider than the screen */
+	{ 0, 16, 80, 3, 0 },
+};
+
+START_TEST(test_node_lines)
+{
+	ck_assert_uint_eq(top_node_lines(shapes[_i].nodes, shapes[_i].cell,
+					 shapes[_i].cols, shapes[_i].max),
+			  shapes[_i].want);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("top_model");
+	TCase *tc = tcase_create("model");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_sort, 0, sizeof(sorts) / sizeof(*sorts));
+	tcase_add_loop_test(tc, test_filter, 0,
+			    sizeof(filters) / sizeof(*filters));
+	tcase_add_test(tc, test_filter_errors);
+	tcase_add_test(tc, test_mine);
+	tcase_add_test(tc, test_counts);
+	tcase_add_test(tc, test_selection_follows);
+	tcase_add_test(tc, test_nodes);
+	tcase_add_loop_test(tc, test_node_lines, 0,
+			    sizeof(shapes) / sizeof(*shapes));
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

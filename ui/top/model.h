@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_UI_TOP_MODEL_H
+#define ROTA_UI_TOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/msg.h"
+
+/*
+ * rota top's model: the last snapshots the controller gave (jobs, nodes,
+ * counters) and what the user asked to see of them (sort key, filter,
+ * selection).  Pure: no terminal, no network, no clock (the snapshot's
+ * 'now' is the time), so it is unit-tested on its own and benchmarked at
+ * 100,000 jobs.  Views only read it; input changes it through these calls.
+ */
+enum top_sort {
+	TOP_SORT_PRIORITY = 0,	/* highest first: the scheduler's view */
+	TOP_SORT_USER,
+	TOP_SORT_QUEUE,
+	TOP_SORT_WAIT,		/* longest wait (or run) first */
+	TOP_SORT_ID,
+	TOP_SORT_COUNT,
+};
+
+struct top_filter {
+	char user[64];		/* "" any */
+	char queue[64];
+	enum rota_job_state state; /* NONE: any unfinished */
+	char text[64];		/* in the name, user, account, queue, reason */
+};
+
+struct top_summary {
+	uint64_t cores_busy;
+	uint64_t cores_total;
+	size_t nodes_up;
+	size_t nodes_down;	/* DOWN or UNKNOWN */
+	size_t nodes_drained;	/* DRAINING or DRAINED */
+	size_t running;
+	size_t idle;		/* pending, waiting only for its turn */
+	size_t blocked;		/* pending, held back by a limit or such */
+	size_t held;
+	int64_t sched_last_us;	/* -1: not known */
+};
+
+struct top_model {
+	struct rota_msg_top_rows jobs;	 /* owned: the last snapshot */
+	struct rota_msg_node_list nodes; /* owned */
+	struct top_summary sum;
+	uint32_t *view;		/* indexes into jobs.rows, filtered, sorted */
+	size_t nview;
+	enum top_sort sort;
+	bool reverse;
+	struct top_filter filter;
+	bool mine;		/* only 'me's jobs */
+	char me[64];
+	uint32_t selected;	/* job id; 0 none */
+	size_t cursor;		/* its index in view */
+};
+
+/* An empty model for user 'me'; top_model_fini frees what it holds. */
+void top_model_init(struct top_model *m, const char *me);
+void top_model_fini(struct top_model *m);
+
+/* Take a new snapshot over (the struct is left empty) and rebuild the view. */
+void top_model_set_jobs(struct top_model *m, struct rota_msg_top_rows *rows);
+void top_model_set_nodes(struct top_model *m, struct rota_msg_node_list *n);
+/* The scheduling pass time from DIAG's counters. */
+void top_model_set_counters(struct top_model *m,
+			    const struct rota_msg_counters *c);
+
+/* Sort by 'key'; the same key again reverses the order. */
+void top_model_set_sort(struct top_model *m, enum top_sort key);
+const char *top_sort_name(enum top_sort key);
+/*
+ * Filter from the user's words: "user=ana queue=batch state=PD text",
+ * any of them, space-separated; "" clears.  -EINVAL (nothing changed)
+ * with 'err' for an unknown key or state.
+ */
+int top_model_set_filter(struct top_model *m, const char *expr,
+			 struct rota_error *err);
+void top_model_toggle_mine(struct top_model *m);
+
+/* Move the selection by 'delta' rows (clamped); keeps it by job id. */
+void top_model_move(struct top_model *m, long delta);
+/* The selected row, or NULL; borrowed until the next set_jobs. */
+const struct rota_top_row *top_model_selected(const struct top_model *m);
+const struct rota_top_row *top_model_row(const struct top_model *m,
+					 size_t view_index);
+
+/* Seconds a job waited (pending) or ran (running or ended). */
+int64_t top_job_elapsed(const struct rota_top_row *r, int64_t now);
+/* Pending and held back by something else than its turn or room. */
+bool top_job_is_blocked(const struct rota_top_row *r);
+
+/*
+ * The node panel's shape: cells of 'cell_w' columns, as many per line as
+ * 'cols' allows, on at most 'max_lines' lines.  Returns the lines needed,
+ * or 0 when the nodes do not fit and the panel folds to a summary line.
+ */
+size_t top_node_lines(size_t nnodes, size_t cell_w, size_t cols,
+		      size_t max_lines);
+
+#endif
