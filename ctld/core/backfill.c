@@ -6,12 +6,11 @@
  * places reservations in it.
  *
  * Earliest start: for a job that fits on one node, each candidate node's
- * own earliest time (walking its few steps) and the earliest of all, the
- * best fit on a tie; for a job that needs several nodes, the candidate
- * times are now and every time a node of its queue gains cores, in order,
- * and the first at which the placement fits over the whole span wins.
- * Times are rounded up to the pass's resolution, so a gap a few seconds
- * too short is not taken for one that fits.
+ * own earliest time (one walk of its few steps) and the earliest of all;
+ * for a job that needs several nodes, the candidate times are now and
+ * every time a node of its queue gains cores, in order, rounded up to
+ * the pass's resolution, and the first at which the placement fits over
+ * the whole span wins.
  */
 #include "config.h"
 
@@ -40,7 +39,7 @@ struct failed {
 	uint64_t mem;
 	int64_t limit;		/* 0 (none) counts as the longest */
 };
-#define MULTI_TIMES_MAX 512 /* candidate times tried for a wide job */
+#define MULTI_TIMES_MAX 16 /* candidate times tried for a wide job */
 
 struct rota_sched_pass {
 	struct core *core;
@@ -213,33 +212,31 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 	return 1;
 }
 
-/* Earliest start of a one-node job on node 'n', or NEVER. */
+/* Earliest start of a one-node job on node 'n' (a candidate), or NEVER. */
 static int64_t node_earliest(struct rota_sched_pass *bp,
 			     const struct core_job *job, uint32_t n,
-			     int64_t until, int64_t res)
+			     int64_t until)
 {
-	struct place_ctx c = {
-		.core = bp->core,
-		.mode = PLACE_PROFILE,
-		.prof = bp->prof,
-		.d = job->time_limit,
-	};
-	int64_t t = bp->now;
+	const struct core_node *node = &bp->core->nodes[n];
+	uint32_t need = job->desc.ntasks * job->desc.cpus_per_task;
 
-	while (t <= until) {
-		c.t = t;
-		if (place_node_fits(&c, job, n))
-			return t;
-		t = profile_next_change(bp->prof, n, t);
-		if (t == NEVER)
-			return NEVER;
-		t = round_up(t, bp->now, res);
-	}
-	return NEVER;
+	if (!node_is_usable(node))
+		return NEVER;
+	/* an ordinary job leaves a test queue's kept cores alone */
+	if (!bp->core->queues[job->queue].reserved_cores &&
+	    node->test_reserved > node->test_used)
+		need += node->test_reserved - node->test_used;
+	return profile_earliest(bp->prof, n, (int32_t)need,
+				(int64_t)job->desc.mem_mb, job->time_limit,
+				until);
 }
 
+/*
+ * A one-node job's earliest start over all its queue's nodes (exact
+ * times: one walk of each node's steps), the smallest node on a tie.
+ */
 static int64_t one_node(struct rota_sched_pass *bp, const struct core_job *job,
-			int64_t until, int64_t res)
+			int64_t until)
 {
 	const struct core_queue *q = &bp->core->queues[job->queue];
 	struct place_ctx total = { .core = bp->core, .mode = PLACE_TOTAL };
@@ -252,7 +249,8 @@ static int64_t one_node(struct rota_sched_pass *bp, const struct core_job *job,
 		/* a node too small even when idle is no candidate */
 		if (!place_node_fits(&total, job, q->nodes[k]))
 			continue;
-		t = node_earliest(bp, job, q->nodes[k], until, res);
+		t = node_earliest(bp, job, q->nodes[k], best < until ? best
+								     : until);
 		if (t < best) {
 			best = t;
 			node = q->nodes[k];
@@ -266,49 +264,39 @@ static int64_t one_node(struct rota_sched_pass *bp, const struct core_job *job,
 	return best;
 }
 
-static int cmp_time(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int64_t many_nodes(struct rota_sched_pass *bp,
 			  const struct core_job *job, int64_t until,
 			  int64_t res)
 {
 	const struct core_queue *q = &bp->core->queues[job->queue];
-	int64_t *times = rota_xcalloc(q->nnodes + 2, sizeof(int64_t));
 	struct place_ctx c = {
 		.core = bp->core,
 		.mode = PLACE_PROFILE,
 		.prof = bp->prof,
 		.d = job->time_limit,
 	};
-	size_t n = 0, tried = 0;
+	size_t tried = 0;
 	int64_t found = NEVER, t = bp->now;
 
-	/* each node's next gain after the last time tried: a sweep */
-	while (found == NEVER && t <= until && tried++ < MULTI_TIMES_MAX) {
+	/* the next time any node gains cores, each in turn: a sweep */
+	while (t <= until && tried++ < MULTI_TIMES_MAX) {
+		int64_t next = NEVER;
+
 		c.t = t;
 		if (place_job(&c, job, &bp->pl)) {
 			found = t;
 			break;
 		}
-		n = 0;
 		for (size_t k = 0; k < q->nnodes; k++) {
-			int64_t next = profile_next_change(bp->prof,
-							   q->nodes[k], t);
+			int64_t g = profile_next_change(bp->prof, q->nodes[k],
+							t);
 
-			if (next != NEVER)
-				times[n++] = next;
+			next = g < next ? g : next;
 		}
-		if (!n)
+		if (next == NEVER)
 			break;
-		qsort(times, n, sizeof(*times), cmp_time);
-		t = round_up(times[0], bp->now, res);
+		t = round_up(next, bp->now, res);
 	}
-	free(times);
 	return found;
 }
 
@@ -321,7 +309,7 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 
 	if (job->state != ROTA_JOB_PENDING)
 		return -ENOSPC;
-	t = one_node(bp, job, until, resolution);
+	t = one_node(bp, job, until);
 	if (t == NEVER && job->desc.nodes != 1)
 		t = many_nodes(bp, job, until, resolution);
 	if (t == NEVER || t > until) {

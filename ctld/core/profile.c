@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdbool.h>
+
 #include "common/xalloc.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/profile.h"
@@ -155,6 +157,43 @@ void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
 	}
 	if (d)
 		step_add(ns, t + d, (int32_t)cores, (int64_t)mem);
+}
+
+int64_t profile_earliest(const struct profile *p, uint32_t node,
+			 int32_t cores, int64_t mem, int64_t d, int64_t until)
+{
+	const struct node_steps *ns = &p->nodes[node];
+	int32_t c = ns->cores0;
+	int64_t m = ns->mem0, start = p->now;
+	uint32_t i = 0;
+
+	/* steps at or before now are part of the free-now values */
+	for (; i < ns->n && ns->s[i].t <= p->now; i++) {
+		c += ns->s[i].cores;
+		m += ns->s[i].mem;
+	}
+	/*
+	 * One sweep over the segments: 'start' is the candidate, the first
+	 * segment since the last short one; it holds once the segments from
+	 * it cover [start, start + d) with enough cores and memory.
+	 */
+	for (;;) {
+		bool ok = c >= cores && m >= mem;
+
+		if (!ok)
+			start = NEVER;
+		if (ok && start == NEVER)
+			start = i && ns->s[i - 1].t > p->now ? ns->s[i - 1].t
+							     : p->now;
+		if (start != NEVER &&
+		    (i == ns->n || (d && ns->s[i].t >= start + d)))
+			return start <= until ? start : NEVER;
+		if (i == ns->n || ns->s[i].t > until + d)
+			return NEVER;
+		c += ns->s[i].cores;
+		m += ns->s[i].mem;
+		i++;
+	}
 }
 
 int64_t profile_now(const struct profile *p)

@@ -22,6 +22,13 @@ void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
 /* The next time after 'after' when 'node' gains cores; INT64_MAX: none. */
 int64_t profile_next_change(const struct profile *p, uint32_t node,
 			    int64_t after);
+/*
+ * The earliest time, from now and not after 'until', when 'node' has
+ * 'cores' and 'mem' free over a whole span of 'd' (0: to the end); one
+ * walk of the node's steps.  INT64_MAX when there is none.
+ */
+int64_t profile_earliest(const struct profile *p, uint32_t node,
+			 int32_t cores, int64_t mem, int64_t d, int64_t until);
 /* A job started or reserved on 'node' over [t, t + d). */
 void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
 		  uint32_t cores, uint64_t mem);
