@@ -131,6 +131,13 @@ static int identify(struct noded *nd, const struct options *o)
 		return -ENOENT;
 	}
 	nd->addr = cn->addr ? rota_xstrdup(cn->addr) : NULL;
+	/*
+	 * hwloc's GPU plugins (OpenCL; GL, which brings X11 and its kin) see
+	 * nothing rota reports, yet each library they load is copied into
+	 * every supervisor forked from here and torn down when it exits (a
+	 * quarter of our mappings).  An operator's own setting wins.
+	 */
+	setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl,hwloc_opencl", 0);
 	if (topology_load(o->topology, &nd->topo, &err) < 0) {
 		fprintf(stderr, "rota-noded: %s\n", err.text);
 		return -EINVAL;
