@@ -331,8 +331,8 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 		.ncores = m->ncores,
 	};
 	/* here, where NSS is loaded once, not in every supervisor */
-	if (geteuid() == 0 &&
-	    launch_groups(&spec.launch, &groups, &spec.launch.ngroups, &err) == 0)
+	if (geteuid() == 0 && launch_groups(&spec.launch, &groups,
+					    &spec.launch.ngroups, &err) == 0)
 		spec.launch.groups = groups;
 	rc = supervise_start(&spec, &j->sup, &err);
 	if (rc == 0)

@@ -178,7 +178,7 @@ static void child_reset_signals(void)
 /* Child only, as root: become the user for good (uidswap.c). */
 /* Who the job runs as, resolved by the parent before the clone. */
 struct identity {
-	gid_t *groups;	/* owned, or borrowed from the spec: see 'owned' */
+	gid_t *groups;	/* borrowed from the spec, unless 'owned' */
 	size_t ngroups;
 	bool owned;
 };
