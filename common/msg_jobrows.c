@@ -95,7 +95,7 @@ char *rota_msg_job_rows_encode(const struct rota_job_row *rows, size_t n,
 {
 	struct rows_out o = { 0 };
 
-	out_reserve(&o, 64 + n * 96);
+	out_reserve(&o, 64);
 	o.p = put_i64(stpcpy(o.p, "{\"now\":"), now);
 	o.p = stpcpy(o.p, ",\"rows\":[");
 	for (size_t i = 0; i < n; i++) {
