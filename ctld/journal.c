@@ -21,11 +21,21 @@
 #include "common/xalloc.h"
 #include "ctld/journal.h"
 
+/*
+ * The journal file is zero-filled ahead of its records, JOURNAL_AHEAD at a
+ * time, and synced: a record then overwrites blocks that exist on disk
+ * already, so its fdatasync writes that data and no metadata (appending
+ * costs the inode's size and block maps on every sync; fallocate alone
+ * would too, its extents being "unwritten").  Replay stops at the zeros.
+ */
+#define JOURNAL_AHEAD (1u << 20)
+
 struct journal {
 	char *dir;
 	char *path;	/* the journal file */
 	int fd;
-	uint64_t size;
+	uint64_t size;	/* where the records end */
+	uint64_t filled; /* the file's size: records, then zeros */
 	struct rota_strbuf pending;
 };
 
@@ -85,9 +95,19 @@ static int read_file(const char *path, char **data, size_t *len,
 	return 0;
 }
 
+static bool is_zero(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i])
+			return false;
+	}
+	return true;
+}
+
 /*
  * Replay the records of one file; '*good' is where the last whole record
- * ends.  A damaged record is tolerated only at the very end of a journal.
+ * ends.  A damaged record is tolerated only at the very end of a journal
+ * (only zeros after it), and the zeros that fill a journal ahead end it.
  */
 static int replay(const char *path, const char *data, size_t len,
 		  bool torn_ok, journal_record_fn fn, void *arg,
@@ -101,14 +121,19 @@ static int replay(const char *path, const char *data, size_t len,
 		uint32_t n, crc;
 		bool whole;
 
+		if (torn_ok && is_zero(data + off, len - off))
+			return 0;
 		if (len - off < 8)
 			goto damaged;
 		n = get32(h);
 		crc = get32(h + 4);
 		whole = n <= JOURNAL_RECORD_MAX && n <= len - off - 8;
+		if (n == 0 && whole)
+			goto damaged; /* no record is empty */
 		if (!whole || rota_crc32c(0, data + off + 8, n) != crc) {
 			/* records follow it: not a torn tail but damage */
-			if (whole && off + 8 + n < len)
+			if (whole && !is_zero(data + off + 8 + n,
+					      len - off - 8 - n))
 				goto damaged;
 			goto torn;
 		}
@@ -158,19 +183,21 @@ static int load(struct journal *j, journal_record_fn fn, void *arg,
 	rc = read_file(j->path, &data, &len, err);
 	if (rc == 0)
 		rc = replay(j->path, data, len, true, fn, arg, &good, err);
-	free(data);
-	if (rc < 0)
+	if (rc < 0) {
+		free(data);
 		return rc;
-	if (good < len) {
+	}
+	if (good < len && !is_zero(data + good, len - good))
 		rota_warn("%s: a torn record at offset %zu (a crash while "
 			  "writing it) was cut off",
 			  j->path, good);
-		if (truncate(j->path, (off_t)good) < 0)
-			return rota_errorf(err, -errno, "%s: %s", j->path,
-					   strerror(errno));
-	}
+	if (good < len && truncate(j->path, (off_t)good) < 0)
+		rc = rota_errorf(err, -errno, "%s: %s", j->path,
+				 strerror(errno));
+	free(data);
 	j->size = good;
-	return 0;
+	j->filled = good;
+	return rc;
 }
 
 int journal_open(const char *dir, journal_record_fn fn, void *arg,
@@ -189,8 +216,7 @@ int journal_open(const char *dir, journal_record_fn fn, void *arg,
 	j->fd = -1;
 	rc = load(j, fn, arg, err);
 	if (rc == 0) {
-		j->fd = open(j->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-			     0600);
+		j->fd = open(j->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 		if (j->fd < 0)
 			rc = rota_errorf(err, -errno, "%s: %s", j->path,
 					 strerror(errno));
@@ -207,6 +233,10 @@ void journal_close(struct journal *j)
 {
 	if (!j)
 		return;
+	/* the zeros ahead go: a file closed in order holds records only */
+	if (j->fd >= 0 && j->filled > j->size &&
+	    ftruncate(j->fd, (off_t)j->size) < 0)
+		rota_warn("%s: %s", j->path, strerror(errno));
 	if (j->fd >= 0)
 		close(j->fd);
 	rota_strbuf_fini(&j->pending);
@@ -223,10 +253,11 @@ int journal_append(struct journal *j, const char *rec, size_t len)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* pwrite() it all at 'off'; off < 0: write() it at the file offset. */
+static int write_at(int fd, const char *p, size_t n, off_t off)
 {
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = off < 0 ? write(fd, p, n) : pwrite(fd, p, n, off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -234,17 +265,47 @@ static int write_all(int fd, const char *p, size_t n)
 			return -errno;
 		p += w;
 		n -= (size_t)w;
+		if (off >= 0)
+			off += w;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	return write_at(fd, p, n, -1);
+}
+
+/* Zeros from j->filled to past 'end', synced with the next record. */
+static int fill_ahead(struct journal *j, uint64_t end)
+{
+	static const char zeros[64 << 10];
+	uint64_t to = (end / JOURNAL_AHEAD + 1) * JOURNAL_AHEAD;
+
+	while (j->filled < to) {
+		size_t n = to - j->filled < sizeof(zeros)
+				   ? (size_t)(to - j->filled)
+				   : sizeof(zeros);
+		int rc = write_at(j->fd, zeros, n, (off_t)j->filled);
+
+		if (rc < 0)
+			return rc;
+		j->filled += n;
 	}
 	return 0;
 }
 
 int journal_sync(struct journal *j, struct rota_error *err)
 {
-	int rc;
+	int rc = 0;
 
 	if (!j->pending.len)
 		return 0;
-	rc = write_all(j->fd, j->pending.data, j->pending.len);
+	if (j->size + j->pending.len > j->filled)
+		rc = fill_ahead(j, j->size + j->pending.len);
+	if (rc == 0)
+		rc = write_at(j->fd, j->pending.data, j->pending.len,
+			      (off_t)j->size);
 	if (rc == 0 && fdatasync(j->fd) < 0)
 		rc = -errno;
 	if (rc < 0) {
@@ -300,8 +361,10 @@ int journal_compact(struct journal *j,
 	/* the snapshot holds everything now: the journal may go */
 	if (rc == 0 && (ftruncate(j->fd, 0) < 0 || fdatasync(j->fd) < 0))
 		rc = -errno;
-	if (rc == 0)
+	if (rc == 0) {
 		j->size = 0;
+		j->filled = 0;
+	}
 	else
 		rota_errorf(err, rc, "snapshot in '%s': %s", j->dir,
 			    strerror(-rc));

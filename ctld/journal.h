@@ -16,9 +16,12 @@
  * off, with a warning) and refuses, naming file and offset, a damaged
  * record anywhere else or a damaged snapshot.  Appends are buffered until
  * journal_sync(), which writes and fdatasyncs them: callers sync before
- * they answer.  A snapshot is written beside, synced, renamed into place,
- * and only then is the journal emptied, so a crash at any point leaves
- * either the old snapshot and the whole journal or the new snapshot.
+ * they answer.  While open, the journal file is zero-filled ahead of its
+ * records (a sync then writes data only, no metadata); replay ends at the
+ * zeros, and a close cuts them off.  A snapshot is written beside,
+ * synced, renamed into place, and only then is the journal emptied, so a
+ * crash at any point leaves either the old snapshot and the whole journal
+ * or the new snapshot.
  */
 struct journal;
 

@@ -297,6 +297,10 @@ static void free_env(char **env, size_t keep)
 
 void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 {
+	struct supervise_spec spec = { .run = m->run,
+				       .time_limit = m->time_limit,
+				       .kill_wait = nd->conf->kill_wait };
+	gid_t *groups = NULL;
 	struct rota_error err;
 	struct njob *j;
 	char **env;
@@ -312,29 +316,28 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 		nenv++;
 	env = build_env(nd, m);
 	j = add_job(nd, m->job_id, m->run);
-	rc = supervise_start(
-		&(struct supervise_spec){
-			.launch = {
-				.job_id = m->job_id,
-				.uid = (uid_t)m->uid,
-				.gid = (gid_t)m->gid,
-				.script = m->script,
-				.spool_dir = nd->spool,
-				.workdir = m->workdir,
-				.stdout_path = m->output,
-				.stderr_path = m->error,
-				.env = env,
-				.topo = nd->topo,
-				.cores = m->cores,
-				.ncores = m->ncores,
-			},
-			.run = m->run,
-			.time_limit = m->time_limit,
-			.kill_wait = nd->conf->kill_wait,
-		},
-		&j->sup, &err);
+	spec.launch = (struct launch_spec){
+		.job_id = m->job_id,
+		.uid = (uid_t)m->uid,
+		.gid = (gid_t)m->gid,
+		.script = m->script,
+		.spool_dir = nd->spool,
+		.workdir = m->workdir,
+		.stdout_path = m->output,
+		.stderr_path = m->error,
+		.env = env,
+		.topo = nd->topo,
+		.cores = m->cores,
+		.ncores = m->ncores,
+	};
+	/* here, where NSS is loaded once, not in every supervisor */
+	if (geteuid() == 0 && launch_groups(&spec.launch, &groups,
+					    &spec.launch.ngroups, &err) == 0)
+		spec.launch.groups = groups;
+	rc = supervise_start(&spec, &j->sup, &err);
 	if (rc == 0)
 		j->sup_start = supervise_starttime(j->sup);
+	free(groups);
 	free_env(env, nenv);
 	if (rc < 0) {
 		rota_warn("%s", err.text);

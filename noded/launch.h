@@ -27,11 +27,15 @@ struct launch_spec {
 	const struct topology *topo;
 	const unsigned *cores;	 /* logical cores of 'topo' to bind to */
 	size_t ncores;
+	/* the user's groups, from launch_groups(); NULL: looked up here */
+	const gid_t *groups;
+	size_t ngroups;
 };
 
 /*
  * Write the script to "<spool_dir>/job<id>.script" (mode 0700, owned by the
- * user), then fork a child that: becomes a session and process-group leader
+ * user), then start a child (a clone sharing our memory until it execs, as
+ * posix_spawn() does) that: becomes a session and process-group leader
  * (pgid == pid, so the whole job can be signalled with killpg); restores
  * default signal dispositions and an empty signal mask; takes the user's
  * gid, supplementary groups (initgroups) and uid, and checks it cannot get
@@ -46,6 +50,16 @@ struct launch_spec {
  */
 int launch_start(const struct launch_spec *spec, pid_t *pid,
 		 struct rota_error *err);
+
+/*
+ * The supplementary groups of spec->uid, spec->gid among them, as
+ * launch_start() needs them: a daemon looks them up once, before it forks a
+ * supervisor, so that no supervisor loads NSS modules of its own.  Caller
+ * frees '*groups'.  -ENOENT for an unknown uid, -EINVAL when they cannot be
+ * listed, with 'err'; '*groups' is NULL then.
+ */
+int launch_groups(const struct launch_spec *spec, gid_t **groups,
+		  size_t *ngroups, struct rota_error *err);
 
 /* Remove what launch_start() wrote for this job (the script file). */
 void launch_cleanup(const char *spool_dir, uint32_t job_id);

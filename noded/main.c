@@ -131,6 +131,18 @@ static int identify(struct noded *nd, const struct options *o)
 		return -ENOENT;
 	}
 	nd->addr = cn->addr ? rota_xstrdup(cn->addr) : NULL;
+	/*
+	 * Every library loaded here is copied into each supervisor forked
+	 * from here and torn down when it exits.  hwloc's GPU plugins
+	 * (OpenCL; GL, which brings X11 and its kin) see nothing rota
+	 * reports, and its libxml2 plugin (with ICU, lzma, zlib) reads
+	 * --topology files no better than hwloc's own XML parser, which then
+	 * takes over (the same topology, object for object, for every file
+	 * in ../shared/topologies): 174 mappings become 71.  An operator's
+	 * own setting wins.
+	 */
+	setenv("HWLOC_PLUGINS_BLACKLIST",
+	       "hwloc_gl,hwloc_opencl,hwloc_xml_libxml", 0);
 	if (topology_load(o->topology, &nd->topo, &err) < 0) {
 		fprintf(stderr, "rota-noded: %s\n", err.text);
 		return -EINVAL;

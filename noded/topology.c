@@ -230,6 +230,36 @@ int topology_bind_cores(const struct topology *topo, const unsigned *cores,
 	return 0;
 }
 
+int topology_cpu_mask(const struct topology *topo, const unsigned *cores,
+		      size_t n, cpu_set_t **mask, size_t *size,
+		      struct rota_error *err)
+{
+	hwloc_bitmap_t set;
+	unsigned pu;
+	int last;
+
+	*mask = NULL;
+	*size = 0;
+	set = host_set(topo, cores, n, err);
+	if (!set)
+		return -EINVAL;
+	last = hwloc_bitmap_last(set);
+	if (hwloc_bitmap_iszero(set) || last < 0) {
+		hwloc_bitmap_free(set);
+		return rota_errorf(err, -EINVAL, "no core to bind to");
+	}
+	*mask = CPU_ALLOC((size_t)last + 1);
+	if (!*mask)
+		rota_fatal("out of memory");
+	*size = CPU_ALLOC_SIZE((size_t)last + 1);
+	CPU_ZERO_S(*size, *mask);
+	hwloc_bitmap_foreach_begin(pu, set)
+		CPU_SET_S(pu, *size, *mask);
+	hwloc_bitmap_foreach_end();
+	hwloc_bitmap_free(set);
+	return 0;
+}
+
 /*
  * hwloc's list format ("0-1,4") is the kernel's Cpus_allowed_list format.
  * Returns NULL when a core is out of range (topology_bind_cores() would

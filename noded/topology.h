@@ -2,6 +2,7 @@
 #ifndef ROTA_NODED_TOPOLOGY_H
 #define ROTA_NODED_TOPOLOGY_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +47,17 @@ const struct topology_summary *topology_summary(const struct topology *topo);
  */
 int topology_bind_cores(const struct topology *topo, const unsigned *cores,
 			size_t n, struct rota_error *err);
+
+/*
+ * The same binding as a sched_setaffinity() mask, for a caller that must
+ * not allocate when it binds (a child sharing its parent's memory: see
+ * launch.c).  Caller frees '*mask' with CPU_FREE(); '*size' is its size in
+ * bytes.  -EINVAL with 'err' for a core out of range or no core at all;
+ * '*mask' is NULL on failure.
+ */
+int topology_cpu_mask(const struct topology *topo, const unsigned *cores,
+		      size_t n, cpu_set_t **mask, size_t *size,
+		      struct rota_error *err);
 
 /*
  * The host CPU list ("0-1,4") those cores bind to, in the form of

@@ -15,7 +15,6 @@
 
 #include "common/msg.h"
 #include "common/proto.h"
-#include "common/strbuf.h"
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "ui/cmd.h"
@@ -62,39 +61,61 @@ static bool keep(const struct filter *f, const struct rota_job_row *r)
 	return !f->user || strcmp(f->user, r->user) == 0;
 }
 
-/* 's' right-aligned in 'width' columns, cut to fit (printf's %W.Ws). */
-static void put_right(struct rota_strbuf *b, const char *s, size_t width)
-{
-	static const char spaces[] = "                                ";
-	size_t n = strnlen(s, width);
+/* The listing, written through 'p'; each line's worst case reserved first. */
+struct out {
+	char *data;
+	char *p;
+	char *end;
+};
 
-	rota_strbuf_add(b, spaces, width - n);
-	rota_strbuf_add(b, s, n);
-	rota_strbuf_add(b, " ", 1);
+static void out_reserve(struct out *o, size_t need)
+{
+	size_t used = (size_t)(o->p - o->data);
+	size_t cap = (size_t)(o->end - o->data);
+
+	if ((size_t)(o->end - o->p) >= need)
+		return;
+	while (cap - used < need)
+		cap = cap ? 2 * cap : 1u << 16;
+	o->data = rota_xrealloc(o->data, cap);
+	o->p = o->data + used;
+	o->end = o->data + cap;
 }
 
-static void put_uint(struct rota_strbuf *b, uint64_t v, size_t width)
+/* 's' right-aligned in 'width' columns, cut to fit (printf's %W.Ws). */
+static char *put_right(char *p, const char *s, size_t width)
+{
+	size_t n = strnlen(s, width);
+
+	memset(p, ' ', width - n);
+	memcpy(p + width - n, s, n);
+	p[width] = ' ';
+	return p + width + 1;
+}
+
+static char *put_uint(char *p, uint64_t v, size_t width)
 {
 	char tmp[24];
-	char *p = tmp + sizeof(tmp) - 1;
+	char *t = tmp + sizeof(tmp) - 1;
 
-	*p = '\0';
+	*t = '\0';
 	do {
-		*--p = (char)('0' + v % 10);
+		*--t = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	put_right(b, p, width);
+	return put_right(p, t, width);
 }
 
 /*
  * One line per job, formatted by hand into one buffer: printf per field
  * would cost more than everything else in a 50,000-job listing.
  */
-static void put_row(struct rota_strbuf *b, const struct rota_job_row *r,
-		    int64_t now)
+static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
 {
 	char t[32] = "00:00:00";
 	int64_t used = 0;
+	size_t where = strlen(r->where);
+	char *p;
 
 	if (r->state == ROTA_JOB_RUNNING)
 		used = now - r->start_time;
@@ -102,21 +123,23 @@ static void put_row(struct rota_strbuf *b, const struct rota_job_row *r,
 		used = r->end_time - r->start_time;
 	if (used > 0)
 		rota_duration_format(used, t, sizeof(t));
-	put_uint(b, r->id, 8);
-	put_right(b, r->queue, 9);
-	put_right(b, r->name, 8);
-	put_right(b, r->user, 8);
-	put_right(b, rota_job_state_short(r->state), 2);
-	put_right(b, t, 10);
-	put_uint(b, r->nodes, 5);
-	if (r->state == ROTA_JOB_PENDING) {
-		rota_strbuf_add(b, "(", 1);
-		rota_strbuf_adds(b, r->where);
-		rota_strbuf_add(b, ")\n", 2);
-	} else {
-		rota_strbuf_adds(b, r->where);
-		rota_strbuf_add(b, "\n", 1);
-	}
+	/* the columns and their spaces, then "(where)\n" */
+	out_reserve(o, 8 + 9 + 8 + 8 + 2 + 10 + 5 + 7 + where + 4);
+	p = put_uint(o->p, r->id, 8);
+	p = put_right(p, r->queue, 9);
+	p = put_right(p, r->name, 8);
+	p = put_right(p, r->user, 8);
+	p = put_right(p, rota_job_state_short(r->state), 2);
+	p = put_right(p, t, 10);
+	p = put_uint(p, r->nodes, 5);
+	if (r->state == ROTA_JOB_PENDING)
+		*p++ = '(';
+	memcpy(p, r->where, where);
+	p += where;
+	if (r->state == ROTA_JOB_PENDING)
+		*p++ = ')';
+	*p++ = '\n';
+	o->p = p;
 }
 
 static int fetch_rows(struct rota_msg_job_rows *m)
@@ -213,9 +236,12 @@ static int queue_json(const struct filter *f)
 
 static int queue_run(int argc, char **argv)
 {
+	static const char header[] = "   JOBID     QUEUE     NAME     USER ST "
+				     "      TIME NODES NODELIST(REASON)\n";
 	struct filter f = { 0 };
 	struct rota_msg_job_rows m;
-	struct rota_strbuf out = { 0 };
+	struct out out = { 0 };
+	size_t len;
 	int rc = parse(argc, argv, &f);
 
 	if (rc >= 0)
@@ -226,16 +252,16 @@ static int queue_run(int argc, char **argv)
 		return queue_json(&f);
 	if (fetch_rows(&m) < 0)
 		return 1;
+	out_reserve(&out, sizeof(header) + m.n * 64);
 	if (!f.noheader)
-		rota_strbuf_addf(&out, "%8s %9s %8s %8s %2s %10s %5s %s\n",
-				 "JOBID", "QUEUE", "NAME", "USER", "ST", "TIME",
-				 "NODES", "NODELIST(REASON)");
+		out.p = stpcpy(out.p, header);
 	for (size_t i = 0; i < m.n; i++) {
 		if (keep(&f, &m.rows[i]))
 			put_row(&out, &m.rows[i], m.now);
 	}
-	rc = out.len && fwrite(out.data, 1, out.len, stdout) != out.len;
-	rota_strbuf_fini(&out);
+	len = (size_t)(out.p - out.data);
+	rc = len && fwrite(out.data, 1, len, stdout) != len;
+	free(out.data);
 	rota_msg_job_rows_clear(&m);
 	if (rc || fflush(stdout) != 0) {
 		cmd_error("queue", "writing the listing failed");
