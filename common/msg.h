@@ -448,6 +448,7 @@ struct rota_top_row {
 	int32_t nice;
 	uint32_t urgency;	/* 0: unset (16) */
 	uint32_t hold;		/* 0 none, 1 user, 2 operator */
+	int64_t est_start;	/* pending: backfill's expected start; 0 */
 	const char *queue;	/* borrowed from the message's arena */
 	const char *user;
 	const char *account;

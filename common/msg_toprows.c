@@ -5,7 +5,8 @@
  * with the strict scanner into one arena, every column's range and every
  * string's length checked, the struct left empty on failure.  Wider than
  * JOB_ROWS by what top shows and the queue listing does not: cores,
- * submit time, priority, nice, urgency, hold and account.
+ * submit time, priority, nice, urgency, hold, expected start and
+ * account.
  */
 #include "config.h"
 
@@ -18,14 +19,15 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 
-#define NINTS 9	/* the whole-number columns after the state */
+#define NINTS 10 /* the whole-number columns after the state */
 #define NSTRS 5
 
 static void ints_of(const struct rota_top_row *r, int64_t v[NINTS])
 {
 	int64_t x[NINTS] = { r->cores,	    r->nodes,	 r->submit_time,
 			     r->start_time, r->end_time, r->priority_milli,
-			     r->nice,	    r->urgency,	 r->hold };
+			     r->nice,	    r->urgency,	 r->hold,
+			     r->est_start };
 
 	memcpy(v, x, sizeof(x));
 }
@@ -123,6 +125,7 @@ static const struct {
 	{ "nice", -ROTA_MSG_NICE_LIMIT, ROTA_MSG_NICE_LIMIT },
 	{ "urgency", 0, 31 },
 	{ "hold", 0, 2 },
+	{ "est_start", 0, INT64_MAX },
 };
 
 /* One row, after its '[' */
@@ -168,6 +171,7 @@ static int row(struct top_in *in, struct rota_top_row *r)
 	r->nice = (int32_t)v[6];
 	r->urgency = (uint32_t)v[7];
 	r->hold = (uint32_t)v[8];
+	r->est_start = v[9];
 	return rc;
 }
 

@@ -55,6 +55,8 @@ static void fill_row(const struct core_job *job, void *arg)
 		.nice = job->desc.nice,
 		.urgency = job->desc.urgency,
 		.hold = (uint32_t)job->hold,
+		.est_start = job->state == ROTA_JOB_PENDING ? job->est_start
+							    : 0,
 		.queue = core_queue_get(core, job->queue)->name,
 		.user = user_cache_name(tc->ctld->users, job->uid),
 		.account = job->desc.account,

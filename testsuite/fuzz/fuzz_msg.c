@@ -955,7 +955,8 @@ static bool eq_top(const union any *a, const union any *b)
 		    x->end_time != y->end_time ||
 		    x->priority_milli != y->priority_milli ||
 		    x->nice != y->nice || x->urgency != y->urgency ||
-		    x->hold != y->hold || !str_eq(x->queue, y->queue) ||
+		    x->hold != y->hold || x->est_start != y->est_start ||
+		    !str_eq(x->queue, y->queue) ||
 		    !str_eq(x->user, y->user) ||
 		    !str_eq(x->account, y->account) ||
 		    !str_eq(x->name, y->name) || !str_eq(x->where, y->where))

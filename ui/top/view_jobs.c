@@ -133,6 +133,20 @@ static void draw_terms(struct top *t, int y, int cols, uint32_t id)
 	mvaddnstr(y, 0, line, cols);
 }
 
+/* "3m20s" from now to 't' (backfill's expected start). */
+static const char *until(int64_t t, int64_t now, char *buf, size_t len)
+{
+	int64_t d = t > now ? t - now : 0;
+
+	if (d >= 3600)
+		snprintf(buf, len, "%lldh%02lldm", (long long)(d / 3600),
+			 (long long)(d % 3600 / 60));
+	else
+		snprintf(buf, len, "%lldm%02llds", (long long)(d / 60),
+			 (long long)(d % 60));
+	return buf;
+}
+
 static void detail_draw(struct top *t, int y, int height, int cols)
 {
 	const struct rota_top_row *r = top_model_selected(&t->model);
@@ -149,7 +163,12 @@ static void detail_draw(struct top *t, int y, int height, int cols)
 	if (r->state == ROTA_JOB_PENDING) {
 		mvprintw(y + 2, 0, "waiting %s, cores %u: %.*s", when, r->cores,
 			 cols > 40 ? cols - 30 : 10, r->where);
-		printw("  (start estimate: none yet)");
+		if (r->est_start)
+			printw("  expected start in %s",
+			       until(r->est_start, t->model.jobs.now, when,
+				     sizeof(when)));
+		else
+			printw("  (no start estimate yet)");
 		draw_terms(t, y + 3, cols, r->id);
 	} else {
 		mvprintw(y + 2, 0, "%s %s on %.*s", r->state ==
