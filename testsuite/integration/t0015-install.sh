@@ -6,7 +6,7 @@
 . "$top_srcdir/testsuite/lib/tap.sh"
 need_root_and_munge
 
-plan 12
+plan 11
 D="$T/root"
 make -s -C "$top_builddir" install DESTDIR="$D" >"$T/install.log" 2>&1
 ok $? "make install DESTDIR=... (log: install.log)"
