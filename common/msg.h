@@ -291,6 +291,8 @@ struct rota_node_info {
 	uint32_t cores;
 	uint32_t pus;
 	uint32_t cores_used;
+	uint32_t cores_kept;	/* kept for test queues (ReservedCores) */
+	uint32_t cores_kept_used; /* of those, used by test jobs */
 	uint64_t memory_mb;
 	uint64_t memory_used_mb;
 	uint32_t *jobs;		/* running job ids (registration) */

@@ -30,6 +30,12 @@ static json_t *node_pack(const struct rota_node_info *n)
 		json_object_set_new(o, "addr", json_string(n->addr));
 	if (n->runs)
 		json_object_set_new(o, "runs", msg_u32v_pack(n->runs, n->njobs));
+	if (n->cores_kept) {
+		json_object_set_new(o, "cores_kept",
+				    json_integer(n->cores_kept));
+		json_object_set_new(o, "cores_kept_used",
+				    json_integer(n->cores_kept_used));
+	}
 	return o;
 }
 
@@ -37,7 +43,8 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 		       struct rota_error *err)
 {
 	const char *name = NULL, *state = NULL, *reason = NULL, *addr = NULL;
-	json_int_t sockets, cores, pus, used, mem, mem_used;
+	json_int_t sockets, cores, pus, used, mem, mem_used, kept = 0;
+	json_int_t kept_used = 0;
 	json_t *features = NULL, *jobs = NULL, *runs = NULL;
 	size_t nruns = 0;
 	int rc;
@@ -45,12 +52,13 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 	*n = (struct rota_node_info){ 0 };
 	rc = msg_unpack(o, err,
 			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s?s, "
-			"s?s, s?s, s?o !}",
+			"s?s, s?s, s?o, s?I, s?I !}",
 			"name", &name, "sockets", &sockets, "cores", &cores,
 			"pus", &pus, "cores_used", &used, "memory_mb", &mem,
 			"memory_used_mb", &mem_used, "features", &features,
 			"jobs", &jobs, "state", &state, "reason", &reason,
-			"addr", &addr, "runs", &runs);
+			"addr", &addr, "runs", &runs, "cores_kept", &kept,
+			"cores_kept_used", &kept_used);
 	if (rc == 0)
 		rc = msg_range(cores, 1, 1 << 20, "cores", err);
 	if (rc == 0)
@@ -59,6 +67,10 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 		rc = msg_range(pus, 1, 1 << 22, "pus", err);
 	if (rc == 0)
 		rc = msg_range(used, 0, cores, "cores_used", err);
+	if (rc == 0)
+		rc = msg_range(kept, 0, cores, "cores_kept", err);
+	if (rc == 0)
+		rc = msg_range(kept_used, 0, kept, "cores_kept_used", err);
 	if (rc == 0)
 		rc = msg_range(mem, 0, (json_int_t)1 << 40, "memory_mb", err);
 	if (rc == 0)
@@ -89,6 +101,8 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 	n->cores = (uint32_t)cores;
 	n->pus = (uint32_t)pus;
 	n->cores_used = (uint32_t)used;
+	n->cores_kept = (uint32_t)kept;
+	n->cores_kept_used = (uint32_t)kept_used;
 	n->memory_mb = (uint64_t)mem;
 	n->memory_used_mb = (uint64_t)mem_used;
 	return 0;

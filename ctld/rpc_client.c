@@ -259,6 +259,10 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 			.cores = cn->cores ? cn->cores : 1,
 			.pus = cn->pus ? cn->pus : 1,
 			.cores_used = cn->cores_used,
+			.cores_kept = cn->test_reserved,
+			.cores_kept_used = cn->test_used < cn->test_reserved
+						   ? cn->test_used
+						   : cn->test_reserved,
 			.memory_mb = cn->memory_mb,
 			.memory_used_mb = cn->mem_used_mb,
 		};

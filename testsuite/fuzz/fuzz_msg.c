@@ -459,7 +459,10 @@ static bool node_eq(const struct rota_node_info *x,
 	       str_eq(x->reason, y->reason) && str_eq(x->addr, y->addr) &&
 	       strv_eq(x->features, y->features) && x->sockets == y->sockets &&
 	       x->cores == y->cores && x->pus == y->pus &&
-	       x->cores_used == y->cores_used && x->memory_mb == y->memory_mb &&
+	       x->cores_used == y->cores_used &&
+	       x->cores_kept == y->cores_kept &&
+	       x->cores_kept_used == y->cores_kept_used &&
+	       x->memory_mb == y->memory_mb &&
 	       x->memory_used_mb == y->memory_used_mb &&
 	       u32v_eq(x->jobs, x->njobs, y->jobs, y->njobs) &&
 	       !x->runs == !y->runs &&
@@ -470,7 +473,8 @@ static bool node_empty(const struct rota_node_info *n)
 {
 	return !n->name && !n->state && !n->reason && !n->addr &&
 	       !n->features && !n->sockets && !n->cores && !n->pus &&
-	       !n->cores_used && !n->memory_mb && !n->memory_used_mb &&
+	       !n->cores_used && !n->cores_kept && !n->cores_kept_used &&
+	       !n->memory_mb && !n->memory_used_mb &&
 	       !n->jobs && !n->runs && !n->njobs;
 }
 
@@ -479,6 +483,8 @@ static void node_check(const struct rota_node_info *n)
 	FUZZ_CHECK(n->name && n->features && n->jobs);
 	FUZZ_CHECK(n->cores >= 1 && n->sockets >= 1 && n->pus >= 1);
 	FUZZ_CHECK(n->cores_used <= n->cores);
+	FUZZ_CHECK(n->cores_kept_used <= n->cores_kept &&
+		   n->cores_kept <= n->cores);
 	check_str(n->name, ROTA_MSG_NAME_MAX);
 	check_str(n->state, 32);
 	check_str(n->reason, 1024);

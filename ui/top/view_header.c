@@ -137,8 +137,11 @@ static void nodes_draw(struct top *t, int y, int height, int cols)
 		attron(top_attr(t, pair));
 		addch((chtype)st);
 		attroff(top_attr(t, pair));
-		printw("%c%c %-8s", has_feature(n, "ib") ? 'i' : ' ',
-		       has_feature(n, "largemem") ? 'L' : ' ', used);
+		/* k: cores kept for test queues, K: some in use by them */
+		printw("%c%c%c%-8s", has_feature(n, "ib") ? 'i' : ' ',
+		       has_feature(n, "largemem") ? 'L' : ' ',
+		       !n->cores_kept ? ' ' : n->cores_kept_used ? 'K' : 'k',
+		       used);
 	}
 }
 
