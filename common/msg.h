@@ -70,6 +70,8 @@ struct rota_job_desc {
 	bool no_requeue;	/* if its node fails: NODE_FAIL, not requeued */
 	int32_t nice;		/* -10000..10000, below 0 for operators */
 	uint32_t urgency;	/* Flux's 1..31 (16 by default); 0: unset */
+	uint32_t ntasks_per_node; /* 0: as placement finds room */
+	bool exclusive;		/* whole nodes, shared with no other job */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,

@@ -123,6 +123,11 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 		json_object_set_new(o, "nice", json_integer(d->nice));
 	if (d->urgency)
 		json_object_set_new(o, "urgency", json_integer(d->urgency));
+	if (d->ntasks_per_node)
+		json_object_set_new(o, "ntasks_per_node",
+				    json_integer(d->ntasks_per_node));
+	if (d->exclusive)
+		json_object_set_new(o, "exclusive", json_true());
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
@@ -130,9 +135,10 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 struct submit_raw {
 	const char *name, *script, *workdir, *output, *error, *queue,
 		*account, *constraint, *qos;
-	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency;
+	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
 	json_t *env;
 	int no_requeue;
+	int exclusive;
 };
 
 static int submit_check(const struct submit_raw *r, struct rota_error *err)
@@ -152,6 +158,8 @@ static int submit_check(const struct submit_raw *r, struct rota_error *err)
 		rc = msg_range(r->nice, -10000, 10000, "nice", err);
 	if (rc == 0)
 		rc = msg_range(r->urgency, 0, 31, "urgency", err);
+	if (rc == 0)
+		rc = msg_range(r->per_node, 0, 1 << 20, "ntasks_per_node", err);
 	if (rc == 0 && r->workdir[0] != '/')
 		rc = rota_errorf(err, -EPROTO, "workdir: not absolute");
 	return rc;
@@ -169,7 +177,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
-			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I !}",
+			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -177,7 +185,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			&r.error, "queue", &r.queue, "account", &r.account,
 			"constraint", &r.constraint, "env", &r.env, "no_requeue",
 			&r.no_requeue, "qos", &r.qos, "nice", &r.nice,
-			"urgency", &r.urgency);
+			"urgency", &r.urgency, "ntasks_per_node", &r.per_node,
+			"exclusive", &r.exclusive);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -221,6 +230,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->no_requeue = r.no_requeue;
 	d->nice = (int32_t)r.nice;
 	d->urgency = (uint32_t)r.urgency;
+	d->ntasks_per_node = (uint32_t)r.per_node;
+	d->exclusive = r.exclusive;
 	return 0;
 }
 

@@ -37,6 +37,10 @@ static const char help[] =
 	"  -n, --ntasks=N            tasks (default 1)\n"
 	"  -c, --cpus-per-task=N     cores per task (default 1)\n"
 	"  -N, --nodes=N             exactly N nodes (default: as needed)\n"
+	"      --ntasks-per-node=N   N tasks on each node (the node count\n"
+	"                            follows, unless --nodes gives it)\n"
+	"      --exclusive           whole nodes, shared with no other job\n"
+	"                            (all their cores are charged)\n"
 	"      --mem=SIZE            memory per node: 512M, 4G (bare: MB)\n"
 	"  -t, --time=TIME           time limit: MM, MM:SS, HH:MM:SS,\n"
 	"                            D-HH[:MM[:SS]], or 90s, 15m, 2h, 1d\n"
@@ -71,6 +75,8 @@ enum {
 	OPT_QOS,
 	OPT_NICE,
 	OPT_URGENCY,
+	OPT_PER_NODE,
+	OPT_EXCLUSIVE,
 };
 
 static const struct option longopts[] = {
@@ -93,6 +99,8 @@ static const struct option longopts[] = {
 	{ "qos", required_argument, NULL, OPT_QOS },
 	{ "nice", required_argument, NULL, OPT_NICE },
 	{ "urgency", required_argument, NULL, OPT_URGENCY },
+	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
+	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -195,6 +203,10 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 		rc = parse_int("urgency", v, 1, 31, &n);
 		o->d.urgency = (uint32_t)n;
 		return rc;
+	case OPT_PER_NODE:
+		return parse_count("ntasks-per-node", v, 1,
+				   &o->d.ntasks_per_node);
+	case OPT_EXCLUSIVE: o->d.exclusive = true; return 0;
 	case 'h': o->help = true; return 0;
 	default: return -EINVAL;
 	}

@@ -125,7 +125,8 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 {
 	for (uint32_t i = 0; i < bp->pl.n; i++)
 		profile_take(bp->prof, bp->pl.node[i], t, job->time_limit,
-			     bp->pl.tasks[i] * job->desc.cpus_per_task,
+			     place_alloc_cores(bp->core, job, bp->pl.node[i],
+					       bp->pl.tasks[i]),
 			     job->desc.mem_mb);
 }
 
@@ -218,12 +219,15 @@ static int64_t node_earliest(struct rota_sched_pass *bp,
 			     int64_t until)
 {
 	const struct core_node *node = &bp->core->nodes[n];
-	uint32_t need = job->desc.ntasks * job->desc.cpus_per_task;
+	uint32_t need = job->desc.exclusive
+				? node_cores_total(node)
+				: job->desc.ntasks * job->desc.cpus_per_task;
 
 	if (!node_is_usable(node))
 		return NEVER;
 	/* an ordinary job leaves a test queue's kept cores alone */
-	if (!bp->core->queues[job->queue].reserved_cores &&
+	if (!job->desc.exclusive &&
+	    !bp->core->queues[job->queue].reserved_cores &&
 	    node->test_reserved > node->test_used)
 		need += node->test_reserved - node->test_used;
 	return profile_earliest(bp->prof, n, (int32_t)need,

@@ -198,6 +198,9 @@ void placement_init(struct placement *p, size_t n);
 void placement_fini(struct placement *p);
 bool place_job(const struct place_ctx *c, const struct core_job *job,
 	       struct placement *p);
+/* Cores the job holds on 'node' for 'tasks' (all of it if exclusive). */
+uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
+			   uint32_t node, uint32_t tasks);
 /* Would all of the job's tasks fit on this one node? */
 bool place_node_fits(const struct place_ctx *c, const struct core_job *job,
 		     uint32_t node);

@@ -11,8 +11,9 @@
  * cores (next fit among equals), so that a small job leaves the large
  * nodes to the jobs that need them.  Failing that its tasks spread over
  * the queue's nodes in order.  A job that asks N nodes gets N nodes each
- * holding ceil(tasks / N) tasks (--ntasks-per-node sets that number).
- * Memory (--mem) is per node.
+ * holding ceil(tasks / N) tasks; --ntasks-per-node=K puts K on each (and
+ * sets the node count when --nodes does not).  Memory (--mem) is per
+ * node.  --exclusive takes only idle nodes, and all of their cores.
  *
  * Cores a test queue keeps (ReservedCores) on a node it shares with other
  * queues are never counted for those other queues' jobs.
@@ -65,12 +66,26 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 		*mem = pm > 0 ? (uint64_t)pm : 0;
 		break;
 	}
+	/* --exclusive: only an idle node, all of it */
+	if (job->desc.exclusive && *cores < node_cores_total(n))
+		return false;
 	if (!test) {
 		uint32_t keep = test_cores_left(n);
 
 		*cores = *cores > keep ? *cores - keep : 0;
 	}
 	return true;
+}
+
+uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
+			   uint32_t node, uint32_t tasks)
+{
+	const struct core_node *n = &core->nodes[node];
+	bool test = core->queues[job->queue].reserved_cores > 0;
+
+	if (!job->desc.exclusive)
+		return tasks * job->desc.cpus_per_task;
+	return node_cores_total(n) - (test ? 0 : n->test_reserved);
 }
 
 /* Tasks of 'job' node 'i' can take, 0 if it is no candidate. */
@@ -198,13 +213,19 @@ bool place_job(const struct place_ctx *c, const struct core_job *job,
 {
 	uint32_t want = job->desc.nodes;
 	uint32_t tasks = job->desc.ntasks;
+	uint32_t per_node = job->desc.ntasks_per_node;
 	uint32_t node;
 
 	p->n = 0;
-	if (want > tasks)
-		return false; /* a node without a task */
+	if (per_node && !want)
+		want = (tasks + per_node - 1) / per_node;
+	if (want > tasks || (per_node && (uint64_t)want * per_node < tasks))
+		return false; /* a node without a task, or too few slots */
 	if (want > 1)
-		return place_count(c, job, want, (tasks + want - 1) / want, p);
+		return place_count(c, job, want,
+				   per_node ? per_node
+					    : (tasks + want - 1) / want,
+				   p);
 	node = best_node(c, job);
 	if (node != UINT32_MAX) {
 		p->node[0] = node;

@@ -31,7 +31,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		struct core_alloc *a = &job->alloc[i];
 
 		a->node = p->node[i];
-		a->ncores = p->tasks[i] * job->desc.cpus_per_task;
+		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
 		node_alloc_cores(&core->nodes[a->node], a, job->desc.mem_mb);
 	}

@@ -148,7 +148,9 @@ static bool eq_submit(const union any *a, const union any *b)
 	       x->cpus_per_task == y->cpus_per_task && x->nodes == y->nodes &&
 	       x->mem_mb == y->mem_mb && x->time_limit == y->time_limit &&
 	       x->no_requeue == y->no_requeue && str_eq(x->qos, y->qos) &&
-	       x->nice == y->nice && x->urgency == y->urgency;
+	       x->nice == y->nice && x->urgency == y->urgency &&
+	       x->ntasks_per_node == y->ntasks_per_node &&
+	       x->exclusive == y->exclusive;
 }
 
 static bool empty_submit(const union any *u)
@@ -159,7 +161,8 @@ static bool empty_submit(const union any *u)
 	       !d->error && !d->queue && !d->account && !d->constraint &&
 	       !d->env && !d->ntasks && !d->cpus_per_task && !d->nodes &&
 	       !d->mem_mb && !d->time_limit && !d->no_requeue && !d->qos &&
-	       !d->nice && !d->urgency;
+	       !d->nice && !d->urgency && !d->ntasks_per_node &&
+	       !d->exclusive;
 }
 
 static void check_submit(const union any *u, size_t len)

@@ -334,6 +334,73 @@ START_TEST(test_best_fit)
 }
 END_TEST
 
+static uint32_t submit_shape(int64_t now, uint32_t tasks, uint32_t per_node,
+			     bool exclusive)
+{
+	struct rota_job_desc d = {
+		.name = rota_xstrdup("job"),
+		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+		.workdir = rota_xstrdup("/tmp"),
+		.ntasks = tasks,
+		.cpus_per_task = 1,
+		.time_limit = 600,
+		.ntasks_per_node = per_node,
+		.exclusive = exclusive,
+	};
+	struct core_submit req = { .desc = &d, .uid = 1000, .gid = 1000,
+				   .user = "ana" };
+	struct rota_error err = { "" };
+	uint32_t id = 0;
+
+	ck_assert_msg(core_submit(core, now, &req, &id, &err) == 0, "%s",
+		      err.text);
+	rota_job_desc_clear(&d);
+	return id;
+}
+
+/* --exclusive waits for an idle node and holds all of its cores. */
+START_TEST(test_exclusive)
+{
+	uint32_t small, ex, after;
+	const struct core_job *j;
+
+	start("NodeName=n[1-2] CPUs=8 RealMemory=16G\n"
+	      "QueueName=batch Default=yes\n");
+	small = submit(T0, 1, 600);
+	ex = submit_shape(T0, 2, 0, true);
+	after = submit(T0, 1, 600);
+	core_schedule(core, T0);
+	drop_actions();
+	j = core_job_find(core, ex);
+	ck_assert_int_eq(j->state, ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(j->alloc[0].ncores, 8);
+	ck_assert_uint_ne(j->alloc[0].node,
+			  core_job_find(core, small)->alloc[0].node);
+	/* the third job shares the small one's node, not the exclusive's */
+	ck_assert_uint_eq(core_job_find(core, after)->alloc[0].node,
+			  core_job_find(core, small)->alloc[0].node);
+}
+END_TEST
+
+/* --ntasks-per-node=2 spreads 4 tasks over 2 nodes, 2 each. */
+START_TEST(test_ntasks_per_node)
+{
+	const struct core_job *j;
+	uint32_t id;
+
+	start("NodeName=n[1-2] CPUs=8 RealMemory=16G\n"
+	      "QueueName=batch Default=yes\n");
+	id = submit_shape(T0, 4, 2, false);
+	core_schedule(core, T0);
+	drop_actions();
+	j = core_job_find(core, id);
+	ck_assert_int_eq(j->state, ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(j->nalloc, 2);
+	ck_assert_uint_eq(j->alloc[0].ncores, 2);
+	ck_assert_uint_eq(j->alloc[1].ncores, 2);
+}
+END_TEST
+
 /* SchedulerDepth=2: a main pass tries two jobs, the rest waits. */
 START_TEST(test_main_depth)
 {
@@ -437,6 +504,8 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_reserved_cores_submit);
 	tcase_add_test(tc, test_best_fit);
 	tcase_add_test(tc, test_main_depth);
+	tcase_add_test(tc, test_exclusive);
+	tcase_add_test(tc, test_ntasks_per_node);
 	tcase_add_loop_test(tc, test_never_delays_reservation, 0, 5);
 	suite_add_tcase(s, tc);
 	return s;
