@@ -28,6 +28,9 @@ void msg_strv_free(char **v);
 int msg_u32v(json_t *arr, size_t max_n, const char *field, uint32_t **out,
 	     size_t *n, struct rota_error *err);
 json_t *msg_u32v_pack(const uint32_t *v, size_t n);
+/* A finite json number (an integer counts) into '*out'; -EPROTO. */
+int msg_real(json_t *v, const char *field, double *out,
+	     struct rota_error *err);
 /* A json integer in [lo, hi]. */
 int msg_range(json_int_t v, json_int_t lo, json_int_t hi, const char *field,
 	      struct rota_error *err);

@@ -41,15 +41,6 @@ char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len)
 			len);
 }
 
-static int number(json_t *v, const char *field, double *out,
-		  struct rota_error *err)
-{
-	if (!json_is_number(v) || !isfinite(json_number_value(v)))
-		return rota_errorf(err, -EPROTO, "%s: not a number", field);
-	*out = json_number_value(v);
-	return 0;
-}
-
 static int factor_unpack(json_t *a, struct rota_msg_prio_factor *f,
 			 struct rota_error *err)
 {
@@ -60,7 +51,7 @@ static int factor_unpack(json_t *a, struct rota_msg_prio_factor *f,
 			    &v[2], &v[3]);
 
 	for (int i = 0; rc == 0 && i < 4; i++)
-		rc = number(v[i], "factor", dst[i], err);
+		rc = msg_real(v[i], "factor", dst[i], err);
 	if (rc == 0)
 		rc = msg_str(name, 64, "factor", &f->name, err);
 	return rc;
@@ -80,7 +71,7 @@ static int row_unpack(json_t *o, struct rota_prio_row *r,
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "id", err);
 	if (rc == 0)
-		rc = number(prio, "priority", &r->priority, err);
+		rc = msg_real(prio, "priority", &r->priority, err);
 	if (rc == 0 && (!json_is_array(f) ||
 			json_array_size(f) > PRIO_FACTORS_MAX))
 		rc = rota_errorf(err, -EPROTO, "factors: not a short list");

@@ -47,16 +47,6 @@ char *rota_msg_share_encode(const struct rota_msg_share *m, size_t *len)
 			len);
 }
 
-/* A real number, or an integer jansson read as one; finite only. */
-static int real_get(json_t *v, const char *field, double *out,
-		  struct rota_error *err)
-{
-	if (!json_is_number(v) || !isfinite(json_number_value(v)))
-		return rota_errorf(err, -EPROTO, "%s: not a number", field);
-	*out = json_number_value(v);
-	return 0;
-}
-
 static int level_fs_unpack(json_t *v, double *out, struct rota_error *err)
 {
 	*out = NAN;
@@ -66,7 +56,7 @@ static int level_fs_unpack(json_t *v, double *out, struct rota_error *err)
 		*out = INFINITY;
 		return 0;
 	}
-	return real_get(v, "level_fs", out, err);
+	return msg_real(v, "level_fs", out, err);
 }
 
 static int row_unpack(json_t *o, struct rota_share_row *r,
@@ -94,7 +84,7 @@ static int row_unpack(json_t *o, struct rota_share_row *r,
 		&pending, "running", &running);
 
 	for (size_t i = 0; rc == 0 && i < 8; i++)
-		rc = real_get(num[i], names[i], dst[i], err);
+		rc = msg_real(num[i], names[i], dst[i], err);
 	if (rc == 0)
 		rc = level_fs_unpack(lfs, &r->level_fs, err);
 	if (rc == 0)

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,15 @@ json_t *msg_u32v_pack(const uint32_t *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, json_integer(v[i]));
 	return arr;
+}
+
+int msg_real(json_t *v, const char *field, double *out,
+	     struct rota_error *err)
+{
+	if (!json_is_number(v) || !isfinite(json_number_value(v)))
+		return rota_errorf(err, -EPROTO, "%s: not a number", field);
+	*out = json_number_value(v);
+	return 0;
 }
 
 int msg_range(json_int_t v, json_int_t lo, json_int_t hi, const char *field,

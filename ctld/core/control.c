@@ -25,9 +25,9 @@
 #define URGENCY_DEFAULT 16
 #define URGENCY_MAX 31
 
-static int job_access(struct core *core, uint32_t id, uid_t uid,
-		      bool is_operator, struct core_job **out,
-		      struct rota_error *err)
+int core_job_access(struct core *core, uint32_t id, uid_t uid,
+		    bool is_operator, struct core_job **out,
+		    struct rota_error *err)
 {
 	struct core_job *job = jobtab_find(core, id);
 
@@ -64,7 +64,7 @@ int core_nice(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 {
 	struct core_job *job;
 	int64_t v;
-	int rc = job_access(core, job_id, uid, is_operator, &job, err);
+	int rc = core_job_access(core, job_id, uid, is_operator, &job, err);
 
 	if (rc == 0)
 		rc = need_pending(job, err);
@@ -214,7 +214,7 @@ int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	struct core_job *job;
 	uint32_t queue = 0;
 	int64_t limit = 0;
-	int rc = job_access(core, job_id, uid, is_operator, &job, err);
+	int rc = core_job_access(core, job_id, uid, is_operator, &job, err);
 
 	if (rc == 0)
 		rc = update_check(core, job, is_operator, u, &queue, &limit,
@@ -249,7 +249,7 @@ int core_requeue_job(struct core *core, int64_t now, uint32_t job_id,
 		     uid_t uid, bool is_operator, struct rota_error *err)
 {
 	struct core_job *job;
-	int rc = job_access(core, job_id, uid, is_operator, &job, err);
+	int rc = core_job_access(core, job_id, uid, is_operator, &job, err);
 
 	if (rc < 0)
 		return rc;

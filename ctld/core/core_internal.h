@@ -134,6 +134,14 @@ void usage_submit_account(struct core *core, struct core_job *job);
 /* Periodic charging and fairshare recomputation (core_tick). */
 void usage_tick(struct core *core, int64_t now);
 
+/*
+ * control.c: the job 'id' if 'uid' may act on it (its owner, or an
+ * operator); -ENOENT or -EPERM with the user's line otherwise.
+ */
+int core_job_access(struct core *core, uint32_t id, uid_t uid,
+		    bool is_operator, struct core_job **out,
+		    struct rota_error *err);
+
 /* priority.c */
 int prio_init(struct core *core, const struct rota_conf *conf,
 	      struct rota_error *err);

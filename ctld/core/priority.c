@@ -117,20 +117,17 @@ void prio_set_eligible(struct core_job *job, bool eligible, int64_t now)
 	job->eligible_since = now;
 }
 
-/* Users act on their own jobs; operators on all. */
+/* A pending job the caller may act on. */
 static int held_job(struct core *core, uint32_t id, uid_t uid,
 		    bool is_operator, struct core_job **out,
 		    struct rota_error *err)
 {
-	struct core_job *job = jobtab_find(core, id);
+	struct core_job *job;
+	int rc = core_job_access(core, id, uid, is_operator, out, err);
 
-	*out = job;
-	if (!job)
-		return rota_errorf(err, -ENOENT, "job %u: not found", id);
-	if (!is_operator && job->uid != uid)
-		return rota_errorf(err, -EPERM,
-				   "job %u: permission denied: it belongs to "
-				   "%s", id, job->user);
+	if (rc < 0)
+		return rc;
+	job = *out;
 	if (job->state != ROTA_JOB_PENDING)
 		return rota_errorf(err, -EINVAL, "job %u: not pending (%s)",
 				   id, rota_job_state_name(job->state));
