@@ -22,6 +22,7 @@
 
 #include "plugins/priority/expr.h"
 #include "plugins/rota_plugin.h"
+#include "testsuite/unit/plugins/fake_host.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -33,17 +34,6 @@ extern const struct rota_plugin rota_plugin_priority_maui;
 	     "eligible_time/864000"
 
 /* ---- a fake host --------------------------------------------------------- */
-
-struct setting {
-	const char *key;
-	const char *value;
-};
-
-/* The test's settings: setting i is on line i + 1 of test.conf. */
-struct rota_plugin_conf {
-	const struct setting *s;
-	int n;
-};
 
 static char logbuf[4096];
 static int nlogs;
@@ -70,89 +60,7 @@ static void log_reset(void)
 	nlogs = 0;
 }
 
-static const struct setting *lookup(const struct rota_plugin_conf *conf,
-				    const char *key, int *line)
-{
-	for (int i = 0; conf && i < conf->n; i++) {
-		if (strcasecmp(conf->s[i].key, key) == 0) {
-			*line = i + 1;
-			return &conf->s[i];
-		}
-	}
-	return NULL;
-}
-
-static int fake_conf_double(const struct rota_plugin_conf *conf,
-			    const char *key, double min, double max,
-			    double *out, char *err, size_t errlen)
-{
-	int line;
-	const struct setting *s = lookup(conf, key, &line);
-	char *end;
-	double v;
-
-	if (!s)
-		return 0;
-	v = strtod(s->value, &end);
-	if (end == s->value || *end || v < min || v > max) {
-		snprintf(err, errlen, "test.conf:%d: %s: '%s' is not within "
-			 "[%g, %g]", line, key, s->value, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-/* "90s", "2h", "7d" */
-static int fake_conf_duration(const struct rota_plugin_conf *conf,
-			      const char *key, int64_t min, int64_t max,
-			      int64_t *out, char *err, size_t errlen)
-{
-	int line;
-	const struct setting *s = lookup(conf, key, &line);
-	char *end;
-	long long v;
-
-	if (!s)
-		return 0;
-	v = strtoll(s->value, &end, 10);
-	switch (*end) {
-	case 'd': v *= 24; /* fall through */
-	case 'h': v *= 60; /* fall through */
-	case 'm': v *= 60; /* fall through */
-	case 's': break;
-	default: v = -1;
-	}
-	if (v < min || v > max) {
-		snprintf(err, errlen, "test.conf:%d: %s: bad duration", line,
-			 key);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int fake_conf_string(const struct rota_plugin_conf *conf,
-			    const char *key, const char **out, char *where,
-			    size_t wherelen)
-{
-	int line;
-	const struct setting *s = lookup(conf, key, &line);
-
-	if (!s)
-		return 0;
-	*out = s->value;
-	snprintf(where, wherelen, "test.conf:%d", line);
-	return 0;
-}
-
-static const struct rota_host host = {
-	.size = sizeof(host),
-	.log = fake_log,
-	.conf_double = fake_conf_double,
-	.conf_duration = fake_conf_duration,
-	.conf_string = fake_conf_string,
-};
+static struct rota_host host;
 
 /* init through the descriptor; the state, or NULL with 'err' filled. */
 static void *plugin_start(const struct rota_plugin *p,
@@ -957,8 +865,12 @@ static Suite *priority_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(priority_suite());
+	SRunner *sr;
 	int failed;
+
+	fake_host_init(&host);
+	host.log = fake_log;
+	sr = srunner_create(priority_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
