@@ -228,8 +228,9 @@ static void formula_report(struct formula_state *st, size_t k)
 	uint32_t *t;
 
 	for (size_t i = 0; i < k; i++) {
-		if (bsearch(&st->now_failed[i], st->failed, st->nfailed,
-			    sizeof(uint32_t), cmp_id))
+		if (st->nfailed && bsearch(&st->now_failed[i], st->failed,
+					   st->nfailed, sizeof(uint32_t),
+					   cmp_id))
 			continue;
 		if (logged++ < FORMULA_LOG_MAX)
 			formula_log(st, st->now_failed[i], st->now_why[i]);
@@ -240,7 +241,8 @@ static void formula_report(struct formula_state *st, size_t k)
 		st->host->log(st->host, ROTA_PLUGIN_LOG_WARN,
 			      "%zu more jobs: formula cannot rate them, "
 			      "priority 0", more);
-	qsort(st->now_failed, k, sizeof(uint32_t), cmp_id);
+	if (k) /* qsort's array may not be NULL, even empty */
+		qsort(st->now_failed, k, sizeof(uint32_t), cmp_id);
 	t = st->failed;
 	st->failed = st->now_failed;
 	st->now_failed = t;
