@@ -12,18 +12,15 @@
  * submits, then a main pass (core_schedule) if anything happened, then
  * core_tick if a period is due; LAUNCH actions say which jobs started.
  *
- * Ticks that cannot change a decision are not visited:
- * - with nothing pending, no backfill or main pass (they would find
- *   nothing to start); the core's own "is it due" then fires at the next
- *   grid point, as in the daemon;
- * - with nothing pending or running and exponential decay, no re-rating
- *   (decay over one long span equals decay over many short ones);
- * - a backfill pass when nothing happened since the last pass and it
- *   started nothing: no submit, end, start or re-rating.  Free cores and
- *   the running jobs' expected ends are then the same and 'now' is later,
- *   so every gap is shorter: what did not fit cannot fit now.  (Not so
- *   when a limits plugin counts remaining processor-seconds; --every-pass
- *   visits every pass, and the tests check both give the same bytes.)
+ * Ticks that cannot change a decision are not visited: with nothing
+ * pending no pass runs (it would find nothing to start; the core's own
+ * "is it due" then fires at the next grid point, as in the daemon), and
+ * with nothing running either and exponential decay no re-rating (decay
+ * over one long span equals decay over many short ones).  --every-pass
+ * visits them all; the tests check both give the same bytes.  (Skipping
+ * passes after which "nothing changed" is not exact: backfill rounds its
+ * candidate times to Resolution from 'now', so a later pass can find a
+ * gap an earlier one did not.)
  * No wall clock is read and no work clock is set (core_set_work_clock):
  * passes are bounded by their job counts only, so results are the same
  * on any machine.
@@ -70,10 +67,6 @@ struct engine {
 	int64_t bf_interval;	/* 0: the sched plugin has no passes */
 	int64_t pass_interval;
 	bool idle_decay_ok;	/* exponential decay: idle ticks skippable */
-	bool bf_dirty;		/* something changed since the last
-				   backfill pass, or it started jobs */
-	bool main_dirty;	/* a submit, end or re-rating since the
-				   last main pass */
 	uint32_t busy;		/* cores in use */
 	size_t steps_cap;
 };
@@ -325,7 +318,6 @@ static void submit_one(struct engine *e, const struct swf_job *j,
 		.cores = (uint32_t)procs,
 		.timeout = job->time_limit && j->run > job->time_limit,
 	};
-	e->bf_dirty = e->main_dirty = true;
 }
 
 static void end_one(struct engine *e, uint32_t id, int64_t now)
@@ -346,7 +338,6 @@ static void end_one(struct engine *e, uint32_t id, int64_t now)
 		rota_fatal("rota sim: job %u: %s", id, err.text);
 	sj->end = now - e->epoch;
 	e->busy -= sj->cores;
-	e->bf_dirty = e->main_dirty = true;
 }
 
 /* LAUNCH actions: record the starts and queue their ends. */
@@ -371,7 +362,6 @@ static void take_starts(struct engine *e, int64_t now, bool backfill)
 		sj->backfilled = backfill;
 		e->busy += sj->cores;
 		heap_push(e, (struct end_event){ now + e->run[k], a[i].job_id });
-		e->bf_dirty = true;
 	}
 	free(a);
 }
@@ -401,18 +391,23 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* The next periodic tick worth visiting after 'now'; NEVER if none. */
+/*
+ * The next periodic tick worth visiting after 'now'; NEVER if none.  With
+ * nothing pending, passes find nothing to start; with nothing running
+ * either and exponential decay, a re-rating only decays usage, which one
+ * long span does as well as many short ones.
+ */
 static int64_t next_tick(const struct engine *e, int64_t now)
 {
 	bool pending = core_pending_count(e->core) > 0;
 	bool every = e->opt->every_pass;
 	int64_t t = NEVER;
 
-	if (pending || e->nheap || !e->idle_decay_ok)
+	if (pending || e->nheap || !e->idle_decay_ok || every)
 		t = grid_after(e, now, e->calc_period);
-	if (pending && e->bf_interval && (e->bf_dirty || every))
+	if ((pending || every) && e->bf_interval)
 		t = min64(t, grid_after(e, now, e->bf_interval));
-	if (pending && (e->main_dirty || every))
+	if (pending || every)
 		t = min64(t, grid_after(e, now, e->pass_interval));
 	return t;
 }
@@ -425,27 +420,14 @@ static bool on_grid(const struct engine *e, int64_t now, int64_t period)
 /* A main pass after events, then the core's periodic work if due. */
 static void tick(struct engine *e, int64_t now, bool event)
 {
-	const struct core_sched_stats *st = core_sched_stats(e->core);
-	uint64_t passes = st->bf_passes;
-	uint64_t started = st->bf_started;
-	bool every = e->opt->every_pass;
-	bool calc = on_grid(e, now, e->calc_period);
-	bool bf = on_grid(e, now, e->bf_interval) && (e->bf_dirty || every);
-
-	if (event || (on_grid(e, now, e->pass_interval) &&
-		      (e->main_dirty || every))) {
+	if (event || on_grid(e, now, e->pass_interval)) {
 		core_schedule(e->core, now);
-		e->main_dirty = false;
 		take_starts(e, now, false);
 	}
-	if (!calc && !bf)
-		return;
-	core_tick(e->core, now);
-	take_starts(e, now, true);
-	if (calc)
-		e->bf_dirty = e->main_dirty = true; /* priorities moved */
-	if (st->bf_passes != passes)
-		e->bf_dirty = st->bf_started != started;
+	if (on_grid(e, now, e->calc_period) || on_grid(e, now, e->bf_interval)) {
+		core_tick(e->core, now);
+		take_starts(e, now, true);
+	}
 }
 
 /* ---- results ----------------------------------------------------------- */
@@ -550,6 +532,9 @@ static int64_t next_event(const struct engine *e, size_t next, int64_t now)
 	int64_t t = next < e->t->n ? e->epoch + e->t->jobs[next].submit
 				   : NEVER;
 
+	/* the end: nothing left to submit, run or start */
+	if (t == NEVER && !e->nheap && !core_pending_count(e->core))
+		return NEVER;
 	if (e->nheap)
 		t = min64(t, e->heap[0].time);
 	return min64(t, next_tick(e, now));

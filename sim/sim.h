@@ -36,8 +36,8 @@ struct sim_options {
 	enum sim_cluster cluster;
 	enum sim_estimates estimates;
 	bool timeline;		/* keep what --svg draws */
-	bool every_pass;	/* visit every backfill and main pass, even
-				   those that cannot change a decision */
+	bool every_pass;	/* visit every periodic tick, also those
+				   that cannot change a decision (idle) */
 	/* called now and then with jobs submitted so far; may be NULL */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;

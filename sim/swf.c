@@ -21,10 +21,15 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* A decimal integer, optional '-', at most 18 digits; -EPROTO otherwise. */
+/*
+ * A decimal number, optional '-', at most 18 digits before an optional
+ * fraction (average CPU time and memory are fractional in some logs),
+ * which is dropped; -EPROTO otherwise.
+ */
 static int parse_int(const char *s, size_t len, int64_t *out)
 {
 	size_t i = 0;
+	size_t digits = 0;
 	int64_t v = 0;
 	bool neg = false;
 
@@ -32,13 +37,22 @@ static int parse_int(const char *s, size_t len, int64_t *out)
 		neg = true;
 		i = 1;
 	}
-	if (i == len || len - i > 18)
-		return -EPROTO;
-	for (; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (++digits > 18)
 			return -EPROTO;
 		v = v * 10 + (s[i] - '0');
 	}
+	if (!digits)
+		return -EPROTO;
+	if (i < len && s[i] == '.') {
+		i++;
+		if (i == len)
+			return -EPROTO;
+		while (i < len && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	if (i != len)
+		return -EPROTO;
 	*out = neg ? -v : v;
 	return 0;
 }

@@ -40,7 +40,8 @@ struct swf_job {
  * Returns 1 and fills 'job' for a job line, 0 for a blank or ';' line,
  * -EPROTO with the reason in 'err' ("field 4: 'x' is not a number") for
  * anything else: a field count other than 18, a field that is not a
- * decimal integer of at most 18 digits, or a value below -1.
+ * decimal number of at most 18 digits before an optional fraction (the
+ * fraction is dropped: "552.21" is 552), or a value below -1.
  */
 int swf_parse_line(const char *line, size_t len, struct swf_job *job,
 		   struct rota_error *err);
