@@ -16,7 +16,9 @@
  * pending no pass runs (it would find nothing to start; the core's own
  * "is it due" then fires at the next grid point, as in the daemon), and
  * with nothing running either and exponential decay no re-rating (decay
- * over one long span equals decay over many short ones).  --every-pass
+ * over one long span equals decay over many short ones; the last
+ * re-rating before the span ends is done, as jobs submitted then are
+ * rated with its factors: catch_up()).  --every-pass
  * visits them all; the tests check both give the same bytes.  (Skipping
  * passes after which "nothing changed" is not exact: backfill rounds its
  * candidate times to Resolution from 'now', so a later pass can find a
@@ -67,6 +69,7 @@ struct engine {
 	int64_t bf_interval;	/* 0: the sched plugin has no passes */
 	int64_t pass_interval;
 	bool idle_decay_ok;	/* exponential decay: idle ticks skippable */
+	int64_t last_calc;	/* the last re-rating tick visited */
 	uint32_t busy;		/* cores in use */
 	size_t steps_cap;
 };
@@ -224,7 +227,8 @@ static void timeline_step(struct engine *e, int64_t now)
 		.queued = (uint32_t)core_pending_count(e->core),
 	};
 
-	if (!e->opt->timeline)
+	/* from the first submit: idle ticks before it are not the trace's */
+	if (!e->opt->timeline || !r->njobs)
 		return;
 	if (r->nsteps && r->steps[r->nsteps - 1].time == s.time) {
 		r->steps[r->nsteps - 1] = s;
@@ -424,6 +428,8 @@ static void tick(struct engine *e, int64_t now, bool event)
 		core_schedule(e->core, now);
 		take_starts(e, now, false);
 	}
+	if (on_grid(e, now, e->calc_period))
+		e->last_calc = now;
 	if (on_grid(e, now, e->calc_period) || on_grid(e, now, e->bf_interval)) {
 		core_tick(e->core, now);
 		take_starts(e, now, true);
@@ -540,6 +546,25 @@ static int64_t next_event(const struct engine *e, size_t next, int64_t now)
 	return min64(t, next_tick(e, now));
 }
 
+/*
+ * Leaving an idle span whose re-ratings were not visited: the last one
+ * before 'now', as the daemon did it.  A job submitted now is rated
+ * alone with the fairshare factors of that re-rating; one decay over the
+ * whole span gives the usage many would have.
+ */
+static void catch_up(struct engine *e, int64_t now)
+{
+	int64_t g = e->epoch + ((now - 1 - e->epoch) / e->calc_period -
+				(now - 1 < e->epoch)) *
+				       e->calc_period;
+
+	if (g <= e->last_calc)
+		return;
+	e->last_calc = g;
+	core_tick(e->core, g);
+	take_starts(e, g, true);
+}
+
 static void loop(struct engine *e)
 {
 	const struct swf_trace *t = e->t;
@@ -552,6 +577,7 @@ static void loop(struct engine *e)
 		now = next_event(e, next, now);
 		if (now == NEVER)
 			break;
+		catch_up(e, now);
 		while (e->nheap && e->heap[0].time == now) {
 			end_one(e, heap_pop(e).id, now);
 			event = true;
@@ -575,7 +601,8 @@ static void loop(struct engine *e)
 int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
 	    struct sim_result *out, struct rota_error *err)
 {
-	struct engine e = { .opt = opt, .t = trace, .r = out };
+	struct engine e = { .opt = opt, .t = trace, .r = out,
+			    .last_calc = INT64_MIN };
 	const struct core_sched_stats *st;
 	int rc;
 
