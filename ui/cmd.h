@@ -40,6 +40,7 @@ extern const struct cmd cmd_nice;
 extern const struct cmd cmd_update;
 extern const struct cmd cmd_requeue;
 extern const struct cmd cmd_top;
+extern const struct cmd cmd_sim;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_SIM_SIM_H
+#define ROTA_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "sim/swf.h"
+
+/*
+ * rota sim: a trace replayed through the scheduling core (ctld/core) on a
+ * virtual clock.  setup.c turns a rota.conf plus the trace into the
+ * config the core gets (nodes from the header with --flat/--nodes, an
+ * account per trace group and a user line per user and group); engine.c
+ * runs the event loop; report.c turns the result into figures, CSV and
+ * SVG.  Nothing here reads the wall clock: the same trace and config give
+ * the same bytes.
+ */
+
+enum sim_cluster {
+	SIM_CLUSTER_CONFIG = 0,	/* the config's NodeName lines */
+	SIM_CLUSTER_FLAT,	/* one node of MaxProcs cores */
+	SIM_CLUSTER_NODES,	/* MaxNodes nodes of MaxProcs/MaxNodes cores */
+};
+
+enum sim_estimates {
+	SIM_ESTIMATES_REQUESTED = 0, /* the limit is the requested time */
+	SIM_ESTIMATES_ACTUAL,	     /* the limit is the run time (oracle) */
+};
+
+struct sim_options {
+	const char *config;	/* rota.conf path; NULL: policy defaults */
+	enum sim_cluster cluster;
+	enum sim_estimates estimates;
+	bool timeline;		/* keep what --svg draws */
+	bool every_pass;	/* visit every periodic tick, also those
+				   that cannot change a decision (idle) */
+	/* called now and then with jobs submitted so far; may be NULL */
+	void (*progress)(void *arg, size_t done, size_t total);
+	void *progress_arg;
+};
+
+/* One replayed job, in trace order of the jobs that were submitted. */
+struct sim_job {
+	int64_t swf_id;		/* the trace's job number */
+	int64_t submit;		/* seconds since the log's start */
+	int64_t start;		/* -1: never started */
+	int64_t end;
+	uint32_t cores;
+	uint32_t nodes;		/* nodes it ran on */
+	uint32_t user;		/* index into sim_result.users */
+	bool timeout;		/* cut at its limit */
+	bool backfilled;	/* started by a backfill pass */
+	double priority;	/* the priority plugin's, at start */
+};
+
+/* One account or user of the share tree, in the tree's preorder. */
+struct sim_share {
+	char *name;
+	char *account;
+	uint32_t depth;
+	bool is_user;
+	double shares_norm;	/* of the machine */
+	double usage;		/* core-seconds the trace's jobs ran, undecayed */
+	double usage_share;	/* usage / all usage */
+};
+
+/* A step of the timeline: from 'time' on, these cores busy, jobs queued. */
+struct sim_step {
+	int64_t time;
+	uint32_t busy;
+	uint32_t queued;
+};
+
+/* Why trace jobs were not replayed; each counted, never silent. */
+struct sim_skips {
+	size_t wide;		/* more processors than the machine */
+	size_t zero;		/* run time 0 */
+	size_t cancelled;	/* status 5 with run time 0 or -1 */
+	size_t unknown;		/* run time or size -1 */
+	size_t refused;		/* core_submit said no (first_refusal) */
+	char first_refusal[200];
+};
+
+struct sim_result {
+	char *config_name;	/* the config's path, or "(defaults)" */
+	char *policy;		/* "priority/fifo sched/backfill ..." */
+	uint64_t total_cores;
+	size_t nnodes;
+	size_t trace_jobs;	/* job lines in the trace */
+	size_t malformed;	/* lines skipped under --lenient */
+	struct sim_skips skips;
+	struct sim_job *jobs;
+	size_t njobs;
+	uint64_t bf_started;	/* core_sched_stats()->bf_started */
+	uint64_t main_passes;
+	uint64_t bf_passes;
+	struct sim_share *shares;
+	size_t nshares;
+	struct sim_step *steps;	/* with sim_options.timeline */
+	size_t nsteps;
+};
+
+/*
+ * Build the config for 'trace' (setup.c): the file at 'opt->config' (or
+ * nothing), plus generated NodeName/QueueName lines with --flat/--nodes
+ * and AccountName/UserName lines for the trace's groups and users that
+ * the file does not declare.  -EINVAL with the reason in 'err' (a config
+ * error names file and line).  Caller frees '*text'.
+ */
+int sim_config_text(const struct sim_options *opt,
+		    const struct swf_trace *trace, char **text,
+		    struct rota_error *err);
+
+/* The user and account names of trace ids: "u<N>", "g<N>" (-1: 0). */
+void sim_user_name(int64_t id, char *buf, size_t len);
+void sim_account_name(int64_t id, char *buf, size_t len);
+
+/*
+ * Replay 'trace' (engine.c).  0, or -errno with the line in 'err' (a
+ * config the core refuses, a node without CPUs=).  Caller frees 'out'
+ * with sim_result_fini() in either case.
+ */
+int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
+	    struct sim_result *out, struct rota_error *err);
+void sim_result_fini(struct sim_result *r);
+
+/* The figures report.c derives from one run. */
+struct sim_stats {
+	size_t jobs;		/* replayed and started */
+	double utilization;	/* core-seconds used / offered, 0..1 */
+	double wait_mean;
+	double wait_median;
+	double wait_p95;
+	double bsld_mean;	/* bounded slowdown, 10 s threshold */
+	int64_t makespan;	/* first submit to last end */
+	size_t timeouts;
+	uint64_t backfilled;
+	double unfairness;	/* sum |usage share - share| / 2 over users */
+};
+
+void sim_stats_compute(const struct sim_result *r, struct sim_stats *s);
+/* The text report of one run. */
+void sim_report_print(FILE *f, const struct sim_result *r);
+/* One table, a column per run. */
+void sim_report_compare(FILE *f, const struct sim_result *r, size_t n);
+/* The per-job CSV; -errno on a write error. */
+int sim_report_csv(FILE *f, const struct sim_result *r);
+/* Utilization and queue length over time; -errno on a write error. */
+int sim_report_svg(FILE *f, const struct sim_result *r);
+
+#endif

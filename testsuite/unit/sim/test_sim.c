@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The replay (sim/sim.h) on hand-made traces whose schedules are worked
+ * out on paper below, FCFS (Sched=builtin) and EASY (Sched=backfill);
+ * skipped jobs counted by reason; the same trace and config giving the
+ * same bytes twice, and with --every-pass; the report's figures.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/sim.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * One node of 4 cores (--flat, MaxProcs 4); fifo priority: submit order.
+ *
+ *   job  submit  cores  run  limit
+ *    1      0      2    100   100
+ *    2      0      4     50    50
+ *    3      0      2     50    50
+ *    4      0      2    200   200
+ *    5     10      1     20    20
+ *
+ * FCFS (strict order; a job waits while any earlier one waits):
+ *   t=0    1 starts (2 cores free); 2 needs 4: it and all after wait
+ *   t=100  1 ends: 2 starts (4 cores)
+ *   t=150  2 ends: 3 and 4 start (2 + 2 cores)
+ *   t=200  3 ends: 5 starts
+ *   => 1: 0-100, 2: 100-150, 3: 150-200, 4: 150-350, 5: 200-220
+ *
+ * EASY (Interval=1s Resolution=1s): 2 is reserved at t=100, when 1 ends;
+ * a later job may start now if it fits now and ends by 100 (2 needs all
+ * 4 cores, so there are no spare cores at the reservation).
+ *   t=0    1 starts; backfill: 3 (2 cores, ends 50) starts; 4 would end
+ *          at 200: waits
+ *   t=10   5 arrives: no core free
+ *   t=50   3 ends; backfill: 4 still too long, 5 (ends 70) starts
+ *   t=100  1 ends: 2 starts
+ *   t=150  2 ends: 4 starts
+ *   => 1: 0-100, 2: 100-150, 3: 0-50, 4: 150-350, 5: 50-70
+ */
+static const char five[] =
+	"; MaxProcs: 4\n"
+	"; MaxNodes: 1\n"
+	"1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+	"2 0 -1 50 4 -1 -1 4 50 -1 1 2 1 -1 -1 -1 -1 -1\n"
+	"3 0 -1 50 2 -1 -1 2 50 -1 1 1 1 -1 -1 -1 -1 -1\n"
+	"4 0 -1 200 2 -1 -1 2 200 -1 1 3 2 -1 -1 -1 -1 -1\n"
+	"5 10 -1 20 1 -1 -1 1 20 -1 1 2 1 -1 -1 -1 -1 -1\n";
+
+static const int64_t fcfs[][2] = {
+	{ 0, 100 }, { 100, 150 }, { 150, 200 }, { 150, 350 }, { 200, 220 },
+};
+static const int64_t easy[][2] = {
+	{ 0, 100 }, { 100, 150 }, { 0, 50 }, { 150, 350 }, { 50, 70 },
+};
+
+static char conf_path[64];
+
+static void write_conf(const char *text)
+{
+	FILE *f;
+
+	/* one name per process: the report prints it */
+	snprintf(conf_path, sizeof(conf_path), "/tmp/test_sim_%d.conf",
+		 (int)getpid());
+	f = fopen(conf_path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void teardown(void)
+{
+	if (conf_path[0])
+		unlink(conf_path);
+	conf_path[0] = '\0';
+}
+
+static void run(const char *trace, const char *conf, struct sim_options *o,
+		struct sim_result *r)
+{
+	struct swf_trace t;
+	struct rota_error err = { "" };
+
+	ck_assert_int_eq(swf_read_buffer("t.swf", trace, strlen(trace), false,
+					 &t, &err),
+			 0);
+	write_conf(conf);
+	o->config = conf_path;
+	ck_assert_msg(sim_run(o, &t, r, &err) == 0, "sim: %s", err.text);
+	swf_trace_fini(&t);
+}
+
+static void check_schedule(const struct sim_result *r, const int64_t (*want)[2])
+{
+	ck_assert_uint_eq(r->njobs, 5);
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_int_eq(r->jobs[i].swf_id, (int64_t)i + 1);
+		ck_assert_msg(r->jobs[i].start == want[i][0] &&
+				      r->jobs[i].end == want[i][1],
+			      "job %zu: %lld-%lld, want %lld-%lld", i + 1,
+			      (long long)r->jobs[i].start,
+			      (long long)r->jobs[i].end,
+			      (long long)want[i][0], (long long)want[i][1]);
+	}
+}
+
+START_TEST(test_fcfs)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT };
+	struct sim_result r;
+
+	run(five, "Sched=builtin\n", &o, &r);
+	check_schedule(&r, fcfs);
+	ck_assert_uint_eq(r.total_cores, 4);
+	ck_assert_uint_eq(r.bf_started, 0);
+	sim_result_fini(&r);
+}
+END_TEST
+
+START_TEST(test_easy)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT };
+	struct sim_result r;
+	struct sim_stats s;
+
+	run(five, "Sched=backfill Interval=1s Resolution=1s\n", &o, &r);
+	check_schedule(&r, easy);
+	ck_assert_uint_eq(r.bf_started, 2);
+	ck_assert(r.jobs[2].backfilled && r.jobs[4].backfilled);
+	ck_assert(!r.jobs[0].backfilled && !r.jobs[1].backfilled);
+	sim_stats_compute(&r, &s);
+	/* waits 0, 100, 0, 150, 40 */
+	ck_assert_double_eq_tol(s.wait_mean, 58.0, 1e-9);
+	ck_assert_double_eq_tol(s.wait_median, 40.0, 1e-9);
+	ck_assert_double_eq_tol(s.wait_p95, 150.0, 1e-9);
+	ck_assert_int_eq(s.makespan, 350);
+	/* 2*100 + 4*50 + 2*50 + 2*200 + 1*20 = 920 of 4 * 350 */
+	ck_assert_double_eq_tol(s.utilization, 920.0 / 1400.0, 1e-9);
+	/* (100/100 + 150/50 + 50/50 + 350/200 + 60/20) / 5 */
+	ck_assert_double_eq_tol(s.bsld_mean, (1 + 3 + 1 + 1.75 + 3) / 5.0,
+				1e-9);
+	sim_result_fini(&r);
+}
+END_TEST
+
+/* The trace's users and groups become the share tree's leaves. */
+START_TEST(test_accounts)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT };
+	struct sim_result r;
+	double g1 = -1;
+
+	run(five, "Sched=builtin\nAccountName=g1 Shares=3\n", &o, &r);
+	for (size_t i = 0; i < r.nshares; i++)
+		if (!r.shares[i].is_user && strcmp(r.shares[i].name, "g1") == 0)
+			g1 = r.shares[i].shares_norm;
+	ck_assert_double_eq_tol(g1, 0.75, 1e-9); /* 3 of 3 + 1 (g2) */
+	/* g1 ran jobs 1, 2, 3, 5: 200 + 200 + 100 + 20 of 920 */
+	for (size_t i = 0; i < r.nshares; i++)
+		if (!r.shares[i].is_user && strcmp(r.shares[i].name, "g1") == 0)
+			ck_assert_double_eq_tol(r.shares[i].usage_share,
+						520.0 / 920.0, 1e-9);
+	sim_result_fini(&r);
+}
+END_TEST
+
+static const char skips[] =
+	"; MaxProcs: 4\n"
+	"1 0 -1 10 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+	"2 0 -1 10 8 -1 -1 8 100 -1 1 1 1 -1 -1 -1 -1 -1\n"  /* wide */
+	"3 0 -1 0 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n"   /* zero */
+	"4 0 -1 -1 -1 -1 -1 2 100 -1 5 1 1 -1 -1 -1 -1 -1\n" /* cancelled */
+	"5 0 -1 0 2 -1 -1 2 100 -1 5 1 1 -1 -1 -1 -1 -1\n"   /* cancelled */
+	"6 0 -1 -1 2 -1 -1 2 100 -1 0 1 1 -1 -1 -1 -1 -1\n"  /* unknown */
+	"7 0 -1 10 -1 -1 -1 -1 100 -1 1 1 1 -1 -1 -1 -1 -1\n" /* unknown */
+	"8 0 -1 10 3 -1 -1 -1 100 -1 1 1 1 -1 -1 -1 -1 -1\n" /* alloc'd 3 */
+	"9 0 -1 500 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n" /* cut */
+	"10 0 -1 10 1 -1 -1 1 99999 -1 1 1 1 -1 -1 -1 -1 -1\n"; /* refused */
+
+START_TEST(test_skips)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT };
+	struct sim_result r;
+
+	run(skips, "QueueName=q Nodes=ALL MaxTime=1000\n", &o, &r);
+	ck_assert_uint_eq(r.trace_jobs, 10);
+	ck_assert_uint_eq(r.skips.wide, 1);
+	ck_assert_uint_eq(r.skips.zero, 1);
+	ck_assert_uint_eq(r.skips.cancelled, 2);
+	ck_assert_uint_eq(r.skips.unknown, 2);
+	ck_assert_uint_eq(r.skips.refused, 1);
+	ck_assert_msg(strncmp(r.skips.first_refusal, "job 10: ", 8) == 0,
+		      "%s", r.skips.first_refusal);
+	ck_assert_uint_eq(r.njobs, 3);
+	ck_assert_uint_eq(r.jobs[1].cores, 3);
+	ck_assert(r.jobs[2].timeout);
+	ck_assert_int_eq(r.jobs[2].end - r.jobs[2].start, 100);
+	sim_result_fini(&r);
+}
+END_TEST
+
+START_TEST(test_nodes_from_header)
+{
+	static const char trace[] =
+		"; MaxProcs: 4\n; MaxNodes: 2\n"
+		"1 0 -1 10 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n";
+	struct sim_options o = { .cluster = SIM_CLUSTER_NODES };
+	struct sim_result r;
+	struct swf_trace t;
+	struct rota_error err = { "" };
+
+	run(trace, "", &o, &r);
+	ck_assert_uint_eq(r.nnodes, 2);
+	ck_assert_uint_eq(r.total_cores, 4);
+	ck_assert_uint_eq(r.jobs[0].nodes, 2);
+	sim_result_fini(&r);
+	/* nodes in the config and --nodes: refused, naming the line */
+	ck_assert_int_eq(swf_read_buffer("t.swf", trace, strlen(trace), false,
+					 &t, &err),
+			 0);
+	teardown();
+	write_conf("NodeName=n1 CPUs=4\n");
+	o.config = conf_path;
+	ck_assert_int_eq(sim_run(&o, &t, &r, &err), -EINVAL);
+	ck_assert_msg(strstr(err.text, "--nodes: ") && strstr(err.text, ":1: "),
+		      "%s", err.text);
+	sim_result_fini(&r);
+	swf_trace_fini(&t);
+}
+END_TEST
+
+/* Everything printed, as rota sim --csv --svg writes it. */
+static char *render(const char *trace, const char *conf, bool every)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_NODES,
+				 .timeline = true, .every_pass = every };
+	struct sim_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	run(trace, conf, &o, &r);
+	teardown();
+	sim_report_print(f, &r);
+	ck_assert_int_eq(sim_report_csv(f, &r), 0);
+	ck_assert_int_eq(sim_report_svg(f, &r), 0);
+	sim_result_fini(&r);
+	fclose(f);
+	return buf;
+}
+
+/* A random trace: 300 jobs of 1-8 cores on 4 nodes of 4 cores. */
+static char *random_trace(unsigned seed)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int64_t t = 0;
+
+	fprintf(f, "; MaxProcs: 16\n; MaxNodes: 4\n");
+	for (int i = 1; i <= 300; i++) {
+		int64_t run = 1 + rand_r(&seed) % 3000;
+		int64_t req = run + rand_r(&seed) % 4000 - 500;
+
+		t += rand_r(&seed) % 400;
+		fprintf(f,
+			"%d %lld -1 %lld 1 -1 -1 %d %lld -1 1 %d %d -1 -1 -1 "
+			"-1 -1\n",
+			i, (long long)t, (long long)run,
+			1 + rand_r(&seed) % 8, (long long)(req > 0 ? req : 60),
+			1 + rand_r(&seed) % 7, 1 + rand_r(&seed) % 3);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Remove the line starting with 'prefix'. */
+static void drop_line(char *buf, const char *prefix)
+{
+	char *l = strstr(buf, prefix);
+	char *nl = l ? strchr(l, '\n') : NULL;
+
+	ck_assert_ptr_nonnull(nl);
+	memmove(l, nl + 1, strlen(nl + 1) + 1);
+}
+
+static const char *const policies[] = {
+	"Sched=builtin\n",
+	"Sched=backfill\n",
+	"Sched=backfill Mode=conservative\n",
+	"Sched=backfill\nUsageHalfLife=1h\nPriorityCalcPeriod=2m\n"
+	"Priority=multifactor WeightAge=1000 WeightFairshare=10000 "
+	"WeightJobSize=100\n",
+};
+
+START_TEST(test_same_bytes)
+{
+	char *trace = random_trace(7 + (unsigned)_i);
+	char plugins[256];
+	char *conf;
+	char *a;
+	char *b;
+	char *c;
+
+	snprintf(plugins, sizeof(plugins), "PluginDir=%s\n", PLUGIN_DIR);
+	conf = malloc(strlen(plugins) + strlen(policies[_i]) + 1);
+	strcpy(conf, plugins);
+	strcat(conf, policies[_i]);
+	a = render(trace, conf, false);
+	b = render(trace, conf, false);
+	c = render(trace, conf, true);
+	ck_assert_msg(strcmp(a, b) == 0, "two runs differ");
+	/* --every-pass: the same, but for the count of passes */
+	drop_line(a, "backfilled ");
+	drop_line(c, "backfilled ");
+	if (strcmp(a, c) != 0 && getenv("TEST_SIM_DUMP") &&
+	    atoi(getenv("TEST_SIM_DUMP")) == _i) {
+		FILE *f = fopen("/tmp/test_sim_a", "w");
+
+		fputs(a, f);
+		fclose(f);
+		f = fopen("/tmp/test_sim_c", "w");
+		fputs(c, f);
+		fclose(f);
+	}
+	ck_assert_msg(strcmp(a, c) == 0, "--every-pass differs");
+	free(a);
+	free(b);
+	free(c);
+	free(conf);
+	free(trace);
+}
+END_TEST
+
+static Suite *sim_suite(void)
+{
+	Suite *s = suite_create("sim");
+	TCase *tc = tcase_create("sim");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, test_fcfs);
+	tcase_add_test(tc, test_easy);
+	tcase_add_test(tc, test_accounts);
+	tcase_add_test(tc, test_skips);
+	tcase_add_test(tc, test_nodes_from_header);
+	tcase_add_loop_test(tc, test_same_bytes, 0, N(policies));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(sim_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
