@@ -172,6 +172,16 @@ static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 				"node %s restarted without it",
 				core->nodes[idx].name);
 			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
+		} else if (job->alloc[0].node == idx && job->cancel_sent) {
+			/* the first order may have found no link: again */
+			core_push_action(core, &(struct core_action){
+						       .type = CORE_ACTION_SIGNAL,
+						       .job_id = job->id,
+						       .run = job->run,
+						       .node = idx,
+						       .signo = SIGTERM,
+						       .cancel = true,
+					       });
 		}
 		job = next;
 	}

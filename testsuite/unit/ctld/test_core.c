@@ -868,6 +868,13 @@ START_TEST(test_cancel_running)
 	/* asked again: no second signal */
 	ck_assert_int_eq(core_cancel(core, 4, id, 1000, false, &err), 0);
 	free(take(0));
+	/* the node comes back (the order may have found no link): again */
+	up(5, REG("n1", 8, 16 * GB, .jobs = (uint32_t[]){ id },
+		  .runs = (uint32_t[]){ 1 }, .njobs = 1));
+	a = take(1);
+	ck_assert_int_eq(a[0].type, CORE_ACTION_SIGNAL);
+	ck_assert(a[0].cancel);
+	free(a);
 
 	ck_assert_int_eq(end_rc(9, "n1",
 				&(struct rota_msg_job_end){
