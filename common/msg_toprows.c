@@ -2,7 +2,7 @@
 /*
  * The TOP_ROWS reply, what rota top reads every second (see msg.h).  The
  * JOB_ROWS way (msg_jobrows.c): written by hand into one buffer, read back
- * with the strict scanner into one arena, every column's range and every
+ * by the shared row reader (msg_rows.c) into one arena, every column's range and every
  * string's length checked, the struct left empty on failure.  Wider than
  * JOB_ROWS by what top shows and the queue listing does not: cores,
  * submit time, priority, nice, urgency, hold, expected start and
@@ -10,14 +10,12 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/jsonscan.h"
 #include "common/msg.h"
+#include "common/msg_rows.h"
 #include "common/strbuf.h"
-#include "common/xalloc.h"
 
 #define NINTS 10 /* the whole-number columns after the state */
 #define NSTRS 5
@@ -66,51 +64,6 @@ char *rota_msg_top_rows_encode(const struct rota_top_row *rows, size_t n,
 	return rota_strbuf_take(&b, len);
 }
 
-struct top_in {
-	struct rota_jscan s;
-	struct rota_error *err;
-};
-
-static int bad(struct top_in *in, const char *what)
-{
-	return rota_errorf(in->err, -EPROTO, "top rows: %s%s%s", what,
-			   in->s.why ? ": " : "", in->s.why ? in->s.why : "");
-}
-
-static int expect(struct top_in *in, enum rota_jtok t, const char *what)
-{
-	return rota_jscan_next(&in->s) == t ? 0 : bad(in, what);
-}
-
-static int key(struct top_in *in, const char *name)
-{
-	if (rota_jscan_next(&in->s) != ROTA_JT_STRING ||
-	    strcmp(in->s.str, name) != 0)
-		return bad(in, name);
-	return expect(in, ROTA_JT_COLON, "expected ':'");
-}
-
-static int num(struct top_in *in, int64_t lo, int64_t hi, int64_t *out,
-	       const char *what)
-{
-	if (rota_jscan_next(&in->s) != ROTA_JT_INT || in->s.num < lo ||
-	    in->s.num > hi)
-		return bad(in, what);
-	*out = in->s.num;
-	return 0;
-}
-
-static int state_of(const char *s, enum rota_job_state *out)
-{
-	for (int i = 1; i < ROTA_JOB_STATE_COUNT; i++) {
-		if (strcmp(s, rota_job_state_short(i)) == 0) {
-			*out = (enum rota_job_state)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static const struct {
 	const char *name;
 	int64_t lo;
@@ -129,38 +82,36 @@ static const struct {
 };
 
 /* One row, after its '[' */
-static int row(struct top_in *in, struct rota_top_row *r)
+static int row(struct msg_rows_in *in, void *out)
 {
+	struct rota_top_row *r = out;
 	int64_t v[NINTS] = { 0 };
 	int64_t id = 0;
 	const char **s[NSTRS] = { &r->queue, &r->user, &r->account, &r->name,
 				  &r->where };
-	int rc = num(in, 1, UINT32_MAX, &id, "id");
+	int rc = msg_rows_num(in, 1, UINT32_MAX, &id, "id");
 
 	if (!rc)
-		rc = expect(in, ROTA_JT_COMMA, "expected ','");
-	if (!rc && (rota_jscan_next(&in->s) != ROTA_JT_STRING ||
-		    in->s.len > 4 || state_of(in->s.str, &r->state) < 0))
-		rc = bad(in, "state");
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
+	if (!rc)
+		rc = msg_rows_state(in, &r->state);
 	for (size_t k = 0; !rc && k < NINTS; k++) {
-		rc = expect(in, ROTA_JT_COMMA, "expected ','");
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
 		if (!rc)
-			rc = num(in, int_cols[k].lo, int_cols[k].hi, &v[k],
-				 int_cols[k].name);
+			rc = msg_rows_num(in, int_cols[k].lo, int_cols[k].hi,
+					  &v[k], int_cols[k].name);
 	}
 	for (size_t k = 0; !rc && k < NSTRS; k++) {
 		size_t max = k == NSTRS - 1 ? ROTA_MSG_PATH_MAX
 					    : ROTA_MSG_NAME_MAX;
 
-		rc = expect(in, ROTA_JT_COMMA, "expected ','");
-		if (!rc && (rota_jscan_next(&in->s) != ROTA_JT_STRING ||
-			    in->s.len > max))
-			rc = bad(in, "string column");
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
 		if (!rc)
-			*s[k] = in->s.str;
+			rc = msg_rows_str(in, max, s[k], "string column");
 	}
 	if (!rc)
-		rc = expect(in, ROTA_JT_RBRACK, "expected ']' after a row");
+		rc = msg_rows_expect(in, ROTA_JT_RBRACK,
+				     "expected ']' after a row");
 	r->id = (uint32_t)id;
 	r->cores = (uint32_t)v[0];
 	r->nodes = (uint32_t)v[1];
@@ -175,64 +126,17 @@ static int row(struct top_in *in, struct rota_top_row *r)
 	return rc;
 }
 
-static int rows(struct top_in *in, struct rota_msg_top_rows *m)
-{
-	size_t cap = 0;
-	enum rota_jtok t = rota_jscan_next(&in->s);
-
-	if (t == ROTA_JT_RBRACK)
-		return 0;
-	for (;;) {
-		if (t != ROTA_JT_LBRACK)
-			return bad(in, "expected a row");
-		if (m->n == ROTA_MSG_LIST_MAX)
-			return bad(in, "too many rows");
-		if (m->n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			m->rows = rota_xreallocarray(m->rows, cap,
-						     sizeof(*m->rows));
-		}
-		if (row(in, &m->rows[m->n]) < 0)
-			return -EPROTO;
-		m->n++;
-		t = rota_jscan_next(&in->s);
-		if (t == ROTA_JT_RBRACK)
-			return 0;
-		if (t != ROTA_JT_COMMA)
-			return bad(in, "expected ',' or ']'");
-		t = rota_jscan_next(&in->s);
-	}
-}
-
 int rota_msg_top_rows_decode(const char *buf, size_t len,
 			     struct rota_msg_top_rows *m,
 			     struct rota_error *err)
 {
-	struct top_in in = { .err = err };
+	void *rows = NULL;
 	int rc;
 
 	*m = (struct rota_msg_top_rows){ 0 };
-	if (len > (size_t)1 << 31)
-		return rota_errorf(err, -EPROTO, "top rows: body too large");
-	m->arena = rota_xmalloc(len + 8);
-	rota_jscan_init(&in.s, buf, len, m->arena, len + 8);
-	rc = expect(&in, ROTA_JT_LBRACE, "expected '{'");
-	if (!rc)
-		rc = key(&in, "now");
-	if (!rc)
-		rc = num(&in, 0, INT64_MAX, &m->now, "now");
-	if (!rc)
-		rc = expect(&in, ROTA_JT_COMMA, "expected ','");
-	if (!rc)
-		rc = key(&in, "rows");
-	if (!rc)
-		rc = expect(&in, ROTA_JT_LBRACK, "expected '['");
-	if (!rc)
-		rc = rows(&in, m);
-	if (!rc)
-		rc = expect(&in, ROTA_JT_RBRACE, "expected '}'");
-	if (!rc)
-		rc = expect(&in, ROTA_JT_END, "trailing bytes");
+	rc = msg_rows_decode(buf, len, err, "top rows", sizeof(*m->rows), row,
+			     &rows, &m->n, &m->now, &m->arena);
+	m->rows = rows;
 	if (rc < 0)
 		rota_msg_top_rows_clear(m);
 	return rc;

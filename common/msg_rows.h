@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_COMMON_MSG_ROWS_H
+#define ROTA_COMMON_MSG_ROWS_H
+
+/*
+ * The reader behind the row-list replies (JOB_ROWS, TOP_ROWS), shared by
+ * common/msg_jobrows.c and common/msg_toprows.c only.  Both bodies are
+ * {"now":N,"rows":[[...],...]}; a codec supplies the reading of one row.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/jsonscan.h"
+#include "common/msg.h"
+
+struct msg_rows_in {
+	struct rota_jscan s;
+	struct rota_error *err;
+	const char *label; /* "job rows": the start of every error */
+};
+
+/* -EPROTO, "<label>: <what>[: <scanner's reason>]" */
+int msg_rows_bad(struct msg_rows_in *in, const char *what);
+int msg_rows_expect(struct msg_rows_in *in, enum rota_jtok t,
+		    const char *what);
+/* A whole number in [lo, hi]. */
+int msg_rows_num(struct msg_rows_in *in, int64_t lo, int64_t hi,
+		 int64_t *out, const char *what);
+/* A string of at most 'max' bytes, left in the arena. */
+int msg_rows_str(struct msg_rows_in *in, size_t max, const char **out,
+		 const char *what);
+/* A state column (its short name). */
+int msg_rows_state(struct msg_rows_in *in, enum rota_job_state *out);
+
+/* Reads one row, after its '['. */
+typedef int (*msg_rows_row_fn)(struct msg_rows_in *in, void *row);
+
+/*
+ * The whole body: 'now', then rows of 'size' bytes each into a growing
+ * '*rows', every string in '*arena'.  On failure the caller clears what
+ * was left in '*rows' and '*arena'.
+ */
+int msg_rows_decode(const char *buf, size_t len, struct rota_error *err,
+		    const char *label, size_t size, msg_rows_row_fn row,
+		    void **rows, size_t *n, int64_t *now, char **arena);
+
+#endif
