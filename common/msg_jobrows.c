@@ -16,113 +16,43 @@
 #include "common/msg_rows.h"
 #include "common/xalloc.h"
 
-/* The encoder's buffer: written through 'p', grown before each row. */
-struct rows_out {
-	char *data;
-	char *p;
-	char *end;
-};
-
-static void out_reserve(struct rows_out *o, size_t need)
-{
-	size_t used = (size_t)(o->p - o->data);
-	size_t cap = (size_t)(o->end - o->data);
-
-	if ((size_t)(o->end - o->p) >= need)
-		return;
-	while (cap - used < need)
-		cap = cap ? 2 * cap : 4096;
-	o->data = rota_xrealloc(o->data, cap);
-	o->p = o->data + used;
-	o->end = o->data + cap;
-}
-
-static char *put_i64(char *p, int64_t v)
-{
-	char tmp[24];
-	char *t = tmp + sizeof(tmp);
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		*--t = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--t = '-';
-	memcpy(p, t, (size_t)(tmp + sizeof(tmp) - t));
-	return p + (tmp + sizeof(tmp) - t);
-}
-
-/* 's' as a JSON string (what rota_strbuf_add_json writes), then ','. */
-static char *put_str(char *p, const char *s, char sep)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	*p++ = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c >= 0x20 && c != '"' && c != '\\') {
-			*p++ = (char)c;
-		} else if (c == '"' || c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)c;
-		} else {
-			memcpy(p, "\\u00", 4);
-			p[4] = hex[c >> 4];
-			p[5] = hex[c & 15];
-			p += 6;
-		}
-	}
-	*p++ = '"';
-	*p++ = sep;
-	return p;
-}
-
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
-
-/*
- * Written straight into one buffer, each row's worst case reserved first:
- * through rota_strbuf, ten calls a row cost more than the rest of a
- * 50,000-job listing.
- */
 char *rota_msg_job_rows_encode(const struct rota_job_row *rows, size_t n,
 			       int64_t now, size_t *len)
 {
-	struct rows_out o = { 0 };
+	struct msg_rows_out o = { 0 };
 
-	out_reserve(&o, 64);
-	o.p = put_i64(stpcpy(o.p, "{\"now\":"), now);
+	msg_rows_reserve(&o, 64);
+	o.p = msg_rows_put_i64(stpcpy(o.p, "{\"now\":"), now);
 	o.p = stpcpy(o.p, ",\"rows\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct rota_job_row *r = &rows[i];
-		const char *str[] = { or_empty(r->queue), or_empty(r->name),
-				      or_empty(r->user), or_empty(r->where) };
+		const char *str[] = { msg_rows_or_empty(r->queue),
+				      msg_rows_or_empty(r->name),
+				      msg_rows_or_empty(r->user),
+				      msg_rows_or_empty(r->where) };
 		/* an escape is 6 bytes at most; a number 20; then '"",' */
 		size_t need = 2 + 5 * 21 + 4 * 3 + 6 * 8;
 
 		for (size_t k = 0; k < 4; k++)
 			need += 6 * strlen(str[k]);
-		out_reserve(&o, need);
+		msg_rows_reserve(&o, need);
 		if (i)
 			*o.p++ = ',';
 		*o.p++ = '[';
-		o.p = put_i64(o.p, r->id);
+		o.p = msg_rows_put_i64(o.p, r->id);
 		*o.p++ = ',';
-		o.p = put_str(o.p, rota_job_state_short(r->state), ',');
-		o.p = put_i64(o.p, r->nodes);
+		o.p = msg_rows_put_str(o.p, rota_job_state_short(r->state),
+				       ',');
+		o.p = msg_rows_put_i64(o.p, r->nodes);
 		*o.p++ = ',';
-		o.p = put_i64(o.p, r->start_time);
+		o.p = msg_rows_put_i64(o.p, r->start_time);
 		*o.p++ = ',';
-		o.p = put_i64(o.p, r->end_time);
+		o.p = msg_rows_put_i64(o.p, r->end_time);
 		*o.p++ = ',';
 		for (size_t k = 0; k < 4; k++)
-			o.p = put_str(o.p, str[k], k < 3 ? ',' : ']');
+			o.p = msg_rows_put_str(o.p, str[k], k < 3 ? ',' : ']');
 	}
-	out_reserve(&o, 3);
+	msg_rows_reserve(&o, 3);
 	o.p = stpcpy(o.p, "]}");
 	*len = (size_t)(o.p - o.data);
 	return o.data;
@@ -158,8 +88,7 @@ static int row(struct msg_rows_in *in, void *out)
 	for (size_t i = 0; !rc && i < 4; i++) {
 		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
 		if (!rc)
-			rc = msg_rows_str(in, max[i], strs[i],
-					  "string column");
+			rc = msg_rows_str(in, max[i], strs[i], "string column");
 	}
 	if (!rc)
 		rc = msg_rows_expect(in, ROTA_JT_RBRACK,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The row-list reader (see msg_rows.h).  These bodies grow with the queue
- * and are read every second by rota top, so the plain tokens our encoders
- * write are taken straight from the text; anything else goes to the
- * strict scanner, which still decides what is accepted.
+ * The row-list writer and reader (see msg_rows.h).  These bodies grow
+ * with the queue and are read every second by rota top, so the plain
+ * tokens our encoders write are taken straight from the text; anything
+ * else goes to the strict scanner, which still decides what is accepted.
  */
 #include "config.h"
 
@@ -13,6 +13,61 @@
 
 #include "common/msg_rows.h"
 #include "common/xalloc.h"
+
+void msg_rows_reserve(struct msg_rows_out *o, size_t need)
+{
+	size_t used = (size_t)(o->p - o->data);
+	size_t cap = (size_t)(o->end - o->data);
+
+	if ((size_t)(o->end - o->p) >= need)
+		return;
+	while (cap - used < need)
+		cap = cap ? 2 * cap : 4096;
+	o->data = rota_xrealloc(o->data, cap);
+	o->p = o->data + used;
+	o->end = o->data + cap;
+}
+
+char *msg_rows_put_i64(char *p, int64_t v)
+{
+	char tmp[24];
+	char *t = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		*--t = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--t = '-';
+	memcpy(p, t, (size_t)(tmp + sizeof(tmp) - t));
+	return p + (tmp + sizeof(tmp) - t);
+}
+
+char *msg_rows_put_str(char *p, const char *s, char sep)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	*p++ = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			*p++ = (char)c;
+		} else if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else {
+			memcpy(p, "\\u00", 4);
+			p[4] = hex[c >> 4];
+			p[5] = hex[c & 15];
+			p += 6;
+		}
+	}
+	*p++ = '"';
+	*p++ = sep;
+	return p;
+}
 
 int msg_rows_bad(struct msg_rows_in *in, const char *what)
 {
@@ -35,11 +90,11 @@ static bool fast_char(struct msg_rows_in *in, char c)
 	return false;
 }
 
-int msg_rows_expect(struct msg_rows_in *in, enum rota_jtok t,
-		    const char *what)
+int msg_rows_expect(struct msg_rows_in *in, enum rota_jtok t, const char *what)
 {
 	static const char punct[] = {
-		[ROTA_JT_LBRACK] = '[', [ROTA_JT_RBRACK] = ']',
+		[ROTA_JT_LBRACK] = '[',
+		[ROTA_JT_RBRACK] = ']',
 		[ROTA_JT_COMMA] = ',',
 	};
 
@@ -104,8 +159,8 @@ static int key(struct msg_rows_in *in, const char *name)
 	return msg_rows_expect(in, ROTA_JT_COLON, "expected ':'");
 }
 
-int msg_rows_num(struct msg_rows_in *in, int64_t lo, int64_t hi,
-		 int64_t *out, const char *what)
+int msg_rows_num(struct msg_rows_in *in, int64_t lo, int64_t hi, int64_t *out,
+		 const char *what)
 {
 	int64_t v;
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The TOP_ROWS reply, what rota top reads every second (see msg.h).  The
- * JOB_ROWS way (msg_jobrows.c): written by hand into one buffer, read back
- * by the shared row reader (msg_rows.c) into one arena, every column's range and every
- * string's length checked, the struct left empty on failure.  Wider than
- * JOB_ROWS by what top shows and the queue listing does not: cores,
- * submit time, priority, nice, urgency, hold, expected start and
- * account.
+ * JOB_ROWS way: written straight into one buffer and read back into one
+ * arena by the row writer and reader (msg_rows.c), every column's range
+ * and every string's length checked, the struct left empty on failure.  Wider
+ * than JOB_ROWS by what top shows and the queue listing does not: cores, submit
+ * time, priority, nice, urgency, hold, expected start and account.
  */
 #include "config.h"
 
@@ -15,7 +14,6 @@
 
 #include "common/msg.h"
 #include "common/msg_rows.h"
-#include "common/strbuf.h"
 
 #define NINTS 10 /* the whole-number columns after the state */
 #define NSTRS 5
@@ -33,35 +31,45 @@ static void ints_of(const struct rota_top_row *r, int64_t v[NINTS])
 char *rota_msg_top_rows_encode(const struct rota_top_row *rows, size_t n,
 			       int64_t now, size_t *len)
 {
-	struct rota_strbuf b = { 0 };
+	struct msg_rows_out o = { 0 };
 
-	rota_strbuf_adds(&b, "{\"now\":");
-	rota_strbuf_add_i64(&b, now);
-	rota_strbuf_adds(&b, ",\"rows\":[");
+	msg_rows_reserve(&o, 64);
+	o.p = msg_rows_put_i64(stpcpy(o.p, "{\"now\":"), now);
+	o.p = stpcpy(o.p, ",\"rows\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct rota_top_row *r = &rows[i];
-		const char *s[NSTRS] = { r->queue, r->user, r->account,
-					 r->name, r->where };
+		const char *s[NSTRS] = { msg_rows_or_empty(r->queue),
+					 msg_rows_or_empty(r->user),
+					 msg_rows_or_empty(r->account),
+					 msg_rows_or_empty(r->name),
+					 msg_rows_or_empty(r->where) };
+		/* an escape is 6 bytes at most; a number 20; then '"",' */
+		size_t need = 2 + (NINTS + 1) * 21 + (NSTRS + 1) * 3 + 6 * 8;
 		int64_t v[NINTS];
 
+		for (size_t k = 0; k < NSTRS; k++)
+			need += 6 * strlen(s[k]);
+		msg_rows_reserve(&o, need);
 		ints_of(r, v);
-		rota_strbuf_add(&b, i ? ",[" : "[", i ? 2 : 1);
-		rota_strbuf_add_i64(&b, r->id);
-		rota_strbuf_add(&b, ",\"", 2);
-		rota_strbuf_adds(&b, rota_job_state_short(r->state));
-		rota_strbuf_add(&b, "\"", 1);
+		if (i)
+			*o.p++ = ',';
+		*o.p++ = '[';
+		o.p = msg_rows_put_i64(o.p, r->id);
+		*o.p++ = ',';
+		o.p = msg_rows_put_str(o.p, rota_job_state_short(r->state),
+				       ',');
 		for (size_t k = 0; k < NINTS; k++) {
-			rota_strbuf_add(&b, ",", 1);
-			rota_strbuf_add_i64(&b, v[k]);
+			o.p = msg_rows_put_i64(o.p, v[k]);
+			*o.p++ = ',';
 		}
-		for (size_t k = 0; k < NSTRS; k++) {
-			rota_strbuf_add(&b, ",", 1);
-			rota_strbuf_add_json(&b, s[k] ? s[k] : "");
-		}
-		rota_strbuf_add(&b, "]", 1);
+		for (size_t k = 0; k < NSTRS; k++)
+			o.p = msg_rows_put_str(o.p, s[k],
+					       k < NSTRS - 1 ? ',' : ']');
 	}
-	rota_strbuf_add(&b, "]}", 2);
-	return rota_strbuf_take(&b, len);
+	msg_rows_reserve(&o, 3);
+	o.p = stpcpy(o.p, "]}");
+	*len = (size_t)(o.p - o.data);
+	return o.data;
 }
 
 static const struct {
@@ -102,8 +110,8 @@ static int row(struct msg_rows_in *in, void *out)
 					  &v[k], int_cols[k].name);
 	}
 	for (size_t k = 0; !rc && k < NSTRS; k++) {
-		size_t max = k == NSTRS - 1 ? ROTA_MSG_PATH_MAX
-					    : ROTA_MSG_NAME_MAX;
+		size_t max =
+			k == NSTRS - 1 ? ROTA_MSG_PATH_MAX : ROTA_MSG_NAME_MAX;
 
 		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
 		if (!rc)
