@@ -3,9 +3,9 @@
 #define ROTA_COMMON_MSG_ROWS_H
 
 /*
- * The reader behind the row-list replies (JOB_ROWS, TOP_ROWS), shared by
- * common/msg_jobrows.c and common/msg_toprows.c only.  Both bodies are
- * {"now":N,"rows":[[...],...]}; a codec supplies the reading of one row.
+ * The writer and reader behind the row-list replies (JOB_ROWS, TOP_ROWS),
+ * shared by common/msg_jobrows.c and common/msg_toprows.c only.  Both
+ * bodies are {"now":N,"rows":[[...],...]}; a codec supplies its columns.
  */
 
 #include <stddef.h>
