@@ -51,6 +51,7 @@ static void add_sched(struct diag *d, const struct ctld *ctld)
 	add(d, "sched_max_us", (int64_t)s->sched_max_us);
 	add(d, "sched_depth", (int64_t)c->main_depth);
 	add(d, "sched_started", (int64_t)c->main_started);
+	add(d, "sched_skipped", (int64_t)c->main_skipped);
 	add(d, "bf_passes", (int64_t)c->bf_passes);
 	add(d, "bf_last_us", (int64_t)c->bf_last_us);
 	add(d, "bf_mean_us", mean(c->bf_total_us, c->bf_passes));
@@ -58,6 +59,7 @@ static void add_sched(struct diag *d, const struct ctld *ctld)
 	add(d, "bf_depth", (int64_t)c->bf_depth);
 	add(d, "bf_reserved", (int64_t)c->bf_reserved);
 	add(d, "bf_started", (int64_t)c->bf_started);
+	add(d, "bf_skipped", (int64_t)c->bf_skipped);
 }
 
 /* rpc_<type>_count, _mean_us and _max_us for every type seen. */

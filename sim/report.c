@@ -146,10 +146,12 @@ void sim_report_print(FILE *f, const struct sim_result *r)
 		s.bsld_mean, BSLD_THRESHOLD);
 	fprintf(f, "makespan      %lld s (%s)\n", (long long)s.makespan, span);
 	fprintf(f, "backfilled    %llu jobs (%llu main passes, %llu backfill "
-		   "passes)\n",
+		   "passes; %llu and %llu skipped: nothing changed)\n",
 		(unsigned long long)s.backfilled,
 		(unsigned long long)r->main_passes,
-		(unsigned long long)r->bf_passes);
+		(unsigned long long)r->bf_passes,
+		(unsigned long long)r->main_skipped,
+		(unsigned long long)r->bf_skipped);
 	fprintf(f, "timeouts      %zu jobs cut at their limit\n", s.timeouts);
 	fprintf(f, "unfairness    %.4f (half the sum over users of "
 		   "|usage share - share|)\n",

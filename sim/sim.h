@@ -36,8 +36,9 @@ struct sim_options {
 	enum sim_cluster cluster;
 	enum sim_estimates estimates;
 	bool timeline;		/* keep what --svg draws */
-	bool every_pass;	/* visit every periodic tick, also those
-				   that cannot change a decision (idle) */
+	bool every_pass;	/* visit every periodic tick and run every
+				   pass, also those that cannot change a
+				   decision (idle, nothing changed) */
 	/* called now and then with jobs submitted so far; may be NULL */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -98,6 +99,8 @@ struct sim_result {
 	uint64_t bf_started;	/* core_sched_stats()->bf_started */
 	uint64_t main_passes;
 	uint64_t bf_passes;
+	uint64_t main_skipped;	/* passes not run: nothing had changed */
+	uint64_t bf_skipped;
 	struct sim_share *shares;
 	size_t nshares;
 	struct sim_step *steps;	/* with sim_options.timeline */

@@ -9,8 +9,11 @@
  * own earliest time (one walk of its few steps) and the earliest of all;
  * for a job that needs several nodes, the candidate times are now and
  * every time a node of its queue gains cores, in order, rounded up to
- * the pass's resolution, and the first at which the placement fits over
- * the whole span wins.
+ * a multiple of the pass's resolution, and the first at which the
+ * placement fits over the whole span wins.
+ *
+ * A pass that started nothing is not run again until something changes
+ * (sched_changed()), unless its answer could change with time alone.
  */
 #include "config.h"
 
@@ -64,6 +67,15 @@ struct rota_sched_pass {
 	struct failed failed[FAILED_MAX];
 	size_t nfailed;
 	size_t failed_next;	/* the ring's oldest once it is full */
+	/*
+	 * The pass's answer may change with time alone (core_internal.h,
+	 * bf_settled): a limit refused a start, a reservation fell outside
+	 * the window or at 'now' itself, a job ran past its limit.
+	 * Otherwise, with nothing changed, a later pass starts nothing
+	 * either: the profile's steps are the same absolute times, and a
+	 * window that opens later only meets more of them.
+	 */
+	bool timed;
 };
 
 static int64_t span(int64_t limit)
@@ -110,13 +122,18 @@ static void remember_failure(struct rota_sched_pass *bp,
 		bp->nfailed++;
 }
 
-static int64_t round_up(int64_t t, int64_t now, int64_t res)
+/*
+ * Up to a multiple of 'res' on the clock, not from 'now': a later pass
+ * then finds the same candidate times (see 'timed').
+ */
+static int64_t round_up(int64_t t, int64_t res)
 {
-	int64_t d = t - now;
+	int64_t r;
 
-	if (res <= 1 || d <= 0)
+	if (res <= 1)
 		return t;
-	return now + (d + res - 1) / res * res;
+	r = t % res;
+	return r ? t + (r > 0 ? res - r : -r) : t;
 }
 
 /* Take the placement's nodes in the profile over [t, t + d). */
@@ -199,8 +216,10 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		remember_failure(bp, job);
 		return 0;
 	}
-	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1))
+	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1)) {
+		bp->timed = true; /* its limit may ease with time */
 		return 0;
+	}
 	before = rota_xcalloc(bp->pl.n + 1, sizeof(*before));
 	for (uint32_t k = 0; k < bp->pl.n; k++)
 		before[k] = node_free(&bp->core->nodes[bp->pl.node[k]]);
@@ -299,7 +318,7 @@ static int64_t many_nodes(struct rota_sched_pass *bp,
 		}
 		if (next == NEVER)
 			break;
-		t = round_up(next, bp->now, res);
+		t = round_up(next, res);
 	}
 	return found;
 }
@@ -316,9 +335,12 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 	t = one_node(bp, job, until);
 	if (t == NEVER && job->desc.nodes != 1)
 		t = many_nodes(bp, job, until, resolution);
-	if (t == NEVER || t > until) {
-		job->est_start = 0;
-		return -ENOSPC;
+	if (t == NEVER || t > until || t == bp->now) {
+		bp->timed = true;
+		if (t != bp->now) {
+			job->est_start = 0;
+			return -ENOSPC;
+		}
 	}
 	take(bp, job, t);
 	job->est_start = t;
@@ -414,7 +436,12 @@ int core_backfill(struct core *core, int64_t now,
 		core_prio_update(core, now);
 	limits_classify(core, now);
 	core->last_backfill = now;
+	if (core->bf_settled && !core->every_pass) {
+		core->sched_stats.bf_skipped++;
+		return 0;
+	}
 	bp.prof = profile_create(core, now);
+	bp.timed = profile_overdue(bp.prof);
 	free_bounds(&bp);
 	bp.jobs = rota_xcalloc(n + 1, sizeof(*bp.jobs));
 	v = rota_xcalloc(n + 1, sizeof(*v));
@@ -450,6 +477,9 @@ int core_backfill(struct core *core, int64_t now,
 		rota_err("sched/%s: backfill pass failed (%d)",
 			 plugin_name(core->sched), rc);
 	account(core, stats, host_elapsed(&bp));
+	/* a cap hit on the work clock may fall elsewhere next time */
+	core->bf_settled = !stats->started && !bp.timed &&
+			   !(stats->capped && core->work_clock);
 	placement_fini(&bp.pl);
 	free(bp.free_count);
 	free(v);

@@ -237,6 +237,11 @@ void core_set_work_clock(struct core *core, int64_t (*fn)(void))
 	core->work_clock = fn;
 }
 
+void core_set_every_pass(struct core *core, bool every)
+{
+	core->every_pass = every;
+}
+
 void core_job_free(struct core_job *job)
 {
 	rota_job_desc_clear(&job->desc);
@@ -312,6 +317,8 @@ void core_push_action(struct core *core, const struct core_action *a)
 
 void core_mark_dirty(struct core *core, struct core_job *job)
 {
+	/* whatever changed a job may change what a pass does */
+	sched_changed(core);
 	if (job->dirty)
 		return;
 	job->dirty = true;

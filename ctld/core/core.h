@@ -204,6 +204,13 @@ int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 void core_set_work_clock(struct core *core, int64_t (*fn)(void));
 
 /*
+ * Run every pass even when nothing has changed since the last one started
+ * nothing (normally skipped: sched.c, sched_changed()).  For tests that
+ * check the skipping changes no decision (rota sim --every-pass).
+ */
+void core_set_every_pass(struct core *core, bool every);
+
+/*
  * Backfill.  Every backfill interval (core_tick) the sched plugin runs a
  * pass over the availability profile: jobs that fit without delaying any
  * reservation start, others get reservations (est_start).  Returns the
@@ -228,6 +235,8 @@ struct core_sched_stats {
 	uint64_t bf_total_us;
 	uint64_t bf_depth;	/* how far down the last pass got */
 	uint64_t bf_reserved;	/* reservations of the last pass */
+	uint64_t main_skipped;	/* passes not run: nothing had changed */
+	uint64_t bf_skipped;
 };
 const struct core_sched_stats *core_sched_stats(const struct core *core);
 const char *core_sched_plugin(const struct core *core);

@@ -66,6 +66,15 @@ struct core {
 	int64_t (*work_clock)(void); /* the host's, for time budgets */
 	struct plugin *sched;	 /* backfill policy; builtin: none */
 	int64_t last_backfill;
+	/*
+	 * Set by a pass that started nothing and that nothing but a change
+	 * could alter; the next pass of its kind is skipped until
+	 * sched_changed() clears it (Slurm's backfill waits the same way
+	 * for a job, node, partition or reservation update: _more_work()).
+	 */
+	bool main_settled;
+	bool bf_settled;
+	bool every_pass;	/* never skip (core_set_every_pass) */
 	struct core_sched_stats sched_stats;
 	struct rota_limit_set *qos_limits; /* per QOS, as core->qos */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
@@ -73,6 +82,9 @@ struct core {
 	int64_t last_calc;
 	int64_t usage_restored_at; /* the journal's last usage record */
 };
+
+/* sched.c: a job, node or order changed: the next passes must look. */
+void sched_changed(struct core *core);
 
 /* jobtab.c */
 void jobtab_insert(struct core *core, struct core_job *job);

@@ -213,12 +213,14 @@ int limits_admit(struct core *core, int64_t now, struct core_job *job,
 }
 
 /* What the plugins said of one pending job: block it or free it. */
-static void apply(struct core_job *job, const struct rota_limit_job *v,
-		  int64_t now)
+static void apply(struct core *core, struct core_job *job,
+		  const struct rota_limit_job *v, int64_t now)
 {
 	bool was = job->limited;
 
 	job->limited = v->blocked && !job->hold;
+	if (job->limited != was)
+		sched_changed(core);
 	if (job->limited)
 		snprintf(job->limit_reason, sizeof(job->limit_reason), "%s",
 			 v->reason[0] ? v->reason : "limit");
@@ -244,7 +246,7 @@ void limits_classify(struct core *core, int64_t now)
 				 "they were", plugin_name(core->limits[i]));
 	}
 	for (j = core->pending.head; j; j = j->next, first++)
-		apply(j, &v[first], now);
+		apply(core, j, &v[first], now);
 	free(v);
 }
 

@@ -88,6 +88,7 @@ int core_node_admin(struct core *core, int64_t now, const char *name,
 		return rota_errorf(err, -EINVAL, "'%s': not drain, resume or "
 				   "down", action);
 	}
+	sched_changed(core);
 	return 0;
 }
 
@@ -280,6 +281,7 @@ int core_node_register(struct core *core, int64_t now,
 	n->pus = info->pus;
 	n->memory_mb = n->cfg_memory_mb ? n->cfg_memory_mb : info->memory_mb;
 	core->sizes_stamp++; /* placement's smallest nodes may change */
+	sched_changed(core);
 	merge_features(n, info->features);
 	n->last_seen = now;
 	if (n->admin_down)
@@ -307,6 +309,7 @@ void core_node_unreachable(struct core *core, int64_t now, const char *name,
 	    core->nodes[idx].state != NODE_UP)
 		return;
 	core->nodes[idx].state = NODE_UNKNOWN;
+	sched_changed(core);
 	snprintf(core->nodes[idx].reason, sizeof(core->nodes[idx].reason),
 		 "%s", reason);
 }
@@ -321,6 +324,7 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 	    core->nodes[idx].state == NODE_DOWN)
 		return;
 	core->nodes[idx].state = NODE_DOWN;
+	sched_changed(core);
 	snprintf(core->nodes[idx].reason, sizeof(core->nodes[idx].reason),
 		 "%s", reason);
 	for (job = core->running.head; job; job = next) {

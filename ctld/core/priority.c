@@ -214,14 +214,20 @@ void prio_sort(struct core *core)
 {
 	size_t n = core->pending.n, i = 0;
 	struct order_entry *v = rota_xcalloc(n + 1, sizeof(*v));
+	bool moved = false;
 
 	for (struct core_job *j = core->pending.head; j; j = j->next)
 		v[i++] = (struct order_entry){ core, j };
 	qsort(v, n, sizeof(*v), entry_cmp);
+	for (i = 0; i < n && !moved; i++)
+		moved = v[i].job != (i ? v[i - 1].job->next : core->pending.head);
 	core->pending = (struct job_list){ 0 };
 	for (i = 0; i < n; i++)
 		job_list_append(&core->pending, v[i].job);
 	free(v);
+	/* a new order is a new pass: new priorities in the same order not */
+	if (moved)
+		sched_changed(core);
 }
 
 /* Insert 'job' (in no list) where the order puts it, from the tail. */

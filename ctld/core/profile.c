@@ -41,6 +41,7 @@ struct node_steps {
 
 struct profile {
 	int64_t now;
+	bool overdue;		/* a running job is past its limit */
 	struct node_steps *nodes;
 	size_t nnodes;
 };
@@ -81,8 +82,10 @@ struct profile *profile_create(const struct core *core, int64_t now)
 		int64_t end = j->time_limit ? j->start_time + j->time_limit
 					    : NEVER;
 
-		if (end <= now)
+		if (end <= now) {
 			end = now + 1; /* past its limit: ends any moment */
+			p->overdue = true;
+		}
 		for (uint32_t k = 0; k < j->nalloc; k++) {
 			const struct core_alloc *a = &j->alloc[k];
 
@@ -93,6 +96,11 @@ struct profile *profile_create(const struct core *core, int64_t now)
 		}
 	}
 	return p;
+}
+
+bool profile_overdue(const struct profile *p)
+{
+	return p->overdue;
 }
 
 void profile_destroy(struct profile *p)

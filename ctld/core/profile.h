@@ -2,6 +2,7 @@
 #ifndef ROTA_CTLD_CORE_PROFILE_H
 #define ROTA_CTLD_CORE_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -13,6 +14,8 @@ struct profile;
 
 /* From the nodes' state and the running jobs' limits at 'now'. */
 struct profile *profile_create(const struct core *core, int64_t now);
+/* Does a running job run past its limit (its end is 'any moment')? */
+bool profile_overdue(const struct profile *p);
 void profile_destroy(struct profile *p);
 int64_t profile_now(const struct profile *p);
 

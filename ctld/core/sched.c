@@ -22,6 +22,12 @@
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
 
+void sched_changed(struct core *core)
+{
+	core->main_settled = false;
+	core->bf_settled = false;
+}
+
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p)
 {
@@ -74,6 +80,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	struct placement p;
 	size_t nblocked = 0, active = 0, idle = 0, depth = 0;
 	unsigned started = 0;
+	bool timed = false;	/* the outcome may change with time alone */
 	int64_t start_us;
 	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW };
 	struct core_job *job, *next;
@@ -81,6 +88,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 	if (core->prio_stale)
 		core_prio_update(core, now);
 	limits_classify(core, now);
+	if (core->main_settled && !core->every_pass) {
+		core->sched_stats.main_skipped++;
+		return 0;
+	}
 	for (job = core->pending.head; job; job = job->next)
 		idle += !job->hold && !job->limited;
 	/* the pass ends once every queue with pending jobs has stopped */
@@ -99,14 +110,18 @@ unsigned core_schedule(struct core *core, int64_t now)
 			continue;
 		}
 		/* depth counts the jobs tried, as Slurm's main loop does */
-		if (depth++ == core->sched_depth ||
-		    (core->work_clock && core->sched_max_us &&
-		     core->work_clock() - start_us > core->sched_max_us))
+		if (depth++ == core->sched_depth)
 			break; /* the rest waits for the next pass */
+		if (core->work_clock && core->sched_max_us &&
+		    core->work_clock() - start_us > core->sched_max_us) {
+			timed = true; /* a quicker pass would have gone on */
+			break;
+		}
 		if (place_job(&now_ctx, job, &p)) {
 			/* a limit that depends on what runs may still say no */
 			if (!limits_may_start(core, now, job, idle > 1)) {
 				idle--;
+				timed = true; /* its limit may ease with time */
 				continue;
 			}
 			sched_start(core, job, now, &p);
@@ -119,6 +134,12 @@ unsigned core_schedule(struct core *core, int64_t now)
 		nblocked++;
 	}
 	placement_fini(&p);
+	/*
+	 * Nothing started and nothing here depends on the time: the same
+	 * jobs against the same free cores give the same answer until
+	 * something changes (starts above have cleared it already).
+	 */
+	core->main_settled = !started && !timed;
 	account_main(core, started, depth,
 		     core->work_clock ? core->work_clock() - start_us : 0);
 	return started;

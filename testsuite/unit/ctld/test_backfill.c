@@ -197,6 +197,71 @@ START_TEST(test_would_delay_top)
 }
 END_TEST
 
+/*
+ * A pass that started nothing is not run again until something changes,
+ * and each kind of change makes the next one run (sched.c).
+ */
+START_TEST(test_settled_passes)
+{
+	const struct core_sched_stats *s;
+	struct rota_error err = { "" };
+	uint32_t c;
+
+	gap_setup("Sched=backfill Resolution=1s");
+	c = submit(T0, 4, 1000); /* would delay B */
+	s = core_sched_stats(core);
+	backfill(T0);
+	backfill(T0 + 30);
+	backfill(T0 + 60);
+	ck_assert_uint_eq(s->bf_passes, 1);
+	ck_assert_uint_eq(s->bf_skipped, 2);
+	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
+	core_schedule(core, T0 + 60);
+	core_schedule(core, T0 + 61);
+	ck_assert_uint_eq(s->main_skipped, 1);
+	/* a hold, a release, a node drained: each a new pass */
+	ck_assert_int_eq(core_hold(core, T0 + 62, c, 1000, false, false, &err),
+			 0);
+	backfill(T0 + 62);
+	ck_assert_uint_eq(s->bf_passes, 2);
+	ck_assert_int_eq(core_release(core, T0 + 63, c, 1000, false, &err), 0);
+	backfill(T0 + 63);
+	ck_assert_uint_eq(s->bf_passes, 3);
+	ck_assert_int_eq(core_node_admin(core, T0 + 64, "n1", "drain", NULL,
+					 &err), 0);
+	backfill(T0 + 64);
+	ck_assert_uint_eq(s->bf_passes, 4);
+	ck_assert_int_eq(core_node_admin(core, T0 + 65, "n1", "resume", NULL,
+					 &err), 0);
+	backfill(T0 + 65);
+	backfill(T0 + 66);
+	ck_assert_uint_eq(s->bf_passes, 5);
+	/* an end: A's cores go to B */
+	end_job(T0 + 100, a);
+	core_schedule(core, T0 + 100);
+	drop_actions();
+	ck_assert_int_eq(state(b), ROTA_JOB_RUNNING);
+}
+END_TEST
+
+/* A reservation beyond the window may come within it: never settled. */
+START_TEST(test_window_not_settled)
+{
+	gap_setup("Sched=backfill Resolution=1s Window=60s");
+	submit(T0, 5, 1000); /* fits nowhere now: no start to settle it */
+	backfill(T0);
+	ck_assert_int_eq(core_job_find(core, b)->est_start, 0);
+	backfill(T0 + 30);
+	ck_assert_uint_eq(core_sched_stats(core)->bf_passes, 2);
+	ck_assert_uint_eq(core_sched_stats(core)->bf_skipped, 0);
+	/* now B's start is within the window: reserved, then settled */
+	backfill(T0 + 45);
+	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
+	backfill(T0 + 50);
+	ck_assert_uint_eq(core_sched_stats(core)->bf_passes, 3);
+}
+END_TEST
+
 /* Without backfill (builtin), C waits behind B in strict order. */
 START_TEST(test_builtin_no_backfill)
 {
@@ -498,6 +563,8 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_gap_one_second_short);
 	tcase_add_test(tc, test_would_delay_top);
 	tcase_add_test(tc, test_builtin_no_backfill);
+	tcase_add_test(tc, test_settled_passes);
+	tcase_add_test(tc, test_window_not_settled);
 	tcase_add_loop_test(tc, test_easy_vs_conservative, 0, N(modes));
 	tcase_add_test(tc, test_reservation_depth);
 	tcase_add_test(tc, test_reserved_cores);
