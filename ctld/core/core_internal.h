@@ -145,6 +145,8 @@ int usage_submit_assoc(struct core *core, struct core_job *job,
 void usage_submit_account(struct core *core, struct core_job *job);
 /* Periodic charging and fairshare recomputation (core_tick). */
 void usage_tick(struct core *core, int64_t now);
+/* core_share_update(), the fairshare plugin left to run when read. */
+void usage_rerate(struct core *core, int64_t now);
 
 /*
  * control.c: the job 'id' if 'uid' may act on it (its owner, or an

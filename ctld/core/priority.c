@@ -335,10 +335,16 @@ static void store(struct core_job *job, double priority)
 /* Each pending job's share-tree tickets: its user's, dealt in order. */
 static double *job_tickets(const struct core *core)
 {
-	const struct rota_share_tree *t = share_tree(core->share);
-	uint32_t *seen = rota_xcalloc(t->n + 1, sizeof(uint32_t));
 	double *tk = rota_xcalloc(core->pending.n + 1, sizeof(double));
+	const struct rota_share_tree *t;
+	uint32_t *seen;
 	size_t i = 0;
+
+	/* no job to rate: the fairshare plugin need not run (share.h) */
+	if (!core->pending.n)
+		return tk;
+	t = share_tree(core->share);
+	seen = rota_xcalloc(t->n + 1, sizeof(uint32_t));
 
 	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
 		uint32_t k = share_view_index(core->share, j->assoc);
@@ -379,7 +385,7 @@ int core_prio_update(struct core *core, int64_t now)
 	struct core_job *j;
 	int rc;
 
-	core_share_update(core, now);
+	usage_rerate(core, now);
 	context(core, now, true, &ctx);
 	tickets = job_tickets(core);
 	v = rota_xcalloc(n + 1, sizeof(*v));

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
@@ -66,6 +67,7 @@ struct share {
 	bool flux;		/* Fairshare Convention=flux */
 	int64_t t0;
 	bool view_stale;	/* a user joined: rebuild the view */
+	bool compute_due;	/* inputs prepared, the plugin not yet run */
 	size_t view_n;		/* associations in the view */
 	bool dirty;		/* usage changed since last taken */
 	struct rota_share_tree tree;
@@ -553,15 +555,23 @@ static void view_inputs(struct share *s)
 	}
 }
 
-int share_update(struct share *s, int64_t now)
+void share_prepare(struct share *s, int64_t now)
 {
-	int rc;
-
 	rebase(s, now);
 	if (s->view_stale)
 		view_build(s);
 	view_inputs(s);
 	s->tree.now = now;
+	s->compute_due = true;
+}
+
+int share_compute(struct share *s)
+{
+	int rc;
+
+	if (!s->compute_due)
+		return 0;
+	s->compute_due = false;
 	rc = s->ops->compute(plugin_state(s->plugin), &s->tree);
 	if (rc < 0 || !s->flux)
 		return rc;
@@ -576,8 +586,19 @@ int share_update(struct share *s, int64_t now)
 	return 0;
 }
 
-const struct rota_share_tree *share_tree(const struct share *s)
+int share_update(struct share *s, int64_t now)
 {
+	share_prepare(s, now);
+	return share_compute(s);
+}
+
+const struct rota_share_tree *share_tree(struct share *s)
+{
+	int rc = share_compute(s);
+
+	if (rc < 0)
+		rota_err("fairshare/%s: rating failed (%d): the last factors "
+			 "kept", plugin_name(s->plugin), rc);
 	return &s->tree;
 }
 

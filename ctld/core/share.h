@@ -66,8 +66,15 @@ void share_count_job(struct share *s, uint32_t id, bool running);
  * the plugin's result (0, or -errno, the old outputs then kept).
  */
 int share_update(struct share *s, int64_t now);
-/* The view after the last share_update(); borrowed until the next one. */
-const struct rota_share_tree *share_tree(const struct share *s);
+/*
+ * The same, but the plugin runs only when its outputs are first read
+ * (share_tree, share_compute), on the inputs as of 'now' whatever was
+ * charged since: a re-rating with no job to rate costs no plugin run.
+ */
+void share_prepare(struct share *s, int64_t now);
+int share_compute(struct share *s);
+/* The view after the last update or prepare; borrowed until the next. */
+const struct rota_share_tree *share_tree(struct share *s);
 /*
  * Index of association 'id' in share_tree()'s nodes; ROTA_SHARE_NONE for
  * one that joined after the last share_update().

@@ -74,7 +74,8 @@ static void charge_running(struct core *core, int64_t now)
 		usage_charge_job(core, job, now);
 }
 
-int core_share_update(struct core *core, int64_t now)
+/* Charge, count and decay up to 'now'; the plugin runs when read. */
+void usage_rerate(struct core *core, int64_t now)
 {
 	struct core_job *job;
 
@@ -85,7 +86,13 @@ int core_share_update(struct core *core, int64_t now)
 	for (job = core->running.head; job; job = job->next)
 		share_count_job(core->share, job->assoc, true);
 	core->last_calc = now;
-	return share_update(core->share, now);
+	share_prepare(core->share, now);
+}
+
+int core_share_update(struct core *core, int64_t now)
+{
+	usage_rerate(core, now);
+	return share_compute(core->share);
 }
 
 void usage_tick(struct core *core, int64_t now)

@@ -22,6 +22,12 @@
  * double, S in double, exactly as Slurm stores them, so that ties and
  * near-ties fall the same way.  Rota has no FairShare=parent.
  *
+ * Between two ratings usage moves for few users, and a common decay
+ * moves no one, so each account's children are sorted starting from
+ * their last order (an insertion sort: one compare each when nothing
+ * moved), falling back to qsort when the list was never sorted or moved
+ * too much.  The result is the same total order either way.
+ *
  * The host links this file into the controller as the default fairshare
  * plugin, so it must not depend on anything but libc and libm.
  */
@@ -40,8 +46,23 @@ struct ft_entry {
 	bool is_user;
 };
 
+/*
+ * Kept between ratings: each account's children in their last order (a
+ * list through 'next' from 'head'), and the scratch arrays.
+ */
+struct ft_state {
+	size_t n;		/* nodes of the tree the arrays were made for */
+	uint32_t *head;		/* per node: its first child, last order */
+	uint32_t *next;		/* per node: the sibling after it */
+	uint32_t *stamp;	/* per node: the last push that took it */
+	uint32_t pushes;
+	long double *lf;
+	struct ft_entry *stack;
+};
+
 /* One compute() call: the tree, the ranking counters and a scratch stack. */
 struct ft_pass {
+	struct ft_state *st;
 	struct rota_share_tree *tree;
 	long double *lf; /* per node; the root's unused */
 	/*
@@ -55,17 +76,44 @@ struct ft_pass {
 	uint32_t users; /* N */
 };
 
-static int ft_cmp(const void *a, const void *b)
+/* <0 when x ranks before y: higher LF, users first, then tree order. */
+static inline int ft_order(const struct ft_entry *x, const struct ft_entry *y)
 {
-	const struct ft_entry *x = a;
-	const struct ft_entry *y = b;
-
 	if (x->lf != y->lf)
 		return x->lf > y->lf ? -1 : 1;
 	if (x->is_user != y->is_user)
 		return x->is_user ? -1 : 1;
-	/* qsort is not stable: keep the host's (name) order for equals */
 	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int ft_cmp(const void *a, const void *b)
+{
+	return ft_order(a, b);
+}
+
+/*
+ * Sort 'list' from its present order; false if it took more than a few
+ * moves per entry (the caller then sorts with qsort).
+ */
+static bool ft_insertion_sort(struct ft_entry *list, size_t len)
+{
+	size_t budget = 8 * len + 64;
+
+	for (size_t i = 1; i < len; i++) {
+		struct ft_entry e = list[i];
+		size_t j = i;
+
+		while (j > 0 && ft_order(&e, &list[j - 1]) < 0) {
+			list[j] = list[j - 1];
+			j--;
+			if (!budget--) {
+				list[j] = e;
+				return false;
+			}
+		}
+		list[j] = e;
+	}
+	return true;
 }
 
 /* LF of child c of p, among siblings holding 'level_shares'. */
@@ -107,40 +155,89 @@ static void ft_level_fs(struct rota_share_tree *tree, long double *lf)
 	}
 }
 
+static void ft_push(struct ft_pass *pass, uint32_t c)
+{
+	struct ft_entry *e = &pass->stack[pass->top++];
+
+	e->lf = pass->lf[c];
+	e->node = c;
+	e->is_user = pass->tree->nodes[c].is_user;
+	pass->st->stamp[c] = pass->st->pushes;
+}
+
+/*
+ * Push account p's children in their last order, if it still holds
+ * exactly them; false (nothing pushed) if not.
+ */
+static bool ft_push_last_order(struct ft_pass *pass, uint32_t p)
+{
+	const struct rota_share_node *nodes = pass->tree->nodes;
+	struct ft_state *st = pass->st;
+	size_t mark = pass->top, k = 0;
+
+	for (uint32_t c = nodes[p].first_child; c != ROTA_SHARE_NONE;
+	     c = nodes[c].next_sibling)
+		k++;
+	st->pushes++;
+	for (uint32_t c = st->head[p]; c != ROTA_SHARE_NONE && k;
+	     c = st->next[c], k--) {
+		if (c >= pass->tree->n || nodes[c].parent != p ||
+		    st->stamp[c] == st->pushes)
+			break;
+		ft_push(pass, c);
+	}
+	/* k distinct children of p: all of them */
+	if (k == 0)
+		return true;
+	pass->top = mark;
+	return false;
+}
+
 /* Push the children of accounts list[first..last] onto the stack. */
 static size_t ft_push_children(struct ft_pass *pass,
 			       const struct ft_entry *list, size_t first,
 			       size_t last)
 {
 	const struct rota_share_node *nodes = pass->tree->nodes;
-	size_t pushed = 0;
+	size_t mark = pass->top;
 
+	if (first == last && ft_push_last_order(pass, list[first].node))
+		return pass->top - mark;
+	pass->st->pushes++;
 	for (size_t i = first; i <= last; i++) {
 		for (uint32_t c = nodes[list[i].node].first_child;
-		     c != ROTA_SHARE_NONE; c = nodes[c].next_sibling) {
-			struct ft_entry *e = &pass->stack[pass->top++];
-
-			e->lf = pass->lf[c];
-			e->node = c;
-			e->is_user = nodes[c].is_user;
-			pushed++;
-		}
+		     c != ROTA_SHARE_NONE; c = nodes[c].next_sibling)
+			ft_push(pass, c);
 	}
-	return pushed;
+	return pass->top - mark;
+}
+
+/* Remember the sorted children of account p for the next rating. */
+static void ft_keep_order(struct ft_state *st, uint32_t p,
+			  const struct ft_entry *list, size_t len)
+{
+	st->head[p] = len ? list[0].node : ROTA_SHARE_NONE;
+	for (size_t i = 0; i < len; i++)
+		st->next[list[i].node] =
+			i + 1 < len ? list[i + 1].node : ROTA_SHARE_NONE;
 }
 
 /*
  * Rank the users under the sibling list stack[base..base+len), which
  * starts tied when the account(s) it came from tied with the previous
- * sibling.
+ * sibling.  'parent' is the one account it came from, or
+ * ROTA_SHARE_NONE for merged tied accounts.
  */
 static void ft_rank(struct ft_pass *pass, size_t base, size_t len,
-		    bool account_tied)
+		    uint32_t parent, bool account_tied)
 {
 	struct ft_entry *list = &pass->stack[base];
 	long double prev = 0;
 
-	qsort(list, len, sizeof(*list), ft_cmp);
+	if (!ft_insertion_sort(list, len))
+		qsort(list, len, sizeof(*list), ft_cmp);
+	if (parent != ROTA_SHARE_NONE)
+		ft_keep_order(pass->st, parent, list, len);
 	for (size_t i = 0; i < len; i++) {
 		bool tied = i == 0 ? account_tied : list[i].lf == prev;
 		size_t last = i;
@@ -159,7 +256,7 @@ static void ft_rank(struct ft_pass *pass, size_t base, size_t len,
 		       list[last + 1].lf == list[i].lf)
 			last++;
 		ft_rank(pass, mark, ft_push_children(pass, list, i, last),
-			tied);
+			i == last ? list[i].node : ROTA_SHARE_NONE, tied);
 		pass->top = mark;
 		i = last;
 	}
@@ -183,26 +280,55 @@ static uint32_t ft_prepare(struct rota_share_tree *tree, const long double *lf)
 	return users;
 }
 
+static void ft_state_free(struct ft_state *st)
+{
+	free(st->head);
+	free(st->next);
+	free(st->stamp);
+	free(st->lf);
+	free(st->stack);
+	*st = (struct ft_state){ 0 };
+}
+
+/* The state's arrays sized for 'n' nodes; a new tree forgets orders. */
+static int ft_state_fit(struct ft_state *st, size_t n)
+{
+	if (st->n == n)
+		return 0;
+	ft_state_free(st);
+	st->n = n;
+	st->head = malloc(n * sizeof(*st->head));
+	st->next = malloc(n * sizeof(*st->next));
+	st->stamp = calloc(n, sizeof(*st->stamp));
+	st->lf = calloc(n, sizeof(*st->lf));
+	st->stack = calloc(n, sizeof(*st->stack));
+	if (!st->head || !st->next || !st->stamp || !st->lf || !st->stack) {
+		ft_state_free(st);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		st->head[i] = st->next[i] = ROTA_SHARE_NONE;
+	return 0;
+}
+
 static int fairtree_compute(void *state, struct rota_share_tree *tree)
 {
-	struct ft_pass pass = { .tree = tree };
+	struct ft_pass pass = { .st = state, .tree = tree };
 
 	if (tree->n == 0)
 		return 0;
-	pass.lf = calloc(tree->n, sizeof(*pass.lf));
-	pass.stack = calloc(tree->n, sizeof(*pass.stack));
-	if (!pass.lf || !pass.stack) {
-		free(pass.lf);
-		free(pass.stack);
+	if (ft_state_fit(pass.st, tree->n) < 0)
 		return -ENOMEM;
-	}
+	pass.lf = pass.st->lf;
+	pass.stack = pass.st->stack;
 	ft_level_fs(tree, pass.lf);
 	pass.users = ft_prepare(tree, pass.lf);
 	pass.rank = pass.rnt = pass.users;
 	if (tree->nodes[0].first_child != ROTA_SHARE_NONE) {
 		struct ft_entry root = { .node = 0 };
 
-		ft_rank(&pass, 0, ft_push_children(&pass, &root, 0, 0), false);
+		ft_rank(&pass, 0, ft_push_children(&pass, &root, 0, 0), 0,
+			false);
 	}
 	/*
 	 * An account's factor is that of its best-ranked user (0 with no
@@ -219,9 +345,29 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 	}
 	for (size_t i = 0; i < tree->n; i++)
 		tree->nodes[i].value = tree->nodes[i].factor;
-	free(pass.lf);
-	free(pass.stack);
 	return 0;
+}
+
+static int fairtree_init(const struct rota_host *host,
+			 const struct rota_plugin_conf *conf, void **state,
+			 char *err, size_t errlen)
+{
+	(void)host;
+	(void)conf;
+	(void)err;
+	(void)errlen;
+	*state = calloc(1, sizeof(struct ft_state));
+	return *state ? 0 : -ENOMEM;
+}
+
+static void fairtree_fini(void *state)
+{
+	struct ft_state *st = state;
+
+	if (!st)
+		return;
+	ft_state_free(st);
+	free(st);
 }
 
 static const struct rota_fairshare_ops fairtree_ops = {
@@ -229,11 +375,12 @@ static const struct rota_fairshare_ops fairtree_ops = {
 	.compute = fairtree_compute,
 };
 
-/* No settings, hence no state: init and fini are left out. */
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(fairshare, fairtree);
 const struct rota_plugin ROTA_PLUGIN_EXPORT(fairshare, fairtree) = {
 	.abi = ROTA_PLUGIN_ABI,
 	.kind = ROTA_PLUGIN_FAIRSHARE,
 	.name = "fairtree",
+	.init = fairtree_init,
+	.fini = fairtree_fini,
 	.ops = &fairtree_ops,
 };

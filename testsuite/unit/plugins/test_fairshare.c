@@ -338,6 +338,49 @@ START_TEST(test_fairtree_merge)
 }
 END_TEST
 
+/*
+ * Ratings that start from the last order (one plugin state throughout)
+ * give what a fresh state gives, as users' usage moves between them and
+ * some tie (usage 0 or equal).
+ */
+START_TEST(test_fairtree_last_order)
+{
+	const struct rota_fairshare_ops *ops =
+		rota_plugin_fairshare_fairtree.ops;
+	struct row rows[N(test24_4)];
+	unsigned seed = 24;
+	char err[160] = "";
+	void *kept = NULL;
+
+	memcpy(rows, test24_4, sizeof(rows));
+	ck_assert_int_eq(rota_plugin_fairshare_fairtree.init(&host, NULL, &kept,
+							     err, sizeof(err)),
+			 0);
+	for (int round = 0; round < 300; round++) {
+		struct rota_share_tree a, b;
+
+		for (int k = 0; k < 3; k++) {
+			struct row *r = &rows[rand_r(&seed) % N(rows)];
+
+			if (r->is_user)
+				r->usage = rand_r(&seed) % 4 * 10;
+		}
+		build(&a, rows, N(rows));
+		build(&b, rows, N(rows));
+		ck_assert_int_eq(ops->compute(kept, &a), 0);
+		run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &b);
+		for (size_t i = 0; i < a.n; i++)
+			ck_assert_msg(a.nodes[i].factor == b.nodes[i].factor,
+				      "round %d: %s: %g, fresh %g", round,
+				      a.nodes[i].name, a.nodes[i].factor,
+				      b.nodes[i].factor);
+		free(a.nodes);
+		free(b.nodes);
+	}
+	rota_plugin_fairshare_fairtree.fini(kept);
+}
+END_TEST
+
 START_TEST(test_fairtree_empty)
 {
 	static const struct row lone[] = { ACCT("root", NULL, 0) };
@@ -851,6 +894,7 @@ static Suite *fairshare_suite(void)
 	tcase_add_test(tc, test_fairtree_test24_4);
 	tcase_add_test(tc, test_fairtree_merge);
 	tcase_add_test(tc, test_fairtree_empty);
+	tcase_add_test(tc, test_fairtree_last_order);
 	tcase_add_test(tc, test_fairtree_zero_and_fp_tie);
 	tcase_add_test(tc, test_classic_doc);
 	tcase_add_test(tc, test_classic_test24_3);
