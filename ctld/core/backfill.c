@@ -64,7 +64,7 @@ struct rota_sched_pass {
 	 * (jobs start, reservations are made), so a job at least as large in
 	 * every respect, of the same queue and constraint, cannot fit either.
 	 */
-	struct failed failed[FAILED_MAX];
+	struct failed *failed;	/* FAILED_MAX, not zeroed: a pass is cheap */
 	size_t nfailed;
 	size_t failed_next;	/* the ring's oldest once it is full */
 	/*
@@ -369,6 +369,9 @@ int sched_init(struct core *core, const struct rota_conf *conf,
 void sched_fini(struct core *core)
 {
 	plugin_unload(core->sched);
+	profile_destroy(core->bf_prof);
+	free(core->bf_jobs);
+	free(core->bf_view);
 }
 
 static const struct rota_sched_ops *sched_ops(const struct core *core)
@@ -425,7 +428,9 @@ int core_backfill(struct core *core, int64_t now,
 		  struct rota_sched_stats *stats)
 {
 	const struct rota_sched_ops *ops = sched_ops(core);
-	struct rota_sched_pass bp = { .core = core, .now = now };
+	struct failed failed[FAILED_MAX];
+	struct rota_sched_pass bp = { .core = core, .now = now,
+				      .failed = failed };
 	struct rota_sched_job *v;
 	struct rota_sched_host h;
 	size_t n = core->pending.n, i = 0;
@@ -440,11 +445,18 @@ int core_backfill(struct core *core, int64_t now,
 		core->sched_stats.bf_skipped++;
 		return 0;
 	}
-	bp.prof = profile_create(core, now);
+	core->bf_prof = bp.prof = profile_renew(core->bf_prof, core, now);
 	bp.timed = profile_overdue(bp.prof);
 	free_bounds(&bp);
-	bp.jobs = rota_xcalloc(n + 1, sizeof(*bp.jobs));
-	v = rota_xcalloc(n + 1, sizeof(*v));
+	if (n + 1 > core->bf_cap) {
+		core->bf_cap = 2 * n + 1;
+		core->bf_jobs = rota_xreallocarray(core->bf_jobs, core->bf_cap,
+						   sizeof(*core->bf_jobs));
+		core->bf_view = rota_xreallocarray(core->bf_view, core->bf_cap,
+						   sizeof(*core->bf_view));
+	}
+	bp.jobs = core->bf_jobs;
+	v = core->bf_view;
 	placement_init(&bp.pl, core->nnodes);
 	bp.start_us = core->work_clock ? core->work_clock() : 0;
 	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
@@ -482,8 +494,5 @@ int core_backfill(struct core *core, int64_t now,
 			   !(stats->capped && core->work_clock);
 	placement_fini(&bp.pl);
 	free(bp.free_count);
-	free(v);
-	free(bp.jobs);
-	profile_destroy(bp.prof);
 	return rc;
 }

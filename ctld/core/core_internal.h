@@ -57,6 +57,8 @@ struct core {
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */
 	struct rota_prio_context prio_ctx; /* totals of the last rating */
+	struct rota_prio_job *prio_view; /* a rating's jobs, kept */
+	size_t prio_cap;
 	uint64_t sizes_stamp;	 /* bumped when a node's size changes */
 	struct plugin **limits;	 /* the limits plugins, slurm's first */
 	size_t nlimits;
@@ -75,6 +77,11 @@ struct core {
 	bool main_settled;
 	bool bf_settled;
 	bool every_pass;	/* never skip (core_set_every_pass) */
+	/* kept from pass to pass, so that a pass allocates nothing */
+	struct profile *bf_prof;
+	struct core_job **bf_jobs;
+	struct rota_sched_job *bf_view;
+	size_t bf_cap;
 	struct core_sched_stats sched_stats;
 	struct rota_limit_set *qos_limits; /* per QOS, as core->qos */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */

@@ -72,6 +72,7 @@ void prio_fini(struct core *core)
 	for (size_t i = 0; i < core->nqos; i++)
 		free(core->qos[i].name);
 	free(core->qos);
+	free(core->prio_view);
 	plugin_unload(core->priority);
 }
 
@@ -210,21 +211,59 @@ static int entry_cmp(const void *x, const void *y)
 	return order_cmp(a->core, a->job, b->job);
 }
 
-void prio_sort(struct core *core)
+/* The whole list by qsort, for an order far from the last one. */
+static void sort_all(struct core *core)
 {
 	size_t n = core->pending.n, i = 0;
 	struct order_entry *v = rota_xcalloc(n + 1, sizeof(*v));
-	bool moved = false;
 
 	for (struct core_job *j = core->pending.head; j; j = j->next)
 		v[i++] = (struct order_entry){ core, j };
 	qsort(v, n, sizeof(*v), entry_cmp);
-	for (i = 0; i < n && !moved; i++)
-		moved = v[i].job != (i ? v[i - 1].job->next : core->pending.head);
 	core->pending = (struct job_list){ 0 };
 	for (i = 0; i < n; i++)
 		job_list_append(&core->pending, v[i].job);
 	free(v);
+}
+
+/*
+ * Re-rated jobs mostly keep their places (age grows alike for all), so
+ * the list is sorted where it lies, each job moved back past those it
+ * now outranks; if that takes more than a few moves a job, qsort.
+ */
+void prio_sort(struct core *core)
+{
+	struct job_list *l = &core->pending;
+	size_t budget = 8 * l->n + 64;
+	struct core_job *j, *next;
+	bool moved = false;
+
+	for (j = l->head ? l->head->next : NULL; j; j = next) {
+		struct core_job *after = j->prev;
+
+		next = j->next;
+		if (order_cmp(core, j, after) >= 0)
+			continue;
+		while (after && order_cmp(core, j, after) < 0 && budget) {
+			after = after->prev;
+			budget--;
+		}
+		if (!budget) {
+			sort_all(core);
+			moved = true;
+			break;
+		}
+		job_list_remove(l, j);
+		j->prev = after;
+		j->next = after ? after->next : l->head;
+		j->next->prev = j;
+		if (after)
+			after->next = j;
+		else
+			l->head = j;
+		l->n++;
+		moved = true;
+	}
 	/* a new order is a new pass: new priorities in the same order not */
 	if (moved)
 		sched_changed(core);
@@ -388,7 +427,13 @@ int core_prio_update(struct core *core, int64_t now)
 	usage_rerate(core, now);
 	context(core, now, true, &ctx);
 	tickets = job_tickets(core);
-	v = rota_xcalloc(n + 1, sizeof(*v));
+	if (n + 1 > core->prio_cap) {
+		core->prio_cap = 2 * n + 1;
+		core->prio_view = rota_xreallocarray(core->prio_view,
+						     core->prio_cap,
+						     sizeof(*core->prio_view));
+	}
+	v = core->prio_view;
 	for (j = core->pending.head; j; j = j->next, i++)
 		view(core, j, now, tickets[i], &v[i]);
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
@@ -398,7 +443,6 @@ int core_prio_update(struct core *core, int64_t now)
 	else
 		rota_err("priority/%s: rating failed (%d): order kept",
 			 plugin_name(core->priority), rc);
-	free(v);
 	free(tickets);
 	prio_sort(core);
 	core->prio_stale = false;

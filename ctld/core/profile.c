@@ -64,17 +64,25 @@ static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
 	ns->n++;
 }
 
-struct profile *profile_create(const struct core *core, int64_t now)
+struct profile *profile_renew(struct profile *p, const struct core *core,
+			      int64_t now)
 {
-	struct profile *p = rota_xcalloc(1, sizeof(*p));
-
+	if (p && p->nnodes != core->nnodes) {
+		profile_destroy(p);
+		p = NULL;
+	}
+	if (!p) {
+		p = rota_xcalloc(1, sizeof(*p));
+		p->nnodes = core->nnodes;
+		p->nodes = rota_xcalloc(core->nnodes + 1, sizeof(*p->nodes));
+	}
 	p->now = now;
-	p->nnodes = core->nnodes;
-	p->nodes = rota_xcalloc(core->nnodes + 1, sizeof(*p->nodes));
+	p->overdue = false;
 	for (size_t i = 0; i < core->nnodes; i++) {
 		const struct core_node *n = &core->nodes[i];
 		bool up = node_is_usable(n);
 
+		p->nodes[i].n = 0; /* the steps' arrays are kept */
 		p->nodes[i].cores0 = up ? (int32_t)node_cores_free(n) : 0;
 		p->nodes[i].mem0 = up ? (int64_t)node_mem_free(n) : 0;
 	}

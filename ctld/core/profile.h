@@ -12,8 +12,12 @@
 struct core;
 struct profile;
 
-/* From the nodes' state and the running jobs' limits at 'now'. */
-struct profile *profile_create(const struct core *core, int64_t now);
+/*
+ * From the nodes' state and the running jobs' limits at 'now', in 'p'
+ * (the last pass's, its memory reused) or, if NULL, a new one.
+ */
+struct profile *profile_renew(struct profile *p, const struct core *core,
+			      int64_t now);
 /* Does a running job run past its limit (its end is 'any moment')? */
 bool profile_overdue(const struct profile *p);
 void profile_destroy(struct profile *p);

@@ -522,7 +522,27 @@ static void view_build(struct share *s)
 	free(stack);
 }
 
-/* Usage, counts and normalized shares into the view, leaves up. */
+/* Each node's share of the machine: fixed until the view is rebuilt. */
+static void view_shares(struct share *s)
+{
+	struct rota_share_node *v = s->tree.nodes;
+
+	v[0].shares_norm = 1;
+	for (size_t i = 0; i < s->tree.n; i++) {
+		double sum = 0;
+
+		for (uint32_t c = v[i].first_child; c != ROTA_SHARE_NONE;
+		     c = v[c].next_sibling)
+			sum += v[c].shares;
+		for (uint32_t c = v[i].first_child; c != ROTA_SHARE_NONE;
+		     c = v[c].next_sibling)
+			v[c].shares_norm = sum > 0 ? v[i].shares_norm *
+							     v[c].shares / sum
+						   : 0;
+	}
+}
+
+/* Usage and counts into the view, leaves up. */
 static void view_inputs(struct share *s)
 {
 	struct rota_share_node *v = s->tree.nodes;
@@ -539,27 +559,17 @@ static void view_inputs(struct share *s)
 		v[v[i].parent].pending += v[i].pending;
 		v[v[i].parent].running += v[i].running;
 	}
-	v[0].shares_norm = 1;
-	for (size_t i = 0; i < s->tree.n; i++) {
-		double sum = 0;
-
-		for (uint32_t c = v[i].first_child; c != ROTA_SHARE_NONE;
-		     c = v[c].next_sibling)
-			sum += v[c].shares;
-		for (uint32_t c = v[i].first_child; c != ROTA_SHARE_NONE;
-		     c = v[c].next_sibling)
-			v[c].shares_norm = sum > 0 ? v[i].shares_norm *
-							     v[c].shares / sum
-						   : 0;
+	for (size_t i = 0; i < s->tree.n; i++)
 		v[i].usage_norm = v[0].usage > 0 ? v[i].usage / v[0].usage : 0;
-	}
 }
 
 void share_prepare(struct share *s, int64_t now)
 {
 	rebase(s, now);
-	if (s->view_stale)
+	if (s->view_stale) {
 		view_build(s);
+		view_shares(s);
+	}
 	view_inputs(s);
 	s->tree.now = now;
 	s->compute_due = true;

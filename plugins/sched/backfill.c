@@ -34,7 +34,15 @@
 
 enum bf_mode { BF_EASY, BF_CONSERVATIVE };
 
+/* A job tried and left waiting, with the starts made before it. */
+struct bf_wait {
+	size_t i;
+	uint32_t since;
+};
+
 struct bf_state {
+	struct bf_wait *waits;	/* the last pass's array, for reuse */
+	size_t waits_cap;
 	unsigned mode;
 	int64_t interval;
 	int64_t window;
@@ -53,14 +61,20 @@ struct bf_count {
 	uint32_t n;
 };
 
+/*
+ * One pass's work, sized by the jobs it tries, not by all pending jobs:
+ * a pass that stops early or starts nothing costs little.  The arrays
+ * live in the plugin's state from pass to pass.
+ */
 struct bf_pass {
 	const struct bf_state *st;
 	const struct rota_sched_host *h;
-	uint32_t *waiting_since; /* per job: starts before it was passed */
-	bool *waiting;
-	struct bf_count *users;
+	struct bf_wait *waits;
+	size_t nwaits;
+	size_t waits_cap;
+	struct bf_count *users;	/* only with MaxJobUser */
 	size_t nusers;
-	uint32_t *per_queue;
+	uint32_t *per_queue;	/* only with MaxJobPart */
 	size_t nqueues;
 	uint32_t starts;
 };
@@ -99,21 +113,37 @@ static bool capped(struct bf_pass *p, const struct rota_sched_job *j,
 		*stop = true;
 		return true;
 	}
-	if (st->max_job_user && *user_count(p, j->user) >= st->max_job_user)
+	if (p->users && *user_count(p, j->user) >= st->max_job_user)
 		return true;
-	return st->max_job_part && j->queue_index < p->nqueues &&
+	return p->per_queue && j->queue_index < p->nqueues &&
 	       p->per_queue[j->queue_index] >= st->max_job_part;
 }
 
 static void count(struct bf_pass *p, const struct rota_sched_job *j)
 {
-	(*user_count(p, j->user))++;
-	if (j->queue_index < p->nqueues)
+	if (p->users)
+		(*user_count(p, j->user))++;
+	if (p->per_queue && j->queue_index < p->nqueues)
 		p->per_queue[j->queue_index]++;
 }
 
-static void try_job(struct bf_pass *p, size_t i,
-		    struct rota_sched_stats *stats)
+static int wait_add(struct bf_pass *p, size_t i)
+{
+	if (p->nwaits == p->waits_cap) {
+		size_t cap = p->waits_cap ? 2 * p->waits_cap : 64;
+		struct bf_wait *w = realloc(p->waits, cap * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		p->waits = w;
+		p->waits_cap = cap;
+	}
+	p->waits[p->nwaits++] = (struct bf_wait){ i, p->starts };
+	return 0;
+}
+
+static int try_job(struct bf_pass *p, size_t i,
+		   struct rota_sched_stats *stats)
 {
 	const struct bf_state *st = p->st;
 	const struct rota_sched_host *h = p->h;
@@ -124,61 +154,79 @@ static void try_job(struct bf_pass *p, size_t i,
 	if (h->start(h->pass, i) == 1) {
 		stats->started++;
 		p->starts++;
-		return;
+		return 0;
 	}
-	p->waiting[i] = true;
-	p->waiting_since[i] = p->starts;
+	if (wait_add(p, i) < 0)
+		return -ENOMEM;
 	if (st->mode == BF_EASY && stats->reserved >= st->depth)
-		return;
+		return 0;
 	if (h->reserve(h->pass, i, st->window, st->resolution, &when) == 0)
 		stats->reserved++;
+	return 0;
+}
+
+/* The per-user and per-queue tables, if a cap needs them. */
+static int pass_tables(struct bf_pass *p, const struct rota_sched_host *h)
+{
+	const struct bf_state *st = p->st;
+	size_t most = h->njobs;
+	uint32_t maxq = 0;
+
+	if (st->no_caps)
+		return 0;
+	if (st->max_job_test && st->max_job_test < (double)most)
+		most = (size_t)st->max_job_test;
+	if (st->max_job_user) {
+		for (p->nusers = 64; p->nusers < 2 * most + 2; p->nusers *= 2)
+			;
+		p->users = calloc(p->nusers, sizeof(*p->users));
+		if (!p->users)
+			return -ENOMEM;
+	}
+	if (st->max_job_part) {
+		for (size_t i = 0; i < h->njobs; i++)
+			maxq = h->jobs[i].queue_index > maxq
+				       ? h->jobs[i].queue_index
+				       : maxq;
+		p->nqueues = (size_t)maxq + 1;
+		p->per_queue = calloc(p->nqueues, sizeof(*p->per_queue));
+		if (!p->per_queue)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int bf_backfill(void *state, const struct rota_sched_host *h,
 		       struct rota_sched_stats *stats)
 {
-	struct bf_pass p = { .st = state, .h = h };
-	size_t i;
+	struct bf_state *st = state;
+	struct bf_pass p = { .st = st, .h = h, .waits = st->waits,
+			     .waits_cap = st->waits_cap };
+	int rc = pass_tables(&p, h);
 	bool stop = false;
-	uint32_t maxq = 0;
 
 	*stats = (struct rota_sched_stats){ 0 };
-	for (i = 0; i < h->njobs; i++)
-		maxq = h->jobs[i].queue_index > maxq ? h->jobs[i].queue_index
-						     : maxq;
-	for (p.nusers = 64; p.nusers < 2 * h->njobs + 2; p.nusers *= 2)
-		;
-	p.nqueues = (size_t)maxq + 1;
-	p.waiting = calloc(h->njobs + 1, sizeof(*p.waiting));
-	p.waiting_since = calloc(h->njobs + 1, sizeof(*p.waiting_since));
-	p.users = calloc(p.nusers, sizeof(*p.users));
-	p.per_queue = calloc(p.nqueues, sizeof(*p.per_queue));
-	if (!p.waiting || !p.waiting_since || !p.users || !p.per_queue) {
-		free(p.waiting);
-		free(p.waiting_since);
-		free(p.users);
-		free(p.per_queue);
-		return -ENOMEM;
-	}
-	for (i = 0; i < h->njobs && !stop; i++) {
+	for (size_t i = 0; i < h->njobs && !stop && rc == 0; i++) {
 		if (!h->jobs[i].eligible)
 			continue;
 		if (capped(&p, &h->jobs[i], stats, &stop)) {
 			stats->capped = true;
 			continue;
 		}
-		try_job(&p, i, stats);
+		rc = try_job(&p, i, stats);
 		stats->depth = (uint32_t)i + 1;
 	}
-	for (i = 0; i < h->njobs; i++) {
-		if (p.waiting[i] && p.starts > p.waiting_since[i])
-			h->bypass(h->pass, i, p.starts - p.waiting_since[i]);
+	/* each waiting job passed over by the starts made after it */
+	for (size_t k = 0; k < p.nwaits && rc == 0; k++) {
+		if (p.starts > p.waits[k].since)
+			h->bypass(h->pass, p.waits[k].i,
+				  p.starts - p.waits[k].since);
 	}
-	free(p.waiting);
-	free(p.waiting_since);
+	st->waits = p.waits;
+	st->waits_cap = p.waits_cap;
 	free(p.users);
 	free(p.per_queue);
-	return 0;
+	return rc;
 }
 
 static int64_t bf_interval(void *state)
@@ -257,7 +305,11 @@ static int bf_init(const struct rota_host *host,
 
 static void bf_fini(void *state)
 {
-	free(state);
+	struct bf_state *st = state;
+
+	if (st)
+		free(st->waits);
+	free(st);
 }
 
 static const struct rota_sched_ops bf_ops = {
