@@ -28,14 +28,36 @@
 #include "common/xalloc.h"
 #include "sim/sim.h"
 
+/* 'prefix' and the decimal id; by hand, as every replayed job asks. */
+static void id_name(char prefix, int64_t id, char *buf, size_t len)
+{
+	char digits[24];
+	size_t n = 0, k = 0;
+	uint64_t v = id < 0 ? 0 : (uint64_t)id;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (len < n + 2) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	buf[k++] = prefix;
+	while (n)
+		buf[k++] = digits[--n];
+	buf[k] = '\0';
+}
+
 void sim_user_name(int64_t id, char *buf, size_t len)
 {
-	snprintf(buf, len, "u%lld", (long long)(id < 0 ? 0 : id));
+	id_name('u', id, buf, len);
 }
 
 void sim_account_name(int64_t id, char *buf, size_t len)
 {
-	snprintf(buf, len, "g%lld", (long long)(id < 0 ? 0 : id));
+	id_name('g', id, buf, len);
 }
 
 static int read_file(const char *path, char **text, size_t *len,

@@ -68,6 +68,10 @@ struct share {
 	int64_t t0;
 	bool view_stale;	/* a user joined: rebuild the view */
 	bool compute_due;	/* inputs prepared, the plugin not yet run */
+	bool memo_valid;	/* memo_f is decay(memo_from, memo_to) */
+	int64_t memo_from;
+	int64_t memo_to;
+	double memo_f;
 	size_t view_n;		/* associations in the view */
 	bool dirty;		/* usage changed since last taken */
 	struct rota_share_tree tree;
@@ -270,22 +274,47 @@ static uint32_t guest_leaf(struct share *s, const char *user)
 	return id;
 }
 
+/*
+ * Look up "U:user:account", or "D:user" without an account: built on
+ * the stack when short, as every submit asks.
+ */
+static bool user_key_get(const struct share *s, const char *user,
+			 const char *account, uint32_t *id)
+{
+	char buf[160];
+	size_t lu = strlen(user), la = account ? strlen(account) : 0;
+	size_t need = 2 + lu + (account ? 1 + la : 0) + 1;
+	char *key = need <= sizeof(buf) ? buf : rota_xmalloc(need);
+	char *p = key;
+	bool found;
+
+	*p++ = account ? 'U' : 'D';
+	*p++ = ':';
+	memcpy(p, user, lu);
+	p += lu;
+	if (account) {
+		*p++ = ':';
+		memcpy(p, account, la);
+		p += la;
+	}
+	*p = '\0';
+	found = key_get(s, key, id);
+	if (key != buf)
+		free(key);
+	return found;
+}
+
 int share_assoc(struct share *s, const char *user, const char *account,
 		bool lenient, uint32_t *id, struct rota_error *err)
 {
 	char mine[128];
-	char *key = account ? rota_xasprintf("U:%s:%s", user, account)
-			    : rota_xasprintf("D:%s", user);
-	bool found = key_get(s, key, id);
 	bool listed;
 	uint32_t any;
+	char *key;
 
-	free(key);
-	if (found)
+	if (user_key_get(s, user, account, id))
 		return 0;
-	key = rota_xasprintf("D:%s", user);
-	listed = key_get(s, key, &any);
-	free(key);
+	listed = user_key_get(s, user, NULL, &any);
 	if (lenient || (!listed && !s->enforce &&
 			(!account || strcmp(account, "root") == 0))) {
 		*id = guest_leaf(s, user);
@@ -296,9 +325,9 @@ int share_assoc(struct share *s, const char *user, const char *account,
 				   "user '%s' has no account in rota.conf "
 				   "(EnforceAccounts=yes)", user);
 	key = rota_xasprintf("A:%s", account);
-	found = key_get(s, key, &any);
+	listed = key_get(s, key, &any);
 	free(key);
-	if (!found)
+	if (!listed)
 		return rota_errorf(err, -ENOENT, "account '%s' does not exist",
 				   account);
 	user_accounts(s, user, mine, sizeof(mine));
@@ -370,6 +399,18 @@ static double decay(const struct share *s, int64_t from, int64_t to)
 	return exp2(-(double)(to - from) / (double)s->half_life);
 }
 
+/* decay(t0, at) for a charge: a re-rating charges every job at one time. */
+static double charge_decay(struct share *s, int64_t at)
+{
+	if (s->memo_from != s->t0 || s->memo_to != at || !s->memo_valid) {
+		s->memo_from = s->t0;
+		s->memo_to = at;
+		s->memo_f = decay(s, s->t0, at);
+		s->memo_valid = true;
+	}
+	return s->memo_f;
+}
+
 /* Fold the decay up to 'now' into the stored values. */
 static void rebase(struct share *s, int64_t now)
 {
@@ -386,7 +427,7 @@ void share_charge(struct share *s, uint32_t id, double amount, int64_t at)
 		return;
 	if (at > s->t0 + s->half_life || at < s->t0 - s->half_life)
 		rebase(s, at);
-	s->a[id].stored += amount / decay(s, s->t0, at);
+	s->a[id].stored += amount / charge_decay(s, at);
 	s->dirty = true;
 }
 
