@@ -28,20 +28,9 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/profile.h"
+#include "ctld/core/shapes.h"
 
 #define NEVER INT64_MAX
-#define FAILED_MAX 256 /* shapes remembered as not fitting now */
-
-/* A job shape that did not fit now: larger ones of its kind won't. */
-struct failed {
-	uint32_t queue;
-	const char *constraint;
-	uint32_t ntasks;
-	uint32_t cpt;
-	uint32_t nodes;
-	uint64_t mem;
-	int64_t limit;		/* 0 (none) counts as the longest */
-};
 #define MULTI_TIMES_MAX 16 /* candidate times tried for a wide job */
 
 struct rota_sched_pass {
@@ -59,14 +48,8 @@ struct rota_sched_pass {
 	uint64_t free_total;	/* cores on usable nodes */
 	uint32_t free_max;	/* on the freest node: exact, from... */
 	uint32_t *free_count;	/* ...nodes by their free cores now */
-	/*
-	 * What failed to fit now.  Availability only shrinks during a pass
-	 * (jobs start, reservations are made), so a job at least as large in
-	 * every respect, of the same queue and constraint, cannot fit either.
-	 */
-	struct failed *failed;	/* FAILED_MAX, not zeroed: a pass is cheap */
-	size_t nfailed;
-	size_t failed_next;	/* the ring's oldest once it is full */
+	struct shapes *no_fit;	/* what failed to fit now */
+	struct shapes *no_resv;	/* what found no start within the window */
 	/*
 	 * The pass's answer may change with time alone (core_internal.h,
 	 * bf_settled): a limit refused a start, a reservation fell outside
@@ -77,50 +60,6 @@ struct rota_sched_pass {
 	 */
 	bool timed;
 };
-
-static int64_t span(int64_t limit)
-{
-	return limit ? limit : NEVER;
-}
-
-static bool same_text(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-static bool known_not_to_fit(const struct rota_sched_pass *bp,
-			     const struct core_job *job)
-{
-	for (size_t i = 0; i < bp->nfailed; i++) {
-		const struct failed *f = &bp->failed[i];
-
-		if (f->queue == job->queue && f->cpt == job->desc.cpus_per_task &&
-		    f->nodes == job->desc.nodes &&
-		    f->ntasks <= job->desc.ntasks && f->mem <= job->desc.mem_mb &&
-		    span(f->limit) <= span(job->time_limit) &&
-		    same_text(f->constraint, job->desc.constraint))
-			return true;
-	}
-	return false;
-}
-
-static void remember_failure(struct rota_sched_pass *bp,
-			     const struct core_job *job)
-{
-	struct failed *f = &bp->failed[bp->failed_next++ % FAILED_MAX];
-
-	*f = (struct failed){
-		.queue = job->queue,
-		.constraint = job->desc.constraint,
-		.ntasks = job->desc.ntasks,
-		.cpt = job->desc.cpus_per_task,
-		.nodes = job->desc.nodes,
-		.mem = job->desc.mem_mb,
-		.limit = job->time_limit,
-	};
-	if (bp->nfailed < FAILED_MAX)
-		bp->nfailed++;
-}
 
 /*
  * Up to a multiple of 'res' on the clock, not from 'now': a later pass
@@ -210,10 +149,10 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 	};
 
 	if (job->state != ROTA_JOB_PENDING || !may_fit_now(bp, job) ||
-	    known_not_to_fit(bp, job))
+	    shapes_cover(bp->no_fit, job))
 		return 0;
 	if (!place_job(&c, job, &bp->pl)) {
-		remember_failure(bp, job);
+		shapes_add(bp->no_fit, job);
 		return 0;
 	}
 	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1)) {
@@ -332,12 +271,17 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 
 	if (job->state != ROTA_JOB_PENDING)
 		return -ENOSPC;
-	t = one_node(bp, job, until);
-	if (t == NEVER && job->desc.nodes != 1)
-		t = many_nodes(bp, job, until, resolution);
+	if (shapes_cover(bp->no_resv, job)) {
+		t = NEVER;
+	} else {
+		t = one_node(bp, job, until);
+		if (t == NEVER && job->desc.nodes != 1)
+			t = many_nodes(bp, job, until, resolution);
+	}
 	if (t == NEVER || t > until || t == bp->now) {
 		bp->timed = true;
 		if (t != bp->now) {
+			shapes_add(bp->no_resv, job);
 			job->est_start = 0;
 			return -ENOSPC;
 		}
@@ -428,9 +372,9 @@ int core_backfill(struct core *core, int64_t now,
 		  struct rota_sched_stats *stats)
 {
 	const struct rota_sched_ops *ops = sched_ops(core);
-	struct failed failed[FAILED_MAX];
+	struct shapes no_fit, no_resv;
 	struct rota_sched_pass bp = { .core = core, .now = now,
-				      .failed = failed };
+				      .no_fit = &no_fit, .no_resv = &no_resv };
 	struct rota_sched_job *v;
 	struct rota_sched_host h;
 	size_t n = core->pending.n, i = 0;
@@ -441,6 +385,8 @@ int core_backfill(struct core *core, int64_t now,
 		core_prio_update(core, now);
 	limits_classify(core, now);
 	core->last_backfill = now;
+	shapes_init(&no_fit);
+	shapes_init(&no_resv);
 	if (core->bf_settled && !core->every_pass) {
 		core->sched_stats.bf_skipped++;
 		return 0;

@@ -204,7 +204,8 @@ int64_t profile_earliest(const struct profile *p, uint32_t node,
 		if (start != NEVER &&
 		    (i == ns->n || (d && ns->s[i].t >= start + d)))
 			return start <= until ? start : NEVER;
-		if (i == ns->n || ns->s[i].t > until + d)
+		/* no candidate yet, and any later one would start too late */
+		if (i == ns->n || (start == NEVER && ns->s[i].t > until))
 			return NEVER;
 		c += ns->s[i].cores;
 		m += ns->s[i].mem;
