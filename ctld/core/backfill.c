@@ -49,6 +49,7 @@ struct rota_sched_pass {
 	uint32_t free_max;	/* on the freest node: exact, from... */
 	uint32_t *free_count;	/* ...nodes by their free cores now */
 	struct shapes *no_fit;	/* what failed to fit now */
+	const struct core_job *nofit; /* the last job found to fit nowhere now */
 	struct shapes *no_resv;	/* what found no start within the window */
 	/*
 	 * The pass's answer may change with time alone (core_internal.h,
@@ -148,11 +149,15 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		.d = job->time_limit,
 	};
 
-	if (job->state != ROTA_JOB_PENDING || !may_fit_now(bp, job) ||
-	    shapes_cover(bp->no_fit, job))
+	if (job->state != ROTA_JOB_PENDING)
 		return 0;
+	if (!may_fit_now(bp, job) || shapes_cover(bp->no_fit, job)) {
+		bp->nofit = job;
+		return 0;
+	}
 	if (!place_job(&c, job, &bp->pl)) {
 		shapes_add(bp->no_fit, job);
+		bp->nofit = job;
 		return 0;
 	}
 	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1)) {
@@ -205,9 +210,20 @@ static int64_t one_node(struct rota_sched_pass *bp, const struct core_job *job,
 	int64_t best = NEVER;
 	uint32_t node = UINT32_MAX;
 
+	/* fitting nowhere now, it starts on a node when that gains cores */
+	bool later = bp->nofit == job;
+	uint32_t cores = job->desc.exclusive
+				 ? 0
+				 : job->desc.ntasks * job->desc.cpus_per_task;
+
 	for (size_t k = 0; k < q->nnodes && best > bp->now; k++) {
 		int64_t t;
 
+		/* cannot beat the best so far: no walk of its steps */
+		if (later &&
+		    profile_gain_bound(bp->prof, q->nodes[k], cores) >=
+			    (best <= until ? best : until + 1))
+			continue;
 		/* a node too small even when idle is no candidate */
 		if (!place_node_fits(&total, job, q->nodes[k]))
 			continue;

@@ -24,6 +24,7 @@
 #include "ctld/core/profile.h"
 
 #define NEVER INT64_MAX
+#define PROFILE_LEVELS 24	/* 2^0 .. 2^23 cores on one node */
 
 struct step {
 	int64_t t;
@@ -37,6 +38,12 @@ struct node_steps {
 	uint32_t cap;
 	int32_t cores0;		/* free now */
 	int64_t mem0;
+	/*
+	 * reach[k]: the first step after now at which the node has 2^k
+	 * cores free; recomputed, when asked, after its steps changed.
+	 */
+	int64_t reach[PROFILE_LEVELS];
+	bool reach_stale;
 };
 
 struct profile {
@@ -62,6 +69,7 @@ static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
 	}
 	ns->s[i] = (struct step){ t, cores, mem };
 	ns->n++;
+	ns->reach_stale = true;
 }
 
 struct profile *profile_renew(struct profile *p, const struct core *core,
@@ -83,6 +91,7 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		bool up = node_is_usable(n);
 
 		p->nodes[i].n = 0; /* the steps' arrays are kept */
+		p->nodes[i].reach_stale = true;
 		p->nodes[i].cores0 = up ? (int32_t)node_cores_free(n) : 0;
 		p->nodes[i].mem0 = up ? (int64_t)node_mem_free(n) : 0;
 	}
@@ -165,6 +174,7 @@ void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
 {
 	struct node_steps *ns = &p->nodes[node];
 
+	ns->reach_stale = true;
 	if (t <= p->now) {
 		ns->cores0 -= (int32_t)cores;
 		ns->mem0 -= (int64_t)mem;
@@ -211,6 +221,35 @@ int64_t profile_earliest(const struct profile *p, uint32_t node,
 		m += ns->s[i].mem;
 		i++;
 	}
+}
+
+static void reach_levels(struct node_steps *ns)
+{
+	int64_t c = ns->cores0;
+	unsigned set = 0;
+
+	for (uint32_t i = 0; i < ns->n && set < PROFILE_LEVELS; i++) {
+		c += ns->s[i].cores;
+		/* levels reached form a prefix: 2^k free means 2^j for j < k */
+		while (ns->s[i].cores > 0 && set < PROFILE_LEVELS &&
+		       c >= (int64_t)1 << set)
+			ns->reach[set++] = ns->s[i].t;
+	}
+	while (set < PROFILE_LEVELS)
+		ns->reach[set++] = NEVER;
+	ns->reach_stale = false;
+}
+
+int64_t profile_gain_bound(struct profile *p, uint32_t node, uint32_t cores)
+{
+	struct node_steps *ns = &p->nodes[node];
+	unsigned k = 0;
+
+	if (ns->reach_stale)
+		reach_levels(ns);
+	while (k + 1 < PROFILE_LEVELS && (uint64_t)1 << (k + 1) <= cores)
+		k++;
+	return cores ? ns->reach[k] : p->now;
 }
 
 int64_t profile_now(const struct profile *p)

@@ -26,6 +26,12 @@ int64_t profile_now(const struct profile *p);
 /* The least free cores and memory on 'node' over [t, t + d). */
 void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
 		      int64_t d, int32_t *cores, int64_t *mem);
+/*
+ * A job of 'cores' that does not fit on 'node' now cannot start there
+ * before this time: the first time the node gains cores and then has
+ * at least the power of two below 'cores' free.  INT64_MAX: never.
+ */
+int64_t profile_gain_bound(struct profile *p, uint32_t node, uint32_t cores);
 /* The next time after 'after' when 'node' gains cores; INT64_MAX: none. */
 int64_t profile_next_change(const struct profile *p, uint32_t node,
 			    int64_t after);
