@@ -66,6 +66,8 @@ struct rota_job_desc {
 	uint32_t cpus_per_task; /* >= 1 */
 	uint32_t nodes;		/* 0: as many as needed */
 	uint64_t mem_mb;	/* per node; 0: not asked */
+	uint64_t mem_per_cpu_mb; /* per allocated core; not with mem_mb */
+	char *reservation;	/* NULL: none; else runs only inside it */
 	int64_t time_limit;	/* seconds; 0: the queue's default */
 	bool no_requeue;	/* if its node fails: NODE_FAIL, not requeued */
 	int32_t nice;		/* -10000..10000, below 0 for operators */

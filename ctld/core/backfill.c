@@ -11,6 +11,10 @@
  * every time a node of its queue gains cores, in order, rounded up to
  * the pass's resolution, and the first at which the placement fits over
  * the whole span wins.
+ *
+ * A job of an advance reservation is placed on its reservation's cores by
+ * what is free now (the profile holds those cores as a block against the
+ * other jobs) and gets no backfill reservation: it waits for its own.
  */
 #include "config.h"
 
@@ -25,6 +29,7 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/profile.h"
+#include "ctld/core/resv.h"
 
 #define NEVER INT64_MAX
 #define FAILED_MAX 256 /* shapes remembered as not fitting now */
@@ -37,6 +42,7 @@ struct failed {
 	uint32_t cpt;
 	uint32_t nodes;
 	uint64_t mem;
+	uint64_t mem_per_cpu;
 	int64_t limit;		/* 0 (none) counts as the longest */
 };
 #define MULTI_TIMES_MAX 16 /* candidate times tried for a wide job */
@@ -85,6 +91,7 @@ static bool known_not_to_fit(const struct rota_sched_pass *bp,
 		if (f->queue == job->queue && f->cpt == job->desc.cpus_per_task &&
 		    f->nodes == job->desc.nodes &&
 		    f->ntasks <= job->desc.ntasks && f->mem <= job->desc.mem_mb &&
+		    f->mem_per_cpu <= job->desc.mem_per_cpu_mb &&
 		    span(f->limit) <= span(job->time_limit) &&
 		    same_text(f->constraint, job->desc.constraint))
 			return true;
@@ -104,6 +111,7 @@ static void remember_failure(struct rota_sched_pass *bp,
 		.cpt = job->desc.cpus_per_task,
 		.nodes = job->desc.nodes,
 		.mem = job->desc.mem_mb,
+		.mem_per_cpu = job->desc.mem_per_cpu_mb,
 		.limit = job->time_limit,
 	};
 	if (bp->nfailed < FAILED_MAX)
@@ -123,11 +131,14 @@ static int64_t round_up(int64_t t, int64_t now, int64_t res)
 static void take(struct rota_sched_pass *bp, const struct core_job *job,
 		 int64_t t)
 {
-	for (uint32_t i = 0; i < bp->pl.n; i++)
+	for (uint32_t i = 0; i < bp->pl.n; i++) {
+		uint32_t cores = place_alloc_cores(bp->core, job,
+						   bp->pl.node[i],
+						   bp->pl.tasks[i]);
+
 		profile_take(bp->prof, bp->pl.node[i], t, job->time_limit,
-			     place_alloc_cores(bp->core, job, bp->pl.node[i],
-					       bp->pl.tasks[i]),
-			     job->desc.mem_mb);
+			     cores, job_node_mem(job, cores));
+	}
 }
 
 /* Could the job fit now at all, by the pass's upper bounds? */
@@ -192,10 +203,16 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		.d = job->time_limit,
 	};
 
-	if (job->state != ROTA_JOB_PENDING || !may_fit_now(bp, job) ||
-	    known_not_to_fit(bp, job))
+	if (job->state != ROTA_JOB_PENDING)
 		return 0;
-	if (!place_job(&c, job, &bp->pl)) {
+	if (job->desc.reservation) {
+		c.mode = PLACE_NOW; /* its reservation's cores, free now */
+		if (resv_job_reason(bp->core, job) ||
+		    !place_job(&c, job, &bp->pl))
+			return 0;
+	} else if (!may_fit_now(bp, job) || known_not_to_fit(bp, job)) {
+		return 0;
+	} else if (!place_job(&c, job, &bp->pl)) {
 		remember_failure(bp, job);
 		return 0;
 	}
@@ -231,8 +248,8 @@ static int64_t node_earliest(struct rota_sched_pass *bp,
 	    node->test_reserved > node->test_used)
 		need += node->test_reserved - node->test_used;
 	return profile_earliest(bp->prof, n, (int32_t)need,
-				(int64_t)job->desc.mem_mb, job->time_limit,
-				until);
+				(int64_t)job_node_mem(job, need),
+				job->time_limit, until);
 }
 
 /*
@@ -311,7 +328,7 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 	int64_t until = bp->now + window;
 	int64_t t;
 
-	if (job->state != ROTA_JOB_PENDING)
+	if (job->state != ROTA_JOB_PENDING || job->desc.reservation)
 		return -ENOSPC;
 	t = one_node(bp, job, until);
 	if (t == NEVER && job->desc.nodes != 1)
@@ -410,6 +427,7 @@ int core_backfill(struct core *core, int64_t now,
 	int rc;
 
 	*stats = (struct rota_sched_stats){ 0 };
+	resv_update(core, now);
 	if (core->prio_stale)
 		core_prio_update(core, now);
 	limits_classify(core, now);

@@ -187,6 +187,9 @@ static int order_cmp(const struct core *core, const struct core_job *a,
 	unsigned ta = core->queues[a->queue].priority_tier;
 	unsigned tb = core->queues[b->queue].priority_tier;
 
+	/* jobs of a reservation first: they compete only among themselves */
+	if (!a->desc.reservation != !b->desc.reservation)
+		return a->desc.reservation ? -1 : 1;
 	if (ta != tb)
 		return ta > tb ? -1 : 1;
 	if (a->priority != b->priority)
@@ -297,8 +300,7 @@ static void view(const struct core *core, const struct core_job *job,
 		.time_limit = job->time_limit,
 		.nodes = job->desc.nodes,
 		.cores = job->desc.ntasks * job->desc.cpus_per_task,
-		.mem_mb = job->desc.mem_mb * (job->desc.nodes ? job->desc.nodes
-							      : 1),
+		.mem_mb = job_total_mem(job),
 		.nice = job->desc.nice,
 		.urgency = job->desc.urgency ? job->desc.urgency
 					     : URGENCY_DEFAULT,

@@ -21,6 +21,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
+#include "ctld/core/resv.h"
 
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p)
@@ -33,7 +34,8 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		a->node = p->node[i];
 		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
-		node_alloc_cores(&core->nodes[a->node], a, job->desc.mem_mb);
+		node_alloc_cores(&core->nodes[a->node], a,
+				 job_node_mem(job, a->ncores));
 	}
 	core_job_take(core, job);
 	core_pending_remove(core, job);
@@ -75,9 +77,11 @@ unsigned core_schedule(struct core *core, int64_t now)
 	size_t nblocked = 0, active = 0, idle = 0, depth = 0;
 	unsigned started = 0;
 	int64_t start_us;
-	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW };
+	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW,
+				     .t = now };
 	struct core_job *job, *next;
 
+	resv_update(core, now);
 	if (core->prio_stale)
 		core_prio_update(core, now);
 	limits_classify(core, now);
@@ -94,6 +98,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 		next = job->next;
 		if (job->hold || job->limited)
 			continue; /* not eligible: it blocks nothing */
+		if (job->desc.reservation && resv_job_reason(core, job)) {
+			job->reason = resv_job_reason(core, job);
+			continue; /* its reservation is not open: nor this */
+		}
 		if (blocked[job->queue]) {
 			job->reason = "Priority";
 			continue;
@@ -115,6 +123,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 			continue;
 		}
 		job->reason = "Resources";
+		if (job->desc.reservation)
+			continue; /* it waits for its reservation's cores */
 		blocked[job->queue] = true;
 		nblocked++;
 	}
@@ -165,6 +175,15 @@ static int explain_infeasible(const struct core *core,
 				   (unsigned long long)job->desc.mem_mb,
 				   q->name, size);
 	}
+	if (job->desc.mem_per_cpu_mb * job->desc.cpus_per_task > max_mem) {
+		rota_size_format_mb(max_mem, size, sizeof(size));
+		return rota_errorf(err, -EINVAL,
+				   "--mem-per-cpu=%lluM: a task's %u cpus need "
+				   "more memory than any node of queue '%s' "
+				   "has (largest: %s)",
+				   (unsigned long long)job->desc.mem_per_cpu_mb,
+				   job->desc.cpus_per_task, q->name, size);
+	}
 	return rota_errorf(err, -EINVAL,
 			   "%u tasks x %u cpus: more cores than the nodes of "
 			   "queue '%s' have (largest node: %u cores)",
@@ -182,6 +201,8 @@ const char *core_job_reason(const struct core *core,
 						   : "JobHeldAdmin";
 	if (job->limited)
 		return job->limit_reason;
+	if (resv_job_reason(core, job))
+		return resv_job_reason(core, job);
 	if (job->reason)
 		return job->reason;
 	/* not reached by the last pass: its queue stopped ahead of it */
