@@ -503,7 +503,8 @@ int core_resv_delete(struct core *core, int64_t now, const char *name,
 		     struct rota_error *err);
 /*
  * Put back a journaled reservation as it was (parts by node name, no
- * overlap check; one already ended is dropped at the next event).
+ * overlap check; one already ended is dropped at the next event),
+ * replacing one of the same name (the last record wins).
  * -ENOENT when a node left rota.conf, -EINVAL for a bad record.
  */
 struct core_resv_state {

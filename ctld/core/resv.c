@@ -553,9 +553,9 @@ int core_resv_restore(struct core *core, const struct core_resv_state *st,
 		      struct rota_error *err)
 {
 	struct core_resv r = { 0 };
+	const struct core_resv *old;
 
-	if (!st->id || !st->name[0] || st->end <= st->start ||
-	    core_resv_find(core, st->name))
+	if (!st->id || !st->name[0] || st->end <= st->start)
 		return rota_errorf(err, -EINVAL,
 				   "reservation '%s': inconsistent record",
 				   st->name);
@@ -573,6 +573,10 @@ int core_resv_restore(struct core *core, const struct core_resv_state *st,
 		p->cores = st->cores[i];
 		p->whole = st->cores[i] == 0;
 	}
+	/* one of that name that ended unrecorded: the last record wins */
+	old = core_resv_find(core, st->name);
+	if (old)
+		resv_remove(core, (size_t)(old - core->resv));
 	r.nparts = st->nparts;
 	r.id = st->id;
 	r.name = rota_xstrdup(st->name);
