@@ -195,9 +195,13 @@ static int parse(struct resv_parse *p, const struct rota_msg_resv_create *m,
 	return check_users(p->users, err);
 }
 
-/* Journal 'rec' and sync; on failure 'undo' runs and -errno returns. */
-static int commit(struct ctld *ctld, char *rec, size_t len)
+/* Journal a reservation's record ('r', else the delete of 'name'), sync. */
+static int commit(struct ctld *ctld, const struct core_resv *r,
+		  const char *name)
 {
+	size_t len;
+	char *rec = r ? resv_record_encode(ctld->core, r, &len)
+		      : resv_record_delete(name, &len);
 	int rc = journal_append(ctld->journal, rec, len);
 
 	free(rec);
@@ -232,8 +236,7 @@ void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 	}
 	if (rc == 0)
 		rc = core_resv_create(ctld->core, now, &rp.req, &r, &err);
-	if (rc == 0 && commit(ctld, resv_record_encode(ctld->core, r, &len),
-			      len) < 0) {
+	if (rc == 0 && commit(ctld, r, NULL) < 0) {
 		core_resv_delete(ctld->core, now, r->name, &err);
 		rc = rota_errorf(&err, -EIO, "the controller cannot write its "
 				 "journal: reservation not created");
@@ -259,7 +262,6 @@ void rpc_resv_delete(struct peer *p, const struct rota_frame *f)
 	struct ctld *ctld = p->ctld;
 	struct rota_error err;
 	char *name = NULL;
-	size_t len;
 	int rc;
 
 	if (rota_msg_name_decode(f->body, f->body_len, &name, &err) < 0) {
@@ -274,7 +276,7 @@ void rpc_resv_delete(struct peer *p, const struct rota_frame *f)
 	} else {
 		rc = core_resv_delete(ctld->core, ctld_now(ctld), name, &err);
 	}
-	if (rc == 0 && commit(ctld, resv_record_delete(name, &len), len) < 0)
+	if (rc == 0 && commit(ctld, NULL, name) < 0)
 		rc = rota_errorf(&err, -EIO, "the controller cannot write its "
 				 "journal: the delete may not last");
 	if (rc < 0) {
@@ -290,15 +292,19 @@ void rpc_resv_delete(struct peer *p, const struct rota_frame *f)
 	free(name);
 }
 
-/* One reservation as the list shows it (strings owned by 'out'). */
+/*
+ * One reservation as the list shows it ('nodes' owned by 'out'), active
+ * by the clock: the core sees a start at its next event.
+ */
 static void resv_info(const struct core *core, const struct core_resv *r,
-		      struct rota_resv_info *out)
+		      int64_t now, struct rota_resv_info *out)
 {
 	const char **names = rota_xcalloc(r->nparts + 1, sizeof(char *));
 
 	*out = (struct rota_resv_info){
 		.name = r->name,
-		.state = r->active ? "ACTIVE" : "INACTIVE",
+		.state = r->start <= now && now < r->end ? "ACTIVE"
+							 : "INACTIVE",
 		.start = r->start,
 		.end = r->end,
 		.core_count = r->core_count,
@@ -324,7 +330,7 @@ void rpc_resv_list(struct peer *p, const struct rota_frame *f)
 	m.n = core_resv_count(core);
 	m.resvs = rota_xcalloc(m.n + 1, sizeof(*m.resvs));
 	for (size_t i = 0; i < m.n; i++)
-		resv_info(core, core_resv_get(core, i), &m.resvs[i]);
+		resv_info(core, core_resv_get(core, i), m.now, &m.resvs[i]);
 	body = rota_msg_resv_list_encode(&m, &len);
 	peer_send(p, ROTA_MSG_RESV_LIST_REPLY, body, len);
 	free(body);
