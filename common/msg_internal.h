@@ -39,6 +39,12 @@ int msg_kv_unpack(json_t *arr, size_t max, struct rota_msg_kv **out,
 		  size_t *n, struct rota_error *err);
 json_t *msg_kv_pack(const struct rota_msg_kv *kv, size_t n);
 void msg_kv_free(struct rota_msg_kv *kv, size_t n);
+/*
+ * A list reply's {"now":N,"<key>":[...]} and nothing else: '*arr' and
+ * its size '*n' (at most 'max'); -EPROTO with 'err'.
+ */
+int msg_now_list(json_t *root, const char *key, size_t max, json_int_t *now,
+		 json_t **arr, size_t *n, struct rota_error *err);
 /* A finite json number (an integer counts) into '*out'; -EPROTO. */
 int msg_real(json_t *v, const char *field, double *out,
 	     struct rota_error *err);

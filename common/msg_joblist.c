@@ -245,12 +245,8 @@ int rota_msg_job_list_decode(const char *buf, size_t len,
 	*m = (struct rota_msg_job_list){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:o !}", "now", &now, "jobs", &arr);
-	if (rc == 0 && !json_is_array(arr))
-		rc = rota_errorf(err, -EPROTO, "jobs: not an array");
-	n = rc == 0 ? json_array_size(arr) : 0;
-	if (rc == 0 && n > ROTA_MSG_LIST_MAX)
-		rc = rota_errorf(err, -EPROTO, "jobs: too many");
+	rc = msg_now_list(root, "jobs", ROTA_MSG_LIST_MAX, &now, &arr, &n,
+			  err);
 	if (rc == 0) {
 		m->jobs = rota_xcalloc(n ? n : 1, sizeof(*m->jobs));
 		m->now = now;

@@ -135,12 +135,7 @@ int rota_msg_resv_list_decode(const char *buf, size_t len,
 	*m = (struct rota_msg_resv_list){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:o !}", "now", &now, "resvs", &arr);
-	if (rc == 0 && !json_is_array(arr))
-		rc = rota_errorf(err, -EPROTO, "resvs: not an array");
-	n = rc == 0 ? json_array_size(arr) : 0;
-	if (rc == 0 && n > 65536)
-		rc = rota_errorf(err, -EPROTO, "resvs: more than 65536");
+	rc = msg_now_list(root, "resvs", 65536, &now, &arr, &n, err);
 	if (rc == 0)
 		m->resvs = rota_xcalloc(n + 1, sizeof(*m->resvs));
 	for (size_t i = 0; rc == 0 && i < n; i++) {

@@ -236,3 +236,18 @@ void msg_kv_free(struct rota_msg_kv *kv, size_t n)
 	}
 	free(kv);
 }
+
+int msg_now_list(json_t *root, const char *key, size_t max, json_int_t *now,
+		 json_t **arr, size_t *n, struct rota_error *err)
+{
+	int rc = msg_unpack(root, err, "{s:I, s:o !}", "now", now, key, arr);
+
+	*n = 0;
+	if (rc == 0 && !json_is_array(*arr))
+		return rota_errorf(err, -EPROTO, "%s: not an array", key);
+	if (rc == 0 && json_array_size(*arr) > max)
+		return rota_errorf(err, -EPROTO, "%s: too many", key);
+	if (rc == 0)
+		*n = json_array_size(*arr);
+	return rc;
+}

@@ -210,6 +210,34 @@ static int commit(struct ctld *ctld, const struct core_resv *r,
 	return rc;
 }
 
+/* Operators only: 0, or -EPERM (counted) with the line. */
+static int operator_only(struct peer *p, const char *verb,
+			 struct rota_error *err)
+{
+	if (ctld_is_operator(p->ctld, p->uid))
+		return 0;
+	p->ctld->stats.denied++;
+	return rota_errorf(err, -EPERM, "only operators may %s reservations",
+			   verb);
+}
+
+/* The refusal's line, or 'type' with 'body'; logged either way. */
+static void answer(struct peer *p, int rc, const struct rota_error *err,
+		   const char *verb, const char *name, uint16_t type,
+		   const char *body)
+{
+	if (rc < 0) {
+		rota_info("reservation %s by uid %u refused: %s", verb,
+			  (unsigned)p->uid, err->text);
+		peer_send_error(p, rc, err->text);
+		return;
+	}
+	rota_info("reservation '%s' %sd by uid %u", name, verb,
+		  (unsigned)p->uid);
+	peer_send(p, type, body, strlen(body));
+	ctld_kick(p->ctld);
+}
+
 void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
@@ -219,7 +247,7 @@ void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 	struct rota_error err;
 	int64_t now = ctld_now(ctld);
 	size_t len;
-	char *body;
+	char *body = NULL;
 	int rc;
 
 	if (rota_msg_resv_create_decode(f->body, f->body_len, &m, &err) < 0) {
@@ -227,13 +255,9 @@ void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
-	if (!ctld_is_operator(ctld, p->uid)) {
-		ctld->stats.denied++;
-		rc = rota_errorf(&err, -EPERM, "only operators may create "
-				 "reservations");
-	} else {
+	rc = operator_only(p, "create", &err);
+	if (rc == 0)
 		rc = parse(&rp, &m, now, &err);
-	}
 	if (rc == 0)
 		rc = core_resv_create(ctld->core, now, &rp.req, &r, &err);
 	if (rc == 0 && commit(ctld, r, NULL) < 0) {
@@ -241,18 +265,11 @@ void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 		rc = rota_errorf(&err, -EIO, "the controller cannot write its "
 				 "journal: reservation not created");
 	}
-	if (rc < 0) {
-		rota_info("reservation create by uid %u refused: %s",
-			  (unsigned)p->uid, err.text);
-		peer_send_error(p, rc, err.text);
-	} else {
-		rota_info("reservation '%s' created by uid %u", r->name,
-			  (unsigned)p->uid);
+	if (rc == 0)
 		body = rota_msg_name_encode(r->name, &len);
-		peer_send(p, ROTA_MSG_RESV_CREATE_REPLY, body, len);
-		free(body);
-		ctld_kick(ctld);
-	}
+	answer(p, rc, &err, "create", rc == 0 ? r->name : NULL,
+	       ROTA_MSG_RESV_CREATE_REPLY, body);
+	free(body);
 	parse_fini(&rp);
 	rota_msg_resv_create_clear(&m);
 }
@@ -269,26 +286,13 @@ void rpc_resv_delete(struct peer *p, const struct rota_frame *f)
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
-	if (!ctld_is_operator(ctld, p->uid)) {
-		ctld->stats.denied++;
-		rc = rota_errorf(&err, -EPERM, "only operators may delete "
-				 "reservations");
-	} else {
+	rc = operator_only(p, "delete", &err);
+	if (rc == 0)
 		rc = core_resv_delete(ctld->core, ctld_now(ctld), name, &err);
-	}
 	if (rc == 0 && commit(ctld, NULL, name) < 0)
 		rc = rota_errorf(&err, -EIO, "the controller cannot write its "
 				 "journal: the delete may not last");
-	if (rc < 0) {
-		rota_info("reservation delete by uid %u refused: %s",
-			  (unsigned)p->uid, err.text);
-		peer_send_error(p, rc, err.text);
-	} else {
-		rota_info("reservation '%s' deleted by uid %u", name,
-			  (unsigned)p->uid);
-		peer_send(p, ROTA_MSG_OK, "{}", 2);
-		ctld_kick(ctld);
-	}
+	answer(p, rc, &err, "delete", name, ROTA_MSG_OK, "{}");
 	free(name);
 }
 

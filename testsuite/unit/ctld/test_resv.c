@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "plugins/rota_plugin.h"
+#include "testsuite/unit/ctld/fixture.h"
 
 #define T0 ((int64_t)1700000000)
 #define GB 1024
@@ -40,34 +41,12 @@ static struct rota_conf *conf;
 
 static void start(const char *text)
 {
-	struct rota_error err = { "" };
-	int rc = rota_conf_load_buffer("test.conf", text, strlen(text), &conf,
-				       &err);
-
-	ck_assert_msg(rc == 0, "config: %s", err.text);
-	rc = core_create(conf, &core, &err);
-	ck_assert_msg(rc == 0, "core: %s", err.text);
-	for (size_t i = 0; i < conf->nnodes; i++) {
-		struct rota_node_info info = {
-			.name = conf->nodes[i].name,
-			.state = "UP",
-			.reason = "",
-			.sockets = 1,
-			.cores = conf->nodes[i].cpus,
-			.pus = conf->nodes[i].cpus,
-			.memory_mb = conf->nodes[i].memory_mb,
-		};
-
-		ck_assert_int_eq(core_node_register(core, T0, &info, &err), 0);
-	}
+	fixture_start(text, T0, &core, &conf);
 }
 
 static void teardown(void)
 {
-	core_destroy(core);
-	rota_conf_destroy(conf);
-	core = NULL;
-	conf = NULL;
+	fixture_stop(&core, &conf);
 }
 
 static void drop_actions(void)
