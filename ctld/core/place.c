@@ -117,7 +117,9 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	if (!constraint_match(job->constraint, n->features))
 		return 0;
 	if (job->desc.exclusive && per_task)
-		return mem >= job_node_mem(job, cores) ? cores / job->desc.cpus_per_task : 0;
+		return mem >= job_node_mem(job, cores)
+			       ? cores / job->desc.cpus_per_task
+			       : 0;
 	if (per_task && mem / per_task < cores / job->desc.cpus_per_task)
 		return (uint32_t)(mem / per_task);
 	return cores / job->desc.cpus_per_task;

@@ -110,10 +110,10 @@ int core_restore_job(struct core *core, int64_t now,
 		rc = restore_alloc(core, now, job, st, err);
 		if (rc < 0) /* give back what it took */
 			for (uint32_t i = 0; i < job->nalloc; i++)
-				node_free_cores(&core->nodes[job->alloc[i].node],
-						&job->alloc[i],
-						job_node_mem(job,
-							     job->alloc[i].ncores));
+				node_free_cores(
+					&core->nodes[job->alloc[i].node],
+					&job->alloc[i],
+					job_node_mem(job, job->alloc[i].ncores));
 	}
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };

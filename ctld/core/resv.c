@@ -159,8 +159,8 @@ uint32_t resv_node_cores(const struct core *core, const struct core_job *job,
 	uint32_t blocked = 0;
 
 	if (job->desc.reservation) {
-		const struct core_resv *r = core_resv_find(core,
-							   job->desc.reservation);
+		const struct core_resv *r =
+			core_resv_find(core, job->desc.reservation);
 		const struct core_resv_part *p = r ? part_on(r, node) : NULL;
 		uint32_t have;
 
