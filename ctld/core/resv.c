@@ -329,6 +329,24 @@ static uint32_t reserved_over(const struct core *core, uint32_t node,
 	return sum;
 }
 
+/*
+ * Cores of 'node' that running jobs will still hold at 't' (a job without
+ * a limit, forever): as Slurm, a reservation is not laid over them.
+ */
+static uint32_t busy_at(const struct core *core, uint32_t node, int64_t t)
+{
+	uint32_t sum = 0;
+
+	for (const struct core_job *j = core->running.head; j; j = j->next) {
+		if (j->time_limit && j->start_time + j->time_limit <= t)
+			continue;
+		for (uint32_t k = 0; k < j->nalloc; k++)
+			if (j->alloc[k].node == node)
+				sum += j->alloc[k].ncores;
+	}
+	return sum;
+}
+
 static int check_name(const struct core *core, const char *name,
 		      struct rota_error *err)
 {
@@ -427,7 +445,10 @@ static int candidates(const struct core *core, const char *nodes,
 	return rc;
 }
 
-/* Whole nodes: none may be in a reservation over the same span. */
+/*
+ * Whole nodes: none may be in a reservation over the same span, nor run
+ * a job then.
+ */
 static int take_nodes(const struct core *core, const struct core_resv_req *req,
 		      const uint32_t *v, size_t n, struct core_resv *r,
 		      struct rota_error *err)
@@ -442,13 +463,21 @@ static int take_nodes(const struct core *core, const struct core_resv_req *req,
 					   "reservation '%s' over that time",
 					   req->nodes, core->nodes[v[i]].name,
 					   who);
+		if (busy_at(core, v[i], req->start))
+			return rota_errorf(err, -EBUSY,
+					   "Nodes=%s: node '%s' runs jobs that "
+					   "will still run at StartTime",
+					   req->nodes, core->nodes[v[i]].name);
 		r->parts[r->nparts++] = (struct core_resv_part){
 			.node = v[i], .whole = true };
 	}
 	return 0;
 }
 
-/* CoreCount=N over the candidates, in order, around other reservations. */
+/*
+ * CoreCount=N over the candidates, in order, around other reservations
+ * and the jobs that will still run at the start.
+ */
 static int take_cores(const struct core *core,
 		      const struct core_resv_req *req, const uint32_t *v,
 		      size_t n, struct core_resv *r, struct rota_error *err)
@@ -459,7 +488,8 @@ static int take_cores(const struct core *core,
 		const char *who = NULL;
 		uint32_t total = node_cores_total(&core->nodes[v[i]]);
 		uint32_t held = reserved_over(core, v[i], req->start, req->end,
-					      &who);
+					      &who) +
+				busy_at(core, v[i], req->start);
 		uint32_t c = total > held ? total - held : 0;
 
 		if (!c)
@@ -472,7 +502,8 @@ static int take_cores(const struct core *core,
 	if (left)
 		return rota_errorf(err, -EBUSY,
 				   "CoreCount=%u: only %u cores of %s are "
-				   "free of other reservations over that time",
+				   "free of other reservations and of running "
+				   "jobs over that time",
 				   req->core_count, req->core_count - left,
 				   req->nodes ? req->nodes : "the nodes");
 	return 0;

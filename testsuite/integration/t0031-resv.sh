@@ -102,6 +102,7 @@ is "$(field "$o2" NodeList)" n01 "the ordinary job gets n01 now"
 
 # ---- a future reservation ----
 rota cancel "$o1" "$o2"
+wait_job_done "$o1" && wait_job_done "$o2"
 is "$(rota resv create ReservationName=later StartTime=now+1h \
 	Duration=2h Nodes=n02 Users=rotatest1)" \
 	"Reservation created: later" "a reservation that starts in an hour"

@@ -297,7 +297,7 @@ static const struct {
 	  "Nodes=n1: node 'n1' is in reservation 'resv1' over that time" },
 	{ NULL, 10, T0 + 50, 100, -EBUSY,
 	  "CoreCount=10: only 8 cores of the nodes are free of other "
-	  "reservations over that time" },
+	  "reservations and of running jobs over that time" },
 	{ "n9", 0, T0, 100, -ENOENT, "Nodes=n9: unknown node 'n9'" },
 	{ "n[", 0, T0, 100, -EINVAL, NULL },
 	{ "n2", 0, T0, 0, -EINVAL, "EndTime: not after StartTime" },
@@ -357,6 +357,28 @@ START_TEST(test_bad_create_who)
 	ck_assert_int_eq(core_resv_delete(core, T0, "maint", &err), 0);
 	ck_assert_int_eq(core_resv_delete(core, T0, "maint", &err), -ENOENT);
 	ck_assert_str_eq(err.text, "reservation 'maint': not found");
+}
+END_TEST
+
+/* Not over running jobs that would still run then (Slurm's "busy"). */
+START_TEST(test_busy_nodes)
+{
+	struct rota_error err = { "" };
+	uint32_t a;
+
+	start(TWO_NODES(""));
+	a = submit(T0, &(struct job){ .ntasks = 6, .limit = 100 });
+	schedule(T0);
+	ck_assert_str_eq(node_of(a), "n1");
+	ck_assert_int_eq(resv("n1", 0, T0 + 99, 100, &err), -EBUSY);
+	ck_assert_str_eq(err.text, "Nodes=n1: node 'n1' runs jobs that will "
+				   "still run at StartTime");
+	/* its 2 free cores and all of n2's */
+	ck_assert_int_eq(resv(NULL, 11, T0, 100, &err), -EBUSY);
+	must_resv(NULL, 10, T0, 100);
+	ck_assert_uint_eq(core_resv_get(core, 0)->parts[0].cores, 2);
+	/* from its end on, n1 is free */
+	must_resv("n1", 0, T0 + 100, 100);
 }
 END_TEST
 
@@ -531,6 +553,7 @@ static Suite *resv_suite(void)
 	tcase_add_loop_test(tc, test_bad_create, 0,
 			    sizeof(bad_creates) / sizeof(bad_creates[0]));
 	tcase_add_test(tc, test_bad_create_who);
+	tcase_add_test(tc, test_busy_nodes);
 	tcase_add_test(tc, test_submit_refused);
 	tcase_add_test(tc, test_deleted);
 	tcase_add_test(tc, test_restore);
