@@ -3,13 +3,14 @@
 # user may not; bad words are refused with one line each; a job of the
 # reservation runs on the reserved node, an ordinary job never lands
 # there; list (table and JSON) and delete; the reservation and its job
-# survive a controller crash and restart; a future one makes its job wait
-# (reason Reservation); --mem-per-cpu is charged per core on the node.
+# survive a controller crash and restart, and a reconfigure; a future one
+# makes its job wait (reason Reservation); --mem-per-cpu is charged per
+# core on the node.
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 37
+plan 39
 # two nodes of 2 cores each
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
@@ -86,6 +87,10 @@ cluster_restart_ctld && wait_for cluster_all_up
 ok $? "the controller is back"
 like "$(resv_row resv1)" "^resv1 +ACTIVE .* n01$" "the reservation survived"
 is "$(job_state "$r")" RUNNING "its job runs on"
+rota reconfigure && wait_for cluster_all_up
+ok $? "rota reconfigure"
+like "$(resv_row resv1)" "^resv1 +ACTIVE .* n01$" \
+	"the reservation moved over to the new configuration"
 is "$(as rotatest1 rota resv delete resv1 2>&1)" \
 	"rota resv: only operators may delete reservations" \
 	"a user may not delete it"
