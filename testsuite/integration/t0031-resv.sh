@@ -10,7 +10,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 39
+plan 40
 # two nodes of 2 cores each
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
@@ -79,6 +79,8 @@ is "$(field "$r" NodeList)" n01 "the reservation's job runs on n01"
 is "$(field "$r" Reservation)" resv1 "rota show job names its reservation"
 like "$(rota queue --json)" "\"reservation\":\"resv1\"" \
 	"rota queue --json too"
+is "$(rota queue -H -R resv1 | awk '{ print $1, $5, $8 }')" "$r R n01" \
+	"rota queue -R lists the reservation's jobs only"
 is "$(job_state "$o2")" PENDING "the ordinary job still waits"
 
 # ---- a controller crash and restart ----
