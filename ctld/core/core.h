@@ -337,7 +337,8 @@ void core_usage_restore(struct core *core, const struct core_usage *u,
  * Priorities.  The priority plugin rates every pending job every
  * PriorityCalcPeriod (from core_tick) and at once on core_prio_update();
  * a new job is rated alone at submit.  Pending jobs are kept in
- * scheduling order: queue tier, then priority, then submit time, then id.
+ * scheduling order: jobs of a reservation, then queue tier, then
+ * priority, then submit time, then id.
  */
 int core_prio_update(struct core *core, int64_t now);
 const char *core_prio_plugin(const struct core *core);

@@ -2,9 +2,9 @@
 /*
  * Job priority and the order of the pending list (core.h, "Priorities").
  *
- * The order is the seed sites' (DESIGN.md): queue priority tier, then the
- * priority plugin's value, then submit time, then job id.  (Jobs with a
- * reservation come first once reservations exist.)  The list is kept in
+ * The order is the seed sites' (DESIGN.md): jobs of an advance
+ * reservation first (resv.c), then queue priority tier, then the priority
+ * plugin's value, then submit time, then job id.  The list is kept in
  * that order at all times: a full rating re-sorts it, and a job rated
  * alone at submit is inserted walking from the tail, where a new job
  * usually belongs, so a submit costs O(1) in the common case.

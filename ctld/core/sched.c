@@ -9,7 +9,9 @@
  * SchedulerMaxTime of work (on the host's work clock: the simulator has
  * none, so its passes never depend on the machine's speed).  Backfill, run
  * every so often by the sched plugin, starts what this pass left (see
- * backfill.c).  Placement is place.c's.
+ * backfill.c).  Placement is place.c's.  Jobs of an advance reservation
+ * come first and wait without stopping their queue: they compete only for
+ * their reservation's cores (resv.c).
  */
 #include "config.h"
 
