@@ -97,13 +97,18 @@ const struct core_resv *core_resv_get(const struct core *core, size_t i)
 	return i < core->nresv ? &core->resv[i] : NULL;
 }
 
-const struct core_resv *core_resv_find(const struct core *core,
-				       const char *name)
+static struct core_resv *find_name(const struct core *core, const char *name)
 {
 	for (size_t i = 0; name && i < core->nresv; i++)
 		if (strcmp(core->resv[i].name, name) == 0)
 			return &core->resv[i];
 	return NULL;
+}
+
+const struct core_resv *core_resv_find(const struct core *core,
+				       const char *name)
+{
+	return find_name(core, name);
 }
 
 static struct core_resv *find_id(const struct core *core, uint32_t id)
@@ -208,7 +213,7 @@ void resv_job_take(struct core *core, struct core_job *job)
 
 	if (!job->desc.reservation)
 		return;
-	r = (struct core_resv *)core_resv_find(core, job->desc.reservation);
+	r = find_name(core, job->desc.reservation);
 	if (!r)
 		return;
 	job->resv_id = r->id;
