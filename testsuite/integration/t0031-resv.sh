@@ -10,7 +10,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 40
+plan 42
 # two nodes of 2 cores each
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
@@ -122,11 +122,20 @@ cluster_restart_ctld && wait_for cluster_all_up
 like "$(resv_row later)" "^later +INACTIVE .* n02$" \
 	"it survives a restart too"
 
+# ---- one that starts in a few seconds: its job starts with it ----
+rota resv create ReservationName=soon StartTime=now+3s Duration=1h \
+	Nodes=n01 Users=rotatest1 >/dev/null
+s=$(as rotatest1 rota submit --reservation=soon -n 2 --wrap 'sleep 300')
+is "$(field "$s" Reason)" Reservation "a job waits for its reservation"
+WAIT_TIMEOUT=30 wait_for job_state_is "$s" RUNNING
+is "$(field "$s" NodeList)" n01 "and starts in it once it begins"
+rota cancel "$s"
+
 # ---- --mem-per-cpu ----
 is "$(rota submit --mem=1G --mem-per-cpu=1G --wrap true 2>&1)" \
 	"rota submit: --mem and --mem-per-cpu: give one of them" \
 	"--mem and --mem-per-cpu together are refused"
-m=$(rota submit -n 2 --mem-per-cpu=100M --wrap 'sleep 300')
+m=$(rota submit -n 2 -t 10 --mem-per-cpu=100M --wrap 'sleep 300')
 wait_for job_state_is "$m" RUNNING
 is "$(field "$m" MemPerCPU)" 100M "rota show job: MemPerCPU"
 node=$(field "$m" NodeList)
