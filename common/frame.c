@@ -102,6 +102,11 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_CONTROL_REPLY: return "CONTROL_REPLY";
 	case ROTA_MSG_TOP_ROWS: return "TOP_ROWS";
 	case ROTA_MSG_TOP_ROWS_REPLY: return "TOP_ROWS_REPLY";
+	case ROTA_MSG_RESV_CREATE: return "RESV_CREATE";
+	case ROTA_MSG_RESV_CREATE_REPLY: return "RESV_CREATE_REPLY";
+	case ROTA_MSG_RESV_DELETE: return "RESV_DELETE";
+	case ROTA_MSG_RESV_LIST: return "RESV_LIST";
+	case ROTA_MSG_RESV_LIST_REPLY: return "RESV_LIST_REPLY";
 	default: return "UNKNOWN";
 	}
 }

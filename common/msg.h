@@ -66,6 +66,8 @@ struct rota_job_desc {
 	uint32_t cpus_per_task; /* >= 1 */
 	uint32_t nodes;		/* 0: as many as needed */
 	uint64_t mem_mb;	/* per node; 0: not asked */
+	uint64_t mem_per_cpu_mb; /* per allocated core; not with mem_mb */
+	char *reservation;	/* NULL: none; else runs only inside it */
 	int64_t time_limit;	/* seconds; 0: the queue's default */
 	bool no_requeue;	/* if its node fails: NODE_FAIL, not requeued */
 	int32_t nice;		/* -10000..10000, below 0 for operators */
@@ -120,6 +122,8 @@ struct rota_job_info {
 	int term_signal;	/* 0: none */
 	uint32_t runs;		/* times started (more than 1: requeued) */
 	int64_t est_start;	/* pending: backfill's expected start; 0 */
+	uint64_t mem_per_cpu_mb; /* 0: not asked */
+	char *reservation;	/* NULL: none */
 };
 
 struct rota_msg_job_list {
@@ -429,6 +433,53 @@ char *rota_msg_control_encode(const struct rota_msg_control *m, size_t *len);
 int rota_msg_control_decode(const char *buf, size_t len,
 			    struct rota_msg_control *m, struct rota_error *err);
 void rota_msg_control_clear(struct rota_msg_control *m);
+
+/*
+ * ---- RESV_CREATE, RESV_LIST_REPLY: advance reservations (issue 6) ----
+ * RESV_CREATE: {"set":[["StartTime","now"],["Duration","2h"],
+ * ["Nodes","n[1-4]"],["Users","ana,bob"]]}: the operator's key=value
+ * words as typed, which the controller parses (its clock says what "now"
+ * is); the reply, RESV_CREATE_REPLY, is a name body.  RESV_DELETE is a
+ * name body.  RESV_LIST_REPLY: {"now":N,"resvs":[{"name":"maint",
+ * "state":"ACTIVE","start":S,"end":E,"nodes":"n[1-2]","cores":16,
+ * "core_count":0,"users":["ana"],"accounts":[]}]}, in creation order.
+ */
+#define ROTA_MSG_RESV_SET_MAX 16
+
+struct rota_msg_resv_create {
+	struct rota_msg_kv *set;
+	size_t nset;
+};
+char *rota_msg_resv_create_encode(const struct rota_msg_resv_create *m,
+				  size_t *len);
+int rota_msg_resv_create_decode(const char *buf, size_t len,
+				struct rota_msg_resv_create *m,
+				struct rota_error *err);
+void rota_msg_resv_create_clear(struct rota_msg_resv_create *m);
+
+struct rota_resv_info {
+	char *name;
+	char *state;		/* "ACTIVE" or "INACTIVE" (not started) */
+	int64_t start;		/* Unix seconds */
+	int64_t end;
+	char *nodes;		/* hostlist of its nodes */
+	uint32_t cores;		/* reserved, over all its nodes */
+	uint32_t core_count;	/* CoreCount= asked; 0: whole nodes */
+	char **users;		/* NULL-terminated, never NULL once decoded */
+	char **accounts;	/* empty: any */
+};
+
+struct rota_msg_resv_list {
+	struct rota_resv_info *resvs;
+	size_t n;
+	int64_t now;
+};
+char *rota_msg_resv_list_encode(const struct rota_msg_resv_list *m,
+				size_t *len);
+int rota_msg_resv_list_decode(const char *buf, size_t len,
+			      struct rota_msg_resv_list *m,
+			      struct rota_error *err);
+void rota_msg_resv_list_clear(struct rota_msg_resv_list *m);
 
 /*
  * ---- TOP_ROWS_REPLY: every job, one wide row each, for rota top ----

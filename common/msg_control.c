@@ -27,49 +27,9 @@ char *rota_msg_control_encode(const struct rota_msg_control *m, size_t *len)
 		json_object_set_new(o, "nice", json_integer(m->nice));
 	if (m->relative)
 		json_object_set_new(o, "relative", json_true());
-	if (m->nset) {
-		json_t *set = json_array();
-
-		for (size_t i = 0; i < m->nset; i++)
-			json_array_append_new(set,
-					      json_pack("[s, s]",
-							m->set[i].key,
-							m->set[i].value));
-		json_object_set_new(o, "set", set);
-	}
+	if (m->nset)
+		json_object_set_new(o, "set", msg_kv_pack(m->set, m->nset));
 	return msg_dump(o, len);
-}
-
-static int set_unpack(json_t *arr, struct rota_msg_control *m,
-		      struct rota_error *err)
-{
-	size_t n = json_array_size(arr);
-
-	if (!json_is_array(arr))
-		return rota_errorf(err, -EPROTO, "set: not an array");
-	if (n > ROTA_MSG_CONTROL_SET_MAX)
-		return rota_errorf(err, -EPROTO, "set: more than %d pairs",
-				   ROTA_MSG_CONTROL_SET_MAX);
-	m->set = rota_xcalloc(n + 1, sizeof(*m->set));
-	for (size_t i = 0; i < n; i++) {
-		const char *k = NULL;
-		const char *v = NULL;
-		int rc = msg_unpack(json_array_get(arr, i), err, "[s, s !]",
-				    &k, &v);
-
-		if (rc == 0 && !*k)
-			rc = rota_errorf(err, -EPROTO, "set: empty key");
-		if (rc == 0)
-			rc = msg_str(k, ROTA_MSG_CONTROL_KEY_MAX, "set key",
-				     &m->set[i].key, err);
-		if (rc == 0)
-			rc = msg_str(v, ROTA_MSG_NAME_MAX, "set value",
-				     &m->set[i].value, err);
-		m->nset = i + 1;
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
 }
 
 int rota_msg_control_decode(const char *buf, size_t len,
@@ -102,7 +62,8 @@ int rota_msg_control_decode(const char *buf, size_t len,
 		m->nice = rc == 0 ? (int32_t)json_integer_value(nice) : 0;
 	}
 	if (rc == 0 && set)
-		rc = set_unpack(set, m, err);
+		rc = msg_kv_unpack(set, ROTA_MSG_CONTROL_SET_MAX, &m->set,
+				   &m->nset, err);
 	m->operator_hold = op;
 	m->relative = rel;
 	json_decref(root);
@@ -113,11 +74,7 @@ int rota_msg_control_decode(const char *buf, size_t len,
 
 void rota_msg_control_clear(struct rota_msg_control *m)
 {
-	for (size_t i = 0; i < m->nset; i++) {
-		free(m->set[i].key);
-		free(m->set[i].value);
-	}
-	free(m->set);
+	msg_kv_free(m->set, m->nset);
 	free(m->job_ids);
 	*m = (struct rota_msg_control){ 0 };
 }

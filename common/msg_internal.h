@@ -28,6 +28,23 @@ void msg_strv_free(char **v);
 int msg_u32v(json_t *arr, size_t max_n, const char *field, uint32_t **out,
 	     size_t *n, struct rota_error *err);
 json_t *msg_u32v_pack(const uint32_t *v, size_t n);
+/*
+ * key=value pairs as [["key","value"],...] (UPDATE's "set", RESV_CREATE's):
+ * at most 'max' pairs, keys non-empty and of ROTA_MSG_CONTROL_KEY_MAX
+ * bytes at most; on failure '*out' holds what was read (free it with
+ * msg_kv_free).
+ */
+struct rota_msg_kv;
+int msg_kv_unpack(json_t *arr, size_t max, struct rota_msg_kv **out,
+		  size_t *n, struct rota_error *err);
+json_t *msg_kv_pack(const struct rota_msg_kv *kv, size_t n);
+void msg_kv_free(struct rota_msg_kv *kv, size_t n);
+/*
+ * A list reply's {"now":N,"<key>":[...]} and nothing else: '*arr' and
+ * its size '*n' (at most 'max'); -EPROTO with 'err'.
+ */
+int msg_now_list(json_t *root, const char *key, size_t max, json_int_t *now,
+		 json_t **arr, size_t *n, struct rota_error *err);
 /* A finite json number (an integer counts) into '*out'; -EPROTO. */
 int msg_real(json_t *v, const char *field, double *out,
 	     struct rota_error *err);

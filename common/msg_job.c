@@ -128,14 +128,21 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 				    json_integer(d->ntasks_per_node));
 	if (d->exclusive)
 		json_object_set_new(o, "exclusive", json_true());
+	if (d->mem_per_cpu_mb)
+		json_object_set_new(o, "mem_per_cpu_mb",
+				    json_integer((json_int_t)d->mem_per_cpu_mb));
+	if (d->reservation)
+		json_object_set_new(o, "reservation",
+				    json_string(d->reservation));
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
 
 struct submit_raw {
 	const char *name, *script, *workdir, *output, *error, *queue,
-		*account, *constraint, *qos;
+		*account, *constraint, *qos, *reservation;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
+	json_int_t mem_per_cpu;
 	json_t *env;
 	int no_requeue;
 	int exclusive;
@@ -151,6 +158,12 @@ static int submit_check(const struct submit_raw *r, struct rota_error *err)
 		rc = msg_range(r->nodes, 0, 1 << 16, "nodes", err);
 	if (rc == 0)
 		rc = msg_range(r->mem, 0, (json_int_t)1 << 40, "mem_mb", err);
+	if (rc == 0)
+		rc = msg_range(r->mem_per_cpu, 0, (json_int_t)1 << 30,
+			       "mem_per_cpu_mb", err);
+	if (rc == 0 && r->mem && r->mem_per_cpu)
+		rc = rota_errorf(err, -EPROTO,
+				 "mem_mb and mem_per_cpu_mb: only one of them");
 	if (rc == 0)
 		rc = msg_range(r->limit, 0, (json_int_t)1 << 40, "time_limit",
 			       err);
@@ -177,7 +190,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
-			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b !}",
+			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
+			"s?I, s?s !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -186,7 +200,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			"constraint", &r.constraint, "env", &r.env, "no_requeue",
 			&r.no_requeue, "qos", &r.qos, "nice", &r.nice,
 			"urgency", &r.urgency, "ntasks_per_node", &r.per_node,
-			"exclusive", &r.exclusive);
+			"exclusive", &r.exclusive, "mem_per_cpu_mb",
+			&r.mem_per_cpu, "reservation", &r.reservation);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -215,6 +230,9 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	if (rc == 0)
 		rc = msg_str(r.qos, ROTA_MSG_NAME_MAX, "qos", &d->qos, err);
 	if (rc == 0)
+		rc = msg_str(r.reservation, ROTA_MSG_NAME_MAX, "reservation",
+			     &d->reservation, err);
+	if (rc == 0)
 		rc = msg_strv(r.env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8,
 			      "env", &d->env, err);
 	json_decref(root);
@@ -226,6 +244,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->cpus_per_task = (uint32_t)r.cpt;
 	d->nodes = (uint32_t)r.nodes;
 	d->mem_mb = (uint64_t)r.mem;
+	d->mem_per_cpu_mb = (uint64_t)r.mem_per_cpu;
 	d->time_limit = r.limit;
 	d->no_requeue = r.no_requeue;
 	d->nice = (int32_t)r.nice;
@@ -246,6 +265,7 @@ void rota_job_desc_clear(struct rota_job_desc *d)
 	free(d->account);
 	free(d->constraint);
 	free(d->qos);
+	free(d->reservation);
 	msg_strv_free(d->env);
 	*d = (struct rota_job_desc){ 0 };
 }

@@ -64,6 +64,9 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 	add_int(b, "runs", j->runs);
 	if (j->est_start)
 		add_int(b, "est_start", j->est_start);
+	if (j->mem_per_cpu_mb)
+		add_int(b, "mem_per_cpu_mb", (int64_t)j->mem_per_cpu_mb);
+	add_str(b, "reservation", j->reservation);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -96,14 +99,15 @@ static void job_info_clear(struct rota_job_info *j)
 	free(j->output);
 	free(j->error);
 	free(j->constraint);
+	free(j->reservation);
 	*j = (struct rota_job_info){ 0 };
 }
 
 struct job_raw {
 	json_int_t id, uid, gid, ntasks, cpt, nodes, mem, limit, submit,
-		start, end, exit_code, sig, runs, est;
+		start, end, exit_code, sig, runs, est, mem_per_cpu;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
-		*workdir, *output, *error, *constraint;
+		*workdir, *output, *error, *constraint, *reservation;
 };
 
 static int job_strings(const struct job_raw *r, struct rota_job_info *j,
@@ -125,6 +129,8 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		{ "output", r->output, &j->output, ROTA_MSG_PATH_MAX },
 		{ "error", r->error, &j->error, ROTA_MSG_PATH_MAX },
 		{ "constraint", r->constraint, &j->constraint,
+		  ROTA_MSG_NAME_MAX },
+		{ "reservation", r->reservation, &j->reservation,
 		  ROTA_MSG_NAME_MAX },
 	};
 
@@ -155,6 +161,7 @@ static int job_numbers(const struct job_raw *r, struct rota_error *err)
 		{ "end", r->end, 0, INT64_MAX },
 		{ "runs", r->runs, 0, UINT32_MAX },
 		{ "est_start", r->est, 0, INT64_MAX },
+		{ "mem_per_cpu_mb", r->mem_per_cpu, 0, (json_int_t)1 << 30 },
 	};
 
 	for (size_t i = 0; i < sizeof(n) / sizeof(*n); i++) {
@@ -176,7 +183,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	rc = msg_unpack(o, err,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			"s:I, s:I, s:I, s:I, s?I, s?I !}",
+			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -186,7 +193,9 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
 			"time_limit", &r.limit, "submit", &r.submit, "start",
 			&r.start, "end", &r.end, "exit_code", &r.exit_code,
-			"signal", &r.sig, "runs", &r.runs, "est_start", &r.est);
+			"signal", &r.sig, "runs", &r.runs, "est_start", &r.est,
+			"mem_per_cpu_mb", &r.mem_per_cpu, "reservation",
+			&r.reservation);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)
@@ -219,6 +228,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	j->term_signal = (int)r.sig;
 	j->runs = (uint32_t)r.runs;
 	j->est_start = r.est;
+	j->mem_per_cpu_mb = (uint64_t)r.mem_per_cpu;
 	return 0;
 }
 
@@ -235,12 +245,8 @@ int rota_msg_job_list_decode(const char *buf, size_t len,
 	*m = (struct rota_msg_job_list){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:o !}", "now", &now, "jobs", &arr);
-	if (rc == 0 && !json_is_array(arr))
-		rc = rota_errorf(err, -EPROTO, "jobs: not an array");
-	n = rc == 0 ? json_array_size(arr) : 0;
-	if (rc == 0 && n > ROTA_MSG_LIST_MAX)
-		rc = rota_errorf(err, -EPROTO, "jobs: too many");
+	rc = msg_now_list(root, "jobs", ROTA_MSG_LIST_MAX, &now, &arr, &n,
+			  err);
 	if (rc == 0) {
 		m->jobs = rota_xcalloc(n ? n : 1, sizeof(*m->jobs));
 		m->now = now;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/msg.h"
 #include "common/msg_internal.h"
 #include "common/xalloc.h"
 
@@ -181,4 +182,72 @@ int msg_range(json_int_t v, json_int_t lo, json_int_t hi, const char *field,
 				   "%s: %lld is outside [%lld, %lld]", field,
 				   (long long)v, (long long)lo, (long long)hi);
 	return 0;
+}
+
+int msg_kv_unpack(json_t *arr, size_t max, struct rota_msg_kv **out,
+		  size_t *n, struct rota_error *err)
+{
+	size_t len = json_array_size(arr);
+
+	*out = NULL;
+	*n = 0;
+	if (!json_is_array(arr))
+		return rota_errorf(err, -EPROTO, "set: not an array");
+	if (len > max)
+		return rota_errorf(err, -EPROTO, "set: more than %zu pairs",
+				   max);
+	*out = rota_xcalloc(len + 1, sizeof(**out));
+	for (size_t i = 0; i < len; i++) {
+		const char *k = NULL;
+		const char *v = NULL;
+		int rc = msg_unpack(json_array_get(arr, i), err, "[s, s !]",
+				    &k, &v);
+
+		if (rc == 0 && !*k)
+			rc = rota_errorf(err, -EPROTO, "set: empty key");
+		if (rc == 0)
+			rc = msg_str(k, ROTA_MSG_CONTROL_KEY_MAX, "set key",
+				     &(*out)[i].key, err);
+		if (rc == 0)
+			rc = msg_str(v, ROTA_MSG_NAME_MAX, "set value",
+				     &(*out)[i].value, err);
+		*n = i + 1;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+json_t *msg_kv_pack(const struct rota_msg_kv *kv, size_t n)
+{
+	json_t *set = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(set, json_pack("[s, s]", kv[i].key,
+						     kv[i].value));
+	return set;
+}
+
+void msg_kv_free(struct rota_msg_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+int msg_now_list(json_t *root, const char *key, size_t max, json_int_t *now,
+		 json_t **arr, size_t *n, struct rota_error *err)
+{
+	int rc = msg_unpack(root, err, "{s:I, s:o !}", "now", now, key, arr);
+
+	*n = 0;
+	if (rc == 0 && !json_is_array(*arr))
+		return rota_errorf(err, -EPROTO, "%s: not an array", key);
+	if (rc == 0 && json_array_size(*arr) > max)
+		return rota_errorf(err, -EPROTO, "%s: too many", key);
+	if (rc == 0)
+		*n = json_array_size(*arr);
+	return rc;
 }

@@ -140,4 +140,9 @@ void rpc_update(struct peer *p, const struct rota_frame *f);
 void rpc_requeue(struct peer *p, const struct rota_frame *f);
 void rpc_top_rows(struct peer *p, const struct rota_frame *f);
 
+/* rpc_resv.c: RESV_CREATE, RESV_DELETE (operators), RESV_LIST. */
+void rpc_resv_create(struct peer *p, const struct rota_frame *f);
+void rpc_resv_delete(struct peer *p, const struct rota_frame *f);
+void rpc_resv_list(struct peer *p, const struct rota_frame *f);
+
 #endif

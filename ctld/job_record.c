@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/job_record.h"
+#include "ctld/resv_record.h"
 
 static json_t *alloc_pack(const struct core *core, const struct core_job *job)
 {
@@ -277,6 +278,8 @@ int job_record_apply(struct core *core, int64_t now, const char *rec,
 		rc = apply_job(core, now, o, err);
 	} else if (strcmp(kind, "usage") == 0) {
 		rc = apply_usage(core, o, err);
+	} else if (resv_record_is_kind(kind)) {
+		rc = resv_record_apply(core, rec, len, err);
 	} else if (strcmp(kind, "next_id") == 0 &&
 		   json_unpack(o, "{s:s, s:I !}", "kind", &kind, "next_id",
 			       &next) == 0 &&

@@ -32,6 +32,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_record.h"
 #include "ctld/jobcomp.h"
+#include "ctld/resv_record.h"
 
 struct move_ctx {
 	const struct core *from;
@@ -70,14 +71,24 @@ static void move_admin(const struct core *from, struct core *to, int64_t now)
 	}
 }
 
-/* Every job, the usage and the next id, from the old core to the new. */
+/*
+ * Every reservation and job, the usage and the next id, from the old core
+ * to the new.
+ */
 static int move_all(struct core *from, struct core *to, int64_t now,
 		    struct rota_error *err)
 {
 	struct move_ctx m = { .from = from, .to = to, .now = now, .err = err };
 	struct core_usage *u;
-	size_t n;
+	size_t n, len;
+	char *rec;
 
+	/* reservations first, through the journal's codec as jobs are */
+	for (size_t i = 0; i < core_resv_count(from) && m.rc == 0; i++) {
+		rec = resv_record_encode(from, core_resv_get(from, i), &len);
+		m.rc = resv_record_apply(to, rec, len, err);
+		free(rec);
+	}
 	core_job_foreach(from, move_job, &m);
 	if (m.rc < 0)
 		return m.rc;

@@ -105,6 +105,8 @@ static void fill_info(const struct core_job *job, void *arg)
 		.runs = job->run,
 		.est_start = job->state == ROTA_JOB_PENDING ? job->est_start
 							    : 0,
+		.mem_per_cpu_mb = job->desc.mem_per_cpu_mb,
+		.reservation = job->desc.reservation,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }

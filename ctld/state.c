@@ -20,6 +20,7 @@
 #include "ctld/job_record.h"
 #include "ctld/jobcomp.h"
 #include "ctld/journal.h"
+#include "ctld/resv_record.h"
 
 /* Compact once the journal holds this much. */
 #define COMPACT_BYTES (64u << 20)
@@ -78,6 +79,13 @@ static int emit_all(struct journal_snapshot *snap, void *arg)
 
 	ec.rc = journal_snapshot_add(snap, rec, len);
 	free(rec);
+	/* reservations before jobs: a running job counts in its own again */
+	for (size_t i = 0; i < core_resv_count(ec.ctld->core) && !ec.rc; i++) {
+		rec = resv_record_encode(ec.ctld->core,
+					 core_resv_get(ec.ctld->core, i), &len);
+		ec.rc = journal_snapshot_add(snap, rec, len);
+		free(rec);
+	}
 	core_job_foreach(ec.ctld->core, emit_job, &ec);
 	rec = usage_record(ec.ctld, true, &len);
 	if (ec.rc == 0)

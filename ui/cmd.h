@@ -41,6 +41,7 @@ extern const struct cmd cmd_update;
 extern const struct cmd cmd_requeue;
 extern const struct cmd cmd_top;
 extern const struct cmd cmd_sim;
+extern const struct cmd cmd_resv;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];
@@ -79,6 +80,9 @@ int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list);
  * expected start; 'user' and 'job' (0: all) filter.  Exit status.
  */
 int queue_start(const char *user, uint32_t job, bool noheader);
+
+/* Local "YYYY-MM-DDTHH:MM:SS", or "N/A" for 0, into 'buf'. */
+void cmd_format_time(int64_t t, char *buf, size_t len);
 
 /* getopt handling of --help: prints the command's help to stdout. */
 int cmd_print_help(const struct cmd *c);

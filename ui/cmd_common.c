@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/auth.h"
 #include "common/conf.h"
@@ -152,4 +153,16 @@ int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list)
 	if (rc < 0)
 		cmd_error(name, "bad reply: %s", err.text);
 	return rc;
+}
+
+void cmd_format_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!t || !localtime_r(&tt, &tm)) {
+		snprintf(buf, len, "N/A");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
 }

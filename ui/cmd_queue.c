@@ -32,6 +32,8 @@ static const char help[] =
 	"  -u, --user=USER    only this user's jobs ('me' for yours)\n"
 	"  -t, --state=STATE  only jobs in this state (PENDING, PD, R, ...)\n"
 	"  -j, --job=JOB      only this job\n"
+	"  -R, --reservation=NAME  only the jobs of this advance reservation\n"
+	"                     (rota help resv)\n"
 	"      --start        pending jobs with their expected start time\n"
 	"                     (backfill's reservation; N/A without one), as\n"
 	"                     squeue --start: JOBID QUEUE NAME USER ST\n"
@@ -47,6 +49,7 @@ struct filter {
 	const char *user;
 	enum rota_job_state state;
 	uint32_t job;
+	const char *resv;	/* -R: only its jobs (from the full records) */
 	bool noheader;
 	bool json;
 };
@@ -164,6 +167,7 @@ static int parse(int argc, char **argv, struct filter *f)
 		{ "user", required_argument, NULL, 'u' },
 		{ "state", required_argument, NULL, 't' },
 		{ "job", required_argument, NULL, 'j' },
+		{ "reservation", required_argument, NULL, 'R' },
 		{ "noheader", no_argument, NULL, 'H' },
 		{ "start", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'J' },
@@ -172,7 +176,7 @@ static int parse(int argc, char **argv, struct filter *f)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "au:t:j:Hh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "au:t:j:R:Hh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'a': f->all = true; break;
@@ -188,6 +192,7 @@ static int parse(int argc, char **argv, struct filter *f)
 			if (cmd_parse_job_id("queue", optarg, &f->job) < 0)
 				return 2;
 			break;
+		case 'R': f->resv = optarg; break;
 		case 'H': f->noheader = true; break;
 		case 'S': f->start = true; break;
 		case 'J': f->json = true; break;
@@ -207,6 +212,44 @@ static int parse(int argc, char **argv, struct filter *f)
 	return -1;
 }
 
+/* -R: is the job one of the reservation's? */
+static bool in_resv(const struct filter *f, const struct rota_job_info *j)
+{
+	return !f->resv || (j->reservation && strcmp(j->reservation,
+						     f->resv) == 0);
+}
+
+/* -R: the rows of the reservation's jobs, from their full records. */
+static int fetch_resv_rows(const struct filter *f,
+			   struct rota_msg_job_list *list,
+			   struct rota_msg_job_rows *m)
+{
+	if (cmd_fetch_jobs("queue", 0, list) < 0)
+		return -1;
+	*m = (struct rota_msg_job_rows){ .now = list->now };
+	m->rows = rota_xcalloc(list->njobs + 1, sizeof(*m->rows));
+	for (size_t i = 0; i < list->njobs; i++) {
+		const struct rota_job_info *j = &list->jobs[i];
+
+		if (!in_resv(f, j))
+			continue;
+		m->rows[m->n++] = (struct rota_job_row){
+			.id = j->id,
+			.state = j->state,
+			.nodes = j->nodes,
+			.start_time = j->start_time,
+			.end_time = j->end_time,
+			.queue = j->queue ? j->queue : "",
+			.name = j->name ? j->name : "",
+			.user = j->user ? j->user : "",
+			.where = j->state == ROTA_JOB_PENDING && j->reason
+					 ? j->reason
+					 : j->nodelist ? j->nodelist : "",
+		};
+	}
+	return 0;
+}
+
 /* --json: the full records of the jobs the filters keep (docs/json.md). */
 static int queue_json(const struct filter *f)
 {
@@ -223,7 +266,7 @@ static int queue_json(const struct filter *f)
 		struct rota_job_row r = { .id = j->id, .state = j->state,
 					  .user = j->user ? j->user : "" };
 
-		if (keep(f, &r))
+		if (keep(f, &r) && in_resv(f, j))
 			keep_jobs[n++] = *j;
 	}
 	text = rota_msg_job_list_encode(keep_jobs, n, list.now, &len);
@@ -239,6 +282,7 @@ static int queue_run(int argc, char **argv)
 	static const char header[] = "   JOBID     QUEUE     NAME     USER ST "
 				     "      TIME NODES NODELIST(REASON)\n";
 	struct filter f = { 0 };
+	struct rota_msg_job_list list = { 0 };
 	struct rota_msg_job_rows m;
 	struct out out = { 0 };
 	size_t len;
@@ -250,7 +294,7 @@ static int queue_run(int argc, char **argv)
 		return queue_start(f.user, f.job, f.noheader);
 	if (f.json)
 		return queue_json(&f);
-	if (fetch_rows(&m) < 0)
+	if (f.resv ? fetch_resv_rows(&f, &list, &m) < 0 : fetch_rows(&m) < 0)
 		return 1;
 	out_reserve(&out, sizeof(header) + m.n * 64);
 	if (!f.noheader)
@@ -262,7 +306,11 @@ static int queue_run(int argc, char **argv)
 	len = (size_t)(out.p - out.data);
 	rc = len && fwrite(out.data, 1, len, stdout) != len;
 	free(out.data);
-	rota_msg_job_rows_clear(&m);
+	if (f.resv) /* its rows borrow the list's strings */
+		free(m.rows);
+	else
+		rota_msg_job_rows_clear(&m);
+	rota_msg_job_list_clear(&list);
 	if (rc || fflush(stdout) != 0) {
 		cmd_error("queue", "writing the listing failed");
 		return 1;

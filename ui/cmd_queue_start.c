@@ -8,22 +8,9 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/msg.h"
 #include "ui/cmd.h"
-
-static void when(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!t || !localtime_r(&tt, &tm)) {
-		snprintf(buf, len, "N/A");
-		return;
-	}
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-}
 
 int queue_start(const char *user, uint32_t job, bool noheader)
 {
@@ -42,7 +29,7 @@ int queue_start(const char *user, uint32_t job, bool noheader)
 		if (j->state != ROTA_JOB_PENDING ||
 		    (user && (!j->user || strcmp(j->user, user))))
 			continue;
-		when(j->est_start, start, sizeof(start));
+		cmd_format_time(j->est_start, start, sizeof(start));
 		printf("%8u %9.9s %8.8s %8.8s %2s %19s %5u (%s)\n", j->id,
 		       j->queue ? j->queue : "", j->name ? j->name : "",
 		       j->user ? j->user : "", "PD", start, j->nodes,

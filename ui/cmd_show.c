@@ -101,7 +101,8 @@ static int show_job(const char *arg)
 	rota_duration_format(j->time_limit ? j->time_limit
 					   : INT64_MAX,
 			     limit, sizeof(limit));
-	rota_size_format_mb(j->mem_mb, mem, sizeof(mem));
+	rota_size_format_mb(j->mem_per_cpu_mb ? j->mem_per_cpu_mb : j->mem_mb,
+			    mem, sizeof(mem));
 	printf("JobId=%u\nName=%s\nUser=%s(%u)\nGroup=%u\nAccount=%s\n"
 	       "Queue=%s\nState=%s\nReason=%s\n",
 	       j->id, or_none(j->name), or_none(j->user), j->uid, j->gid,
@@ -113,10 +114,14 @@ static int show_job(const char *arg)
 		printf("ExitCode=%d\nSignal=%d\n", j->exit_code,
 		       j->term_signal);
 	printf("Runs=%u\n", j->runs);
-	printf("NTasks=%u\nCpusPerTask=%u\nNodes=%u\nNodeList=%s\n"
-	       "Mem=%s\nTimeLimit=%s\nConstraint=%s\n",
-	       j->ntasks, j->cpus_per_task, j->nodes, or_none(j->nodelist),
-	       j->mem_mb ? mem : "none", limit, or_none(j->constraint));
+	printf("NTasks=%u\nCpusPerTask=%u\nNodes=%u\nNodeList=%s\n",
+	       j->ntasks, j->cpus_per_task, j->nodes, or_none(j->nodelist));
+	if (j->mem_per_cpu_mb)
+		printf("MemPerCPU=%s\n", mem);
+	else
+		printf("Mem=%s\n", j->mem_mb ? mem : "none");
+	printf("TimeLimit=%s\nConstraint=%s\nReservation=%s\n", limit,
+	       or_none(j->constraint), or_none(j->reservation));
 	print_time("SubmitTime", j->submit_time);
 	print_time("StartTime", j->start_time);
 	if (j->state == ROTA_JOB_PENDING && j->est_start)

@@ -42,6 +42,9 @@ static const char help[] =
 	"      --exclusive           whole nodes, shared with no other job\n"
 	"                            (all their cores are charged)\n"
 	"      --mem=SIZE            memory per node: 512M, 4G (bare: MB)\n"
+	"      --mem-per-cpu=SIZE    memory per allocated core instead:\n"
+	"                            a node holds SIZE x the job's cores\n"
+	"                            there (not with --mem)\n"
 	"  -t, --time=TIME           time limit: MM, MM:SS, HH:MM:SS,\n"
 	"                            D-HH[:MM[:SS]], or 90s, 15m, 2h, 1d\n"
 	"  -q, -p, --queue=NAME      queue (default: the default queue)\n"
@@ -51,6 +54,9 @@ static const char help[] =
 	"                            %u user, %x job name, %N node, %% a '%'\n"
 	"  -e, --error=PATH          stderr (default: with stdout)\n"
 	"  -C, --constraint=EXPR     node features: ib, ib&largemem, a|b\n"
+	"      --reservation=NAME    run inside this advance reservation\n"
+	"                            only (see 'rota help resv'); it waits\n"
+	"                            for it to start (reason Reservation)\n"
 	"  -D, --chdir=DIR           working directory (default: here)\n"
 	"      --export=VARS         also pass these variables (VAR[,VAR..]),\n"
 	"                            ALL for the whole environment, NONE\n"
@@ -77,6 +83,8 @@ enum {
 	OPT_URGENCY,
 	OPT_PER_NODE,
 	OPT_EXCLUSIVE,
+	OPT_MEM_PER_CPU,
+	OPT_RESERVATION,
 };
 
 static const struct option longopts[] = {
@@ -101,6 +109,8 @@ static const struct option longopts[] = {
 	{ "urgency", required_argument, NULL, OPT_URGENCY },
 	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
+	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -111,7 +121,32 @@ struct submit_opts {
 	char *export;
 	char *wrap;
 	bool help;
+	const char *where;	/* the options being read: "option", ... */
+	const char *mem_where;	/* where --mem or --mem-per-cpu was given */
 };
+
+/*
+ * --mem and --mem-per-cpu exclude each other (as in Slurm): both from
+ * the same place is an error; the command line's replaces the script's.
+ */
+static int set_mem(struct submit_opts *o, const char *opt, const char *v,
+		   uint64_t *slot, uint64_t *other)
+{
+	struct rota_error err;
+
+	if (*other && o->mem_where && strcmp(o->mem_where, o->where) == 0) {
+		cmd_error("submit", "--mem and --mem-per-cpu: give one of "
+			  "them");
+		return -EINVAL;
+	}
+	if (rota_size_parse_mb(v, slot, &err) < 0) {
+		cmd_error("submit", "--%s '%s': %s", opt, v, err.text);
+		return -EINVAL;
+	}
+	*other = 0;
+	o->mem_where = o->where;
+	return 0;
+}
 
 static void set_str(char **slot, const char *v)
 {
@@ -168,11 +203,11 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 				     &o->d.cpus_per_task);
 	case 'N': return parse_count("nodes", v, 1, &o->d.nodes);
 	case OPT_MEM:
-		if (rota_size_parse_mb(v, &o->d.mem_mb, &err) < 0) {
-			cmd_error("submit", "--mem '%s': %s", v, err.text);
-			return -EINVAL;
-		}
-		return 0;
+		return set_mem(o, "mem", v, &o->d.mem_mb, &o->d.mem_per_cpu_mb);
+	case OPT_MEM_PER_CPU:
+		return set_mem(o, "mem-per-cpu", v, &o->d.mem_per_cpu_mb,
+			       &o->d.mem_mb);
+	case OPT_RESERVATION: set_str(&o->d.reservation, v); return 0;
 	case 't':
 		if (rota_duration_parse(v, ROTA_DURATION_BARE_MINUTES,
 					&o->d.time_limit, &err) < 0 ||
@@ -218,6 +253,7 @@ static int parse_args(struct submit_opts *o, int argc, char **argv,
 {
 	int c;
 
+	o->where = where;
 	optind = 0; /* glibc: start afresh, for the second argv */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:h",

@@ -12,6 +12,10 @@
  * a multiple of the pass's resolution, and the first at which the
  * placement fits over the whole span wins.
  *
+ * A job of an advance reservation is placed on its reservation's cores by
+ * what is free now (the profile holds those cores as a block against the
+ * other jobs) and gets no backfill reservation: it waits for its own.
+ *
  * A pass that started nothing is not run again until something changes
  * (sched_changed()), unless its answer could change with time alone.
  */
@@ -28,6 +32,7 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/profile.h"
+#include "ctld/core/resv.h"
 #include "ctld/core/shapes.h"
 
 #define NEVER INT64_MAX
@@ -80,11 +85,14 @@ static int64_t round_up(int64_t t, int64_t res)
 static void take(struct rota_sched_pass *bp, const struct core_job *job,
 		 int64_t t)
 {
-	for (uint32_t i = 0; i < bp->pl.n; i++)
+	for (uint32_t i = 0; i < bp->pl.n; i++) {
+		uint32_t cores = place_alloc_cores(bp->core, job,
+						   bp->pl.node[i],
+						   bp->pl.tasks[i]);
+
 		profile_take(bp->prof, bp->pl.node[i], t, job->time_limit,
-			     place_alloc_cores(bp->core, job, bp->pl.node[i],
-					       bp->pl.tasks[i]),
-			     job->desc.mem_mb);
+			     cores, job_node_mem(job, cores));
+	}
 }
 
 /* Could the job fit now at all, by the pass's upper bounds? */
@@ -151,11 +159,15 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 
 	if (job->state != ROTA_JOB_PENDING)
 		return 0;
-	if (!may_fit_now(bp, job) || shapes_cover(bp->no_fit, job)) {
+	if (job->desc.reservation) {
+		c.mode = PLACE_NOW; /* its reservation's cores, free now */
+		if (resv_job_reason(bp->core, job) ||
+		    !place_job(&c, job, &bp->pl))
+			return 0;
+	} else if (!may_fit_now(bp, job) || shapes_cover(bp->no_fit, job)) {
 		bp->nofit = job;
 		return 0;
-	}
-	if (!place_job(&c, job, &bp->pl)) {
+	} else if (!place_job(&c, job, &bp->pl)) {
 		shapes_add(bp->no_fit, job);
 		bp->nofit = job;
 		return 0;
@@ -194,8 +206,8 @@ static int64_t node_earliest(struct rota_sched_pass *bp,
 	    node->test_reserved > node->test_used)
 		need += node->test_reserved - node->test_used;
 	return profile_earliest(bp->prof, n, (int32_t)need,
-				(int64_t)job->desc.mem_mb, job->time_limit,
-				until);
+				(int64_t)job_node_mem(job, need),
+				job->time_limit, until);
 }
 
 /*
@@ -285,7 +297,7 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 	int64_t until = bp->now + window;
 	int64_t t;
 
-	if (job->state != ROTA_JOB_PENDING)
+	if (job->state != ROTA_JOB_PENDING || job->desc.reservation)
 		return -ENOSPC;
 	if (shapes_cover(bp->no_resv, job)) {
 		t = NEVER;
@@ -397,6 +409,7 @@ int core_backfill(struct core *core, int64_t now,
 	int rc;
 
 	*stats = (struct rota_sched_stats){ 0 };
+	resv_update(core, now);
 	if (core->prio_stale)
 		core_prio_update(core, now);
 	limits_classify(core, now);

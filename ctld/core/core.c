@@ -19,6 +19,7 @@
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
+#include "ctld/core/resv.h"
 #include "ctld/core/share.h"
 
 void job_list_append(struct job_list *l, struct core_job *job)
@@ -86,7 +87,7 @@ static void init_nodes(struct core *core, const struct rota_conf *conf)
 	}
 }
 
-static char **names_copy(char *const *v)
+char **core_names_copy(char *const *v)
 {
 	size_t n = 0;
 	char **copy;
@@ -101,7 +102,7 @@ static char **names_copy(char *const *v)
 	return copy;
 }
 
-static void names_free(char **v)
+void core_names_free(char **v)
 {
 	for (size_t i = 0; v && v[i]; i++)
 		free(v[i]);
@@ -160,8 +161,8 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 		q->charge = c->charge;
 		q->priority = c->priority;
 		q->reserved_cores = c->reserved_cores;
-		q->allow_users = names_copy(c->allow_users);
-		q->allow_accounts = names_copy(c->allow_accounts);
+		q->allow_users = core_names_copy(c->allow_users);
+		q->allow_accounts = core_names_copy(c->allow_accounts);
 		q->is_default = c == def;
 		if (q->is_default)
 			core->default_queue = (uint32_t)i;
@@ -285,8 +286,8 @@ void core_destroy(struct core *core)
 	for (size_t i = 0; i < core->nqueues; i++) {
 		free(core->queues[i].name);
 		free(core->queues[i].nodes);
-		names_free(core->queues[i].allow_users);
-		names_free(core->queues[i].allow_accounts);
+		core_names_free(core->queues[i].allow_users);
+		core_names_free(core->queues[i].allow_accounts);
 	}
 	free(core->nodes);
 	free(core->queues);
@@ -298,6 +299,7 @@ void core_destroy(struct core *core)
 	limits_fini(core);
 	prio_fini(core);
 	free(core->ended);
+	resv_fini(core);
 	share_destroy(core->share);
 	plugin_unload(core->fairshare);
 	free(core);
@@ -470,6 +472,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 				      err);
 	job->desc = *req->desc;
 	if (rc == 0)
+		rc = resv_submit_check(core, job, err);
+	if (rc == 0)
 		rc = sched_check_feasible(core, job, err);
 	if (rc == 0)
 		rc = prio_submit_check(core, job, req->operator, err);
@@ -477,6 +481,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		rc = usage_submit_assoc(core, job, req->user, err);
 	if (rc == 0)
 		rc = queue_allows(core, job, req->user, err);
+	if (rc == 0)
+		rc = resv_submit_allows(core, job, req->user, err);
 	if (rc == 0)
 		rc = limits_admit(core, now, job, req->user, err);
 	if (rc < 0) {
@@ -518,16 +524,19 @@ static void test_cores(struct core *core, const struct core_job *job,
 	}
 }
 
-void core_job_take(struct core *core, const struct core_job *job)
+void core_job_take(struct core *core, struct core_job *job)
 {
 	test_cores(core, job, true);
+	resv_job_take(core, job);
 }
 
-void core_job_release(struct core *core, const struct core_job *job)
+void core_job_release(struct core *core, struct core_job *job)
 {
+	resv_job_release(core, job);
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		node_free_cores(&core->nodes[job->alloc[i].node],
-				&job->alloc[i], job->desc.mem_mb);
+				&job->alloc[i],
+				job_node_mem(job, job->alloc[i].ncores));
 	test_cores(core, job, false);
 }
 
@@ -644,6 +653,7 @@ void core_tick(struct core *core, int64_t now)
 		    now - n->last_seen > core->node_timeout)
 			core_node_down(core, now, n->name, "not responding");
 	}
+	resv_update(core, now);
 	usage_tick(core, now);
 	sched_tick(core, now);
 	/* a change not yet journaled is kept until the host has taken it */

@@ -113,6 +113,7 @@ struct core_job {
 				   blocked or waiting on a dependency) */
 	uint32_t bypass;	/* times a backfilled job passed it */
 	enum core_hold hold;
+	uint32_t resv_id;	/* running in this reservation; 0: none */
 	bool limited;		/* a limit blocks it (limit_reason says
 				   which); not eligible meanwhile */
 	int64_t est_start;	/* backfill's reservation for it; 0: none */
@@ -345,7 +346,8 @@ void core_usage_restore(struct core *core, const struct core_usage *u,
  * Priorities.  The priority plugin rates every pending job every
  * PriorityCalcPeriod (from core_tick) and at once on core_prio_update();
  * a new job is rated alone at submit.  Pending jobs are kept in
- * scheduling order: queue tier, then priority, then submit time, then id.
+ * scheduling order: jobs of a reservation, then queue tier, then
+ * priority, then submit time, then id.
  */
 int core_prio_update(struct core *core, int64_t now);
 const char *core_prio_plugin(const struct core *core);
@@ -452,6 +454,101 @@ const char *core_job_reason(const struct core *core,
 			    const struct core_job *job);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
+
+/*
+ * Advance reservations (resv.c), as Slurm's scontrol create reservation:
+ * cores of some nodes set aside over [start, end) for the jobs that name
+ * the reservation (--reservation) and whose user and account it allows.
+ * While it is active no other job is placed on those cores, and no other
+ * job starts that would still hold them when it begins.  Its jobs wait
+ * (reason Reservation) until it starts, run only on its cores, go before
+ * every other job, and run on to their own limits once it ends; it is
+ * forgotten when it ends.  Cores are counted per node, not named: a
+ * reservation holds so many cores of a node, whichever they are.
+ */
+struct core_resv_part {
+	uint32_t node;		/* index into the node table */
+	uint32_t cores;		/* reserved there; 0 with 'whole' */
+	bool whole;		/* all of the node, whatever size it registers */
+	uint32_t used;		/* of those, held by the reservation's jobs */
+};
+
+struct core_resv {
+	uint32_t id;		/* never reused while the controller runs */
+	char *name;
+	int64_t start;
+	int64_t end;
+	uint32_t core_count;	/* CoreCount= asked; 0: whole nodes */
+	char **users;		/* NULL-terminated; NULL: any user */
+	char **accounts;	/* NULL-terminated; NULL: any account */
+	struct core_resv_part *parts;
+	uint32_t nparts;
+	bool active;		/* start crossed, end not yet */
+};
+
+/* What an operator asks (rota resv create); the daemon parsed the text. */
+struct core_resv_req {
+	const char *name;	/* NULL: "resvN", the next free N */
+	int64_t start;
+	int64_t end;
+	const char *nodes;	/* hostlist; NULL: any nodes (CoreCount) */
+	uint32_t core_count;	/* 0: all the cores of 'nodes' */
+	char *const *users;	/* NULL-terminated or NULL, as core_resv */
+	char *const *accounts;
+};
+
+/*
+ * Create a reservation.  -EINVAL (bad name, times, node list, nothing
+ * asked, no user or account named), -ENOENT (unknown node or account),
+ * -EEXIST (the name is taken) or -EBUSY (its cores are reserved already
+ * over that time, or not enough are left), with the operator's line in
+ * 'err'.  '*out' (may be NULL) is the new one, borrowed until the next
+ * event.  Users are names; the daemon checks that they exist.
+ */
+int core_resv_create(struct core *core, int64_t now,
+		     const struct core_resv_req *req,
+		     const struct core_resv **out, struct rota_error *err);
+/* Forget one; its running jobs run on.  -ENOENT with the line. */
+int core_resv_delete(struct core *core, int64_t now, const char *name,
+		     struct rota_error *err);
+/*
+ * Put back a journaled reservation as it was (parts by node name, no
+ * overlap check; one already ended is dropped at the next event),
+ * replacing one of the same name (the last record wins).
+ * -ENOENT when a node left rota.conf, -EINVAL for a bad record.
+ */
+struct core_resv_state {
+	uint32_t id;
+	const char *name;
+	int64_t start;
+	int64_t end;
+	uint32_t core_count;
+	char *const *users;
+	char *const *accounts;
+	const char *const *nodes; /* per part */
+	const uint32_t *cores;	  /* per part; 0: the whole node */
+	uint32_t nparts;
+};
+int core_resv_restore(struct core *core, const struct core_resv_state *st,
+		      struct rota_error *err);
+/* Lookups and iteration, in creation order; borrowed until the next event. */
+size_t core_resv_count(const struct core *core);
+const struct core_resv *core_resv_get(const struct core *core, size_t i);
+const struct core_resv *core_resv_find(const struct core *core,
+				       const char *name);
+/* Cores it holds on part 'i''s node. */
+uint32_t core_resv_part_cores(const struct core *core,
+			      const struct core_resv *r, uint32_t i);
+/*
+ * The next start or end of any reservation after 'now', INT64_MAX if
+ * none: a pass must run then even when nothing else changed.
+ */
+int64_t core_resv_next_boundary(const struct core *core, int64_t now);
+/*
+ * Bumped by every change of the reservations (resv_changed() in resv.c:
+ * create, delete, a start or an end crossed), for the skip logic.
+ */
+uint64_t core_resv_stamp(const struct core *core);
 
 /*
  * Job completion records (jobcomp).  The ids of jobs that reached a final

@@ -88,6 +88,10 @@ struct core {
 	int64_t calc_period;	 /* PriorityCalcPeriod */
 	int64_t last_calc;
 	int64_t usage_restored_at; /* the journal's last usage record */
+	struct core_resv *resv;	 /* reservations, in creation order */
+	size_t nresv;
+	uint32_t resv_last_id;
+	uint64_t resv_stamp;	 /* see resv_changed() */
 };
 
 /* sched.c: a job, node or order changed: the next passes must look. */
@@ -115,6 +119,9 @@ void core_push_action(struct core *core, const struct core_action *a);
 void core_mark_dirty(struct core *core, struct core_job *job);
 /* List a final job for its jobcomp record (core_take_ended). */
 void core_mark_ended(struct core *core, struct core_job *job);
+/* A NULL-terminated name list's copy (NULL stays NULL); and its free. */
+char **core_names_copy(char *const *v);
+void core_names_free(char **v);
 /* Free a job that is in no list and no table. */
 void core_job_free(struct core_job *job);
 /* A queue by name (NULL: the default); -ENOENT with the user's line. */
@@ -124,11 +131,19 @@ int core_find_queue(const struct core *core, const char *name, uint32_t *out,
  * A running job's cores: counted (for a test queue's kept cores) once it
  * holds them, given back to its nodes when it stops.
  */
-void core_job_take(struct core *core, const struct core_job *job);
-void core_job_release(struct core *core, const struct core_job *job);
+void core_job_take(struct core *core, struct core_job *job);
+void core_job_release(struct core *core, struct core_job *job);
 /* Move a job to its final state, freeing its cores. */
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state);
+
+/*
+ * Memory a job holds on a node where it has 'ncores' cores: its --mem,
+ * or --mem-per-cpu times those cores (node.c).
+ */
+uint64_t job_node_mem(const struct core_job *job, uint32_t ncores);
+/* The whole job's memory, for limits and priority factors. */
+uint64_t job_total_mem(const struct core_job *job);
 
 /* node.c */
 void node_alloc_cores(struct core_node *n, struct core_alloc *a,

@@ -147,8 +147,6 @@ static const struct rota_limits_ops *ops(const struct core *core, size_t i)
 static void view(struct core *core, const struct core_job *job, int64_t now,
 		 const char *user, struct rota_limit_job *v)
 {
-	uint32_t nodes = job->nalloc ? job->nalloc : job->desc.nodes;
-
 	*v = (struct rota_limit_job){
 		.id = job->id,
 		.user = user,
@@ -156,7 +154,7 @@ static void view(struct core *core, const struct core_job *job, int64_t now,
 		.qos = core->qos[job->qos].name,
 		.cores = job->desc.ntasks * job->desc.cpus_per_task,
 		.nodes = job->desc.nodes,
-		.mem_mb = job->desc.mem_mb * (nodes ? nodes : 1),
+		.mem_mb = job_total_mem(job),
 		.time_limit = job->time_limit,
 		.running = job->state == ROTA_JOB_RUNNING,
 		.held = job->hold != CORE_HOLD_NONE,

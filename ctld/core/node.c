@@ -92,6 +92,22 @@ int core_node_admin(struct core *core, int64_t now, const char *name,
 	return 0;
 }
 
+uint64_t job_node_mem(const struct core_job *job, uint32_t ncores)
+{
+	return job->desc.mem_mb ? job->desc.mem_mb
+				: job->desc.mem_per_cpu_mb * ncores;
+}
+
+uint64_t job_total_mem(const struct core_job *job)
+{
+	uint32_t nodes = job->nalloc ? job->nalloc : job->desc.nodes;
+
+	if (job->desc.mem_per_cpu_mb)
+		return job->desc.mem_per_cpu_mb * job->desc.ntasks *
+		       job->desc.cpus_per_task;
+	return job->desc.mem_mb * (nodes ? nodes : 1);
+}
+
 /* Take the lowest free cores: a job's cores stay together on a socket. */
 void node_alloc_cores(struct core_node *n, struct core_alloc *a,
 		      uint64_t mem_mb)

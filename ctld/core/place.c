@@ -13,10 +13,15 @@
  * the queue's nodes in order.  A job that asks N nodes gets N nodes each
  * holding ceil(tasks / N) tasks; --ntasks-per-node=K puts K on each (and
  * sets the node count when --nodes does not).  Memory (--mem) is per
- * node.  --exclusive takes only idle nodes, and all of their cores.
+ * node; --mem-per-cpu is per core held, so it bounds the tasks a node
+ * takes.  --exclusive takes only idle nodes, and all of their cores.
  *
  * Cores a test queue keeps (ReservedCores) on a node it shares with other
- * queues are never counted for those other queues' jobs.
+ * queues are never counted for those other queues' jobs.  Advance
+ * reservations (resv.c) cut what a node offers now: a job of a reservation
+ * gets only that reservation's cores, any other job none of the cores a
+ * reservation holds while it would run; the backfill profile has them as
+ * blocks already, and "could it ever" counts a reservation's cores only.
  */
 #include "config.h"
 
@@ -26,6 +31,7 @@
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/profile.h"
+#include "ctld/core/resv.h"
 
 /* Cores the node keeps for test jobs and that none of them uses now. */
 static uint32_t test_cores_left(const struct core_node *n)
@@ -51,6 +57,9 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 			*cores = *cores > n->test_reserved
 					 ? *cores - n->test_reserved
 					 : 0;
+		if (job->desc.reservation)
+			*cores = resv_node_cores(c->core, job, i, false, 0,
+						 *cores);
 		return true;
 	case PLACE_NOW:
 		if (!node_is_usable(n))
@@ -66,6 +75,8 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 		*mem = pm > 0 ? (uint64_t)pm : 0;
 		break;
 	}
+	if (c->mode == PLACE_NOW)
+		*cores = resv_node_cores(c->core, job, i, true, c->t, *cores);
 	/* --exclusive: only an idle node, all of it */
 	if (job->desc.exclusive && *cores < node_cores_total(n))
 		return false;
@@ -95,6 +106,7 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	const struct core_node *n = &c->core->nodes[i];
 	uint32_t cores = 0;
 	uint64_t mem = 0;
+	uint64_t per_task = job->desc.mem_per_cpu_mb * job->desc.cpus_per_task;
 
 	/* the cheap checks first: most nodes of a busy machine fail them */
 	if (!node_avail(c, job, i, &cores, &mem) ||
@@ -104,6 +116,12 @@ static uint32_t node_tasks(const struct place_ctx *c,
 		return 0;
 	if (!constraint_match(job->constraint, n->features))
 		return 0;
+	if (job->desc.exclusive && per_task)
+		return mem >= job_node_mem(job, cores)
+			       ? cores / job->desc.cpus_per_task
+			       : 0;
+	if (per_task && mem / per_task < cores / job->desc.cpus_per_task)
+		return (uint32_t)(mem / per_task);
 	return cores / job->desc.cpus_per_task;
 }
 

@@ -2,9 +2,9 @@
 /*
  * Job priority and the order of the pending list (core.h, "Priorities").
  *
- * The order is the seed sites' (DESIGN.md): queue priority tier, then the
- * priority plugin's value, then submit time, then job id.  (Jobs with a
- * reservation come first once reservations exist.)  The list is kept in
+ * The order is the seed sites' (DESIGN.md): jobs of an advance
+ * reservation first (resv.c), then queue priority tier, then the priority
+ * plugin's value, then submit time, then job id.  The list is kept in
  * that order at all times: a full rating re-sorts it, and a job rated
  * alone at submit is inserted walking from the tail, where a new job
  * usually belongs, so a submit costs O(1) in the common case.
@@ -188,6 +188,9 @@ static int order_cmp(const struct core *core, const struct core_job *a,
 	unsigned ta = core->queues[a->queue].priority_tier;
 	unsigned tb = core->queues[b->queue].priority_tier;
 
+	/* jobs of a reservation first: they compete only among themselves */
+	if (!a->desc.reservation != !b->desc.reservation)
+		return a->desc.reservation ? -1 : 1;
 	if (ta != tb)
 		return ta > tb ? -1 : 1;
 	if (a->priority != b->priority)
@@ -342,8 +345,7 @@ static void view(const struct core *core, const struct core_job *job,
 		.time_limit = job->time_limit,
 		.nodes = job->desc.nodes,
 		.cores = job->desc.ntasks * job->desc.cpus_per_task,
-		.mem_mb = job->desc.mem_mb * (job->desc.nodes ? job->desc.nodes
-							      : 1),
+		.mem_mb = job_total_mem(job),
 		.nice = job->desc.nice,
 		.urgency = job->desc.urgency ? job->desc.urgency
 					     : URGENCY_DEFAULT,

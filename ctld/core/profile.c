@@ -8,6 +8,12 @@
  * [t, t + its limit) covers it: a job started now against this profile
  * can therefore never delay a reservation, EASY's or conservative's.
  *
+ * Advance reservations (resv.c) are blocks too: the cores one holds on a
+ * node step down at its start (or now, less what its jobs use) and up at
+ * its end, and its running jobs' cores come back only when it ends.  The
+ * blocks are for the jobs of no reservation; a reservation's own jobs are
+ * placed on its cores by what is free now (backfill.c).
+ *
  * Each node's steps are few (its running jobs, its reservations), kept
  * sorted in a small array, so a query costs a short walk; the pass asks
  * only for the nodes of the job's queue that could ever hold it.
@@ -22,6 +28,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/profile.h"
+#include "ctld/core/resv.h"
 
 #define NEVER INT64_MAX
 #define PROFILE_LEVELS 24	/* 2^0 .. 2^23 cores on one node */
@@ -72,6 +79,29 @@ static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
 	ns->reach_stale = true;
 }
 
+/* Each reservation's cores as a block over its span. */
+static void add_reservations(struct profile *p, const struct core *core)
+{
+	for (size_t i = 0; i < core_resv_count(core); i++) {
+		const struct core_resv *r = core_resv_get(core, i);
+
+		for (uint32_t k = 0; k < r->nparts && r->end > p->now; k++) {
+			struct node_steps *ns = &p->nodes[r->parts[k].node];
+			uint32_t c = core_resv_part_cores(core, r, k);
+
+			if (r->start > p->now) {
+				step_add(ns, r->start, -(int32_t)c, 0);
+				step_add(ns, r->end, (int32_t)c, 0);
+				continue;
+			}
+			/* its jobs' cores are not free already */
+			c = c > r->parts[k].used ? c - r->parts[k].used : 0;
+			ns->cores0 -= (int32_t)c;
+			step_add(ns, r->end, (int32_t)c, 0);
+		}
+	}
+}
+
 struct profile *profile_renew(struct profile *p, const struct core *core,
 			      int64_t now)
 {
@@ -103,15 +133,17 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 			end = now + 1; /* past its limit: ends any moment */
 			p->overdue = true;
 		}
+		end = resv_job_holds_until(core, j, end);
 		for (uint32_t k = 0; k < j->nalloc; k++) {
 			const struct core_alloc *a = &j->alloc[k];
 
 			if (!node_is_usable(&core->nodes[a->node]))
 				continue;
 			step_add(&p->nodes[a->node], end, (int32_t)a->ncores,
-				 (int64_t)j->desc.mem_mb);
+				 (int64_t)job_node_mem(j, a->ncores));
 		}
 	}
+	add_reservations(p, core);
 	return p;
 }
 

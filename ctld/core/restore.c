@@ -70,7 +70,7 @@ static int restore_alloc(struct core *core, int64_t now,
 				n->cores_used++;
 			}
 		}
-		n->mem_used_mb += job->desc.mem_mb;
+		n->mem_used_mb += job_node_mem(job, a->ncores);
 		/* its node has NodeTimeout from now to come back with it */
 		if (n->last_seen < now)
 			n->last_seen = now;
@@ -106,11 +106,14 @@ int core_restore_job(struct core *core, int64_t now,
 				      err);
 	if (rc == 0 && st->state == ROTA_JOB_RUNNING) {
 		job->desc.mem_mb = st->desc.mem_mb;
+		job->desc.mem_per_cpu_mb = st->desc.mem_per_cpu_mb;
 		rc = restore_alloc(core, now, job, st, err);
 		if (rc < 0) /* give back what it took */
 			for (uint32_t i = 0; i < job->nalloc; i++)
-				node_free_cores(&core->nodes[job->alloc[i].node],
-						&job->alloc[i], st->desc.mem_mb);
+				node_free_cores(
+					&core->nodes[job->alloc[i].node],
+					&job->alloc[i],
+					job_node_mem(job, job->alloc[i].ncores));
 	}
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
@@ -120,8 +123,6 @@ int core_restore_job(struct core *core, int64_t now,
 					     err->text)
 			       : rc;
 	}
-	if (job->nalloc)
-		core_job_take(core, job);
 	old = jobtab_find(core, st->id);
 	if (old) {
 		unlink_job(core, old);
@@ -129,6 +130,9 @@ int core_restore_job(struct core *core, int64_t now,
 	}
 	job->desc = st->desc;
 	st->desc = (struct rota_job_desc){ 0 };
+	/* with its request: a job of a reservation counts in it again */
+	if (job->nalloc)
+		core_job_take(core, job);
 	job->id = st->id;
 	job->state = st->state;
 	job->uid = st->uid;

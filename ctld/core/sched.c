@@ -9,7 +9,9 @@
  * SchedulerMaxTime of work (on the host's work clock: the simulator has
  * none, so its passes never depend on the machine's speed).  Backfill, run
  * every so often by the sched plugin, starts what this pass left (see
- * backfill.c).  Placement is place.c's.
+ * backfill.c).  Placement is place.c's.  Jobs of an advance reservation
+ * come first and wait without stopping their queue: they compete only for
+ * their reservation's cores (resv.c).
  */
 #include "config.h"
 
@@ -21,6 +23,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
+#include "ctld/core/resv.h"
 
 void sched_changed(struct core *core)
 {
@@ -39,7 +42,8 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		a->node = p->node[i];
 		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
-		node_alloc_cores(&core->nodes[a->node], a, job->desc.mem_mb);
+		node_alloc_cores(&core->nodes[a->node], a,
+				 job_node_mem(job, a->ncores));
 	}
 	core_job_take(core, job);
 	core_pending_remove(core, job);
@@ -82,9 +86,11 @@ unsigned core_schedule(struct core *core, int64_t now)
 	unsigned started = 0;
 	bool timed = false;	/* the outcome may change with time alone */
 	int64_t start_us;
-	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW };
+	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW,
+				     .t = now };
 	struct core_job *job, *next;
 
+	resv_update(core, now);
 	if (core->prio_stale)
 		core_prio_update(core, now);
 	limits_classify(core, now);
@@ -105,6 +111,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 		next = job->next;
 		if (job->hold || job->limited)
 			continue; /* not eligible: it blocks nothing */
+		if (job->desc.reservation && resv_job_reason(core, job)) {
+			job->reason = resv_job_reason(core, job);
+			continue; /* its reservation is not open: nor this */
+		}
 		if (blocked[job->queue]) {
 			job->reason = "Priority";
 			continue;
@@ -130,6 +140,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 			continue;
 		}
 		job->reason = "Resources";
+		if (job->desc.reservation)
+			continue; /* it waits for its reservation's cores */
 		blocked[job->queue] = true;
 		nblocked++;
 	}
@@ -186,6 +198,15 @@ static int explain_infeasible(const struct core *core,
 				   (unsigned long long)job->desc.mem_mb,
 				   q->name, size);
 	}
+	if (job->desc.mem_per_cpu_mb * job->desc.cpus_per_task > max_mem) {
+		rota_size_format_mb(max_mem, size, sizeof(size));
+		return rota_errorf(err, -EINVAL,
+				   "--mem-per-cpu=%lluM: a task's %u cpus need "
+				   "more memory than any node of queue '%s' "
+				   "has (largest: %s)",
+				   (unsigned long long)job->desc.mem_per_cpu_mb,
+				   job->desc.cpus_per_task, q->name, size);
+	}
 	return rota_errorf(err, -EINVAL,
 			   "%u tasks x %u cpus: more cores than the nodes of "
 			   "queue '%s' have (largest node: %u cores)",
@@ -203,6 +224,8 @@ const char *core_job_reason(const struct core *core,
 						   : "JobHeldAdmin";
 	if (job->limited)
 		return job->limit_reason;
+	if (resv_job_reason(core, job))
+		return resv_job_reason(core, job);
 	if (job->reason)
 		return job->reason;
 	/* not reached by the last pass: its queue stopped ahead of it */

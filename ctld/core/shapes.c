@@ -34,7 +34,7 @@ bool shapes_cover(const struct shapes *m, const struct core_job *job)
 		if (f->queue == job->queue && f->cpt == d->cpus_per_task &&
 		    f->nodes == d->nodes && f->per_node == d->ntasks_per_node &&
 		    f->exclusive <= d->exclusive && f->ntasks <= d->ntasks &&
-		    f->mem <= d->mem_mb &&
+		    f->mem <= d->mem_mb && f->mem_per_cpu <= d->mem_per_cpu_mb &&
 		    span(f->limit) <= span(job->time_limit) &&
 		    same_text(f->constraint, d->constraint))
 			return true;
@@ -55,6 +55,7 @@ void shapes_add(struct shapes *m, const struct core_job *job)
 		.per_node = d->ntasks_per_node,
 		.exclusive = d->exclusive,
 		.mem = d->mem_mb,
+		.mem_per_cpu = d->mem_per_cpu_mb,
 		.limit = job->time_limit,
 	};
 	if (m->n < SHAPES_MAX)

@@ -25,6 +25,7 @@ struct shape {
 	uint32_t per_node;	/* --ntasks-per-node */
 	bool exclusive;
 	uint64_t mem;
+	uint64_t mem_per_cpu;
 	int64_t limit;		/* 0 (none) counts as the longest */
 };
 

@@ -31,8 +31,7 @@ static double job_rate(const struct core *core, const struct core_job *job)
 		return 0;
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		cores += job->alloc[i].ncores;
-	return cores + core->mem_weight * (double)job->desc.mem_mb / 1024.0 *
-			       job->nalloc;
+	return cores + core->mem_weight * (double)job_total_mem(job) / 1024.0;
 }
 
 double core_job_usage(const struct core *core, const struct core_job *job)

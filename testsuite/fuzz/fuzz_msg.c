@@ -47,6 +47,8 @@ union any {
 	struct rota_msg_share share;
 	struct rota_msg_control control;
 	struct rota_msg_top_rows top;
+	struct rota_msg_resv_create resv_create;
+	struct rota_msg_resv_list resv_list;
 };
 
 /* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
@@ -150,7 +152,9 @@ static bool eq_submit(const union any *a, const union any *b)
 	       x->no_requeue == y->no_requeue && str_eq(x->qos, y->qos) &&
 	       x->nice == y->nice && x->urgency == y->urgency &&
 	       x->ntasks_per_node == y->ntasks_per_node &&
-	       x->exclusive == y->exclusive;
+	       x->exclusive == y->exclusive &&
+	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
+	       str_eq(x->reservation, y->reservation);
 }
 
 static bool empty_submit(const union any *u)
@@ -162,7 +166,7 @@ static bool empty_submit(const union any *u)
 	       !d->env && !d->ntasks && !d->cpus_per_task && !d->nodes &&
 	       !d->mem_mb && !d->time_limit && !d->no_requeue && !d->qos &&
 	       !d->nice && !d->urgency && !d->ntasks_per_node &&
-	       !d->exclusive;
+	       !d->exclusive && !d->mem_per_cpu_mb && !d->reservation;
 }
 
 static void check_submit(const union any *u, size_t len)
@@ -177,6 +181,8 @@ static void check_submit(const union any *u, size_t len)
 	check_str(d->queue, ROTA_MSG_NAME_MAX);
 	check_str(d->account, ROTA_MSG_NAME_MAX);
 	check_str(d->constraint, ROTA_MSG_NAME_MAX);
+	check_str(d->reservation, ROTA_MSG_NAME_MAX);
+	FUZZ_CHECK(!d->mem_mb || !d->mem_per_cpu_mb);
 	check_str(d->workdir, ROTA_MSG_PATH_MAX);
 	check_str(d->output, ROTA_MSG_PATH_MAX);
 	check_str(d->error, ROTA_MSG_PATH_MAX);
@@ -266,7 +272,9 @@ static bool job_eq(const struct rota_job_info *x, const struct rota_job_info *y)
 	       x->submit_time == y->submit_time &&
 	       x->start_time == y->start_time && x->end_time == y->end_time &&
 	       x->exit_code == y->exit_code && x->term_signal == y->term_signal &&
-	       x->runs == y->runs && x->est_start == y->est_start;
+	       x->runs == y->runs && x->est_start == y->est_start &&
+	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
+	       str_eq(x->reservation, y->reservation);
 }
 
 static bool eq_list(const union any *a, const union any *b)
@@ -891,22 +899,41 @@ static char *enc_control(const union any *u, size_t *len)
 	return rota_msg_control_encode(&u->control, len);
 }
 
+/* key=value pairs: UPDATE's, RESV_CREATE's. */
+static bool kv_eq(const struct rota_msg_kv *x, size_t nx,
+		  const struct rota_msg_kv *y, size_t ny)
+{
+	if (nx != ny)
+		return false;
+	for (size_t i = 0; i < nx; i++) {
+		if (!str_eq(x[i].key, y[i].key) ||
+		    !str_eq(x[i].value, y[i].value))
+			return false;
+	}
+	return true;
+}
+
+static void check_kv(const struct rota_msg_kv *kv, size_t n, size_t max)
+{
+	FUZZ_CHECK(n <= max);
+	for (size_t i = 0; i < n; i++) {
+		FUZZ_CHECK(kv[i].key && *kv[i].key);
+		FUZZ_CHECK(strlen(kv[i].key) <= ROTA_MSG_CONTROL_KEY_MAX);
+		FUZZ_CHECK(kv[i].value &&
+			   strlen(kv[i].value) <= ROTA_MSG_NAME_MAX);
+	}
+}
+
 static bool eq_control(const union any *a, const union any *b)
 {
 	const struct rota_msg_control *x = &a->control;
 	const struct rota_msg_control *y = &b->control;
 
-	if (!u32v_eq(x->job_ids, x->n, y->job_ids, y->n) ||
-	    x->operator_hold != y->operator_hold ||
-	    x->has_nice != y->has_nice || x->nice != y->nice ||
-	    x->relative != y->relative || x->nset != y->nset)
-		return false;
-	for (size_t i = 0; i < x->nset; i++) {
-		if (!str_eq(x->set[i].key, y->set[i].key) ||
-		    !str_eq(x->set[i].value, y->set[i].value))
-			return false;
-	}
-	return true;
+	return u32v_eq(x->job_ids, x->n, y->job_ids, y->n) &&
+	       x->operator_hold == y->operator_hold &&
+	       x->has_nice == y->has_nice && x->nice == y->nice &&
+	       x->relative == y->relative &&
+	       kv_eq(x->set, x->nset, y->set, y->nset);
 }
 
 static bool empty_control(const union any *u)
@@ -921,15 +948,10 @@ static void check_control(const union any *u, size_t len)
 {
 	const struct rota_msg_control *m = &u->control;
 
-	FUZZ_CHECK(m->n <= 65536 && m->nset <= ROTA_MSG_CONTROL_SET_MAX);
+	FUZZ_CHECK(m->n <= 65536);
 	FUZZ_CHECK(m->nice >= -ROTA_MSG_NICE_LIMIT &&
 		   m->nice <= ROTA_MSG_NICE_LIMIT);
-	for (size_t i = 0; i < m->nset; i++) {
-		FUZZ_CHECK(m->set[i].key && *m->set[i].key);
-		FUZZ_CHECK(strlen(m->set[i].key) <= ROTA_MSG_CONTROL_KEY_MAX);
-		FUZZ_CHECK(m->set[i].value &&
-			   strlen(m->set[i].value) <= ROTA_MSG_NAME_MAX);
-	}
+	check_kv(m->set, m->nset, ROTA_MSG_CONTROL_SET_MAX);
 }
 
 static void clear_control(union any *u)
@@ -1033,6 +1055,96 @@ struct codec {
 		.check = ch, .clear = cl,                                      \
 	}
 
+/* ---- RESV_CREATE, RESV_LIST_REPLY (issue 6) ---- */
+
+static int dec_resv_create(const char *b, size_t n, union any *u,
+			   struct rota_error *e)
+{
+	return rota_msg_resv_create_decode(b, n, &u->resv_create, e);
+}
+
+static char *enc_resv_create(const union any *u, size_t *len)
+{
+	return rota_msg_resv_create_encode(&u->resv_create, len);
+}
+
+static bool eq_resv_create(const union any *a, const union any *b)
+{
+	return kv_eq(a->resv_create.set, a->resv_create.nset,
+		     b->resv_create.set, b->resv_create.nset);
+}
+
+static bool empty_resv_create(const union any *u)
+{
+	return !u->resv_create.set && !u->resv_create.nset;
+}
+
+static void check_resv_create(const union any *u, size_t len)
+{
+	check_kv(u->resv_create.set, u->resv_create.nset,
+		 ROTA_MSG_RESV_SET_MAX);
+}
+
+static void clear_resv_create(union any *u)
+{
+	rota_msg_resv_create_clear(&u->resv_create);
+}
+
+static int dec_resv_list(const char *b, size_t n, union any *u,
+			 struct rota_error *e)
+{
+	return rota_msg_resv_list_decode(b, n, &u->resv_list, e);
+}
+
+static char *enc_resv_list(const union any *u, size_t *len)
+{
+	return rota_msg_resv_list_encode(&u->resv_list, len);
+}
+
+static bool eq_resv(const struct rota_resv_info *x,
+		    const struct rota_resv_info *y)
+{
+	return str_eq(x->name, y->name) && str_eq(x->state, y->state) &&
+	       x->start == y->start && x->end == y->end &&
+	       str_eq(x->nodes, y->nodes) && x->cores == y->cores &&
+	       x->core_count == y->core_count && strv_eq(x->users, y->users) &&
+	       strv_eq(x->accounts, y->accounts);
+}
+
+static bool eq_resv_list(const union any *a, const union any *b)
+{
+	if (a->resv_list.n != b->resv_list.n ||
+	    a->resv_list.now != b->resv_list.now)
+		return false;
+	for (size_t i = 0; i < a->resv_list.n; i++)
+		if (!eq_resv(&a->resv_list.resvs[i], &b->resv_list.resvs[i]))
+			return false;
+	return true;
+}
+
+static bool empty_resv_list(const union any *u)
+{
+	return !u->resv_list.resvs && !u->resv_list.n && !u->resv_list.now;
+}
+
+static void check_resv_list(const union any *u, size_t len)
+{
+	for (size_t i = 0; i < u->resv_list.n; i++) {
+		const struct rota_resv_info *r = &u->resv_list.resvs[i];
+
+		FUZZ_CHECK(r->name && r->state && r->nodes);
+		check_str(r->name, ROTA_MSG_NAME_MAX);
+		check_strv(r->users, 4096, ROTA_MSG_NAME_MAX);
+		check_strv(r->accounts, 4096, ROTA_MSG_NAME_MAX);
+	}
+	FUZZ_CHECK(u->resv_list.n <= len);
+}
+
+static void clear_resv_list(union any *u)
+{
+	rota_msg_resv_list_clear(&u->resv_list);
+}
+
 static const struct codec codecs[] = {
 	CODEC("error", dec_error, enc_error, eq_error, empty_error, check_error,
 	      clear_error),
@@ -1074,6 +1186,10 @@ static const struct codec codecs[] = {
 	      check_control, clear_control),
 	CODEC("top_rows", dec_top, enc_top, eq_top, empty_top, check_top,
 	      clear_top),
+	CODEC("resv_create", dec_resv_create, enc_resv_create, eq_resv_create,
+	      empty_resv_create, check_resv_create, clear_resv_create),
+	CODEC("resv_list", dec_resv_list, enc_resv_list, eq_resv_list,
+	      empty_resv_list, check_resv_list, clear_resv_list),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

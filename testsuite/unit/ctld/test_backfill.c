@@ -20,6 +20,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "plugins/rota_plugin.h"
+#include "testsuite/unit/ctld/fixture.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define T0 ((int64_t)1700000000)
@@ -31,34 +32,12 @@ static struct rota_conf *conf;
 /* A core from 'text'; nodes registered at T0 with their CPUs= sizes. */
 static void start(const char *text)
 {
-	struct rota_error err = { "" };
-	int rc = rota_conf_load_buffer("test.conf", text, strlen(text), &conf,
-				       &err);
-
-	ck_assert_msg(rc == 0, "config: %s", err.text);
-	rc = core_create(conf, &core, &err);
-	ck_assert_msg(rc == 0, "core: %s", err.text);
-	for (size_t i = 0; i < conf->nnodes; i++) {
-		struct rota_node_info info = {
-			.name = conf->nodes[i].name,
-			.state = "UP",
-			.reason = "",
-			.sockets = 1,
-			.cores = conf->nodes[i].cpus,
-			.pus = conf->nodes[i].cpus,
-			.memory_mb = conf->nodes[i].memory_mb,
-		};
-
-		ck_assert_int_eq(core_node_register(core, T0, &info, &err), 0);
-	}
+	fixture_start(text, T0, &core, &conf);
 }
 
 static void teardown(void)
 {
-	core_destroy(core);
-	rota_conf_destroy(conf);
-	core = NULL;
-	conf = NULL;
+	fixture_stop(&core, &conf);
 }
 
 static uint32_t submit_q(int64_t now, const char *queue, uint32_t cores,

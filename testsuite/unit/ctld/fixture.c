@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/* The scheduling tests' core on registered nodes (see fixture.h). */
+#include "config.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/msg.h"
+#include "ctld/core/core.h"
+#include "testsuite/unit/ctld/fixture.h"
+
+void fixture_start(const char *text, int64_t now, struct core **core,
+		   struct rota_conf **conf)
+{
+	struct rota_error err = { "" };
+	int rc = rota_conf_load_buffer("test.conf", text, strlen(text), conf,
+				       &err);
+
+	ck_assert_msg(rc == 0, "config: %s", err.text);
+	rc = core_create(*conf, core, &err);
+	ck_assert_msg(rc == 0, "core: %s", err.text);
+	for (size_t i = 0; i < (*conf)->nnodes; i++) {
+		struct rota_node_info info = {
+			.name = (*conf)->nodes[i].name,
+			.state = "UP",
+			.reason = "",
+			.sockets = 1,
+			.cores = (*conf)->nodes[i].cpus,
+			.pus = (*conf)->nodes[i].cpus,
+			.memory_mb = (*conf)->nodes[i].memory_mb,
+		};
+
+		ck_assert_int_eq(core_node_register(*core, now, &info, &err),
+				 0);
+	}
+}
+
+void fixture_stop(struct core **core, struct rota_conf **conf)
+{
+	core_destroy(*core);
+	rota_conf_destroy(*conf);
+	*core = NULL;
+	*conf = NULL;
+}

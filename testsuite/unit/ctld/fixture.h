@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ROTA_TESTSUITE_UNIT_CTLD_FIXTURE_H
+#define ROTA_TESTSUITE_UNIT_CTLD_FIXTURE_H
+
+#include <stdint.h>
+
+/*
+ * What the core's scheduling tests share: a core built from rota.conf
+ * text with every node registered UP at 'now', one socket, the CPUs= and
+ * RealMemory= the text gives.  Fails the test on any error.
+ */
+struct core;
+struct rota_conf;
+
+void fixture_start(const char *text, int64_t now, struct core **core,
+		   struct rota_conf **conf);
+/* Destroy both and set them NULL. */
+void fixture_stop(struct core **core, struct rota_conf **conf);
+
+#endif
