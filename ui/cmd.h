@@ -21,6 +21,14 @@ struct cmd {
 	int (*run)(int argc, char **argv);
 };
 
+/*
+ * Exec rota-<argv[0]> with these arguments (cmd_helper.c); returns only
+ * when it cannot.  The programs' own entry points follow.
+ */
+int cmd_run_helper(int argc, char **argv);
+int top_run(int argc, char **argv);
+int sim_cmd_run(int argc, char **argv);
+
 extern const struct cmd cmd_submit;
 extern const struct cmd cmd_queue;
 extern const struct cmd cmd_cancel;

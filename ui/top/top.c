@@ -28,37 +28,6 @@
 #include "ui/cmd.h"
 #include "ui/top/top.h"
 
-static const char help[] =
-	"usage: rota top [-d SECONDS] [--no-color]\n"
-	"\n"
-	"A live, full-screen view of the cluster, refreshed every second:\n"
-	"\n"
-	"  header     cores busy/total, nodes up/down/drained, jobs running,\n"
-	"             idle, blocked (by a limit) and held, the last\n"
-	"             scheduling pass's time\n"
-	"  nodes      a cell per node: name, state (U up, D down, X drained),\n"
-	"             i for ib, L for largemem, k for cores kept for test\n"
-	"             queues (K: some in use), cores used/total; one summary\n"
-	"             line when the cells do not fit\n"
-	"  jobs       JOBID USER ACCOUNT QUEUE ST PRIORITY CORES TIME/WAIT\n"
-	"             NODES/REASON; unfinished jobs, highest priority first\n"
-	"  detail     the selected job; if pending, its priority terms (as\n"
-	"             'rota prio -l') and why it waits\n"
-	"\n"
-	"Keys: Up/Down/PgUp/PgDn/Home/End select; s next sort key; P U Q W I\n"
-	"sort by priority, user, queue, wait, id (again: reverse); / filter\n"
-	"(user=NAME queue=Q state=PD|R|... and free text); u only my jobs;\n"
-	"h hold, r release, n nice (asks for [+|-]N), c cancel (asks y/n)\n"
-	"the selected job, within your rights; ? help; q quit.  Each action's\n"
-	"result shows in the status line.\n"
-	"\n"
-	"  -d, --delay=SECONDS   refresh interval (default 1, at least 0.2)\n"
-	"      --no-color        no colors (also when NO_COLOR is set)\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"The controller is asked by a helper process, so the screen never\n"
-	"waits on the network; the terminal is restored on every exit.\n";
-
 static volatile sig_atomic_t got_winch;
 static volatile sig_atomic_t got_quit;
 static int sig_pipe[2] = { -1, -1 };
@@ -208,7 +177,7 @@ static int parse(int argc, char **argv, int64_t *delay_ms, bool *color)
 			break;
 		case 'C': *color = false; break;
 		case 'h': return 1;
-		default: fputs(help, stderr); return 2;
+		default: fputs(cmd_top.help, stderr); return 2;
 		}
 	}
 	if (optind < argc) {
@@ -218,7 +187,7 @@ static int parse(int argc, char **argv, int64_t *delay_ms, bool *color)
 	return 0;
 }
 
-static int top_run(int argc, char **argv)
+int top_run(int argc, char **argv)
 {
 	struct top t = { .color = true };
 	struct passwd *pw = getpwuid(getuid());
@@ -264,10 +233,3 @@ static int top_run(int argc, char **argv)
 		cmd_error("top", "%s", t.status);
 	return rc < 0 ? 1 : 0;
 }
-
-const struct cmd cmd_top = {
-	.name = "top",
-	.summary = "a live view of the queue and the nodes",
-	.help = help,
-	.run = top_run,
-};

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rota sim: replay a workload trace through the scheduling core on a
+ * virtual clock (sim/).  This file only reads options, shows progress on
+ * a terminal and writes the outputs; sim/engine.c does the replay.  It
+ * is the program rota-sim, which rota execs (ui/cmd_helper.c says why);
+ * the help stays with rota's table (ui/cmd_sim.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/xalloc.h"
+#include "sim/sim.h"
+#include "ui/cmd.h"
+
+struct sim_opts {
+	struct sim_options o;
+	const char *trace;
+	const char *csv;
+	const char *svg;
+	bool lenient;
+	bool compare;
+	bool quiet;
+	char **configs;		/* --compare: the configs */
+	int nconfigs;
+};
+
+static int parse_estimates(const char *text, enum sim_estimates *out)
+{
+	if (strcmp(text, "requested") == 0)
+		*out = SIM_ESTIMATES_REQUESTED;
+	else if (strcmp(text, "actual") == 0)
+		*out = SIM_ESTIMATES_ACTUAL;
+	else {
+		cmd_error("sim", "--estimates: '%s': use requested or actual",
+			  text);
+		return -1;
+	}
+	return 0;
+}
+
+static int check(struct sim_opts *s, int argc, char **argv)
+{
+	if (!s->trace) {
+		cmd_error("sim", "--trace FILE is required");
+		return -1;
+	}
+	if (s->compare) {
+		s->configs = argv + optind;
+		s->nconfigs = argc - optind;
+		if (s->nconfigs < 1 || s->o.config || s->csv || s->svg) {
+			cmd_error("sim", "--compare takes the configs as "
+					 "arguments, and no --config, --csv "
+					 "or --svg");
+			return -1;
+		}
+		return 0;
+	}
+	if (optind < argc) {
+		cmd_error("sim", "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct sim_opts *s)
+{
+	static const struct option longopts[] = {
+		{ "trace", required_argument, NULL, 't' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "flat", no_argument, NULL, 'F' },
+		{ "nodes", no_argument, NULL, 'N' },
+		{ "estimates", required_argument, NULL, 'e' },
+		{ "lenient", no_argument, NULL, 'l' },
+		{ "csv", required_argument, NULL, 'C' },
+		{ "svg", required_argument, NULL, 'S' },
+		{ "compare", no_argument, NULL, 'm' },
+		{ "every-pass", no_argument, NULL, 'E' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	*s = (struct sim_opts){ 0 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+t:c:qh", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 't': s->trace = optarg; break;
+		case 'c': s->o.config = optarg; break;
+		case 'F': s->o.cluster = SIM_CLUSTER_FLAT; break;
+		case 'N': s->o.cluster = SIM_CLUSTER_NODES; break;
+		case 'e':
+			if (parse_estimates(optarg, &s->o.estimates) < 0)
+				return -1;
+			break;
+		case 'l': s->lenient = true; break;
+		case 'C': s->csv = optarg; break;
+		case 'S': s->svg = optarg; s->o.timeline = true; break;
+		case 'm': s->compare = true; break;
+		case 'E': s->o.every_pass = true; break;
+		case 'q': s->quiet = true; break;
+		case 'h': return 1;
+		default:
+			cmd_error("sim", "unknown option '%s'",
+				  argv[optind - 1]);
+			return -1;
+		}
+	}
+	return check(s, argc, argv);
+}
+
+/* stderr is a terminal: "rota sim: [#####.....]  52%  105000/202871" */
+static void progress_cb(void *arg, size_t done, size_t total)
+{
+	const char *label = arg;
+	int width = 30;
+	int fill = total ? (int)((double)done / (double)total * width) : width;
+
+	fprintf(stderr, "\rrota sim: %s [%.*s%*s] %3d%% %zu/%zu jobs", label,
+		fill, "##############################", width - fill, "",
+		total ? (int)(100.0 * (double)done / (double)total) : 100,
+		done, total);
+	if (done == total)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+static int write_out(const char *path, const struct sim_result *r,
+		     int (*fn)(FILE *, const struct sim_result *))
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f) {
+		cmd_error("sim", "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = fn(f, r);
+	if (fclose(f) != 0 || rc < 0) {
+		cmd_error("sim", "%s: write error", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_one(struct sim_opts *s, const struct swf_trace *t,
+		   const char *config, struct sim_result *r)
+{
+	struct rota_error err = { "" };
+	const char *label = config ? config : "(defaults)";
+
+	s->o.config = config;
+	if (!s->quiet && isatty(STDERR_FILENO)) {
+		s->o.progress = progress_cb;
+		s->o.progress_arg = (void *)label;
+	}
+	if (sim_run(&s->o, t, r, &err) < 0) {
+		cmd_error("sim", "%s", err.text);
+		return -1;
+	}
+	return 0;
+}
+
+static int sim_main(struct sim_opts *s, const struct swf_trace *t)
+{
+	int n = s->compare ? s->nconfigs : 1;
+	struct sim_result *r = rota_xcalloc((size_t)n, sizeof(*r));
+	int rc = 0;
+
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = run_one(s, t, s->compare ? s->configs[i] : s->o.config,
+			     &r[i]);
+	printf("trace         %s\n", s->trace);
+	if (rc == 0 && s->compare)
+		sim_report_compare(stdout, r, (size_t)n);
+	else if (rc == 0)
+		sim_report_print(stdout, &r[0]);
+	if (rc == 0 && s->csv)
+		rc = write_out(s->csv, &r[0], sim_report_csv);
+	if (rc == 0 && s->svg)
+		rc = write_out(s->svg, &r[0], sim_report_svg);
+	for (int i = 0; i < n; i++)
+		sim_result_fini(&r[i]);
+	free(r);
+	return rc < 0 ? 1 : 0;
+}
+
+int sim_cmd_run(int argc, char **argv)
+{
+	struct sim_opts s;
+	struct swf_trace t;
+	struct rota_error err = { "" };
+	int rc = parse(argc, argv, &s);
+
+	if (rc > 0)
+		return cmd_print_help(&cmd_sim);
+	if (rc < 0)
+		return 2;
+	if (swf_read(s.trace, s.lenient, &t, &err) < 0) {
+		cmd_error("sim", "%s", err.text);
+		return 1;
+	}
+	rc = sim_main(&s, &t);
+	swf_trace_fini(&t);
+	return rc;
+}
