@@ -154,7 +154,8 @@ static bool eq_submit(const union any *a, const union any *b)
 	       x->ntasks_per_node == y->ntasks_per_node &&
 	       x->exclusive == y->exclusive &&
 	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
-	       str_eq(x->reservation, y->reservation);
+	       str_eq(x->reservation, y->reservation) &&
+	       str_eq(x->est_nodes, y->est_nodes);
 }
 
 static bool empty_submit(const union any *u)
@@ -274,7 +275,8 @@ static bool job_eq(const struct rota_job_info *x, const struct rota_job_info *y)
 	       x->exit_code == y->exit_code && x->term_signal == y->term_signal &&
 	       x->runs == y->runs && x->est_start == y->est_start &&
 	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
-	       str_eq(x->reservation, y->reservation);
+	       str_eq(x->reservation, y->reservation) &&
+	       str_eq(x->est_nodes, y->est_nodes);
 }
 
 static bool eq_list(const union any *a, const union any *b)
@@ -308,6 +310,7 @@ static void check_list(const union any *u, size_t len)
 		check_str(j->name, ROTA_MSG_NAME_MAX);
 		check_str(j->reason, 1024);
 		check_str(j->nodelist, ROTA_MSG_PATH_MAX);
+		check_str(j->est_nodes, ROTA_MSG_PATH_MAX);
 	}
 }
 
