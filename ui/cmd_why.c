@@ -57,11 +57,12 @@ static void when(int64_t t, int64_t now, char *buf, size_t len)
 static void head(const struct rota_msg_why *m)
 {
 	char limit[32];
+	uint32_t cores = m->ntasks * m->cpus_per_task;
 
 	rota_duration_format(m->time_limit ? m->time_limit : INT64_MAX, limit,
 			     sizeof(limit));
-	printf("Job %u (%s, queue %s, %u cores for %s)", m->id, m->user,
-	       m->queue, m->ntasks * m->cpus_per_task, limit);
+	printf("Job %u (%s, queue %s, %u core%s for %s)", m->id, m->user,
+	       m->queue, cores, cores == 1 ? "" : "s", limit);
 }
 
 /* Held, limited or waiting for its reservation; false if none of these. */
