@@ -116,12 +116,7 @@ struct job_raw {
 static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		       struct rota_error *err)
 {
-	const struct {
-		const char *field;
-		const char *in;
-		char **out;
-		size_t max;
-	} s[] = {
+	const struct msg_str_field s[] = {
 		{ "name", r->name, &j->name, ROTA_MSG_NAME_MAX },
 		{ "user", r->user, &j->user, ROTA_MSG_NAME_MAX },
 		{ "account", r->account, &j->account, ROTA_MSG_NAME_MAX },
@@ -139,21 +134,12 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		  ROTA_MSG_PATH_MAX },
 	};
 
-	for (size_t i = 0; i < sizeof(s) / sizeof(*s); i++) {
-		int rc = msg_str(s[i].in, s[i].max, s[i].field, s[i].out, err);
-
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return msg_strs(s, sizeof(s) / sizeof(*s), err);
 }
 
 static int job_numbers(const struct job_raw *r, struct rota_error *err)
 {
-	const struct {
-		const char *field;
-		json_int_t v, lo, hi;
-	} n[] = {
+	const struct msg_range_field n[] = {
 		{ "uid", r->uid, 0, UINT32_MAX },
 		{ "gid", r->gid, 0, UINT32_MAX },
 		{ "ntasks", r->ntasks, 1, 1 << 20 },
@@ -169,13 +155,7 @@ static int job_numbers(const struct job_raw *r, struct rota_error *err)
 		{ "mem_per_cpu_mb", r->mem_per_cpu, 0, (json_int_t)1 << 30 },
 	};
 
-	for (size_t i = 0; i < sizeof(n) / sizeof(*n); i++) {
-		int rc = msg_range(n[i].v, n[i].lo, n[i].hi, n[i].field, err);
-
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return msg_ranges(n, sizeof(n) / sizeof(*n), err);
 }
 
 static int job_decode(json_t *o, struct rota_job_info *j,

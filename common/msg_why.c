@@ -92,10 +92,7 @@ struct why_raw {
 
 static int why_numbers(const struct why_raw *r, struct rota_error *err)
 {
-	const struct {
-		const char *field;
-		json_int_t v, lo, hi;
-	} n[] = {
+	const struct msg_range_field n[] = {
 		{ "now", r->now, 0, INT64_MAX },
 		{ "id", r->id, 1, UINT32_MAX },
 		{ "hold", r->hold, 0, 2 },
@@ -109,12 +106,10 @@ static int why_numbers(const struct why_raw *r, struct rota_error *err)
 		{ "fit_tasks", r->fit_tasks, 0, 1 << 20 },
 	};
 
-	for (size_t i = 0; i < sizeof(n) / sizeof(*n); i++) {
-		int rc = msg_range(n[i].v, n[i].lo, n[i].hi, n[i].field, err);
+	int rc = msg_ranges(n, sizeof(n) / sizeof(*n), err);
 
-		if (rc < 0)
-			return rc;
-	}
+	if (rc < 0)
+		return rc;
 	if (!json_is_array(r->list) ||
 	    json_array_size(r->list) > ROTA_MSG_WHY_AHEAD_MAX ||
 	    json_array_size(r->list) > (size_t)r->total)
@@ -125,12 +120,7 @@ static int why_numbers(const struct why_raw *r, struct rota_error *err)
 static int why_strings(const struct why_raw *r, struct rota_msg_why *m,
 		       struct rota_error *err)
 {
-	const struct {
-		const char *field;
-		const char *in;
-		char **out;
-		size_t max;
-	} s[] = {
+	const struct msg_str_field s[] = {
 		{ "user", r->user, &m->user, ROTA_MSG_NAME_MAX },
 		{ "queue", r->queue, &m->queue, ROTA_MSG_NAME_MAX },
 		{ "reason", r->reason, &m->reason, 1024 },
@@ -139,13 +129,7 @@ static int why_strings(const struct why_raw *r, struct rota_msg_why *m,
 		{ "est_nodes", r->nodes, &m->est_nodes, ROTA_MSG_PATH_MAX },
 	};
 
-	for (size_t i = 0; i < sizeof(s) / sizeof(*s); i++) {
-		int rc = msg_str(s[i].in, s[i].max, s[i].field, s[i].out, err);
-
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return msg_strs(s, sizeof(s) / sizeof(*s), err);
 }
 
 static int why_fill(const struct why_raw *r, struct rota_msg_why *m,
