@@ -9,7 +9,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 14
+plan 15
 # two nodes of 2 cores
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 KILL_WAIT=1s cluster_start \
@@ -61,5 +61,8 @@ like "$why" "With --time=[0-9:]+ or less it would backfill now" \
 	"and the limit that would backfill it now ($why)"
 like "$(rota why "$e")" "is not waiting: it is running" \
 	"a running job is not waiting"
+rota hold "$g" >/dev/null
+like "$(rota why "$g")" "is held by its owner \\(JobHeldUser\\): 'rota release $g'" \
+	"a held job says who holds it and how to release it"
 for j in "$e" "$f" "$g"; do rota cancel "$j" >/dev/null; done
 for j in "$e" "$f" "$g"; do WAIT_TIMEOUT=60 wait_job_done "$j"; done
