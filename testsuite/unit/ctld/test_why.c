@@ -231,42 +231,48 @@ END_TEST
 
 /*
  * A wide job's expected nodes: n[1-4] of 4 cores; A holds n1 and n2
- * until 100, R holds n3 until 500; W (3 nodes) is reserved at 100.
+ * until 100, R holds n3 until 500; W (3 nodes) is reserved at 100 on the
+ * three others.  S (4 cores for 200) behind it: EASY reserves nothing
+ * for it, and it would backfill now on n4 with a limit of 100;
+ * conservative reserves it after W, at 200, on a node W frees.
  */
+static const char *const modes[] = { "easy", "conservative" };
+
 START_TEST(test_wide_est_nodes)
 {
+	char text[256];
 	struct core_why w;
 	uint32_t wide, r, s;
 
-	fixture_start("NodeName=n[1-4] CPUs=4 RealMemory=16G\n"
-		      "QueueName=batch Default=yes\n"
-		      "Sched=backfill Resolution=1s\n",
-		      T0, &core, &conf);
+	snprintf(text, sizeof(text),
+		 "NodeName=n[1-4] CPUs=4 RealMemory=16G\n"
+		 "QueueName=batch Default=yes\n"
+		 "Sched=backfill Mode=%s Resolution=1s\n",
+		 modes[_i]);
+	fixture_start(text, T0, &core, &conf);
 	a = submit(T0, &(struct job){ .ntasks = 8, .nodes = 2, .limit = 100 });
 	r = submit(T0, &(struct job){ .ntasks = 4, .nodes = 1, .limit = 500 });
 	passes(T0);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(r), ROTA_JOB_RUNNING);
+	est_nodes_is(a, NULL);
 	wide = submit(T0,
 		      &(struct job){ .ntasks = 12, .nodes = 3, .limit = 100 });
 	s = submit(T0, &(struct job){ .ntasks = 4, .limit = 200 });
 	passes(T0);
+	ck_assert_int_eq(state(s), ROTA_JOB_PENDING);
 	ck_assert_int_eq(core_job_find(core, wide)->est_start, T0 + 100);
-	{
-		char *nodes = core_job_est_nodelist(
-			core, core_job_find(core, wide));
-		char *text = core_job_nodelist(core, core_job_find(core, r));
-
-		/* three nodes, and not the one R holds past 100 */
-		ck_assert_ptr_nonnull(nodes);
-		ck_assert_uint_eq(core_job_find(core, wide)->nest, 3);
-		ck_assert_ptr_null(strstr(nodes, text));
-		free(nodes);
-		free(text);
-	}
+	est_nodes_is(wide, "n[1-2,4]");
 	why(s, &w);
 	ck_assert_uint_eq(w.nresv, 1);
+	ck_assert_ptr_eq(w.resv[0], core_job_find(core, wide));
 	ck_assert_int_eq(w.fit_limit, 100);
+	if (_i == 0) {
+		est_nodes_is(s, NULL);
+		return;
+	}
+	ck_assert_int_eq(core_job_find(core, s)->est_start, T0 + 200);
+	est_nodes_is(s, "n1");
 }
 END_TEST
 
@@ -380,7 +386,7 @@ static Suite *why_suite(void)
 	tcase_add_test(tc, test_why_names_job_ahead);
 	tcase_add_loop_test(tc, test_hint_exact, 0, N(over));
 	tcase_add_test(tc, test_fewer_tasks);
-	tcase_add_test(tc, test_wide_est_nodes);
+	tcase_add_loop_test(tc, test_wide_est_nodes, 0, N(modes));
 	tcase_add_test(tc, test_held);
 	tcase_add_test(tc, test_limited);
 	tcase_add_test(tc, test_reservation);
