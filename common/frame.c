@@ -107,6 +107,8 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_RESV_DELETE: return "RESV_DELETE";
 	case ROTA_MSG_RESV_LIST: return "RESV_LIST";
 	case ROTA_MSG_RESV_LIST_REPLY: return "RESV_LIST_REPLY";
+	case ROTA_MSG_WHY: return "WHY";
+	case ROTA_MSG_WHY_REPLY: return "WHY_REPLY";
 	default: return "UNKNOWN";
 	}
 }

@@ -124,6 +124,7 @@ struct rota_job_info {
 	int64_t est_start;	/* pending: backfill's expected start; 0 */
 	uint64_t mem_per_cpu_mb; /* 0: not asked */
 	char *reservation;	/* NULL: none */
+	char *est_nodes;	/* pending: est_start's nodes, hostlist; NULL */
 };
 
 struct rota_msg_job_list {
@@ -523,5 +524,48 @@ int rota_msg_top_rows_decode(const char *buf, size_t len,
 			     struct rota_msg_top_rows *m,
 			     struct rota_error *err);
 void rota_msg_top_rows_clear(struct rota_msg_top_rows *m);
+
+/*
+ * ---- WHY_REPLY: why a job waits, for rota why (msg_why.c) ----
+ * The request is a JOB_LIST request naming the job.  Strings are never
+ * NULL once decoded; "" means none.  The client writes the paragraph.
+ */
+#define ROTA_MSG_WHY_AHEAD_MAX 8
+/* A job that stands before the asked one. */
+struct rota_why_job {
+	uint32_t id;		/* 0: none */
+	char *queue;
+	int64_t est_start;	/* its backfill reservation; 0: none */
+	char *est_nodes;	/* where, hostlist; "" if none */
+};
+struct rota_msg_why {
+	int64_t now;
+	uint32_t id;
+	enum rota_job_state state;
+	char *user;
+	char *queue;
+	char *reason;		/* as rota show job's Reason= */
+	char *sched;		/* the sched plugin: builtin reserves none */
+	char *reservation;	/* its advance reservation, if any */
+	uint32_t hold;		/* 0: none, 1: its owner's, 2: an operator's */
+	bool limited;		/* a limit blocks it: reason says which */
+	uint32_t ntasks;
+	uint32_t cpus_per_task;
+	int64_t time_limit;	/* 0: unlimited */
+	int64_t est_start;	/* its own backfill reservation; 0: none */
+	char *est_nodes;
+	uint32_t nahead;	/* eligible jobs of its queue ahead of it */
+	struct rota_why_job first; /* the first of them */
+	struct rota_why_job *resv; /* ahead of it with a reservation */
+	size_t nresv;		   /* at most ROTA_MSG_WHY_AHEAD_MAX */
+	uint32_t resv_total;	   /* all of those, listed or not */
+	bool fits_now;		/* it would start at the next pass */
+	int64_t fit_limit;	/* the longest limit that starts now; 0 */
+	uint32_t fit_tasks;	/* the most tasks that start now; 0 */
+};
+char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len);
+int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
+			struct rota_error *err);
+void rota_msg_why_clear(struct rota_msg_why *m);
 
 #endif

@@ -51,5 +51,23 @@ int msg_real(json_t *v, const char *field, double *out,
 /* A json integer in [lo, hi]. */
 int msg_range(json_int_t v, json_int_t lo, json_int_t hi, const char *field,
 	      struct rota_error *err);
+/*
+ * Tables of msg_str and msg_range checks, for decoders with many fields:
+ * the first failure's code (its text in 'err'), or 0.  Strings copied
+ * before a failure stay in their '*out' for the caller's clear.
+ */
+struct msg_str_field {
+	const char *field;
+	const char *in;
+	char **out;
+	size_t max;
+};
+int msg_strs(const struct msg_str_field *s, size_t n, struct rota_error *err);
+struct msg_range_field {
+	const char *field;
+	json_int_t v, lo, hi;
+};
+int msg_ranges(const struct msg_range_field *r, size_t n,
+	       struct rota_error *err);
 
 #endif

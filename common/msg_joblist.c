@@ -67,6 +67,7 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 	if (j->mem_per_cpu_mb)
 		add_int(b, "mem_per_cpu_mb", (int64_t)j->mem_per_cpu_mb);
 	add_str(b, "reservation", j->reservation);
+	add_str(b, "est_nodes", j->est_nodes);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -100,6 +101,7 @@ static void job_info_clear(struct rota_job_info *j)
 	free(j->error);
 	free(j->constraint);
 	free(j->reservation);
+	free(j->est_nodes);
 	*j = (struct rota_job_info){ 0 };
 }
 
@@ -107,18 +109,14 @@ struct job_raw {
 	json_int_t id, uid, gid, ntasks, cpt, nodes, mem, limit, submit,
 		start, end, exit_code, sig, runs, est, mem_per_cpu;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
-		*workdir, *output, *error, *constraint, *reservation;
+		*workdir, *output, *error, *constraint, *reservation,
+		*est_nodes;
 };
 
 static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		       struct rota_error *err)
 {
-	const struct {
-		const char *field;
-		const char *in;
-		char **out;
-		size_t max;
-	} s[] = {
+	const struct msg_str_field s[] = {
 		{ "name", r->name, &j->name, ROTA_MSG_NAME_MAX },
 		{ "user", r->user, &j->user, ROTA_MSG_NAME_MAX },
 		{ "account", r->account, &j->account, ROTA_MSG_NAME_MAX },
@@ -132,23 +130,16 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		  ROTA_MSG_NAME_MAX },
 		{ "reservation", r->reservation, &j->reservation,
 		  ROTA_MSG_NAME_MAX },
+		{ "est_nodes", r->est_nodes, &j->est_nodes,
+		  ROTA_MSG_PATH_MAX },
 	};
 
-	for (size_t i = 0; i < sizeof(s) / sizeof(*s); i++) {
-		int rc = msg_str(s[i].in, s[i].max, s[i].field, s[i].out, err);
-
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return msg_strs(s, sizeof(s) / sizeof(*s), err);
 }
 
 static int job_numbers(const struct job_raw *r, struct rota_error *err)
 {
-	const struct {
-		const char *field;
-		json_int_t v, lo, hi;
-	} n[] = {
+	const struct msg_range_field n[] = {
 		{ "uid", r->uid, 0, UINT32_MAX },
 		{ "gid", r->gid, 0, UINT32_MAX },
 		{ "ntasks", r->ntasks, 1, 1 << 20 },
@@ -164,13 +155,7 @@ static int job_numbers(const struct job_raw *r, struct rota_error *err)
 		{ "mem_per_cpu_mb", r->mem_per_cpu, 0, (json_int_t)1 << 30 },
 	};
 
-	for (size_t i = 0; i < sizeof(n) / sizeof(*n); i++) {
-		int rc = msg_range(n[i].v, n[i].lo, n[i].hi, n[i].field, err);
-
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return msg_ranges(n, sizeof(n) / sizeof(*n), err);
 }
 
 static int job_decode(json_t *o, struct rota_job_info *j,
@@ -183,7 +168,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	rc = msg_unpack(o, err,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s !}",
+			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -195,7 +180,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			&r.start, "end", &r.end, "exit_code", &r.exit_code,
 			"signal", &r.sig, "runs", &r.runs, "est_start", &r.est,
 			"mem_per_cpu_mb", &r.mem_per_cpu, "reservation",
-			&r.reservation);
+			&r.reservation, "est_nodes", &r.est_nodes);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)

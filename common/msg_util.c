@@ -251,3 +251,26 @@ int msg_now_list(json_t *root, const char *key, size_t max, json_int_t *now,
 		*n = json_array_size(*arr);
 	return rc;
 }
+
+int msg_strs(const struct msg_str_field *s, size_t n, struct rota_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = msg_str(s[i].in, s[i].max, s[i].field, s[i].out, err);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int msg_ranges(const struct msg_range_field *r, size_t n,
+	       struct rota_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = msg_range(r[i].v, r[i].lo, r[i].hi, r[i].field, err);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

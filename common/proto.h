@@ -47,12 +47,14 @@ enum rota_msg_type {
 	ROTA_MSG_TOP_ROWS = 136,    /* {} -> TOP_ROWS_REPLY */
 	ROTA_MSG_TOP_ROWS_REPLY = 137,
 
-	/* 140-149: advance reservations (issue 6) */
+	/* 140-149: advance reservations, start estimates (issue 6) */
 	ROTA_MSG_RESV_CREATE = 140, /* operators: resv create -> name */
 	ROTA_MSG_RESV_CREATE_REPLY = 141, /* name: the one created */
 	ROTA_MSG_RESV_DELETE = 142, /* operators: name -> OK */
 	ROTA_MSG_RESV_LIST = 143,   /* {} -> RESV_LIST_REPLY */
 	ROTA_MSG_RESV_LIST_REPLY = 144,
+	ROTA_MSG_WHY = 145,	    /* job id -> WHY_REPLY (rota why) */
+	ROTA_MSG_WHY_REPLY = 146,
 
 	/* 200-299: node daemons to the controller */
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */

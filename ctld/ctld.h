@@ -145,4 +145,7 @@ void rpc_resv_create(struct peer *p, const struct rota_frame *f);
 void rpc_resv_delete(struct peer *p, const struct rota_frame *f);
 void rpc_resv_list(struct peer *p, const struct rota_frame *f);
 
+/* rpc_why.c: WHY, for a job's owner or an operator. */
+void rpc_why(struct peer *p, const struct rota_frame *f);
+
 #endif

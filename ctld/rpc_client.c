@@ -75,7 +75,9 @@ static void fill_info(const struct core_job *job, void *arg)
 	struct list_ctx *lc = arg;
 	const struct core *core = lc->ctld->core;
 	struct rota_job_info *j = &lc->jobs[lc->n];
-	char *nodes = job->nalloc ? core_job_nodelist(core, job) : NULL;
+	/* a job has nodes or expected nodes: one string to free */
+	char *nodes = job->nalloc ? core_job_nodelist(core, job)
+				  : core_job_est_nodelist(core, job);
 
 	*j = (struct rota_job_info){
 		.id = job->id,
@@ -86,7 +88,7 @@ static void fill_info(const struct core_job *job, void *arg)
 		.user = (char *)user_cache_name(lc->ctld->users, job->uid),
 		.account = job->desc.account,
 		.queue = core_queue_get(core, job->queue)->name,
-		.nodelist = nodes,
+		.nodelist = job->nalloc ? nodes : NULL,
 		.reason = (char *)core_job_reason(core, job),
 		.workdir = job->desc.workdir,
 		.output = job->desc.output,
@@ -107,6 +109,7 @@ static void fill_info(const struct core_job *job, void *arg)
 							    : 0,
 		.mem_per_cpu_mb = job->desc.mem_per_cpu_mb,
 		.reservation = job->desc.reservation,
+		.est_nodes = job->nalloc ? NULL : nodes,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }

@@ -50,6 +50,7 @@ extern const struct cmd cmd_requeue;
 extern const struct cmd cmd_top;
 extern const struct cmd cmd_sim;
 extern const struct cmd cmd_resv;
+extern const struct cmd cmd_why;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];

@@ -124,8 +124,10 @@ static int show_job(const char *arg)
 	       or_none(j->constraint), or_none(j->reservation));
 	print_time("SubmitTime", j->submit_time);
 	print_time("StartTime", j->start_time);
-	if (j->state == ROTA_JOB_PENDING && j->est_start)
+	if (j->state == ROTA_JOB_PENDING && j->est_start) {
 		print_time("EstStartTime", j->est_start);
+		printf("EstNodes=%s\n", or_none(j->est_nodes));
+	}
 	print_time("EndTime", j->end_time);
 	printf("WorkDir=%s\nStdOut=%s\nStdErr=%s\n", or_none(j->workdir),
 	       j->output ? j->output : "rota-%j.out",

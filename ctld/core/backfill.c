@@ -310,12 +310,12 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 		bp->timed = true;
 		if (t != bp->now) {
 			shapes_add(bp->no_resv, job);
-			job->est_start = 0;
+			est_clear(job);
 			return -ENOSPC;
 		}
 	}
 	take(bp, job, t);
-	job->est_start = t;
+	est_set(job, t, &bp->pl);
 	*when = t;
 	return 0;
 }
@@ -436,7 +436,7 @@ int core_backfill(struct core *core, int64_t now,
 	bp.start_us = core->work_clock ? core->work_clock() : 0;
 	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
 		bp.jobs[i] = j;
-		j->est_start = 0;
+		est_clear(j);
 		v[i] = (struct rota_sched_job){
 			.id = j->id,
 			.user = j->user,

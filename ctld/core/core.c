@@ -250,6 +250,7 @@ void core_job_free(struct core_job *job)
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		free(job->alloc[i].cores);
 	free(job->alloc);
+	est_clear(job);
 	free(job->end_text);
 	free(job->user);
 	free(job);
@@ -546,6 +547,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 	if (job->state == ROTA_JOB_PENDING) {
 		prio_set_eligible(job, false, now);
 		core_pending_remove(core, job);
+		est_clear(job);
 	} else {
 		usage_charge_job(core, job, now);
 		job_list_remove(&core->running, job);

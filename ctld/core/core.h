@@ -117,6 +117,13 @@ struct core_job {
 	bool limited;		/* a limit blocks it (limit_reason says
 				   which); not eligible meanwhile */
 	int64_t est_start;	/* backfill's reservation for it; 0: none */
+	/*
+	 * Where that reservation is: node indexes and tasks on each (as a
+	 * placement), held only while est_start is (estimate.c).
+	 */
+	uint32_t *est_node;
+	uint32_t *est_tasks;
+	uint32_t nest;
 	char limit_reason[96];
 	int exit_code;
 	int term_signal;
@@ -454,6 +461,47 @@ const char *core_job_reason(const struct core *core,
 			    const struct core_job *job);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
+/*
+ * Hostlist text of the nodes a pending job's backfill reservation is on
+ * (estimate.c); NULL when it has none.  Caller frees.
+ */
+char *core_job_est_nodelist(const struct core *core,
+			    const struct core_job *job);
+
+/*
+ * rota why (why.c): why a job waits and what would start it sooner, read
+ * from the last passes' results without changing anything.  The job
+ * pointers are borrowed, valid until the next call that changes the core.
+ */
+#define CORE_WHY_AHEAD_MAX 8
+struct core_why {
+	const struct core_job *job;
+	const char *reason;	/* core_job_reason's */
+	const char *sched;	/* the sched plugin: "builtin" reserves none */
+	/* eligible jobs of its queue ahead of it, and the first that waits */
+	size_t nahead;
+	const struct core_job *first;
+	/* jobs ahead of it holding a backfill reservation, in order */
+	const struct core_job *resv[CORE_WHY_AHEAD_MAX];
+	size_t nresv;		/* all of them: may exceed the array */
+	/*
+	 * The what-if, against the running jobs, the advance reservations
+	 * and the reservations of the jobs ahead: would it start now as it
+	 * is; else the longest time limit (60 s or more, below its own) and
+	 * the most tasks with which it would, without delaying any of them.
+	 */
+	bool fits_now;
+	int64_t fit_limit;	/* 0: none */
+	uint32_t fit_tasks;	/* 0: none */
+};
+/*
+ * Fill 'out' for job 'job_id' as 'uid' sees it (its owner, or an
+ * operator: core_job_access's errors).  The what-if is computed for a
+ * pending job that is neither held, nor blocked by a limit, nor of an
+ * advance reservation, and only under a backfill sched plugin.
+ */
+int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+	     bool is_operator, struct core_why *out, struct rota_error *err);
 
 /*
  * Advance reservations (resv.c), as Slurm's scontrol create reservation:

@@ -252,6 +252,13 @@ bool place_node_fits(const struct place_ctx *c, const struct core_job *job,
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p);
 
+/*
+ * estimate.c: a backfill pass reserved 'job' at 't' on 'p' (its nodes are
+ * copied); est_clear forgets the reservation and frees its nodes.
+ */
+void est_set(struct core_job *job, int64_t t, const struct placement *p);
+void est_clear(struct core_job *job);
+
 /* sched.c: would 'job' fit on an idle set of its queue's nodes? */
 int sched_check_feasible(struct core *core, const struct core_job *job,
 			 struct rota_error *err);

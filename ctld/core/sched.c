@@ -54,6 +54,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 	job->start_time = now;
 	job->charged_until = now;
 	job->reason = NULL;
+	est_clear(job);
 	core_mark_dirty(core, job);
 	/* the batch script runs on the first node, as in Slurm */
 	core_push_action(core, &(struct core_action){

@@ -49,6 +49,7 @@ union any {
 	struct rota_msg_top_rows top;
 	struct rota_msg_resv_create resv_create;
 	struct rota_msg_resv_list resv_list;
+	struct rota_msg_why why;
 };
 
 /* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
@@ -274,7 +275,8 @@ static bool job_eq(const struct rota_job_info *x, const struct rota_job_info *y)
 	       x->exit_code == y->exit_code && x->term_signal == y->term_signal &&
 	       x->runs == y->runs && x->est_start == y->est_start &&
 	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
-	       str_eq(x->reservation, y->reservation);
+	       str_eq(x->reservation, y->reservation) &&
+	       str_eq(x->est_nodes, y->est_nodes);
 }
 
 static bool eq_list(const union any *a, const union any *b)
@@ -308,6 +310,7 @@ static void check_list(const union any *u, size_t len)
 		check_str(j->name, ROTA_MSG_NAME_MAX);
 		check_str(j->reason, 1024);
 		check_str(j->nodelist, ROTA_MSG_PATH_MAX);
+		check_str(j->est_nodes, ROTA_MSG_PATH_MAX);
 	}
 }
 
@@ -1145,6 +1148,76 @@ static void clear_resv_list(union any *u)
 	rota_msg_resv_list_clear(&u->resv_list);
 }
 
+/* ---- WHY_REPLY (issue 6) ---- */
+
+static int dec_why(const char *b, size_t n, union any *u, struct rota_error *e)
+{
+	return rota_msg_why_decode(b, n, &u->why, e);
+}
+
+static char *enc_why(const union any *u, size_t *len)
+{
+	return rota_msg_why_encode(&u->why, len);
+}
+
+static bool why_job_eq(const struct rota_why_job *x,
+		       const struct rota_why_job *y)
+{
+	return x->id == y->id && str_eq(x->queue, y->queue) &&
+	       x->est_start == y->est_start &&
+	       str_eq(x->est_nodes, y->est_nodes);
+}
+
+static bool eq_why(const union any *a, const union any *b)
+{
+	const struct rota_msg_why *x = &a->why, *y = &b->why;
+
+	if (x->now != y->now || x->id != y->id || x->state != y->state ||
+	    !str_eq(x->user, y->user) || !str_eq(x->queue, y->queue) ||
+	    !str_eq(x->reason, y->reason) || !str_eq(x->sched, y->sched) ||
+	    !str_eq(x->reservation, y->reservation) || x->hold != y->hold ||
+	    x->limited != y->limited || x->ntasks != y->ntasks ||
+	    x->cpus_per_task != y->cpus_per_task ||
+	    x->time_limit != y->time_limit || x->est_start != y->est_start ||
+	    !str_eq(x->est_nodes, y->est_nodes) || x->nahead != y->nahead ||
+	    !why_job_eq(&x->first, &y->first) || x->nresv != y->nresv ||
+	    x->resv_total != y->resv_total || x->fits_now != y->fits_now ||
+	    x->fit_limit != y->fit_limit || x->fit_tasks != y->fit_tasks)
+		return false;
+	for (size_t i = 0; i < x->nresv; i++)
+		if (!why_job_eq(&x->resv[i], &y->resv[i]))
+			return false;
+	return true;
+}
+
+static bool empty_why(const union any *u)
+{
+	return !u->why.id && !u->why.user && !u->why.resv && !u->why.nresv &&
+	       !u->why.first.queue && !u->why.now;
+}
+
+static void check_why(const union any *u, size_t len)
+{
+	const struct rota_msg_why *m = &u->why;
+
+	FUZZ_CHECK(m->id >= 1 && m->hold <= 2);
+	FUZZ_CHECK(m->state > ROTA_JOB_NONE && m->state < ROTA_JOB_STATE_COUNT);
+	FUZZ_CHECK(m->nresv <= ROTA_MSG_WHY_AHEAD_MAX &&
+		   m->nresv <= m->resv_total);
+	FUZZ_CHECK(m->user && m->queue && m->reason && m->sched &&
+		   m->reservation && m->est_nodes && m->first.queue);
+	check_str(m->reason, 1024);
+	check_str(m->est_nodes, ROTA_MSG_PATH_MAX);
+	for (size_t i = 0; i < m->nresv; i++)
+		check_str(m->resv[i].est_nodes, ROTA_MSG_PATH_MAX);
+	FUZZ_CHECK(m->nresv <= len);
+}
+
+static void clear_why(union any *u)
+{
+	rota_msg_why_clear(&u->why);
+}
+
 static const struct codec codecs[] = {
 	CODEC("error", dec_error, enc_error, eq_error, empty_error, check_error,
 	      clear_error),
@@ -1190,6 +1263,8 @@ static const struct codec codecs[] = {
 	      empty_resv_create, check_resv_create, clear_resv_create),
 	CODEC("resv_list", dec_resv_list, enc_resv_list, eq_resv_list,
 	      empty_resv_list, check_resv_list, clear_resv_list),
+	CODEC("why", dec_why, enc_why, eq_why, empty_why, check_why,
+	      clear_why),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

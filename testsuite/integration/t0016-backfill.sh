@@ -2,12 +2,14 @@
 # Backfill on real daemons: a short job backfills around a large job
 # waiting for cores, a long one that would delay it waits, the large job
 # starts at the time rota queue --start gave it, and rota diag counts the
-# backfill passes.
+# backfill passes.  Then rota why: a job behind a reserved one names it,
+# and the longest limit that would backfill it now; rota show job gives
+# the reserved job's expected nodes (EstNodes=).
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 8
+plan 15
 # two nodes of 2 cores
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 KILL_WAIT=1s cluster_start \
@@ -39,3 +41,28 @@ diag=$(rota diag)
 like "$(echo "$diag" | grep '^bf_passes')" "^bf_passes +[1-9]" "rota diag counts backfill passes"
 like "$(echo "$diag" | grep '^bf_started')" "^bf_started +[1-9]" "and the jobs they started"
 for j in "$a" "$b" "$c" "$d"; do WAIT_TIMEOUT=60 wait_job_done "$j"; done
+
+# rota why: E holds 3 cores for 5 minutes, F (all 4) is reserved at its
+# end, G (1 core for 10 minutes) would delay F but fits with a shorter limit
+e=$(rota submit -n 3 -t 5m --wrap 'sleep 300')
+wait_for job_state_is "$e" RUNNING
+f=$(rota submit -n 4 -t 1m --wrap 'sleep 1')
+g=$(rota submit -n 1 -t 10m --wrap 'sleep 1')
+wait_for sh -c "rota show job $f | grep -q '^EstStartTime='"
+ok $? "the wide job has a reservation again"
+like "$(rota show job "$f" | grep "^EstNodes=")" "^EstNodes=n" \
+	"rota show job gives its expected nodes"
+like "$(rota queue --start -H | awk -v j="$f" '$1 == j { print $8 }')" \
+	"[a-z]" "rota queue --start gives them too"
+why=$(rota why "$g")
+like "$why" "Ahead of it, job $f holds a backfill reservation" \
+	"rota why names the job ahead"
+like "$why" "With --time=[0-9:]+ or less it would backfill now" \
+	"and the limit that would backfill it now ($why)"
+like "$(rota why "$e")" "is not waiting: it is running" \
+	"a running job is not waiting"
+rota hold "$g" >/dev/null
+like "$(rota why "$g")" "is held by its owner \\(JobHeldUser\\): 'rota release $g'" \
+	"a held job says who holds it and how to release it"
+for j in "$e" "$f" "$g"; do rota cancel "$j" >/dev/null; done
+for j in "$e" "$f" "$g"; do WAIT_TIMEOUT=60 wait_job_done "$j"; done

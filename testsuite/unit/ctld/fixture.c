@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/conf.h"
@@ -42,4 +43,26 @@ void fixture_stop(struct core **core, struct rota_conf **conf)
 	rota_conf_destroy(*conf);
 	*core = NULL;
 	*conf = NULL;
+}
+
+void fixture_drop_actions(struct core *core)
+{
+	struct core_action *a;
+
+	core_take_actions(core, &a);
+	free(a);
+}
+
+void fixture_end_job(struct core *core, int64_t now, uint32_t id)
+{
+	const struct core_job *j = core_job_find(core, id);
+	struct rota_msg_job_end e = {
+		.job_id = id,
+		.run = j->run,
+		.state = ROTA_JOB_COMPLETED,
+	};
+	struct rota_error err = { "" };
+	const char *node = core_node_get(core, j->alloc[0].node)->name;
+
+	ck_assert_int_eq(core_job_end(core, now, node, &e, &err), 0);
 }

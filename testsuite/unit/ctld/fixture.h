@@ -16,5 +16,9 @@ void fixture_start(const char *text, int64_t now, struct core **core,
 		   struct rota_conf **conf);
 /* Destroy both and set them NULL. */
 void fixture_stop(struct core **core, struct rota_conf **conf);
+/* Throw away the actions a pass queued (launches the tests ignore). */
+void fixture_drop_actions(struct core *core);
+/* Running job 'id' completed at 'now', as its first node reports it. */
+void fixture_end_job(struct core *core, int64_t now, uint32_t id);
 
 #endif

@@ -76,24 +76,12 @@ static enum rota_job_state state(uint32_t id)
 
 static void end_job(int64_t now, uint32_t id)
 {
-	const struct core_job *j = core_job_find(core, id);
-	struct rota_msg_job_end e = {
-		.job_id = id,
-		.run = j->run,
-		.state = ROTA_JOB_COMPLETED,
-	};
-	struct rota_error err = { "" };
-	const char *node = core_node_get(core, j->alloc[0].node)->name;
-
-	ck_assert_int_eq(core_job_end(core, now, node, &e, &err), 0);
+	fixture_end_job(core, now, id);
 }
 
 static void drop_actions(void)
 {
-	struct core_action *a;
-
-	core_take_actions(core, &a);
-	free(a);
+	fixture_drop_actions(core);
 }
 
 static struct rota_sched_stats backfill(int64_t now)
