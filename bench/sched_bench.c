@@ -4,9 +4,11 @@
  * daemons.  A cluster of NODES nodes x 128 cores (every 10th with 1 TB
  * and largemem, every 4th with ib), RUNNING jobs started by the main pass
  * and PENDING jobs of mixed sizes, queues and time limits waiting behind
- * them; then one EASY or conservative pass with no caps.  Prints the
+ * them; then one EASY or conservative pass with no caps, or with Slurm's
+ * default ones (CAPS "caps": MaxJobTest 500 and the rest).  Prints the
  * pass's time and the resident memory the pending jobs added, per job.
- *   sched_bench MODE NODES RUNNING PENDING   (MODE: easy | conservative)
+ *   sched_bench MODE NODES RUNNING PENDING [CAPS]
+ *   (MODE: easy | conservative; CAPS: nocaps (default) | caps)
  */
 #include "config.h"
 
@@ -78,16 +80,18 @@ int main(int argc, char **argv)
 	long nodes = argc > 2 ? atol(argv[2]) : 10000;
 	long running = argc > 3 ? atol(argv[3]) : 50000;
 	long pending = argc > 4 ? atol(argv[4]) : 100000;
+	bool caps = argc > 5 && strcmp(argv[5], "caps") == 0;
 	const char *dir = getenv("ROTA_PLUGIN_DIR");
 	char *text = rota_xasprintf(
 		"NodeName=n[00001-%05ld] CPUs=128 RealMemory=256G\n"
 		"QueueName=batch Nodes=ALL Default=yes\n"
 		"QueueName=long Nodes=ALL\n"
 		"QueueName=short Nodes=n[00001-%05ld] MaxTime=2-00:00:00\n"
-		"Sched=backfill Mode=%s NoCaps=yes\n"
+		"Sched=backfill Mode=%s NoCaps=%s\n"
 		"SchedulerDepth=100000000 SchedulerMaxTime=0s\n"
 		"PluginDir=%s\n",
-		nodes, nodes / 2 ? nodes / 2 : 1, mode, dir ? dir : "/tmp");
+		nodes, nodes / 2 ? nodes / 2 : 1, mode, caps ? "no" : "yes",
+		dir ? dir : "/tmp");
 	static const char *const queues[] = { "batch", "long", "short" };
 	struct rota_conf *conf;
 	struct rota_error err;
@@ -130,9 +134,9 @@ int main(int argc, char **argv)
 	t0 = seconds();
 	core_backfill(core, now, &st);
 	t1 = seconds();
-	printf("%s pass: %.3f s  nodes %ld  running %zu  pending %ld  "
+	printf("%s%s pass: %.3f s  nodes %ld  running %zu  pending %ld  "
 	       "tested %u  started %u  reserved %u  %.0f B/pending job\n",
-	       mode, t1 - t0, nodes, core_job_count(core) - core_pending_count(core),
+	       mode, caps ? " (capped)" : "", t1 - t0, nodes, core_job_count(core) - core_pending_count(core),
 	       pending, st.tested, st.started, st.reserved,
 	       pending ? (double)(rss_kb() - before) * 1024 / (double)pending
 		       : 0.0);
