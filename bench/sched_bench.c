@@ -136,8 +136,8 @@ int main(int argc, char **argv)
 	t1 = seconds();
 	printf("%s%s pass: %.3f s  nodes %ld  running %zu  pending %ld  "
 	       "tested %u  started %u  reserved %u  %.0f B/pending job\n",
-	       mode, caps ? " (capped)" : "", t1 - t0, nodes, core_job_count(core) - core_pending_count(core),
-	       pending, st.tested, st.started, st.reserved,
+	       mode, caps ? "-capped" : "", t1 - t0, nodes,
+	       core_job_count(core) - core_pending_count(core), pending, st.tested, st.started, st.reserved,
 	       pending ? (double)(rss_kb() - before) * 1024 / (double)pending
 		       : 0.0);
 	core_destroy(core);

@@ -251,6 +251,7 @@ void core_job_free(struct core_job *job)
 		free(job->alloc[i].cores);
 	free(job->alloc);
 	est_clear(job);
+	free(job->limit_reason);
 	free(job->end_text);
 	free(job->user);
 	free(job);

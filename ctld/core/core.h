@@ -105,17 +105,21 @@ struct core_job {
 	int64_t start_time;
 	int64_t end_time;
 	int64_t charged_until;	/* usage charged up to here (running) */
-	uint32_t qos;		/* index into the QOS table */
 	double priority;	/* the priority plugin's, last computed */
 	int64_t eligible_accum;	/* eligible seconds before eligible_since */
 	int64_t eligible_since;	/* when it became eligible, if it is */
-	bool eligible;		/* pending and free to run (not held,
-				   blocked or waiting on a dependency) */
+	uint32_t qos;		/* index into the QOS table */
 	uint32_t bypass;	/* times a backfilled job passed it */
 	enum core_hold hold;
 	uint32_t resv_id;	/* running in this reservation; 0: none */
+	bool eligible;		/* pending and free to run (not held,
+				   blocked or waiting on a dependency) */
 	bool limited;		/* a limit blocks it (limit_reason says
 				   which); not eligible meanwhile */
+	bool cancel_sent;
+	bool dirty;		/* changed since the host last took changes */
+	bool recorded;		/* its jobcomp record was handed over */
+	uint32_t nest;
 	int64_t est_start;	/* backfill's reservation for it; 0: none */
 	/*
 	 * Where that reservation is: node indexes and tasks on each (as a
@@ -123,8 +127,8 @@ struct core_job {
 	 */
 	uint32_t *est_node;
 	uint32_t *est_tasks;
-	uint32_t nest;
-	char limit_reason[96];
+	/* CORE_LIMIT_REASON_MAX bytes, made when a limit first holds it */
+	char *limit_reason;
 	int exit_code;
 	int term_signal;
 	const char *reason;	/* static: why pending; NULL when none */
@@ -132,13 +136,11 @@ struct core_job {
 	struct core_alloc *alloc;
 	uint32_t nalloc;
 	uint32_t run;		/* starts so far: 2 after one requeue */
-	bool cancel_sent;
-	bool dirty;		/* changed since the host last took changes */
-	bool recorded;		/* its jobcomp record was handed over */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
 };
+#define CORE_LIMIT_REASON_MAX 96
 
 enum core_action_type {
 	CORE_ACTION_LAUNCH = 1, /* start job on alloc[i] */

@@ -210,6 +210,14 @@ int limits_admit(struct core *core, int64_t now, struct core_job *job,
 	return rc < 0 ? -EINVAL : 0;
 }
 
+/* The job's reason buffer, made the first time a limit holds it. */
+static char *reason_buf(struct core_job *job)
+{
+	if (!job->limit_reason)
+		job->limit_reason = rota_xcalloc(1, CORE_LIMIT_REASON_MAX);
+	return job->limit_reason;
+}
+
 /* What the plugins said of one pending job: block it or free it. */
 static void apply(struct core *core, struct core_job *job,
 		  const struct rota_limit_job *v, int64_t now)
@@ -220,7 +228,7 @@ static void apply(struct core *core, struct core_job *job,
 	if (job->limited != was)
 		sched_changed(core);
 	if (job->limited)
-		snprintf(job->limit_reason, sizeof(job->limit_reason), "%s",
+		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
 	if (job->limited != was && !job->hold)
 		prio_set_eligible(job, !job->limited, now);
@@ -260,8 +268,8 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 		if (!ops(core, i)->start)
 			continue;
 		if (ops(core, i)->start(plugin_state(core->limits[i]), now,
-					&one, others_idle, job->limit_reason,
-					sizeof(job->limit_reason)) > 0) {
+					&one, others_idle, reason_buf(job),
+					CORE_LIMIT_REASON_MAX) > 0) {
 			job->reason = job->limit_reason;
 			return false;
 		}
