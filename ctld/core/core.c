@@ -19,6 +19,7 @@
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
+#include "ctld/core/profile.h"
 #include "ctld/core/resv.h"
 #include "ctld/core/share.h"
 
@@ -46,6 +47,18 @@ void job_list_remove(struct job_list *l, struct core_job *job)
 		l->tail = job->prev;
 	job->prev = job->next = NULL;
 	l->n--;
+}
+
+void core_running_add(struct core *core, struct core_job *job)
+{
+	job_list_append(&core->running, job);
+	profile_base_add(core, job);
+}
+
+void core_running_remove(struct core *core, struct core_job *job)
+{
+	profile_base_remove(core, job);
+	job_list_remove(&core->running, job);
 }
 
 void core_pending_add(struct core *core, struct core_job *job)
@@ -274,6 +287,7 @@ void core_destroy(struct core *core)
 	free_list(&core->pending);
 	free_list(&core->running);
 	free_list(&core->done);
+	profile_base_destroy(core);
 	jobtab_fini(core);
 	for (size_t i = 0; i < core->nnodes; i++) {
 		struct core_node *n = &core->nodes[i];
@@ -551,7 +565,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		est_clear(job);
 	} else {
 		usage_charge_job(core, job, now);
-		job_list_remove(&core->running, job);
+		core_running_remove(core, job);
 	}
 	core_job_release(core, job);
 	job->state = state;
@@ -573,7 +587,7 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 	if (!job || job->state != ROTA_JOB_RUNNING)
 		return -ENOENT;
 	usage_charge_job(core, job, now);
-	job_list_remove(&core->running, job);
+	core_running_remove(core, job);
 	core_job_release(core, job);
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		free(job->alloc[i].cores);

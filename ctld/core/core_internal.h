@@ -79,6 +79,7 @@ struct core {
 	bool every_pass;	/* never skip (core_set_every_pass) */
 	/* kept from pass to pass, so that a pass allocates nothing */
 	struct profile *bf_prof;
+	struct profile_base *pbase; /* running jobs' ends (profile.c) */
 	struct core_job **bf_jobs;
 	struct rota_sched_job *bf_view;
 	size_t bf_cap;
@@ -111,6 +112,9 @@ void jobtab_fini(struct core *core);
 /* list helpers (core.c) */
 void job_list_append(struct job_list *l, struct core_job *job);
 void job_list_remove(struct job_list *l, struct core_job *job);
+/* Into or out of the running list, its ends kept for backfill. */
+void core_running_add(struct core *core, struct core_job *job);
+void core_running_remove(struct core *core, struct core_job *job);
 
 /* core.c */
 void core_pending_add(struct core *core, struct core_job *job);

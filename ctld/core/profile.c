@@ -60,6 +60,134 @@ struct profile {
 	size_t nnodes;
 };
 
+/*
+ * The running jobs' ends, per node in time order, kept as jobs start and
+ * stop (core.c, running_add/running_remove): a pass copies them instead
+ * of sorting them again.  Jobs of an advance reservation are left to each
+ * pass, their cores being held as long as the reservation lasts.
+ */
+struct base_node {
+	struct step *s;
+	uint32_t n;
+	uint32_t cap;
+};
+
+struct profile_base {
+	struct base_node *nodes;
+	size_t nnodes;
+	size_t in_resv;		/* running jobs left to each pass */
+};
+
+static int64_t job_end(const struct core_job *j)
+{
+	return j->time_limit ? j->start_time + j->time_limit : NEVER;
+}
+
+/* The first step of 'b' later than t (or, with 'same', not earlier). */
+static uint32_t base_find(const struct base_node *b, int64_t t, bool same)
+{
+	uint32_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->s[mid].t < t || (!same && b->s[mid].t == t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void profile_base_add(struct core *core, const struct core_job *job)
+{
+	struct profile_base *pb = core->pbase;
+
+	if (!pb) {
+		pb = core->pbase = rota_xcalloc(1, sizeof(*pb));
+		pb->nnodes = core->nnodes;
+		pb->nodes = rota_xcalloc(core->nnodes + 1, sizeof(*pb->nodes));
+	}
+	if (job->resv_id) {
+		pb->in_resv++;
+		return;
+	}
+	for (uint32_t k = 0; k < job->nalloc; k++) {
+		const struct core_alloc *a = &job->alloc[k];
+		struct base_node *b = &pb->nodes[a->node];
+		uint32_t i;
+
+		if (b->n == b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 4;
+			b->s = rota_xreallocarray(b->s, b->cap, sizeof(*b->s));
+		}
+		/* after those of the same time: in start order, as a rebuild */
+		i = base_find(b, job_end(job), false);
+		memmove(&b->s[i + 1], &b->s[i], (b->n - i) * sizeof(*b->s));
+		b->s[i] = (struct step){ job_end(job), (int32_t)a->ncores,
+					 (int64_t)job_node_mem(job, a->ncores) };
+		b->n++;
+	}
+}
+
+void profile_base_remove(struct core *core, const struct core_job *job)
+{
+	struct profile_base *pb = core->pbase;
+
+	if (!pb)
+		return;
+	if (job->resv_id) {
+		pb->in_resv--;
+		return;
+	}
+	for (uint32_t k = 0; k < job->nalloc; k++) {
+		const struct core_alloc *a = &job->alloc[k];
+		struct base_node *b = &pb->nodes[a->node];
+		int64_t mem = (int64_t)job_node_mem(job, a->ncores);
+		uint32_t i = base_find(b, job_end(job), true);
+
+		/* equal steps are alike: any one of them is this job's */
+		while (i < b->n && b->s[i].t == job_end(job) &&
+		       (b->s[i].cores != (int32_t)a->ncores ||
+			b->s[i].mem != mem))
+			i++;
+		if (i == b->n || b->s[i].t != job_end(job))
+			continue;
+		memmove(&b->s[i], &b->s[i + 1], (b->n - i - 1) * sizeof(*b->s));
+		b->n--;
+	}
+}
+
+void profile_base_destroy(struct core *core)
+{
+	struct profile_base *pb = core->pbase;
+
+	if (!pb)
+		return;
+	for (size_t i = 0; i < pb->nnodes; i++)
+		free(pb->nodes[i].s);
+	free(pb->nodes);
+	free(pb);
+	core->pbase = NULL;
+}
+
+/* Node i's kept ends into its steps; those past due end any moment. */
+static void copy_base(struct profile *p, const struct base_node *b,
+		      struct node_steps *ns)
+{
+	if (ns->cap < b->n) {
+		ns->cap = b->n;
+		ns->s = rota_xreallocarray(ns->s, ns->cap, sizeof(*ns->s));
+	}
+	if (b->n)
+		memcpy(ns->s, b->s, b->n * sizeof(*b->s));
+	ns->n = b->n;
+	for (uint32_t k = 0; k < ns->n && ns->s[k].t <= p->now; k++) {
+		ns->s[k].t = p->now + 1;
+		p->overdue = true;
+	}
+}
+
 static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
 		     int64_t mem)
 {
@@ -125,10 +253,15 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		p->nodes[i].cores0 = up ? (int32_t)node_cores_free(n) : 0;
 		p->nodes[i].mem0 = up ? (int64_t)node_mem_free(n) : 0;
 	}
-	for (const struct core_job *j = core->running.head; j; j = j->next) {
-		int64_t end = j->time_limit ? j->start_time + j->time_limit
-					    : NEVER;
+	for (size_t i = 0; core->pbase && i < core->nnodes; i++)
+		if (node_is_usable(&core->nodes[i]))
+			copy_base(p, &core->pbase->nodes[i], &p->nodes[i]);
+	for (const struct core_job *j = core->running.head;
+	     j && core->pbase && core->pbase->in_resv; j = j->next) {
+		int64_t end = job_end(j);
 
+		if (!j->resv_id)
+			continue;
 		if (end <= now) {
 			end = now + 1; /* past its limit: ends any moment */
 			p->overdue = true;

@@ -18,6 +18,14 @@ struct profile;
  */
 struct profile *profile_renew(struct profile *p, const struct core *core,
 			      int64_t now);
+/*
+ * The running jobs' ends by node, kept as jobs start and stop: a job
+ * entering or leaving the running list (core.c).
+ */
+struct core_job;
+void profile_base_add(struct core *core, const struct core_job *job);
+void profile_base_remove(struct core *core, const struct core_job *job);
+void profile_base_destroy(struct core *core);
 /* Does a running job run past its limit (its end is 'any moment')? */
 bool profile_overdue(const struct profile *p);
 void profile_destroy(struct profile *p);

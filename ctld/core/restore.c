@@ -22,7 +22,7 @@ static void unlink_job(struct core *core, struct core_job *job)
 	if (job->state == ROTA_JOB_PENDING)
 		core_pending_remove(core, job);
 	else if (job->state == ROTA_JOB_RUNNING)
-		job_list_remove(&core->running, job);
+		core_running_remove(core, job);
 	else
 		job_list_remove(&core->done, job);
 	if (job->state == ROTA_JOB_RUNNING)
@@ -83,7 +83,7 @@ static void place_in_list(struct core *core, struct core_job *job)
 	if (job->state == ROTA_JOB_PENDING)
 		core_pending_add(core, job);
 	else if (job->state == ROTA_JOB_RUNNING)
-		job_list_append(&core->running, job);
+		core_running_add(core, job);
 	else
 		job_list_append(&core->done, job);
 }

@@ -48,10 +48,10 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 	core_job_take(core, job);
 	core_pending_remove(core, job);
 	prio_set_eligible(job, false, now);
-	job_list_append(&core->running, job);
+	job->start_time = now;
+	core_running_add(core, job);
 	job->state = ROTA_JOB_RUNNING;
 	job->run++;
-	job->start_time = now;
 	job->charged_until = now;
 	job->reason = NULL;
 	est_clear(job);
