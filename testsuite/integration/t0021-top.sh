@@ -25,7 +25,7 @@ c=$(as rotatest2 rota submit -n 1 -J theirs --wrap true)
 TMUX_SOCK="$T/tmux.sock"
 tm() { tmux -S "$TMUX_SOCK" "$@"; }
 # (tap_cleanup reads the script's status from $?: hand it on)
-trap 'st=$?; tm kill-server 2>/dev/null; (exit $st); tap_cleanup' EXIT
+trap 'st=$?; touch "$P/done" 2>/dev/null; tm kill-server 2>/dev/null; (exit $st); tap_cleanup' EXIT
 screen() { tm capture-pane -p -t top; }
 shows() { screen | grep -q -- "$1"; }
 # the pane runs rota top as rotatest1 between two snapshots of the
@@ -39,7 +39,8 @@ stty -g >"$P/stty.before"
 rota top -d 0.5 --no-color
 echo "exit=\$?" >"$P/top.exit"
 stty -g >"$P/stty.after"
-sleep 300
+# the pane stays for a look until the test is over (or its files gone)
+while [ -d "$P" ] && [ ! -e "$P/done" ]; do sleep 0.2; done
 EOS
 chmod 0755 "$P/run-top.sh"
 start_top() {
