@@ -81,17 +81,37 @@ static int64_t round_up(int64_t t, int64_t res)
 	return r ? t + (r > 0 ? res - r : -r) : t;
 }
 
-/* Take the placement's nodes in the profile over [t, t + d). */
+/*
+ * Take the placement's nodes in the profile over [t, t + d).  A job of an
+ * open reservation runs on cores the profile already holds for it until
+ * the reservation ends: only its memory counts before then.
+ */
 static void take(struct rota_sched_pass *bp, const struct core_job *job,
 		 int64_t t)
 {
-	for (uint32_t i = 0; i < bp->pl.n; i++) {
-		uint32_t cores = place_alloc_cores(bp->core, job,
-						   bp->pl.node[i],
-						   bp->pl.tasks[i]);
+	const struct core_resv *r =
+		job->desc.reservation
+			? core_resv_find(bp->core, job->desc.reservation)
+			: NULL;
+	int64_t held = r && r->active && r->end > t ? r->end : t;
+	int64_t end = job->time_limit ? t + job->time_limit : INT64_MAX;
 
-		profile_take(bp->prof, bp->pl.node[i], t, job->time_limit,
-			     cores, job_node_mem(job, cores));
+	for (uint32_t i = 0; i < bp->pl.n; i++) {
+		uint32_t node = bp->pl.node[i];
+		uint32_t cores = place_alloc_cores(bp->core, job, node,
+						   bp->pl.tasks[i]);
+		uint64_t mem = job_node_mem(job, cores);
+
+		if (held == t) {
+			profile_take(bp->prof, node, t, job->time_limit, cores,
+				     mem);
+			continue;
+		}
+		profile_take(bp->prof, node, t, job->time_limit, 0, mem);
+		if (end > held)
+			profile_take(bp->prof, node, held,
+				     job->time_limit ? end - held : 0, cores,
+				     0);
 	}
 }
 
@@ -444,7 +464,9 @@ int core_backfill(struct core *core, int64_t now,
 			.queue_index = j->queue,
 			.cores = j->desc.ntasks * j->desc.cpus_per_task,
 			.time_limit = j->time_limit,
-			.eligible = !j->hold && !j->limited,
+			/* one waiting for its reservation uses no budget */
+			.eligible = !j->hold && !j->limited &&
+				    !resv_job_reason(core, j),
 		};
 		bp.idle += v[i].eligible;
 	}

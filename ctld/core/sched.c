@@ -100,7 +100,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 		return 0;
 	}
 	for (job = core->pending.head; job; job = job->next)
-		idle += !job->hold && !job->limited;
+		idle += !job->hold && !job->limited &&
+			!resv_job_reason(core, job);
 	/* the pass ends once every queue with pending jobs has stopped */
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;

@@ -289,6 +289,52 @@ START_TEST(test_core_count)
 }
 END_TEST
 
+/*
+ * Jobs waiting for a reservation that has not started use none of
+ * backfill's budget (MaxJobTest 3 here): the 1-core job behind them
+ * still backfills.
+ */
+START_TEST(test_waiting_use_no_budget)
+{
+	uint32_t c;
+
+	start(TWO_NODES("Sched=backfill Resolution=1s MaxJobTest=3"));
+	must_resv("n1", 0, T0 + 100000, 1000);
+	submit(T0, &(struct job){ .ntasks = 8, .limit = 1000 });
+	schedule(T0);
+	submit(T0, &(struct job){ .ntasks = 16, .limit = 100 });
+	c = submit(T0, &(struct job){ .ntasks = 1, .limit = 100 });
+	for (int i = 0; i < 3; i++)
+		submit(T0, &(struct job){ .resv = "resv1", .ntasks = 1,
+					  .limit = 100 });
+	schedule(T0);
+	backfill(T0 + 1);
+	ck_assert_int_eq(job(c)->state, ROTA_JOB_RUNNING);
+}
+END_TEST
+
+/*
+ * A job of an open reservation runs on the cores the backfill profile
+ * holds for the reservation: they are not taken twice, and an ordinary
+ * job fits beside it in the same pass.
+ */
+START_TEST(test_backfill_counts_once)
+{
+	uint32_t r, o;
+
+	start("NodeName=n1 CPUs=8 RealMemory=16G\n"
+	      "QueueName=batch Default=yes\n"
+	      "Sched=backfill Resolution=1s\n");
+	must_resv(NULL, 4, T0, 1000);
+	r = submit(T0, &(struct job){ .resv = "resv1", .ntasks = 2,
+				      .limit = 100 });
+	o = submit(T0, &(struct job){ .ntasks = 4, .limit = 100 });
+	backfill(T0);
+	ck_assert_int_eq(job(r)->state, ROTA_JOB_RUNNING);
+	ck_assert_int_eq(job(o)->state, ROTA_JOB_RUNNING);
+}
+END_TEST
+
 /* Bad creates: each refused with its own line, nothing created. */
 static const struct {
 	const char *nodes;
@@ -555,6 +601,8 @@ static Suite *resv_suite(void)
 	tcase_add_test(tc, test_order_first);
 	tcase_add_loop_test(tc, test_no_overlap_future, 0, 2);
 	tcase_add_test(tc, test_core_count);
+	tcase_add_test(tc, test_waiting_use_no_budget);
+	tcase_add_test(tc, test_backfill_counts_once);
 	tcase_add_loop_test(tc, test_bad_create, 0,
 			    sizeof(bad_creates) / sizeof(bad_creates[0]));
 	tcase_add_test(tc, test_bad_create_who);
