@@ -137,10 +137,12 @@ static void ahead(const struct core *core, struct core_why *out)
 				out->resv[out->nresv] = j;
 			out->nresv++;
 		}
-		if (j->queue != job->queue || j->hold || j->limited)
+		/* a reservation's job never holds up its queue */
+		if (j->queue != job->queue || j->hold || j->limited ||
+		    j->desc.reservation)
 			continue;
 		out->nahead++;
-		if (!out->first && !j->desc.reservation)
+		if (!out->first)
 			out->first = j;
 	}
 }
