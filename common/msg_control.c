@@ -62,8 +62,8 @@ int rota_msg_control_decode(const char *buf, size_t len,
 		m->nice = rc == 0 ? (int32_t)json_integer_value(nice) : 0;
 	}
 	if (rc == 0 && set)
-		rc = msg_kv_unpack(set, ROTA_MSG_CONTROL_SET_MAX, &m->set,
-				   &m->nset, err);
+		rc = msg_kv_unpack(set, ROTA_MSG_CONTROL_SET_MAX,
+				   ROTA_MSG_NAME_MAX, &m->set, &m->nset, err);
 	m->operator_hold = op;
 	m->relative = rel;
 	json_decref(root);

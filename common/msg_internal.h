@@ -35,8 +35,9 @@ json_t *msg_u32v_pack(const uint32_t *v, size_t n);
  * msg_kv_free).
  */
 struct rota_msg_kv;
-int msg_kv_unpack(json_t *arr, size_t max, struct rota_msg_kv **out,
-		  size_t *n, struct rota_error *err);
+/* At most 'max' pairs, values of at most 'value_max' bytes. */
+int msg_kv_unpack(json_t *arr, size_t max, size_t value_max,
+		  struct rota_msg_kv **out, size_t *n, struct rota_error *err);
 json_t *msg_kv_pack(const struct rota_msg_kv *kv, size_t n);
 void msg_kv_free(struct rota_msg_kv *kv, size_t n);
 /*

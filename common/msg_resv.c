@@ -38,8 +38,9 @@ int rota_msg_resv_create_decode(const char *buf, size_t len,
 		return -EPROTO;
 	rc = msg_unpack(root, err, "{s:o !}", "set", &set);
 	if (rc == 0)
-		rc = msg_kv_unpack(set, ROTA_MSG_RESV_SET_MAX, &m->set,
-				   &m->nset, err);
+		/* a long Nodes= or Users= list is no malformed frame */
+		rc = msg_kv_unpack(set, ROTA_MSG_RESV_SET_MAX,
+				   ROTA_MSG_PATH_MAX, &m->set, &m->nset, err);
 	json_decref(root);
 	if (rc < 0)
 		rota_msg_resv_create_clear(m);

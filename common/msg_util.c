@@ -184,8 +184,8 @@ int msg_range(json_int_t v, json_int_t lo, json_int_t hi, const char *field,
 	return 0;
 }
 
-int msg_kv_unpack(json_t *arr, size_t max, struct rota_msg_kv **out,
-		  size_t *n, struct rota_error *err)
+int msg_kv_unpack(json_t *arr, size_t max, size_t value_max,
+		  struct rota_msg_kv **out, size_t *n, struct rota_error *err)
 {
 	size_t len = json_array_size(arr);
 
@@ -209,7 +209,7 @@ int msg_kv_unpack(json_t *arr, size_t max, struct rota_msg_kv **out,
 			rc = msg_str(k, ROTA_MSG_CONTROL_KEY_MAX, "set key",
 				     &(*out)[i].key, err);
 		if (rc == 0)
-			rc = msg_str(v, ROTA_MSG_NAME_MAX, "set value",
+			rc = msg_str(v, value_max, "set value",
 				     &(*out)[i].value, err);
 		*n = i + 1;
 		if (rc < 0)

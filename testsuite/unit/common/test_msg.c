@@ -602,6 +602,28 @@ static char *mutate(const char *good, const char *path, json_t *v)
 
 /* ---- generic hostile input, for every decoder ---- */
 
+/* A long Users= list (over a name's 256 bytes) is a value, not an attack. */
+START_TEST(test_resv_create_long_value)
+{
+	char users[1200];
+	struct rota_msg_kv kv = { .key = "Users", .value = users };
+	struct rota_msg_resv_create m = { .set = &kv, .nset = 1 };
+	struct rota_msg_resv_create back;
+	struct rota_error err = { "" };
+	size_t len;
+	char *buf;
+
+	memset(users, 'a', sizeof(users) - 1);
+	users[sizeof(users) - 1] = '\0';
+	buf = rota_msg_resv_create_encode(&m, &len);
+	ck_assert_int_eq(rota_msg_resv_create_decode(buf, len, &back, &err), 0);
+	ck_assert_uint_eq(back.nset, 1);
+	ck_assert_str_eq(back.set[0].value, users);
+	rota_msg_resv_create_clear(&back);
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_good_accepted)
 {
 	expect_accepted(&codecs[_i], codecs[_i].good,
@@ -2275,6 +2297,7 @@ static Suite *msg_suite(void)
 	tcase_add_loop_test(tc, test_strbuf_json, 0, N(escapes));
 	tcase_add_test(tc, test_strbuf_json_controls);
 	tcase_add_test(tc, test_strbuf_basics);
+	tcase_add_test(tc, test_resv_create_long_value);
 	suite_add_tcase(s, tc);
 	return s;
 }
