@@ -330,7 +330,7 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 		bp->timed = true;
 		if (t != bp->now) {
 			shapes_add(bp->no_resv, job);
-			est_clear(job);
+			est_forget(job);
 			return -ENOSPC;
 		}
 	}
@@ -456,7 +456,7 @@ int core_backfill(struct core *core, int64_t now,
 	bp.start_us = core->work_clock ? core->work_clock() : 0;
 	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
 		bp.jobs[i] = j;
-		est_clear(j);
+		est_forget(j);
 		v[i] = (struct rota_sched_job){
 			.id = j->id,
 			.user = j->user,

@@ -120,6 +120,7 @@ struct core_job {
 	bool dirty;		/* changed since the host last took changes */
 	bool recorded;		/* its jobcomp record was handed over */
 	uint32_t nest;
+	uint32_t est_cap;	/* est_node and est_tasks hold this many */
 	int64_t est_start;	/* backfill's reservation for it; 0: none */
 	/*
 	 * Where that reservation is: node indexes and tasks on each (as a

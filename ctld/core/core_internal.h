@@ -261,6 +261,8 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
  * copied); est_clear forgets the reservation and frees its nodes.
  */
 void est_set(struct core_job *job, int64_t t, const struct placement *p);
+/* No reservation now; the arrays are kept for the next pass's. */
+void est_forget(struct core_job *job);
 void est_clear(struct core_job *job);
 
 /* sched.c: would 'job' fit on an idle set of its queue's nodes? */

@@ -4,9 +4,9 @@
  * reserved for it (backfill.c, host_reserve).  The nodes are kept as the
  * placement was found, node indexes and tasks on each, so that rota why
  * (why.c) can put the reservation back into a profile exactly as the
- * pass took it.  Only jobs with a reservation hold memory for it; each
- * pass forgets the last one's before it reserves again, and a job that
- * starts or ends forgets its own.
+ * pass took it.  Only jobs that had a reservation hold memory for it;
+ * each pass forgets the last one's before it reserves again (keeping
+ * the arrays), and a job that starts or ends frees its own.
  */
 #include "config.h"
 
@@ -19,27 +19,36 @@
 
 void est_set(struct core_job *job, int64_t t, const struct placement *p)
 {
-	est_clear(job);
 	job->est_start = t;
+	job->nest = p->n;
 	if (!p->n)
 		return;
-	job->est_node = rota_xcalloc(p->n, sizeof(*job->est_node));
-	job->est_tasks = rota_xcalloc(p->n, sizeof(*job->est_tasks));
+	/* a pass reserves again what the last one did: keep the arrays */
+	if (p->n > job->est_cap) {
+		job->est_node = rota_xreallocarray(job->est_node, p->n,
+						   sizeof(*job->est_node));
+		job->est_tasks = rota_xreallocarray(job->est_tasks, p->n,
+						    sizeof(*job->est_tasks));
+		job->est_cap = p->n;
+	}
 	memcpy(job->est_node, p->node, p->n * sizeof(*job->est_node));
 	memcpy(job->est_tasks, p->tasks, p->n * sizeof(*job->est_tasks));
-	job->nest = p->n;
+}
+
+void est_forget(struct core_job *job)
+{
+	job->est_start = 0;
+	job->nest = 0;
 }
 
 void est_clear(struct core_job *job)
 {
-	job->est_start = 0;
-	if (!job->est_node)
-		return;
+	est_forget(job);
 	free(job->est_node);
 	free(job->est_tasks);
 	job->est_node = NULL;
 	job->est_tasks = NULL;
-	job->nest = 0;
+	job->est_cap = 0;
 }
 
 char *core_job_est_nodelist(const struct core *core,
