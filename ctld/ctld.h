@@ -111,6 +111,15 @@ typedef void (*rpc_handler_fn)(struct peer *p, const struct rota_frame *f);
 void rpc_submit(struct peer *p, const struct rota_frame *f);
 void rpc_job_list(struct peer *p, const struct rota_frame *f);
 void rpc_job_rows(struct peer *p, const struct rota_frame *f);
+/*
+ * A job's "where" column: its nodes while it holds some (made in
+ * keep[*nkeep], which the caller frees once the reply is sent), else why
+ * it waits (borrowed).
+ */
+struct core;
+struct core_job;
+const char *rpc_job_where(const struct core *core, const struct core_job *job,
+			  char **keep, size_t *nkeep);
 void rpc_cancel(struct peer *p, const struct rota_frame *f);
 void rpc_node_list(struct peer *p, const struct rota_frame *f);
 void rpc_ping(struct peer *p, const struct rota_frame *f);

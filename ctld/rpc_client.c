@@ -189,6 +189,15 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 	ctld_kick(ctld);
 }
 
+const char *rpc_job_where(const struct core *core, const struct core_job *job,
+			  char **keep, size_t *nkeep)
+{
+	if (!job->nalloc)
+		return core_job_reason(core, job);
+	keep[*nkeep] = core_job_nodelist(core, job);
+	return keep[(*nkeep)++];
+}
+
 struct rows_ctx {
 	struct ctld *ctld;
 	struct rota_job_row *rows;
@@ -214,12 +223,7 @@ static void fill_row(const struct core_job *job, void *arg)
 		.name = job->desc.name,
 		.user = user_cache_name(rc->ctld->users, job->uid),
 	};
-	if (job->nalloc) {
-		rc->nodelists[rc->nlists] = core_job_nodelist(core, job);
-		r->where = rc->nodelists[rc->nlists++];
-	} else {
-		r->where = core_job_reason(core, job);
-	}
+	r->where = rpc_job_where(core, job, rc->nodelists, &rc->nlists);
 }
 
 void rpc_job_rows(struct peer *p, const struct rota_frame *f)

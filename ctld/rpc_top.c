@@ -62,12 +62,7 @@ static void fill_row(const struct core_job *job, void *arg)
 		.account = job->desc.account,
 		.name = job->desc.name,
 	};
-	if (job->nalloc) {
-		tc->nodelists[tc->nlists] = core_job_nodelist(core, job);
-		r->where = tc->nodelists[tc->nlists++];
-	} else {
-		r->where = core_job_reason(core, job);
-	}
+	r->where = rpc_job_where(core, job, tc->nodelists, &tc->nlists);
 }
 
 void rpc_top_rows(struct peer *p, const struct rota_frame *f)

@@ -74,6 +74,8 @@ int cmd_call_quiet(uint16_t type, const char *body, size_t len,
 		   struct rota_error *err);
 
 /* Parse a job id argument; prints the error and returns -EINVAL. */
+/* --json: the reply's body as it came, then the reply cleared. */
+void cmd_print_reply(struct rota_reply *reply);
 int cmd_parse_job_id(const char *name, const char *text, uint32_t *id);
 
 struct rota_msg_job_list;

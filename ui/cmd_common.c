@@ -104,6 +104,12 @@ int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
 	return rc;
 }
 
+void cmd_print_reply(struct rota_reply *reply)
+{
+	printf("%.*s\n", (int)reply->len, reply->body);
+	rota_reply_clear(reply);
+}
+
 int cmd_parse_job_id(const char *name, const char *text, uint32_t *id)
 {
 	char *end;

@@ -185,17 +185,17 @@ static int resv_list(int argc, char **argv)
 	}
 	if (cmd_call("resv", ROTA_MSG_RESV_LIST, "{}", 2, &reply) < 0)
 		return 1;
+	if (json) {
+		cmd_print_reply(&reply);
+		return 0;
+	}
 	rc = rota_msg_resv_list_decode(reply.body, reply.len, &l, &err);
+	rota_reply_clear(&reply);
 	if (rc < 0) {
 		cmd_error("resv", "bad reply: %s", err.text);
-		rota_reply_clear(&reply);
 		return 1;
 	}
-	if (json)
-		printf("%.*s\n", (int)reply.len, reply.body);
-	else
-		print_table(&l, header);
-	rota_reply_clear(&reply);
+	print_table(&l, header);
 	rota_msg_resv_list_clear(&l);
 	return 0;
 }

@@ -178,8 +178,7 @@ static int share_run(int argc, char **argv)
 	if (cmd_call("share", ROTA_MSG_SHARE, "{}", 2, &reply) < 0)
 		return 1;
 	if (o.json) {
-		printf("%.*s\n", (int)reply.len, reply.body);
-		rota_reply_clear(&reply);
+		cmd_print_reply(&reply);
 		return 0;
 	}
 	rc = rota_msg_share_decode(reply.body, reply.len, &m, &err);

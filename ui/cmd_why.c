@@ -237,8 +237,7 @@ static int why_run(int argc, char **argv)
 	if (rc < 0)
 		return 1;
 	if (json) {
-		printf("%.*s\n", (int)reply.len, reply.body);
-		rota_reply_clear(&reply);
+		cmd_print_reply(&reply);
 		return 0;
 	}
 	rc = rota_msg_why_decode(reply.body, reply.len, &m, &err);

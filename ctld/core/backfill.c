@@ -35,7 +35,6 @@
 #include "ctld/core/resv.h"
 #include "ctld/core/shapes.h"
 
-#define NEVER INT64_MAX
 #define MULTI_TIMES_MAX 16 /* candidate times tried for a wide job */
 
 struct rota_sched_pass {
@@ -94,7 +93,7 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 			? core_resv_find(bp->core, job->desc.reservation)
 			: NULL;
 	int64_t held = r && r->active && r->end > t ? r->end : t;
-	int64_t end = job->time_limit ? t + job->time_limit : INT64_MAX;
+	int64_t end = job->time_limit ? t + job->time_limit : NEVER;
 
 	for (uint32_t i = 0; i < bp->pl.n; i++) {
 		uint32_t node = bp->pl.node[i];
@@ -465,8 +464,7 @@ int core_backfill(struct core *core, int64_t now,
 			.cores = j->desc.ntasks * j->desc.cpus_per_task,
 			.time_limit = j->time_limit,
 			/* one waiting for its reservation uses no budget */
-			.eligible = !j->hold && !j->limited &&
-				    !resv_job_reason(core, j),
+			.eligible = sched_eligible(core, j),
 		};
 		bp.idle += v[i].eligible;
 	}

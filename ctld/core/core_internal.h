@@ -95,8 +95,22 @@ struct core {
 	uint64_t resv_stamp;	 /* see resv_changed() */
 };
 
+/* A time that never comes: the end of a job with no time limit. */
+#define NEVER INT64_MAX
+
+/* When a running job reaches its time limit; NEVER without one. */
+static inline int64_t job_limit_end(const struct core_job *j)
+{
+	return j->time_limit ? j->start_time + j->time_limit : NEVER;
+}
+
 /* sched.c: a job, node or order changed: the next passes must look. */
 void sched_changed(struct core *core);
+/*
+ * May this pending job be tried now: not held, not blocked by a limit,
+ * not waiting for its reservation to open.
+ */
+bool sched_eligible(const struct core *core, const struct core_job *job);
 
 /* jobtab.c */
 void jobtab_insert(struct core *core, struct core_job *job);

@@ -30,7 +30,6 @@
 #include "ctld/core/profile.h"
 #include "ctld/core/resv.h"
 
-#define NEVER INT64_MAX
 #define PROFILE_LEVELS 24	/* 2^0 .. 2^23 cores on one node */
 
 struct step {
@@ -78,11 +77,6 @@ struct profile_base {
 	size_t in_resv;		/* running jobs left to each pass */
 };
 
-static int64_t job_end(const struct core_job *j)
-{
-	return j->time_limit ? j->start_time + j->time_limit : NEVER;
-}
-
 /* The first step of 'b' later than t (or, with 'same', not earlier). */
 static uint32_t base_find(const struct base_node *b, int64_t t, bool same)
 {
@@ -122,9 +116,9 @@ void profile_base_add(struct core *core, const struct core_job *job)
 			b->s = rota_xreallocarray(b->s, b->cap, sizeof(*b->s));
 		}
 		/* after those of the same time: in start order, as a rebuild */
-		i = base_find(b, job_end(job), false);
+		i = base_find(b, job_limit_end(job), false);
 		memmove(&b->s[i + 1], &b->s[i], (b->n - i) * sizeof(*b->s));
-		b->s[i] = (struct step){ job_end(job), (int32_t)a->ncores,
+		b->s[i] = (struct step){ job_limit_end(job), (int32_t)a->ncores,
 					 (int64_t)job_node_mem(job, a->ncores) };
 		b->n++;
 	}
@@ -144,14 +138,14 @@ void profile_base_remove(struct core *core, const struct core_job *job)
 		const struct core_alloc *a = &job->alloc[k];
 		struct base_node *b = &pb->nodes[a->node];
 		int64_t mem = (int64_t)job_node_mem(job, a->ncores);
-		uint32_t i = base_find(b, job_end(job), true);
+		uint32_t i = base_find(b, job_limit_end(job), true);
 
 		/* equal steps are alike: any one of them is this job's */
-		while (i < b->n && b->s[i].t == job_end(job) &&
+		while (i < b->n && b->s[i].t == job_limit_end(job) &&
 		       (b->s[i].cores != (int32_t)a->ncores ||
 			b->s[i].mem != mem))
 			i++;
-		if (i == b->n || b->s[i].t != job_end(job))
+		if (i == b->n || b->s[i].t != job_limit_end(job))
 			continue;
 		memmove(&b->s[i], &b->s[i + 1], (b->n - i - 1) * sizeof(*b->s));
 		b->n--;
@@ -258,7 +252,7 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 			copy_base(p, &core->pbase->nodes[i], &p->nodes[i]);
 	for (const struct core_job *j = core->running.head;
 	     j && core->pbase && core->pbase->in_resv; j = j->next) {
-		int64_t end = job_end(j);
+		int64_t end = job_limit_end(j);
 
 		if (!j->resv_id)
 			continue;

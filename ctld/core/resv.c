@@ -31,7 +31,6 @@
 #include "ctld/core/share.h"
 
 #define RESV_NAME_MAX 64
-#define NEVER INT64_MAX
 
 void resv_changed(struct core *core)
 {
@@ -344,7 +343,7 @@ static uint32_t busy_at(const struct core *core, uint32_t node, int64_t t)
 	uint32_t sum = 0;
 
 	for (const struct core_job *j = core->running.head; j; j = j->next) {
-		if (j->time_limit && j->start_time + j->time_limit <= t)
+		if (job_limit_end(j) <= t)
 			continue;
 		for (uint32_t k = 0; k < j->nalloc; k++)
 			if (j->alloc[k].node == node)

@@ -31,6 +31,11 @@ void sched_changed(struct core *core)
 	core->bf_settled = false;
 }
 
+bool sched_eligible(const struct core *core, const struct core_job *job)
+{
+	return !job->hold && !job->limited && !resv_job_reason(core, job);
+}
+
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p)
 {
@@ -100,8 +105,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 		return 0;
 	}
 	for (job = core->pending.head; job; job = job->next)
-		idle += !job->hold && !job->limited &&
-			!resv_job_reason(core, job);
+		idle += sched_eligible(core, job);
 	/* the pass ends once every queue with pending jobs has stopped */
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;

@@ -11,7 +11,6 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/shapes.h"
 
-#define NEVER INT64_MAX
 
 static int64_t span(int64_t limit)
 {
