@@ -179,6 +179,12 @@ struct rota_share_tree {
 	struct rota_share_node *nodes;
 	size_t n;
 	int64_t now;		/* Unix seconds, from the injected clock */
+	/*
+	 * Names the tree's shape (nodes, links, is_user and shares): equal
+	 * in two calls, the shape is the same, so a plugin may keep what it
+	 * derived from it.  0: unknown, derive it again.
+	 */
+	uint64_t shape;
 };
 
 struct rota_fairshare_ops {

@@ -3,12 +3,18 @@
  * The account tree and its usage (share.h).
  *
  * Usage lives on user leaves; an account's is the sum of its subtree,
- * recomputed at each share_update().  Decay is kept lazily, so that a
+ * recomputed for the plugin's view.  Decay is kept lazily, so that a
  * charge costs O(1) however large the tree: a leaf stores its usage as of
  * a reference time t0, and the true value at t is stored * decay(t0, t).
- * A charge at t adds amount / decay(t0, t); share_update() folds the decay
- * in and moves t0 to now.  t0 never trails a charge by more than one
- * half-life, so the division stays within a factor of two.
+ * A charge at t adds amount / decay(t0, t).  t0 moves (and the decay is
+ * folded in) only when a charge falls more than one half-life from it, so
+ * the division stays within a factor of two.
+ *
+ * A re-rating prepares the view's inputs as of its time T, but most are
+ * never read (nothing pending, nothing submitted before the next one), so
+ * the view is filled only when first read.  Charges made after T go to a
+ * per-association delta until the next re-rating, which keeps the stored
+ * values as of T for that late fill.
  *
  * decay(a, b) is 2^(-(b - a) / H) for UsageDecay=exponential (Slurm's and
  * Grid Engine's half-life), and 2^-(number of multiples of H passed
@@ -42,9 +48,7 @@ struct share_assoc {
 	const struct rota_limit_set **chain; /* the accounts' limits from
 				   here (a user: its account) up to the root,
 				   NULL-ended; made when first asked */
-	double stored;		/* usage at t0 (user leaves only) */
-	uint32_t pending;
-	uint32_t running;
+	double eff_priority;	/* its Priority=, or its nearest ancestor's */
 	uint32_t view;		/* index in the view */
 };
 
@@ -58,6 +62,15 @@ struct share {
 	struct share_assoc *a;
 	size_t n;
 	size_t cap;
+	/* per association, dense: the loops over every one stay short */
+	double *stored;		/* usage at t0 as of the last prepare */
+	double *delta;		/* charged since, at t0 */
+	uint32_t *touched;	/* ids with a delta */
+	size_t ntouched;
+	uint32_t *pending;
+	uint32_t *running;
+	uint32_t *view_assoc;	/* view index -> id */
+	double max_priority;
 	struct share_slot *slots;
 	size_t nslots;
 	size_t nkeys;
@@ -67,6 +80,8 @@ struct share {
 	bool flux;		/* Fairshare Convention=flux */
 	int64_t t0;
 	bool view_stale;	/* a user joined: rebuild the view */
+	bool fill_due;		/* prepared as of fill_at, view not filled */
+	int64_t fill_at;
 	bool compute_due;	/* inputs prepared, the plugin not yet run */
 	bool memo_valid;	/* memo_f is decay(memo_from, memo_to) */
 	int64_t memo_from;
@@ -78,6 +93,8 @@ struct share {
 	struct plugin *plugin;
 	const struct rota_fairshare_ops *ops;
 };
+
+static void share_fill(struct share *s);
 
 /* ---- names --------------------------------------------------------------- */
 
@@ -142,6 +159,8 @@ static uint32_t assoc_add(struct share *s, const char *name,
 {
 	struct share_assoc *a;
 
+	/* a view prepared before this user joined is filled without it */
+	share_fill(s);
 	if (s->n == s->cap) {
 		/* chains point into the array: they are made again */
 		for (size_t i = 0; i < s->n; i++) {
@@ -150,6 +169,18 @@ static uint32_t assoc_add(struct share *s, const char *name,
 		}
 		s->cap = s->cap ? 2 * s->cap : 16;
 		s->a = rota_xreallocarray(s->a, s->cap, sizeof(*s->a));
+		s->stored = rota_xreallocarray(s->stored, s->cap,
+					       sizeof(*s->stored));
+		s->delta = rota_xreallocarray(s->delta, s->cap,
+					      sizeof(*s->delta));
+		s->touched = rota_xreallocarray(s->touched, s->cap,
+						sizeof(*s->touched));
+		s->pending = rota_xreallocarray(s->pending, s->cap,
+						sizeof(*s->pending));
+		s->running = rota_xreallocarray(s->running, s->cap,
+						sizeof(*s->running));
+		s->view_assoc = rota_xreallocarray(s->view_assoc, s->cap,
+						   sizeof(*s->view_assoc));
 	}
 	a = &s->a[s->n];
 	*a = (struct share_assoc){
@@ -159,7 +190,15 @@ static uint32_t assoc_add(struct share *s, const char *name,
 		.is_user = is_user,
 		.shares = shares,
 		.priority = priority,
+		/* parents are added before their children */
+		.eff_priority = priority != 0 || parent == ROTA_SHARE_NONE
+					? priority
+					: s->a[parent].eff_priority,
 	};
+	s->stored[s->n] = s->delta[s->n] = 0;
+	s->pending[s->n] = s->running[s->n] = 0;
+	if (priority > s->max_priority)
+		s->max_priority = priority;
 	limits_from_conf(limits, &a->limits);
 	if (is_user)
 		key_put(s, rota_xasprintf("U:%s:%s", name, account),
@@ -243,6 +282,12 @@ void share_destroy(struct share *s)
 		free(s->slots[i].key);
 	free(s->slots);
 	free(s->a);
+	free(s->stored);
+	free(s->delta);
+	free(s->touched);
+	free(s->pending);
+	free(s->running);
+	free(s->view_assoc);
 	free(s->tree.nodes);
 	free(s);
 }
@@ -344,9 +389,7 @@ const char *share_assoc_account(const struct share *s, uint32_t id)
 
 double share_assoc_priority(const struct share *s, uint32_t id)
 {
-	while (id != ROTA_SHARE_NONE && s->a[id].priority == 0)
-		id = s->a[id].parent;
-	return id == ROTA_SHARE_NONE ? 0 : s->a[id].priority;
+	return s->a[id].eff_priority;
 }
 
 const struct rota_limit_set *share_assoc_limits(const struct share *s,
@@ -376,11 +419,7 @@ const struct rota_limit_set *const *share_account_limits(struct share *s,
 
 double share_max_priority(const struct share *s)
 {
-	double max = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		max = s->a[i].priority > max ? s->a[i].priority : max;
-	return max;
+	return s->max_priority;
 }
 
 /* ---- usage --------------------------------------------------------------- */
@@ -411,29 +450,52 @@ static double charge_decay(struct share *s, int64_t at)
 	return s->memo_f;
 }
 
-/* Fold the decay up to 'now' into the stored values. */
+/* Fold the decay up to 'now' into the stored values and deltas. */
 static void rebase(struct share *s, int64_t now)
 {
 	double f = decay(s, s->t0, now);
 
-	for (size_t i = 0; i < s->n; i++)
-		s->a[i].stored *= f;
+	for (size_t i = 0; i < s->n; i++) {
+		s->stored[i] *= f;
+		s->delta[i] *= f;
+	}
 	s->t0 = now;
+}
+
+/* The charges since the last prepare into the stored values. */
+static void fold_deltas(struct share *s)
+{
+	for (size_t k = 0; k < s->ntouched; k++) {
+		uint32_t id = s->touched[k];
+
+		s->stored[id] += s->delta[id];
+		s->delta[id] = 0;
+	}
+	s->ntouched = 0;
 }
 
 void share_charge(struct share *s, uint32_t id, double amount, int64_t at)
 {
+	double v;
+
 	if (amount <= 0)
 		return;
 	if (at > s->t0 + s->half_life || at < s->t0 - s->half_life)
 		rebase(s, at);
-	s->a[id].stored += amount / charge_decay(s, at);
+	v = amount / charge_decay(s, at);
+	if (s->fill_due) {
+		if (s->delta[id] == 0)
+			s->touched[s->ntouched++] = id;
+		s->delta[id] += v;
+	} else {
+		s->stored[id] += v;
+	}
 	s->dirty = true;
 }
 
 double share_usage_at(const struct share *s, uint32_t id, int64_t now)
 {
-	return s->a[id].stored * decay(s, s->t0, now);
+	return (s->stored[id] + s->delta[id]) * decay(s, s->t0, now);
 }
 
 void share_usage_set(struct share *s, const char *account, const char *user,
@@ -444,15 +506,19 @@ void share_usage_set(struct share *s, const char *account, const char *user,
 	if (!(usage >= 0) || !isfinite(usage))
 		return;
 	share_assoc(s, user, account, true, &id, NULL);
+	share_fill(s);
+	fold_deltas(s);
 	rebase(s, at);
-	s->a[id].stored = usage;
+	s->stored[id] = usage;
 	s->dirty = true;
 }
 
 void share_usage_clear(struct share *s)
 {
+	share_fill(s);
+	fold_deltas(s);
 	for (size_t i = 0; i < s->n; i++)
-		s->a[i].stored = 0;
+		s->stored[i] = 0;
 }
 
 bool share_is_dirty(const struct share *s)
@@ -470,16 +536,17 @@ bool share_take_dirty(struct share *s)
 
 void share_counts_clear(struct share *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		s->a[i].pending = s->a[i].running = 0;
+	/* a view prepared but not filled is dropped: share_prepare follows */
+	memset(s->pending, 0, s->n * sizeof(*s->pending));
+	memset(s->running, 0, s->n * sizeof(*s->running));
 }
 
 void share_count_job(struct share *s, uint32_t id, bool running)
 {
 	if (running)
-		s->a[id].running++;
+		s->running[id]++;
 	else
-		s->a[id].pending++;
+		s->pending[id]++;
 }
 
 /* ---- the plugin's view --------------------------------------------------- */
@@ -527,7 +594,8 @@ static void view_build(struct share *s)
 		struct share_assoc *a = &s->a[id];
 		struct rota_share_node *v = &s->tree.nodes[next];
 
-		a->view = next++;
+		a->view = next;
+		s->view_assoc[next++] = id;
 		*v = (struct rota_share_node){
 			.name = a->name,
 			.account = a->account,
@@ -557,6 +625,7 @@ static void view_build(struct share *s)
 	}
 	s->view_stale = false;
 	s->view_n = s->n;
+	s->tree.shape++;
 	free(e);
 	free(first);
 	free(count);
@@ -583,36 +652,55 @@ static void view_shares(struct share *s)
 	}
 }
 
-/* Usage and counts into the view, leaves up. */
-static void view_inputs(struct share *s)
+/*
+ * Usage (decayed to 'at') and counts into the view, leaves up; accounts
+ * hold no usage of their own.
+ */
+static void view_inputs(struct share *s, int64_t at)
 {
 	struct rota_share_node *v = s->tree.nodes;
+	double f = decay(s, s->t0, at);
 
-	for (size_t i = 0; i < s->n; i++) {
-		struct rota_share_node *n = &v[s->a[i].view];
+	for (size_t i = s->tree.n; i-- > 0;) {
+		uint32_t id = s->view_assoc[i];
 
-		n->usage = s->a[i].is_user ? s->a[i].stored : 0;
-		n->pending = s->a[i].pending;
-		n->running = s->a[i].running;
-	}
-	for (size_t i = s->tree.n; i-- > 1;) {
-		v[v[i].parent].usage += v[i].usage;
-		v[v[i].parent].pending += v[i].pending;
-		v[v[i].parent].running += v[i].running;
+		v[i].usage += v[i].is_user ? s->stored[id] * f : 0;
+		v[i].pending += s->pending[id];
+		v[i].running += s->running[id];
+		if (i) {
+			v[v[i].parent].usage += v[i].usage;
+			v[v[i].parent].pending += v[i].pending;
+			v[v[i].parent].running += v[i].running;
+		}
 	}
 	for (size_t i = 0; i < s->tree.n; i++)
 		v[i].usage_norm = v[0].usage > 0 ? v[i].usage / v[0].usage : 0;
 }
 
-void share_prepare(struct share *s, int64_t now)
+/* The view as of the last prepare, if not filled yet. */
+static void share_fill(struct share *s)
 {
-	rebase(s, now);
+	if (!s->fill_due)
+		return;
+	s->fill_due = false;
 	if (s->view_stale) {
 		view_build(s);
 		view_shares(s);
 	}
-	view_inputs(s);
-	s->tree.now = now;
+	/* children come after their parent: zero all, then sum leaves up */
+	for (size_t i = 0; i < s->tree.n; i++) {
+		s->tree.nodes[i].usage = 0;
+		s->tree.nodes[i].pending = s->tree.nodes[i].running = 0;
+	}
+	view_inputs(s, s->fill_at);
+	s->tree.now = s->fill_at;
+}
+
+void share_prepare(struct share *s, int64_t now)
+{
+	fold_deltas(s);
+	s->fill_due = true;
+	s->fill_at = now;
 	s->compute_due = true;
 }
 
@@ -620,6 +708,7 @@ int share_compute(struct share *s)
 {
 	int rc;
 
+	share_fill(s);
 	if (!s->compute_due)
 		return 0;
 	s->compute_due = false;

@@ -57,7 +57,10 @@ const struct rota_limit_set *const *share_account_limits(struct share *s,
 
 /* Add 'amount' core-seconds charged at time 'at' to association 'id'. */
 void share_charge(struct share *s, uint32_t id, double amount, int64_t at);
-/* Job counts of an association, for the plugin (set before share_update). */
+/*
+ * Job counts of an association, for the plugin: cleared and counted right
+ * before share_prepare() or share_update(), which take them.
+ */
 void share_counts_clear(struct share *s);
 void share_count_job(struct share *s, uint32_t id, bool running);
 
@@ -67,9 +70,10 @@ void share_count_job(struct share *s, uint32_t id, bool running);
  */
 int share_update(struct share *s, int64_t now);
 /*
- * The same, but the plugin runs only when its outputs are first read
- * (share_tree, share_compute), on the inputs as of 'now' whatever was
- * charged since: a re-rating with no job to rate costs no plugin run.
+ * The same, but the view is filled and the plugin run only when its
+ * outputs are first read (share_tree, share_compute), on the inputs as of
+ * 'now' whatever was charged since: a re-rating with no job to rate costs
+ * neither.
  */
 void share_prepare(struct share *s, int64_t now);
 int share_compute(struct share *s);

@@ -23,10 +23,12 @@
  * near-ties fall the same way.  Rota has no FairShare=parent.
  *
  * Between two ratings usage moves for few users, and a common decay
- * moves no one, so each account's children are sorted starting from
- * their last order (an insertion sort: one compare each when nothing
- * moved), falling back to qsort when the list was never sorted or moved
- * too much.  The result is the same total order either way.
+ * moves no one, so each account's children are kept in their last order
+ * and sorted from it (an insertion sort: one compare each when nothing
+ * moved), falling back to qsort when they moved too much.  The result is
+ * the same total order either way.  Everything fixed by the tree's shape
+ * and shares (S, the child lists, N) is worked out again only when the
+ * host says the shape changed (rota_share_tree.shape).
  *
  * The host links this file into the controller as the default fairshare
  * plugin, so it must not depend on anything but libc and libm.
@@ -34,76 +36,99 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plugins/rota_plugin.h"
 
-/* A node in a sibling list being ranked; carries its own sort key. */
-struct ft_entry {
-	long double lf;
-	uint32_t node;
-	bool is_user;
-};
+/*
+ * A node's place among its siblings as one integer, higher first: LF
+ * (non-negative long doubles order as their exponent, then mantissa),
+ * then users before accounts, then the lower index.  Two nodes' LFs are
+ * equal when their keys are, shifted right by FT_LF_SHIFT.
+ */
+typedef unsigned __int128 ft_key;
+#define FT_LF_SHIFT 33
+
+static ft_key ft_key_of(long double lf, bool is_user, uint32_t node)
+{
+	uint64_t mant;
+	uint16_t exp;
+	ft_key k;
+
+#if LDBL_MANT_DIG == 64
+	/* x87 extended: 64 bits of mantissa, then sign and exponent */
+	memcpy(&mant, &lf, sizeof(mant));
+	memcpy(&exp, (const char *)&lf + sizeof(mant), sizeof(exp));
+	exp &= 0x7fff;
+#else
+	int e;
+	long double m = frexpl(lf, &e);	/* exact where mantissas fit 64 bits */
+
+	mant = lf > 0 && isfinite(lf) ? (uint64_t)ldexpl(m, 64) : 0;
+	exp = lf > 0 ? (uint16_t)(isfinite(lf) ? e + 0x4000 : 0x7fff) : 0;
+#endif
+	k = (ft_key)exp << 64 | mant;
+	return k << FT_LF_SHIFT | (ft_key)is_user << 32 | (uint32_t)~node;
+}
 
 /*
- * Kept between ratings: each account's children in their last order (a
- * list through 'next' from 'head'), and the scratch arrays.
+ * Kept between ratings: what follows from the tree's shape, and each
+ * account's children in their last order (off[p]..off[p] + nkids[p] in
+ * ord).
  */
 struct ft_state {
 	size_t n;		/* nodes of the tree the arrays were made for */
-	uint32_t *head;		/* per node: its first child, last order */
-	uint32_t *next;		/* per node: the sibling after it */
-	uint32_t *stamp;	/* per node: the last push that took it */
-	uint32_t pushes;
-	long double *lf;
-	struct ft_entry *stack;
+	uint64_t shape;		/* the tree's, when they were derived */
+	bool *is_user;		/* per node */
+	double *s;		/* per node: S, shares / siblings' shares */
+	double *level;		/* per node: its children's shares */
+	uint32_t *off;		/* per node: its children's place in ord */
+	uint32_t *nkids;	/* per node: how many children */
+	uint32_t *ord;		/* the children of every account, last order */
+	uint32_t *scratch;	/* children of tied accounts, merged */
+	ft_key *key;		/* per node; the root's unused */
+	uint32_t users;		/* N */
 };
 
-/* One compute() call: the tree, the ranking counters and a scratch stack. */
+/* One compute() call: the tree and the ranking counters. */
 struct ft_pass {
-	struct ft_state *st;
+	const struct ft_state *st;
 	struct rota_share_tree *tree;
-	long double *lf; /* per node; the root's unused */
-	/*
-	 * The sibling lists on the current path of the walk, one after the
-	 * other.  They hold disjoint sets of nodes, so n entries suffice.
-	 */
-	struct ft_entry *stack;
-	size_t top;
+	size_t top;	/* used part of st->scratch */
 	uint32_t rank;	/* the current (possibly shared) rank */
 	uint32_t rnt;	/* "rank no ties": the next free place */
-	uint32_t users; /* N */
 };
 
-/* <0 when x ranks before y: higher LF, users first, then tree order. */
-static inline int ft_order(const struct ft_entry *x, const struct ft_entry *y)
+/* Whether x ranks before y: higher LF, users first, then tree order. */
+static inline bool ft_before(const struct ft_state *st, uint32_t x, uint32_t y)
 {
-	if (x->lf != y->lf)
-		return x->lf > y->lf ? -1 : 1;
-	if (x->is_user != y->is_user)
-		return x->is_user ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
+	return st->key[x] > st->key[y];
 }
 
-static int ft_cmp(const void *a, const void *b)
+static int ft_cmp(const void *a, const void *b, void *st)
 {
-	return ft_order(a, b);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return ft_before(st, x, y) ? -1 : ft_before(st, y, x);
 }
 
 /*
  * Sort 'list' from its present order; false if it took more than a few
  * moves per entry (the caller then sorts with qsort).
  */
-static bool ft_insertion_sort(struct ft_entry *list, size_t len)
+static bool ft_insertion_sort(const struct ft_state *st, uint32_t *list,
+			      size_t len)
 {
 	size_t budget = 8 * len + 64;
 
 	for (size_t i = 1; i < len; i++) {
-		struct ft_entry e = list[i];
+		uint32_t e = list[i];
 		size_t j = i;
 
-		while (j > 0 && ft_order(&e, &list[j - 1]) < 0) {
+		while (j > 0 && ft_before(st, e, list[j - 1])) {
 			list[j] = list[j - 1];
 			j--;
 			if (!budget--) {
@@ -116,225 +141,198 @@ static bool ft_insertion_sort(struct ft_entry *list, size_t len)
 	return true;
 }
 
-/* LF of child c of p, among siblings holding 'level_shares'. */
-static long double ft_lf(const struct rota_share_node *nodes, uint32_t p,
-			 uint32_t c, double level_shares)
+static void ft_sort(const struct ft_state *st, uint32_t *list, size_t len)
 {
-	/* S a double and U a long double, as Slurm stores them */
-	double s = 0;
-	long double u = 0;
-	long double lf;
-
-	if (level_shares > 0)
-		s = nodes[c].shares / level_shares;
-	if (nodes[p].usage > 0)
-		u = (long double)nodes[c].usage / nodes[p].usage;
-	if (!(s > 0))
-		return 0;
-	if (!(u > 0))
-		return INFINITY;
-	lf = s / u;
-	return isnan(lf) ? 0 : lf; /* NaN would break the sort */
-}
-
-/* LF of every node but the root. */
-static void ft_level_fs(struct rota_share_tree *tree, long double *lf)
-{
-	const struct rota_share_node *nodes = tree->nodes;
-
-	for (uint32_t p = 0; p < tree->n; p++) {
-		double level_shares = 0;
-		uint32_t c;
-
-		for (c = nodes[p].first_child; c != ROTA_SHARE_NONE;
-		     c = nodes[c].next_sibling)
-			level_shares += nodes[c].shares;
-		for (c = nodes[p].first_child; c != ROTA_SHARE_NONE;
-		     c = nodes[c].next_sibling)
-			lf[c] = ft_lf(nodes, p, c, level_shares);
-	}
-}
-
-static void ft_push(struct ft_pass *pass, uint32_t c)
-{
-	struct ft_entry *e = &pass->stack[pass->top++];
-
-	e->lf = pass->lf[c];
-	e->node = c;
-	e->is_user = pass->tree->nodes[c].is_user;
-	pass->st->stamp[c] = pass->st->pushes;
-}
-
-/*
- * Push account p's children in their last order, if it still holds
- * exactly them; false (nothing pushed) if not.
- */
-static bool ft_push_last_order(struct ft_pass *pass, uint32_t p)
-{
-	const struct rota_share_node *nodes = pass->tree->nodes;
-	struct ft_state *st = pass->st;
-	size_t mark = pass->top, k = 0;
-
-	for (uint32_t c = nodes[p].first_child; c != ROTA_SHARE_NONE;
-	     c = nodes[c].next_sibling)
-		k++;
-	st->pushes++;
-	for (uint32_t c = st->head[p]; c != ROTA_SHARE_NONE && k;
-	     c = st->next[c], k--) {
-		if (c >= pass->tree->n || nodes[c].parent != p ||
-		    st->stamp[c] == st->pushes)
-			break;
-		ft_push(pass, c);
-	}
-	/* k distinct children of p: all of them */
-	if (k == 0)
-		return true;
-	pass->top = mark;
-	return false;
-}
-
-/* Push the children of accounts list[first..last] onto the stack. */
-static size_t ft_push_children(struct ft_pass *pass,
-			       const struct ft_entry *list, size_t first,
-			       size_t last)
-{
-	const struct rota_share_node *nodes = pass->tree->nodes;
-	size_t mark = pass->top;
-
-	if (first == last && ft_push_last_order(pass, list[first].node))
-		return pass->top - mark;
-	pass->st->pushes++;
-	for (size_t i = first; i <= last; i++) {
-		for (uint32_t c = nodes[list[i].node].first_child;
-		     c != ROTA_SHARE_NONE; c = nodes[c].next_sibling)
-			ft_push(pass, c);
-	}
-	return pass->top - mark;
-}
-
-/* Remember the sorted children of account p for the next rating. */
-static void ft_keep_order(struct ft_state *st, uint32_t p,
-			  const struct ft_entry *list, size_t len)
-{
-	st->head[p] = len ? list[0].node : ROTA_SHARE_NONE;
-	for (size_t i = 0; i < len; i++)
-		st->next[list[i].node] =
-			i + 1 < len ? list[i + 1].node : ROTA_SHARE_NONE;
-}
-
-/*
- * Rank the users under the sibling list stack[base..base+len), which
- * starts tied when the account(s) it came from tied with the previous
- * sibling.  'parent' is the one account it came from, or
- * ROTA_SHARE_NONE for merged tied accounts.
- */
-static void ft_rank(struct ft_pass *pass, size_t base, size_t len,
-		    uint32_t parent, bool account_tied)
-{
-	struct ft_entry *list = &pass->stack[base];
-	long double prev = 0;
-
-	if (!ft_insertion_sort(list, len))
-		qsort(list, len, sizeof(*list), ft_cmp);
-	if (parent != ROTA_SHARE_NONE)
-		ft_keep_order(pass->st, parent, list, len);
-	for (size_t i = 0; i < len; i++) {
-		bool tied = i == 0 ? account_tied : list[i].lf == prev;
-		size_t last = i;
-		size_t mark = pass->top;
-
-		prev = list[i].lf;
-		if (list[i].is_user) {
-			if (!tied)
-				pass->rank = pass->rnt;
-			pass->tree->nodes[list[i].node].factor =
-				(double)pass->rank / pass->users;
-			pass->rnt--;
-			continue;
-		}
-		while (last + 1 < len && !list[last + 1].is_user &&
-		       list[last + 1].lf == list[i].lf)
-			last++;
-		ft_rank(pass, mark, ft_push_children(pass, list, i, last),
-			i == last ? list[i].node : ROTA_SHARE_NONE, tied);
-		pass->top = mark;
-		i = last;
-	}
-}
-
-/* Set the outputs that do not depend on the ranking; count the users. */
-static uint32_t ft_prepare(struct rota_share_tree *tree, const long double *lf)
-{
-	uint32_t users = 0;
-
-	for (size_t i = 0; i < tree->n; i++) {
-		struct rota_share_node *node = &tree->nodes[i];
-
-		node->usage_eff = node->usage_norm;
-		node->level_fs = i == 0 ? NAN : (double)lf[i];
-		node->factor = 0;
-		node->tickets = 0;
-		if (node->is_user)
-			users++;
-	}
-	return users;
+	if (!ft_insertion_sort(st, list, len))
+		qsort_r(list, len, sizeof(*list), ft_cmp, (void *)st);
 }
 
 static void ft_state_free(struct ft_state *st)
 {
-	free(st->head);
-	free(st->next);
-	free(st->stamp);
-	free(st->lf);
-	free(st->stack);
+	free(st->is_user);
+	free(st->s);
+	free(st->level);
+	free(st->off);
+	free(st->nkids);
+	free(st->ord);
+	free(st->scratch);
+	free(st->key);
 	*st = (struct ft_state){ 0 };
 }
 
-/* The state's arrays sized for 'n' nodes; a new tree forgets orders. */
+/* The state's arrays sized for 'n' nodes. */
 static int ft_state_fit(struct ft_state *st, size_t n)
 {
 	if (st->n == n)
 		return 0;
 	ft_state_free(st);
-	st->n = n;
-	st->head = malloc(n * sizeof(*st->head));
-	st->next = malloc(n * sizeof(*st->next));
-	st->stamp = calloc(n, sizeof(*st->stamp));
-	st->lf = calloc(n, sizeof(*st->lf));
-	st->stack = calloc(n, sizeof(*st->stack));
-	if (!st->head || !st->next || !st->stamp || !st->lf || !st->stack) {
+	st->is_user = malloc(n * sizeof(*st->is_user));
+	st->s = malloc(n * sizeof(*st->s));
+	st->level = malloc(n * sizeof(*st->level));
+	st->off = malloc(n * sizeof(*st->off));
+	st->nkids = malloc(n * sizeof(*st->nkids));
+	st->ord = malloc(n * sizeof(*st->ord));
+	st->scratch = malloc(n * sizeof(*st->scratch));
+	st->key = malloc(n * sizeof(*st->key));
+	if (!st->is_user || !st->s || !st->level ||
+	    !st->off ||
+	    !st->nkids || !st->ord || !st->scratch || !st->key) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
-		st->head[i] = st->next[i] = ROTA_SHARE_NONE;
+	st->n = n;
 	return 0;
+}
+
+/* Take the tree's shape: S, N and the child lists in tree order. */
+static void ft_shape(struct ft_state *st, const struct rota_share_tree *tree)
+{
+	const struct rota_share_node *nodes = tree->nodes;
+	size_t n = tree->n;
+	uint32_t k = 0;
+
+	st->users = 0;
+	for (size_t i = 0; i < n; i++) {
+		st->is_user[i] = nodes[i].is_user;
+		st->users += nodes[i].is_user;
+		st->nkids[i] = 0;
+		st->level[i] = 0;
+	}
+	for (size_t c = 1; c < n; c++) {
+		st->nkids[nodes[c].parent]++;
+		st->level[nodes[c].parent] += nodes[c].shares;
+	}
+	for (size_t i = 0; i < n; i++) {
+		st->off[i] = k;
+		k += st->nkids[i];
+		st->nkids[i] = 0;
+	}
+	/* children in increasing index: the tree's sibling order */
+	for (size_t c = 1; c < n; c++) {
+		uint32_t p = nodes[c].parent;
+
+		st->ord[st->off[p] + st->nkids[p]++] = (uint32_t)c;
+	}
+	/* S a double, as Slurm stores it: shares over the siblings' */
+	for (size_t c = 1; c < n; c++) {
+		double level = st->level[nodes[c].parent];
+
+		st->s[c] = level > 0 ? nodes[c].shares / level : 0;
+	}
+	st->s[0] = 0;
+	st->shape = tree->shape;
+}
+
+/*
+ * Every node's LF, and the outputs that do not depend on the ranking:
+ * S / U, U = usage / parent's usage (0 when the parent has none); zero
+ * shares give 0, no usage +inf.
+ */
+static void ft_level_fs(struct ft_state *st, struct rota_share_tree *tree)
+{
+	struct rota_share_node *nodes = tree->nodes;
+
+	nodes[0].usage_eff = nodes[0].usage_norm;
+	nodes[0].level_fs = NAN;
+	nodes[0].factor = nodes[0].tickets = 0;
+	for (size_t c = 1; c < tree->n; c++) {
+		struct rota_share_node *node = &nodes[c];
+		double pu = nodes[node->parent].usage;
+		long double u = pu > 0 ? (long double)node->usage / pu : 0;
+		long double lf;
+
+		if (!(st->s[c] > 0))
+			lf = 0;
+		else if (!(u > 0))
+			lf = INFINITY;
+		else
+			lf = st->s[c] / u;
+		if (isnan(lf)) /* NaN would break the sort */
+			lf = 0;
+		st->key[c] = ft_key_of(lf, node->is_user, (uint32_t)c);
+		node->usage_eff = node->usage_norm;
+		node->level_fs = (double)lf;
+		node->factor = node->tickets = 0;
+	}
+}
+
+/*
+ * Rank the users under 'list', sorted, which starts tied when the
+ * account(s) it came from tied with the previous sibling.  Tied sibling
+ * accounts have their children merged in the scratch array: the lists on
+ * the walk's path hold disjoint nodes, so n entries suffice.
+ */
+static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
+		    bool account_tied)
+{
+	const struct ft_state *st = w->st;
+	ft_key prev = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		uint32_t c = list[i];
+		ft_key lf = st->key[c] >> FT_LF_SHIFT;
+		bool tied = i == 0 ? account_tied : lf == prev;
+		size_t last = i;
+
+		prev = lf;
+		if (st->is_user[c]) {
+			if (!tied)
+				w->rank = w->rnt;
+			w->tree->nodes[c].factor =
+				(double)w->rank / st->users;
+			w->rnt--;
+			continue;
+		}
+		while (last + 1 < len && !st->is_user[list[last + 1]] &&
+		       st->key[list[last + 1]] >> FT_LF_SHIFT == prev)
+			last++;
+		if (last == i) {
+			uint32_t *kids = &st->ord[st->off[c]];
+
+			ft_sort(st, kids, st->nkids[c]);
+			ft_rank(w, kids, st->nkids[c], tied);
+		} else {
+			uint32_t *merged = &st->scratch[w->top];
+			size_t m = 0;
+
+			for (size_t k = i; k <= last; k++) {
+				uint32_t a = list[k];
+
+				for (uint32_t j = 0; j < st->nkids[a]; j++)
+					merged[m++] = st->ord[st->off[a] + j];
+			}
+			ft_sort(st, merged, m);
+			w->top += m;
+			ft_rank(w, merged, m, tied);
+			w->top -= m;
+		}
+		i = last;
+	}
 }
 
 static int fairtree_compute(void *state, struct rota_share_tree *tree)
 {
-	struct ft_pass pass = { .st = state, .tree = tree };
+	struct ft_state *st = state;
+	struct ft_pass w = { .st = st, .tree = tree };
+	uint32_t *top;
 
 	if (tree->n == 0)
 		return 0;
-	if (ft_state_fit(pass.st, tree->n) < 0)
+	if (ft_state_fit(st, tree->n) < 0)
 		return -ENOMEM;
-	pass.lf = pass.st->lf;
-	pass.stack = pass.st->stack;
-	ft_level_fs(tree, pass.lf);
-	pass.users = ft_prepare(tree, pass.lf);
-	pass.rank = pass.rnt = pass.users;
-	if (tree->nodes[0].first_child != ROTA_SHARE_NONE) {
-		struct ft_entry root = { .node = 0 };
-
-		ft_rank(&pass, 0, ft_push_children(&pass, &root, 0, 0), 0,
-			false);
-	}
+	if (!tree->shape || tree->shape != st->shape)
+		ft_shape(st, tree);
+	ft_level_fs(st, tree);
+	w.rank = w.rnt = st->users;
+	top = &st->ord[st->off[0]];
+	ft_sort(st, top, st->nkids[0]);
+	ft_rank(&w, top, st->nkids[0], false);
 	/*
 	 * An account's factor is that of its best-ranked user (0 with no
 	 * user below): what `rota share` shows next to the account, and
 	 * never used to order jobs.  Preorder puts children after their
-	 * parent, so one backward sweep carries the maximum up.
+	 * parent, so one backward sweep carries the maximum up; a node's
+	 * own is final when the sweep reaches it.
 	 */
 	for (size_t i = tree->n - 1; i > 0; i--) {
 		struct rota_share_node *node = &tree->nodes[i];
@@ -342,9 +340,9 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 
 		if (node->factor > parent->factor)
 			parent->factor = node->factor;
+		node->value = node->factor;
 	}
-	for (size_t i = 0; i < tree->n; i++)
-		tree->nodes[i].value = tree->nodes[i].factor;
+	tree->nodes[0].value = tree->nodes[0].factor;
 	return 0;
 }
 

@@ -203,6 +203,31 @@ START_TEST(test_charged_while_running)
 }
 END_TEST
 
+/*
+ * A re-rating's view is of its own time, however late it is first read:
+ * a job ending after it, or a user first seen after it, shows only at
+ * the next one.
+ */
+START_TEST(test_view_of_rerating_time)
+{
+	uint32_t a;
+
+	start("UsageHalfLife=3650d\n");
+	a = run(T0, "ana", NULL, 4, 0);
+	core_tick(core, T0 + 60); /* nothing pending: nothing reads it */
+	end(T0 + 90, a);
+	run(T0 + 100, "eve", NULL, 1, 0);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 240, 1e-3);
+	ck_assert_uint_eq(node("physics", "ana")->running, 1);
+	ck_assert_uint_eq(core_share_tree(core)->n, 5); /* no eve yet */
+	ck_assert_uint_eq(core_share_tree(core)->now, T0 + 60);
+	core_tick(core, T0 + 120);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 360, 1e-3);
+	ck_assert_uint_eq(node("physics", "ana")->running, 0);
+	ck_assert_double_eq_tol(node("root", "eve")->usage, 20, 1e-3);
+}
+END_TEST
+
 /* Charge=no (IT4I's qexp) charges nothing; memory has a billing weight. */
 START_TEST(test_charge_no_and_memory)
 {
@@ -389,6 +414,7 @@ static Suite *share_suite(void)
 	tcase_add_loop_test(tc, test_half_life, 0, N(modes));
 	tcase_add_test(tc, test_halving_steps);
 	tcase_add_test(tc, test_charged_while_running);
+	tcase_add_test(tc, test_view_of_rerating_time);
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);

@@ -339,9 +339,10 @@ START_TEST(test_fairtree_merge)
 END_TEST
 
 /*
- * Ratings that start from the last order (one plugin state throughout)
- * give what a fresh state gives, as users' usage moves between them and
- * some tie (usage 0 or equal).
+ * Ratings that start from the last order (one plugin state and one
+ * shape throughout) give what a fresh state gives, as users' usage moves
+ * between them and some tie (usage 0 or equal).  Then a new shape (the
+ * shares change) under the same name is seen.
  */
 START_TEST(test_fairtree_last_order)
 {
@@ -367,11 +368,31 @@ START_TEST(test_fairtree_last_order)
 		}
 		build(&a, rows, N(rows));
 		build(&b, rows, N(rows));
+		a.shape = 1; /* one shape throughout: orders are kept */
 		ck_assert_int_eq(ops->compute(kept, &a), 0);
 		run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &b);
 		for (size_t i = 0; i < a.n; i++)
 			ck_assert_msg(a.nodes[i].factor == b.nodes[i].factor,
 				      "round %d: %s: %g, fresh %g", round,
+				      a.nodes[i].name, a.nodes[i].factor,
+				      b.nodes[i].factor);
+		free(a.nodes);
+		free(b.nodes);
+	}
+	{
+		struct rota_share_tree a, b;
+
+		rows[1].shares = 400; /* aA: now far ahead of aB */
+		build(&a, rows, N(rows));
+		build(&b, rows, N(rows));
+		a.shape = 2;
+		ck_assert_int_eq(ops->compute(kept, &a), 0);
+		run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &b);
+		for (size_t i = 1; i < a.n; i++) /* the root's LF is NaN */
+			ck_assert_msg(a.nodes[i].factor == b.nodes[i].factor &&
+					      a.nodes[i].level_fs ==
+						      b.nodes[i].level_fs,
+				      "new shape: %s: %g, fresh %g",
 				      a.nodes[i].name, a.nodes[i].factor,
 				      b.nodes[i].factor);
 		free(a.nodes);
