@@ -36,43 +36,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "plugins/rota_plugin.h"
-
-/*
- * A node's place among its siblings as one integer, higher first: LF
- * (non-negative long doubles order as their exponent, then mantissa),
- * then users before accounts, then the lower index.  Two nodes' LFs are
- * equal when their keys are, shifted right by FT_LF_SHIFT.
- */
-typedef unsigned __int128 ft_key;
-#define FT_LF_SHIFT 33
-
-static ft_key ft_key_of(long double lf, bool is_user, uint32_t node)
-{
-	uint64_t mant;
-	uint16_t exp;
-	ft_key k;
-
-#if LDBL_MANT_DIG == 64
-	/* x87 extended: 64 bits of mantissa, then sign and exponent */
-	memcpy(&mant, &lf, sizeof(mant));
-	memcpy(&exp, (const char *)&lf + sizeof(mant), sizeof(exp));
-	exp &= 0x7fff;
-#else
-	int e;
-	long double m = frexpl(lf, &e);	/* exact where mantissas fit 64 bits */
-
-	mant = lf > 0 && isfinite(lf) ? (uint64_t)ldexpl(m, 64) : 0;
-	exp = lf > 0 ? (uint16_t)(isfinite(lf) ? e + 0x4000 : 0x7fff) : 0;
-#endif
-	k = (ft_key)exp << 64 | mant;
-	return k << FT_LF_SHIFT | (ft_key)is_user << 32 | (uint32_t)~node;
-}
 
 /*
  * Kept between ratings: what follows from the tree's shape, and each
@@ -89,7 +56,7 @@ struct ft_state {
 	uint32_t *nkids;	/* per node: how many children */
 	uint32_t *ord;		/* the children of every account, last order */
 	uint32_t *scratch;	/* children of tied accounts, merged */
-	ft_key *key;		/* per node; the root's unused */
+	long double *lf;	/* per node; the root's unused */
 	uint32_t users;		/* N */
 };
 
@@ -105,7 +72,11 @@ struct ft_pass {
 /* Whether x ranks before y: higher LF, users first, then tree order. */
 static inline bool ft_before(const struct ft_state *st, uint32_t x, uint32_t y)
 {
-	return st->key[x] > st->key[y];
+	if (st->lf[x] != st->lf[y])
+		return st->lf[x] > st->lf[y];
+	if (st->is_user[x] != st->is_user[y])
+		return st->is_user[x];
+	return x < y;
 }
 
 static int ft_cmp(const void *a, const void *b, void *st)
@@ -156,7 +127,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->nkids);
 	free(st->ord);
 	free(st->scratch);
-	free(st->key);
+	free(st->lf);
 	*st = (struct ft_state){ 0 };
 }
 
@@ -173,10 +144,10 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->nkids = malloc(n * sizeof(*st->nkids));
 	st->ord = malloc(n * sizeof(*st->ord));
 	st->scratch = malloc(n * sizeof(*st->scratch));
-	st->key = malloc(n * sizeof(*st->key));
+	st->lf = malloc(n * sizeof(*st->lf));
 	if (!st->is_user || !st->s || !st->level ||
 	    !st->off ||
-	    !st->nkids || !st->ord || !st->scratch || !st->key) {
+	    !st->nkids || !st->ord || !st->scratch || !st->lf) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
@@ -249,7 +220,7 @@ static void ft_level_fs(struct ft_state *st, struct rota_share_tree *tree)
 			lf = st->s[c] / u;
 		if (isnan(lf)) /* NaN would break the sort */
 			lf = 0;
-		st->key[c] = ft_key_of(lf, node->is_user, (uint32_t)c);
+		st->lf[c] = lf;
 		node->usage_eff = node->usage_norm;
 		node->level_fs = (double)lf;
 		node->factor = node->tickets = 0;
@@ -266,15 +237,14 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 		    bool account_tied)
 {
 	const struct ft_state *st = w->st;
-	ft_key prev = 0;
+	long double prev = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		uint32_t c = list[i];
-		ft_key lf = st->key[c] >> FT_LF_SHIFT;
-		bool tied = i == 0 ? account_tied : lf == prev;
+		bool tied = i == 0 ? account_tied : st->lf[c] == prev;
 		size_t last = i;
 
-		prev = lf;
+		prev = st->lf[c];
 		if (st->is_user[c]) {
 			if (!tied)
 				w->rank = w->rnt;
@@ -284,7 +254,7 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 			continue;
 		}
 		while (last + 1 < len && !st->is_user[list[last + 1]] &&
-		       st->key[list[last + 1]] >> FT_LF_SHIFT == prev)
+		       st->lf[list[last + 1]] == prev)
 			last++;
 		if (last == i) {
 			uint32_t *kids = &st->ord[st->off[c]];
