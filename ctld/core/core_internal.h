@@ -59,6 +59,8 @@ struct core {
 	struct rota_prio_context prio_ctx; /* totals of the last rating */
 	struct rota_prio_job *prio_view; /* a rating's jobs, kept */
 	size_t prio_cap;
+	uint32_t *prio_seen;	 /* per share node: its jobs dealt tickets */
+	size_t prio_seen_cap;
 	uint64_t sizes_stamp;	 /* bumped when a node's size changes */
 	struct plugin **limits;	 /* the limits plugins, slurm's first */
 	size_t nlimits;

@@ -73,6 +73,7 @@ void prio_fini(struct core *core)
 		free(core->qos[i].name);
 	free(core->qos);
 	free(core->prio_view);
+	free(core->prio_seen);
 	plugin_unload(core->priority);
 }
 
@@ -373,30 +374,37 @@ static void store(struct core_job *job, double priority)
 	job->priority = priority;
 }
 
-/* Each pending job's share-tree tickets: its user's, dealt in order. */
-static double *job_tickets(const struct core *core)
+/*
+ * Each pending job's share-tree tickets (v in pending order): its user's,
+ * dealt in order.  Most fairshare plugins give none: nothing is counted.
+ */
+static void deal_tickets(struct core *core, struct rota_prio_job *v)
 {
-	double *tk = rota_xcalloc(core->pending.n + 1, sizeof(double));
-	const struct rota_share_tree *t;
-	uint32_t *seen;
+	const struct rota_share_tree *t = share_tree(core->share);
+	bool counting = false;
 	size_t i = 0;
-
-	/* no job to rate: the fairshare plugin need not run (share.h) */
-	if (!core->pending.n)
-		return tk;
-	t = share_tree(core->share);
-	seen = rota_xcalloc(t->n + 1, sizeof(uint32_t));
 
 	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
 		uint32_t k = share_view_index(core->share, j->assoc);
 		const struct rota_share_node *n = k < t->n ? &t->nodes[k] : NULL;
 
-		if (n && n->tickets > 0)
-			tk[i] = rota_sharetree_job_tickets(
-				n->tickets, n->running, n->pending, seen[k]++);
+		if (!n || n->tickets <= 0)
+			continue;
+		if (!counting) {
+			if (t->n > core->prio_seen_cap) {
+				core->prio_seen_cap = t->n;
+				core->prio_seen = rota_xreallocarray(
+					core->prio_seen, t->n,
+					sizeof(*core->prio_seen));
+			}
+			memset(core->prio_seen, 0,
+			       t->n * sizeof(*core->prio_seen));
+			counting = true;
+		}
+		v[i].tickets = rota_sharetree_job_tickets(
+			n->tickets, n->running, n->pending,
+			core->prio_seen[k]++);
 	}
-	free(seen);
-	return tk;
 }
 
 /* The same for one job: its place among its user's pending jobs. */
@@ -421,14 +429,12 @@ int core_prio_update(struct core *core, int64_t now)
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job *v;
-	double *tickets;
 	size_t n = core->pending.n, i = 0;
 	struct core_job *j;
 	int rc;
 
 	usage_rerate(core, now);
 	context(core, now, true, &ctx);
-	tickets = job_tickets(core);
 	if (n + 1 > core->prio_cap) {
 		core->prio_cap = 2 * n + 1;
 		core->prio_view = rota_xreallocarray(core->prio_view,
@@ -437,7 +443,10 @@ int core_prio_update(struct core *core, int64_t now)
 	}
 	v = core->prio_view;
 	for (j = core->pending.head; j; j = j->next, i++)
-		view(core, j, now, tickets[i], &v[i]);
+		view(core, j, now, 0, &v[i]);
+	/* no job to rate: the fairshare plugin need not run (share.h) */
+	if (n)
+		deal_tickets(core, v);
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
 	if (rc == 0)
 		for (j = core->pending.head, i = 0; j; j = j->next, i++)
@@ -445,7 +454,6 @@ int core_prio_update(struct core *core, int64_t now)
 	else
 		rota_err("priority/%s: rating failed (%d): order kept",
 			 plugin_name(core->priority), rc);
-	free(tickets);
 	prio_sort(core);
 	core->prio_stale = false;
 	return rc;

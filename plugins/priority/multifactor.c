@@ -57,6 +57,8 @@ enum mf_size_by { SIZE_BOTH, SIZE_NODES, SIZE_CORES };
 
 struct mf_state {
 	double weight[MF_COUNT];
+	enum mf_factor active[MF_COUNT]; /* those of weight > 0, in order */
+	unsigned nactive;
 	int64_t max_age;
 	bool favor_small;
 	unsigned size_by;
@@ -86,42 +88,73 @@ static double job_size(const struct mf_state *st,
 					   : (n + c) / 2;
 }
 
-/* Each factor's raw input and its normalized value. */
-static void factors(const struct mf_state *st,
-		    const struct rota_prio_context *ctx,
-		    const struct rota_prio_job *job, double *raw,
-		    double *norm)
+/* A factor's value in [0, 1] (user: [-1, 15/16]) before its weight. */
+static double factor_norm(const struct mf_state *st,
+			  const struct rota_prio_context *ctx,
+			  const struct rota_prio_job *job, enum mf_factor f)
 {
-	int64_t age = job->eligible_time < st->max_age ? job->eligible_time
-						       : st->max_age;
+	int64_t age;
 
-	raw[MF_AGE] = (double)job->eligible_time;
-	norm[MF_AGE] = ratio((double)(age > 0 ? age : 0), st->max_age);
-	raw[MF_FAIRSHARE] = norm[MF_FAIRSHARE] = job->fs_factor;
-	raw[MF_JOBSIZE] = job->cores;
-	norm[MF_JOBSIZE] = job_size(st, ctx, job);
-	raw[MF_QUEUE] = job->queue_priority;
-	norm[MF_QUEUE] = ratio(job->queue_priority, ctx->max_queue_priority);
-	raw[MF_QOS] = job->qos_priority;
-	norm[MF_QOS] = ratio(job->qos_priority, ctx->max_qos_priority);
-	raw[MF_ASSOC] = job->assoc_priority;
-	norm[MF_ASSOC] = ratio(job->assoc_priority, ctx->max_assoc_priority);
-	raw[MF_USER] = job->urgency;
-	norm[MF_USER] = ((double)job->urgency - 16) / 16;
+	switch (f) {
+	case MF_AGE:
+		age = job->eligible_time < st->max_age ? job->eligible_time
+						       : st->max_age;
+		return ratio((double)(age > 0 ? age : 0), st->max_age);
+	case MF_FAIRSHARE:
+		return job->fs_factor;
+	case MF_JOBSIZE:
+		return job_size(st, ctx, job);
+	case MF_QUEUE:
+		return ratio(job->queue_priority, ctx->max_queue_priority);
+	case MF_QOS:
+		return ratio(job->qos_priority, ctx->max_qos_priority);
+	case MF_ASSOC:
+		return ratio(job->assoc_priority, ctx->max_assoc_priority);
+	case MF_USER:
+		return ((double)job->urgency - 16) / 16;
+	default:
+		return 0;
+	}
 }
 
+/* The input a factor is made from, for `rota prio`. */
+static double factor_raw(const struct rota_prio_job *job, enum mf_factor f)
+{
+	switch (f) {
+	case MF_AGE:
+		return (double)job->eligible_time;
+	case MF_FAIRSHARE:
+		return job->fs_factor;
+	case MF_JOBSIZE:
+		return job->cores;
+	case MF_QUEUE:
+		return job->queue_priority;
+	case MF_QOS:
+		return job->qos_priority;
+	case MF_ASSOC:
+		return job->assoc_priority;
+	case MF_USER:
+		return job->urgency;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Factors of weight 0 are not worked out: all are finite, so they would
+ * add nothing.  Integer negation keeps nice 0 from starting at -0.
+ */
 static int mf_compute(void *state, const struct rota_prio_context *ctx,
 		      struct rota_prio_job *jobs, size_t n)
 {
 	const struct mf_state *st = state;
-	double raw[MF_COUNT], norm[MF_COUNT];
 
 	for (size_t i = 0; i < n; i++) {
-		double p = -(double)jobs[i].nice;
+		double p = (double)-jobs[i].nice;
 
-		factors(st, ctx, &jobs[i], raw, norm);
-		for (int f = 0; f < MF_COUNT; f++)
-			p += st->weight[f] * norm[f];
+		for (unsigned k = 0; k < st->nactive; k++)
+			p += st->weight[st->active[k]] *
+			     factor_norm(st, ctx, &jobs[i], st->active[k]);
 		jobs[i].priority = p;
 	}
 	return 0;
@@ -132,19 +165,18 @@ static size_t mf_explain(void *state, const struct rota_prio_context *ctx,
 			 struct rota_prio_factor *out, size_t max)
 {
 	const struct mf_state *st = state;
-	double raw[MF_COUNT], norm[MF_COUNT];
 	size_t k = 0;
 
-	factors(st, ctx, job, raw, norm);
-	for (int f = 0; f < MF_COUNT && k < max; f++) {
-		if (st->weight[f] == 0)
-			continue;
+	for (unsigned i = 0; i < st->nactive && k < max; i++) {
+		enum mf_factor f = st->active[i];
+		double norm = factor_norm(st, ctx, job, f);
+
 		out[k++] = (struct rota_prio_factor){
 			.name = mf_names[f],
-			.raw = raw[f],
-			.norm = norm[f],
+			.raw = factor_raw(job, f),
+			.norm = norm,
 			.weight = st->weight[f],
-			.value = st->weight[f] * norm[f],
+			.value = st->weight[f] * norm,
 		};
 	}
 	if (job->nice && k < max)
@@ -205,6 +237,9 @@ static int mf_init(const struct rota_host *host,
 		free(st);
 		return rc;
 	}
+	for (int f = 0; f < MF_COUNT; f++)
+		if (st->weight[f] != 0)
+			st->active[st->nactive++] = f;
 	*state = st;
 	return 0;
 }
