@@ -57,6 +57,8 @@ struct ft_state {
 	uint32_t *ord;		/* the children of every account, last order */
 	uint32_t *scratch;	/* children of tied accounts, merged */
 	long double *lf;	/* per node; the root's unused */
+	double *lfd;		/* the same rounded: compared first, as it
+				   orders the same way where it differs */
 	uint32_t users;		/* N */
 };
 
@@ -72,11 +74,19 @@ struct ft_pass {
 /* Whether x ranks before y: higher LF, users first, then tree order. */
 static inline bool ft_before(const struct ft_state *st, uint32_t x, uint32_t y)
 {
+	if (st->lfd[x] != st->lfd[y])
+		return st->lfd[x] > st->lfd[y];
 	if (st->lf[x] != st->lf[y])
 		return st->lf[x] > st->lf[y];
 	if (st->is_user[x] != st->is_user[y])
 		return st->is_user[x];
 	return x < y;
+}
+
+static inline bool ft_same_lf(const struct ft_state *st, uint32_t x,
+			      uint32_t y)
+{
+	return st->lfd[x] == st->lfd[y] && st->lf[x] == st->lf[y];
 }
 
 static int ft_cmp(const void *a, const void *b, void *st)
@@ -128,6 +138,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->ord);
 	free(st->scratch);
 	free(st->lf);
+	free(st->lfd);
 	*st = (struct ft_state){ 0 };
 }
 
@@ -145,9 +156,10 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->ord = malloc(n * sizeof(*st->ord));
 	st->scratch = malloc(n * sizeof(*st->scratch));
 	st->lf = malloc(n * sizeof(*st->lf));
+	st->lfd = malloc(n * sizeof(*st->lfd));
 	if (!st->is_user || !st->s || !st->level ||
 	    !st->off ||
-	    !st->nkids || !st->ord || !st->scratch || !st->lf) {
+	    !st->nkids || !st->ord || !st->scratch || !st->lf || !st->lfd) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
@@ -221,8 +233,9 @@ static void ft_level_fs(struct ft_state *st, struct rota_share_tree *tree)
 		if (isnan(lf)) /* NaN would break the sort */
 			lf = 0;
 		st->lf[c] = lf;
+		st->lfd[c] = (double)lf;
 		node->usage_eff = node->usage_norm;
-		node->level_fs = (double)lf;
+		node->level_fs = st->lfd[c];
 		node->factor = node->tickets = 0;
 	}
 }
@@ -237,14 +250,11 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 		    bool account_tied)
 {
 	const struct ft_state *st = w->st;
-	long double prev = 0;
-
 	for (size_t i = 0; i < len; i++) {
 		uint32_t c = list[i];
-		bool tied = i == 0 ? account_tied : st->lf[c] == prev;
+		bool tied = i == 0 ? account_tied : ft_same_lf(st, c, list[i - 1]);
 		size_t last = i;
 
-		prev = st->lf[c];
 		if (st->is_user[c]) {
 			if (!tied)
 				w->rank = w->rnt;
@@ -254,7 +264,7 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 			continue;
 		}
 		while (last + 1 < len && !st->is_user[list[last + 1]] &&
-		       st->lf[list[last + 1]] == prev)
+		       ft_same_lf(st, list[last + 1], c))
 			last++;
 		if (last == i) {
 			uint32_t *kids = &st->ord[st->off[c]];
