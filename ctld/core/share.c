@@ -58,13 +58,6 @@ struct share_slot {
 	uint32_t id;
 };
 
-/* A subtree's inputs, summed while filling the view. */
-struct view_sum {
-	double usage;
-	uint32_t pending;
-	uint32_t running;
-};
-
 struct share {
 	struct share_assoc *a;
 	size_t n;
@@ -77,7 +70,6 @@ struct share {
 	uint32_t *pending;
 	uint32_t *running;
 	uint32_t *view_assoc;	/* view index -> id */
-	struct view_sum *view_sum; /* per view index, while filling */
 	double max_priority;
 	struct share_slot *slots;
 	size_t nslots;
@@ -189,8 +181,6 @@ static uint32_t assoc_add(struct share *s, const char *name,
 						sizeof(*s->running));
 		s->view_assoc = rota_xreallocarray(s->view_assoc, s->cap,
 						   sizeof(*s->view_assoc));
-		s->view_sum = rota_xreallocarray(s->view_sum, s->cap,
-						 sizeof(*s->view_sum));
 	}
 	a = &s->a[s->n];
 	*a = (struct share_assoc){
@@ -298,7 +288,6 @@ void share_destroy(struct share *s)
 	free(s->pending);
 	free(s->running);
 	free(s->view_assoc);
-	free(s->view_sum);
 	free(s->tree.nodes);
 	free(s);
 }
@@ -670,34 +659,22 @@ static void view_shares(struct share *s)
 static void view_inputs(struct share *s, int64_t at)
 {
 	struct rota_share_node *v = s->tree.nodes;
-	struct view_sum *sum = s->view_sum;
 	double f = decay(s, s->t0, at);
-	double root;
 
-	/* children come after their parent: their sums arrive first */
-	memset(sum, 0, s->tree.n * sizeof(*sum));
 	for (size_t i = s->tree.n; i-- > 0;) {
 		uint32_t id = s->view_assoc[i];
-		struct view_sum *m = &sum[i];
 
-		if (v[i].is_user)
-			m->usage += s->stored[id] * f;
-		m->pending += s->pending[id];
-		m->running += s->running[id];
-		v[i].usage = m->usage;
-		v[i].pending = m->pending;
-		v[i].running = m->running;
+		v[i].usage += v[i].is_user ? s->stored[id] * f : 0;
+		v[i].pending += s->pending[id];
+		v[i].running += s->running[id];
 		if (i) {
-			struct view_sum *p = &sum[v[i].parent];
-
-			p->usage += m->usage;
-			p->pending += m->pending;
-			p->running += m->running;
+			v[v[i].parent].usage += v[i].usage;
+			v[v[i].parent].pending += v[i].pending;
+			v[v[i].parent].running += v[i].running;
 		}
 	}
-	root = sum[0].usage;
 	for (size_t i = 0; i < s->tree.n; i++)
-		v[i].usage_norm = root > 0 ? sum[i].usage / root : 0;
+		v[i].usage_norm = v[0].usage > 0 ? v[i].usage / v[0].usage : 0;
 }
 
 /* The view as of the last prepare, if not filled yet. */
@@ -709,6 +686,11 @@ static void share_fill(struct share *s)
 	if (s->view_stale) {
 		view_build(s);
 		view_shares(s);
+	}
+	/* children come after their parent: zero all, then sum leaves up */
+	for (size_t i = 0; i < s->tree.n; i++) {
+		s->tree.nodes[i].usage = 0;
+		s->tree.nodes[i].pending = s->tree.nodes[i].running = 0;
 	}
 	view_inputs(s, s->fill_at);
 	s->tree.now = s->fill_at;
