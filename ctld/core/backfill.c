@@ -451,7 +451,7 @@ int core_backfill(struct core *core, int64_t now,
 	}
 	bp.jobs = core->bf_jobs;
 	v = core->bf_view;
-	placement_init(&bp.pl, core->nnodes);
+	placement_init(core, &bp.pl);
 	bp.start_us = core->work_clock ? core->work_clock() : 0;
 	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
 		bp.jobs[i] = j;
@@ -487,7 +487,7 @@ int core_backfill(struct core *core, int64_t now,
 	/* a cap hit on the work clock may fall elsewhere next time */
 	core->bf_settled = !stats->started && !bp.timed &&
 			   !(stats->capped && core->work_clock);
-	placement_fini(&bp.pl);
+	placement_fini(core, &bp.pl);
 	free(bp.free_count);
 	return rc;
 }

@@ -289,6 +289,8 @@ void core_destroy(struct core *core)
 	free_list(&core->done);
 	profile_base_destroy(core);
 	jobtab_fini(core);
+	free(core->pl_node);
+	free(core->pl_tasks);
 	for (size_t i = 0; i < core->nnodes; i++) {
 		struct core_node *n = &core->nodes[i];
 

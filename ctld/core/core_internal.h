@@ -60,6 +60,10 @@ struct core {
 	struct rota_prio_job *prio_view; /* a rating's jobs, kept */
 	size_t prio_cap;
 	uint32_t *prio_seen;	 /* per share node: its jobs dealt tickets */
+	uint32_t *pl_node;	 /* a placement's arrays, kept (place.c) */
+	uint32_t *pl_tasks;
+	size_t pl_cap;
+	bool pl_busy;
 	size_t prio_seen_cap;
 	uint64_t sizes_stamp;	 /* bumped when a node's size changes */
 	struct plugin **limits;	 /* the limits plugins, slurm's first */
@@ -256,10 +260,11 @@ struct placement {
 	uint32_t n;
 	uint32_t *node;		/* node indexes */
 	uint32_t *tasks;	/* tasks on each */
+	bool kept;		/* the arrays are the core's */
 };
 
-void placement_init(struct placement *p, size_t n);
-void placement_fini(struct placement *p);
+void placement_init(struct core *core, struct placement *p);
+void placement_fini(struct core *core, struct placement *p);
 bool place_job(const struct place_ctx *c, const struct core_job *job,
 	       struct placement *p);
 /* Cores the job holds on 'node' for 'tasks' (all of it if exclusive). */

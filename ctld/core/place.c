@@ -257,15 +257,40 @@ bool place_job(const struct place_ctx *c, const struct core_job *job,
 	return place_spread(c, job, p);
 }
 
-void placement_init(struct placement *p, size_t n)
+/*
+ * A pass or a submit's check places one job after another: the arrays
+ * (a node's worth each) are the core's, kept between them.  A placement
+ * made while another holds them gets its own.
+ */
+void placement_init(struct core *core, struct placement *p)
 {
+	size_t n = core->nnodes ? core->nnodes : 1;
+
 	p->n = 0;
-	p->node = rota_xcalloc(n ? n : 1, sizeof(uint32_t));
-	p->tasks = rota_xcalloc(n ? n : 1, sizeof(uint32_t));
+	p->kept = !core->pl_busy;
+	if (!p->kept) {
+		p->node = rota_xcalloc(n, sizeof(uint32_t));
+		p->tasks = rota_xcalloc(n, sizeof(uint32_t));
+		return;
+	}
+	if (core->pl_cap < n) {
+		core->pl_cap = n;
+		core->pl_node = rota_xreallocarray(core->pl_node, n,
+						   sizeof(uint32_t));
+		core->pl_tasks = rota_xreallocarray(core->pl_tasks, n,
+						    sizeof(uint32_t));
+	}
+	core->pl_busy = true;
+	p->node = core->pl_node;
+	p->tasks = core->pl_tasks;
 }
 
-void placement_fini(struct placement *p)
+void placement_fini(struct core *core, struct placement *p)
 {
+	if (p->kept) {
+		core->pl_busy = false;
+		return;
+	}
 	free(p->node);
 	free(p->tasks);
 }

@@ -276,9 +276,9 @@ int resv_submit_check(struct core *core, const struct core_job *job,
 	for (uint32_t i = 0; i < r->nparts; i++)
 		if (!node_cores_total(&core->nodes[r->parts[i].node]))
 			return 0;
-	placement_init(&p, core->nnodes);
+	placement_init(core, &p);
 	fits = place_job(&total, job, &p);
-	placement_fini(&p);
+	placement_fini(core, &p);
 	if (!fits)
 		return rota_errorf(err, -EINVAL,
 				   "--reservation=%s: the job does not fit in "

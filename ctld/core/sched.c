@@ -110,7 +110,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;
 	memset(blocked, 0, core->nqueues * sizeof(bool));
-	placement_init(&p, core->nnodes);
+	placement_init(core, &p);
 	start_us = core->work_clock ? core->work_clock() : 0;
 	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
@@ -151,7 +151,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 		blocked[job->queue] = true;
 		nblocked++;
 	}
-	placement_fini(&p);
+	placement_fini(core, &p);
 	/*
 	 * Nothing started and nothing here depends on the time: the same
 	 * jobs against the same free cores give the same answer until
@@ -254,8 +254,8 @@ int sched_check_feasible(struct core *core, const struct core_job *job,
 		    constraint_match(job->constraint, n->features))
 			return 0;
 	}
-	placement_init(&p, core->nnodes);
+	placement_init(core, &p);
 	fits = place_job(&total, job, &p);
-	placement_fini(&p);
+	placement_fini(core, &p);
 	return fits ? 0 : explain_infeasible(core, job, err);
 }

@@ -115,13 +115,13 @@ static void what_if(struct core *core, int64_t now, struct core_why *out)
 	struct profile *p = why_profile(core, now, job);
 
 	w.prof = p;
-	placement_init(&w.pl, core->nnodes);
+	placement_init(core, &w.pl);
 	out->fits_now = fits(&w, job, job->time_limit);
 	if (!out->fits_now) {
 		out->fit_limit = longest_limit(&w, job);
 		out->fit_tasks = most_tasks(&w, job);
 	}
-	placement_fini(&w.pl);
+	placement_fini(core, &w.pl);
 	profile_destroy(p);
 }
 
