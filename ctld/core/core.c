@@ -53,10 +53,12 @@ void core_running_add(struct core *core, struct core_job *job)
 {
 	job_list_append(&core->running, job);
 	profile_base_add(core, job);
+	usage_run_add(core, job);
 }
 
 void core_running_remove(struct core *core, struct core_job *job)
 {
+	usage_run_remove(core, job);
 	profile_base_remove(core, job);
 	job_list_remove(&core->running, job);
 }
@@ -289,6 +291,8 @@ void core_destroy(struct core *core)
 	free_list(&core->done);
 	profile_base_destroy(core);
 	jobtab_fini(core);
+	free(core->run);
+	free(core->run_ids);
 	free(core->pl_node);
 	free(core->pl_tasks);
 	for (size_t i = 0; i < core->nnodes; i++) {

@@ -13,6 +13,14 @@ struct job_list {
 	size_t n;
 };
 
+/* An association's running jobs, charged together (usage.c). */
+struct usage_run {
+	double rate;	/* core-seconds per second, summed */
+	double owed;	/* rate x (own mark - charged_all), summed */
+	uint32_t jobs;
+	uint32_t pos;	/* in run_ids */
+};
+
 struct core {
 	struct core_node *nodes;
 	size_t nnodes;
@@ -95,6 +103,11 @@ struct core {
 	int64_t calc_period;	 /* PriorityCalcPeriod */
 	int64_t last_calc;
 	int64_t usage_restored_at; /* the journal's last usage record */
+	int64_t charged_all;	 /* every running job charged up to here */
+	struct usage_run *run;	 /* per association (usage.c) */
+	size_t run_cap;
+	uint32_t *run_ids;	 /* associations with running jobs */
+	size_t nrun_ids;
 	struct core_resv *resv;	 /* reservations, in creation order */
 	size_t nresv;
 	uint32_t resv_last_id;
@@ -184,6 +197,11 @@ uint64_t node_mem_total(const struct core_node *n);
 /* usage.c */
 /* Charge a running job's use of its cores up to 'now'. */
 void usage_charge_job(struct core *core, struct core_job *job, int64_t now);
+/* A job joins or leaves the running list (charged up to its end first). */
+void usage_run_add(struct core *core, const struct core_job *job);
+void usage_run_remove(struct core *core, const struct core_job *job);
+/* Every running job's marks are set anew (a restore): sum them again. */
+void usage_run_rebuild(struct core *core);
 /* Resolve the job's association at submit (job->assoc). */
 int usage_submit_assoc(struct core *core, struct core_job *job,
 		       const char *user, struct rota_error *err);

@@ -206,6 +206,8 @@ void core_restore_finish(struct core *core)
 		j->charged_until = j->start_time > core->usage_restored_at
 					   ? j->start_time
 					   : core->usage_restored_at;
+	core->charged_all = core->usage_restored_at;
+	usage_run_rebuild(core);
 	jobtab_sort(core);
 	/* ratings are not journaled: all are rated before the next pass */
 	prio_sort(core);

@@ -54,10 +54,10 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 	core_pending_remove(core, job);
 	prio_set_eligible(job, false, now);
 	job->start_time = now;
+	job->charged_until = now;
 	core_running_add(core, job);
 	job->state = ROTA_JOB_RUNNING;
 	job->run++;
-	job->charged_until = now;
 	job->reason = NULL;
 	est_clear(job);
 	core_mark_dirty(core, job);

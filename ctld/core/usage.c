@@ -10,6 +10,14 @@
  * each second count once.  After a restart the journal's last usage record
  * (time T) already holds every charge up to T, so restored running jobs
  * are charged from max(T, start) on.
+ *
+ * Charging every running job is charging every association with running
+ * jobs: each keeps the sum of their rates, so a re-rating makes one
+ * charge per association, not per job.  A charge of all (at charged_all)
+ * moves every running job's mark there; a job's own mark is the later of
+ * that and its charged_until, and 'owed' sums rate x (mark - charged_all)
+ * over the association's jobs: the part of the time since charged_all
+ * that they were not running or were charged already.
  */
 #include "config.h"
 
@@ -34,9 +42,16 @@ static double job_rate(const struct core *core, const struct core_job *job)
 	return cores + core->mem_weight * (double)job_total_mem(job) / 1024.0;
 }
 
+/* Up to where a running job is charged. */
+static int64_t job_mark(const struct core *core, const struct core_job *job)
+{
+	return job->charged_until > core->charged_all ? job->charged_until
+						      : core->charged_all;
+}
+
 double core_job_usage(const struct core *core, const struct core_job *job)
 {
-	int64_t end = job->end_time ? job->end_time : job->charged_until;
+	int64_t end = job->end_time ? job->end_time : job_mark(core, job);
 
 	if (!job->start_time || end <= job->start_time)
 		return 0;
@@ -45,12 +60,69 @@ double core_job_usage(const struct core *core, const struct core_job *job)
 
 void usage_charge_job(struct core *core, struct core_job *job, int64_t now)
 {
-	if (now <= job->charged_until)
+	int64_t mark = job_mark(core, job);
+	double rate = job_rate(core, job);
+
+	if (now <= mark)
 		return;
-	share_charge(core->share, job->assoc,
-		     job_rate(core, job) * (double)(now - job->charged_until),
-		     now);
+	share_charge(core->share, job->assoc, rate * (double)(now - mark), now);
+	if (rate > 0)
+		core->run[job->assoc].owed += rate * (double)(now - mark);
 	job->charged_until = now;
+}
+
+void usage_run_add(struct core *core, const struct core_job *job)
+{
+	double rate = job_rate(core, job);
+	struct usage_run *u;
+
+	if (!(rate > 0))
+		return;
+	if (job->assoc >= core->run_cap) {
+		size_t cap = share_assoc_count(core->share) + 16;
+
+		core->run = rota_xreallocarray(core->run, cap,
+					       sizeof(*core->run));
+		core->run_ids = rota_xreallocarray(core->run_ids, cap,
+						   sizeof(*core->run_ids));
+		memset(core->run + core->run_cap, 0,
+		       (cap - core->run_cap) * sizeof(*core->run));
+		core->run_cap = cap;
+	}
+	u = &core->run[job->assoc];
+	if (!u->jobs++) {
+		u->pos = (uint32_t)core->nrun_ids;
+		core->run_ids[core->nrun_ids++] = job->assoc;
+	}
+	u->rate += rate;
+	u->owed += rate * (double)(job_mark(core, job) - core->charged_all);
+}
+
+void usage_run_remove(struct core *core, const struct core_job *job)
+{
+	double rate = job_rate(core, job);
+	struct usage_run *u;
+
+	if (!(rate > 0))
+		return;
+	u = &core->run[job->assoc];
+	u->rate -= rate;
+	u->owed -= rate * (double)(job_mark(core, job) - core->charged_all);
+	if (--u->jobs)
+		return;
+	/* no rounding left behind for the next job */
+	u->rate = u->owed = 0;
+	core->run_ids[u->pos] = core->run_ids[--core->nrun_ids];
+	core->run[core->run_ids[u->pos]].pos = u->pos;
+}
+
+void usage_run_rebuild(struct core *core)
+{
+	if (core->run)
+		memset(core->run, 0, core->run_cap * sizeof(*core->run));
+	core->nrun_ids = 0;
+	for (struct core_job *job = core->running.head; job; job = job->next)
+		usage_run_add(core, job);
 }
 
 int usage_submit_assoc(struct core *core, struct core_job *job,
@@ -69,8 +141,19 @@ void usage_submit_account(struct core *core, struct core_job *job)
 
 static void charge_running(struct core *core, int64_t now)
 {
-	for (struct core_job *job = core->running.head; job; job = job->next)
-		usage_charge_job(core, job, now);
+	if (now <= core->charged_all)
+		return;
+	for (size_t k = 0; k < core->nrun_ids; k++) {
+		uint32_t id = core->run_ids[k];
+		struct usage_run *u = &core->run[id];
+
+		share_charge(core->share, id,
+			     u->rate * (double)(now - core->charged_all) -
+				     u->owed,
+			     now);
+		u->owed = 0;
+	}
+	core->charged_all = now;
 }
 
 /* Charge, count and decay up to 'now'; the plugin runs when read. */

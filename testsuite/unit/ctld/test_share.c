@@ -204,6 +204,36 @@ START_TEST(test_charged_while_running)
 END_TEST
 
 /*
+ * An association's running jobs are charged together: each from its own
+ * start, up to its own end, and a job in a Charge=no queue adds nothing.
+ */
+START_TEST(test_charged_together)
+{
+	uint32_t a, b;
+
+	start("UsageHalfLife=3650d\n");
+	a = run(T0, "ana", NULL, 2, 0);
+	run(T0 + 10, "ana", "qexp", 1, 0);
+	b = run(T0 + 30, "ana", NULL, 3, 0);
+	core_tick(core, T0 + 60);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 2 * 60 + 3 * 30,
+				1e-3);
+	ck_assert_double_eq_tol(core_job_usage(core, core_job_find(core, b)),
+				90, 1e-9);
+	end(T0 + 90, a);
+	ck_assert_double_eq_tol(core_job_usage(core, core_job_find(core, a)),
+				180, 1e-9);
+	core_tick(core, T0 + 120);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage,
+				2 * 90 + 3 * 90, 1e-3);
+	end(T0 + 150, b);
+	core_tick(core, T0 + 180);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage,
+				2 * 90 + 3 * 120, 1e-3);
+}
+END_TEST
+
+/*
  * A re-rating's view is of its own time, however late it is first read:
  * a job ending after it, or a user first seen after it, shows only at
  * the next one.
@@ -415,6 +445,7 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_halving_steps);
 	tcase_add_test(tc, test_charged_while_running);
 	tcase_add_test(tc, test_view_of_rerating_time);
+	tcase_add_test(tc, test_charged_together);
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
