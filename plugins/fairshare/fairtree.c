@@ -60,6 +60,7 @@ struct ft_state {
 	double *lfd;		/* the same rounded: compared first, as it
 				   orders the same way where it differs */
 	uint32_t users;		/* N */
+	double *factor;		/* per rank r in 0..N: r / N, divided once */
 };
 
 /* One compute() call: the tree and the ranking counters. */
@@ -138,6 +139,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->ord);
 	free(st->scratch);
 	free(st->lf);
+	free(st->factor);
 	free(st->lfd);
 	*st = (struct ft_state){ 0 };
 }
@@ -156,10 +158,11 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->ord = malloc(n * sizeof(*st->ord));
 	st->scratch = malloc(n * sizeof(*st->scratch));
 	st->lf = malloc(n * sizeof(*st->lf));
+	st->factor = malloc((n + 1) * sizeof(*st->factor));
 	st->lfd = malloc(n * sizeof(*st->lfd));
 	if (!st->is_user || !st->s || !st->level ||
 	    !st->off ||
-	    !st->nkids || !st->ord || !st->scratch || !st->lf || !st->lfd) {
+	    !st->nkids || !st->ord || !st->scratch || !st->lf || !st->factor || !st->lfd) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
@@ -203,6 +206,8 @@ static void ft_shape(struct ft_state *st, const struct rota_share_tree *tree)
 		st->s[c] = level > 0 ? nodes[c].shares / level : 0;
 	}
 	st->s[0] = 0;
+	for (uint32_t r = 0; r <= st->users; r++)
+		st->factor[r] = (double)r / st->users;
 	st->shape = tree->shape;
 }
 
@@ -221,15 +226,17 @@ static void ft_level_fs(struct ft_state *st, struct rota_share_tree *tree)
 	for (size_t c = 1; c < tree->n; c++) {
 		struct rota_share_node *node = &nodes[c];
 		double pu = nodes[node->parent].usage;
-		long double u = pu > 0 ? (long double)node->usage / pu : 0;
-		long double lf;
+		long double u, lf;
 
-		if (!(st->s[c] > 0))
+		/* no division where the answer is known: 0, or no usage */
+		if (!(st->s[c] > 0)) {
 			lf = 0;
-		else if (!(u > 0))
+		} else if (!(pu > 0) || !(node->usage > 0)) {
 			lf = INFINITY;
-		else
-			lf = st->s[c] / u;
+		} else {
+			u = (long double)node->usage / pu;
+			lf = u > 0 ? st->s[c] / u : INFINITY;
+		}
 		if (isnan(lf)) /* NaN would break the sort */
 			lf = 0;
 		st->lf[c] = lf;
@@ -259,7 +266,7 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 			if (!tied)
 				w->rank = w->rnt;
 			w->tree->nodes[c].factor =
-				(double)w->rank / st->users;
+				st->factor[w->rank];
 			w->rnt--;
 			continue;
 		}
