@@ -59,6 +59,8 @@ struct ft_state {
 	long double *lf;	/* per node; the root's unused */
 	double *lfd;		/* the same rounded: compared first, as it
 				   orders the same way where it differs */
+	bool *exact;		/* lfd is lf (0, no usage, few bits): two
+				   such with equal lfd have equal lf */
 	uint32_t users;		/* N */
 	double *factor;		/* per rank r in 0..N: r / N, divided once */
 };
@@ -77,7 +79,7 @@ static inline bool ft_before(const struct ft_state *st, uint32_t x, uint32_t y)
 {
 	if (st->lfd[x] != st->lfd[y])
 		return st->lfd[x] > st->lfd[y];
-	if (st->lf[x] != st->lf[y])
+	if (!(st->exact[x] && st->exact[y]) && st->lf[x] != st->lf[y])
 		return st->lf[x] > st->lf[y];
 	if (st->is_user[x] != st->is_user[y])
 		return st->is_user[x];
@@ -87,7 +89,8 @@ static inline bool ft_before(const struct ft_state *st, uint32_t x, uint32_t y)
 static inline bool ft_same_lf(const struct ft_state *st, uint32_t x,
 			      uint32_t y)
 {
-	return st->lfd[x] == st->lfd[y] && st->lf[x] == st->lf[y];
+	return st->lfd[x] == st->lfd[y] &&
+	       ((st->exact[x] && st->exact[y]) || st->lf[x] == st->lf[y]);
 }
 
 static int ft_cmp(const void *a, const void *b, void *st)
@@ -141,6 +144,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->lf);
 	free(st->factor);
 	free(st->lfd);
+	free(st->exact);
 	*st = (struct ft_state){ 0 };
 }
 
@@ -160,9 +164,11 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->lf = malloc(n * sizeof(*st->lf));
 	st->factor = malloc((n + 1) * sizeof(*st->factor));
 	st->lfd = malloc(n * sizeof(*st->lfd));
+	st->exact = malloc(n * sizeof(*st->exact));
 	if (!st->is_user || !st->s || !st->level ||
 	    !st->off ||
-	    !st->nkids || !st->ord || !st->scratch || !st->lf || !st->factor || !st->lfd) {
+	    !st->nkids || !st->ord || !st->scratch || !st->lf || !st->factor || !st->lfd ||
+	    !st->exact) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
@@ -241,6 +247,7 @@ static void ft_level_fs(struct ft_state *st, struct rota_share_tree *tree)
 			lf = 0;
 		st->lf[c] = lf;
 		st->lfd[c] = (double)lf;
+		st->exact[c] = st->lfd[c] == lf;
 		node->usage_eff = node->usage_norm;
 		node->level_fs = st->lfd[c];
 		node->factor = node->tickets = 0;
