@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 1
+#define ROTA_PLUGIN_ABI_MINOR 2
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -182,7 +182,7 @@ struct rota_share_tree {
 	/*
 	 * Names the tree's shape (nodes, links, is_user and shares): equal
 	 * in two calls, the shape is the same, so a plugin may keep what it
-	 * derived from it.  0: unknown, derive it again.
+	 * derived from it.  0: unknown, derive it again.  Since ABI 1.2.
 	 */
 	uint64_t shape;
 };

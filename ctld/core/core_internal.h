@@ -104,6 +104,7 @@ struct core {
 	int64_t last_calc;
 	int64_t usage_restored_at; /* the journal's last usage record */
 	int64_t charged_all;	 /* every running job charged up to here */
+	int64_t latest_mark;	 /* no running job is charged beyond it */
 	struct usage_run *run;	 /* per association (usage.c) */
 	size_t run_cap;
 	uint32_t *run_ids;	 /* associations with running jobs */

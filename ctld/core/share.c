@@ -66,6 +66,8 @@ struct share {
 	double *stored;		/* usage at t0 as of the last prepare */
 	double *delta;		/* charged since, at t0 */
 	uint32_t *touched;	/* ids with a delta */
+	bool *listed;		/* per id: in touched (a delta may decay to
+				   0 there and be charged again) */
 	size_t ntouched;
 	uint32_t *pending;
 	uint32_t *running;
@@ -175,6 +177,8 @@ static uint32_t assoc_add(struct share *s, const char *name,
 					      sizeof(*s->delta));
 		s->touched = rota_xreallocarray(s->touched, s->cap,
 						sizeof(*s->touched));
+		s->listed = rota_xreallocarray(s->listed, s->cap,
+					       sizeof(*s->listed));
 		s->pending = rota_xreallocarray(s->pending, s->cap,
 						sizeof(*s->pending));
 		s->running = rota_xreallocarray(s->running, s->cap,
@@ -196,6 +200,7 @@ static uint32_t assoc_add(struct share *s, const char *name,
 					: s->a[parent].eff_priority,
 	};
 	s->stored[s->n] = s->delta[s->n] = 0;
+	s->listed[s->n] = false;
 	s->pending[s->n] = s->running[s->n] = 0;
 	if (priority > s->max_priority)
 		s->max_priority = priority;
@@ -285,6 +290,7 @@ void share_destroy(struct share *s)
 	free(s->stored);
 	free(s->delta);
 	free(s->touched);
+	free(s->listed);
 	free(s->pending);
 	free(s->running);
 	free(s->view_assoc);
@@ -470,6 +476,7 @@ static void fold_deltas(struct share *s)
 
 		s->stored[id] += s->delta[id];
 		s->delta[id] = 0;
+		s->listed[id] = false;
 	}
 	s->ntouched = 0;
 }
@@ -484,8 +491,10 @@ void share_charge(struct share *s, uint32_t id, double amount, int64_t at)
 		rebase(s, at);
 	v = amount / charge_decay(s, at);
 	if (s->fill_due) {
-		if (s->delta[id] == 0)
+		if (!s->listed[id]) {
+			s->listed[id] = true;
 			s->touched[s->ntouched++] = id;
+		}
 		s->delta[id] += v;
 	} else {
 		s->stored[id] += v;

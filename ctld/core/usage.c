@@ -69,6 +69,8 @@ void usage_charge_job(struct core *core, struct core_job *job, int64_t now)
 	if (rate > 0)
 		core->run[job->assoc].owed += rate * (double)(now - mark);
 	job->charged_until = now;
+	if (now > core->latest_mark)
+		core->latest_mark = now;
 }
 
 void usage_run_add(struct core *core, const struct core_job *job)
@@ -96,6 +98,8 @@ void usage_run_add(struct core *core, const struct core_job *job)
 	}
 	u->rate += rate;
 	u->owed += rate * (double)(job_mark(core, job) - core->charged_all);
+	if (job_mark(core, job) > core->latest_mark)
+		core->latest_mark = job_mark(core, job);
 }
 
 void usage_run_remove(struct core *core, const struct core_job *job)
@@ -143,6 +147,14 @@ static void charge_running(struct core *core, int64_t now)
 {
 	if (now <= core->charged_all)
 		return;
+	if (now < core->latest_mark) {
+		/* the clock went back below some job's mark: one by one */
+		for (struct core_job *j = core->running.head; j; j = j->next)
+			usage_charge_job(core, j, now);
+		core->charged_all = now;
+		usage_run_rebuild(core);
+		return;
+	}
 	for (size_t k = 0; k < core->nrun_ids; k++) {
 		uint32_t id = core->run_ids[k];
 		struct usage_run *u = &core->run[id];

@@ -57,7 +57,7 @@ enum mf_size_by { SIZE_BOTH, SIZE_NODES, SIZE_CORES };
 
 struct mf_state {
 	double weight[MF_COUNT];
-	enum mf_factor active[MF_COUNT]; /* those of weight > 0, in order */
+	enum mf_factor active[MF_COUNT]; /* those of weight != 0, in order */
 	unsigned nactive;
 	int64_t max_age;
 	bool favor_small;

@@ -273,6 +273,88 @@ START_TEST(test_charge_no_and_memory)
 }
 END_TEST
 
+/*
+ * Charges between a re-rating and its first read, far enough apart that
+ * the decay takes their delta to 0 and the next charge lists it again:
+ * the list of charged associations must not grow past their number (it
+ * overflowed; ASan saw it).
+ */
+START_TEST(test_deltas_decayed_to_zero)
+{
+	struct core_usage *u;
+	size_t n = 0;
+
+	start("UsageHalfLife=1s\n");
+	run(T0, "ana", NULL, 4, 0);
+	core_tick(core, T0 + 60); /* nothing pending: prepared, not filled */
+	for (int k = 1; k <= 40; k++) {
+		n = core_usage_take(core, T0 + 60 + k * 2000, true, &u);
+		free(u);
+	}
+	ck_assert_uint_le(n, 1);
+}
+END_TEST
+
+/*
+ * A journal take and a requeue between a re-rating and its first read:
+ * the view is still the re-rating's, and later totals count each second
+ * once.
+ */
+START_TEST(test_take_and_requeue_before_read)
+{
+	struct core_usage *u;
+	struct rota_error err = { "" };
+	uint32_t a, p, b;
+
+	start("UsageHalfLife=3650d\n");
+	a = run(T0, "ana", NULL, 4, 0);
+	b = run(T0, "ana", NULL, 2, 0);
+	core_tick(core, T0 + 60);
+	core_usage_take(core, T0 + 90, true, &u);
+	free(u);
+	ck_assert_int_eq(core_requeue(core, T0 + 100, b, "test"), 0);
+	ck_assert_int_eq(submit_as(T0 + 110, "bob", NULL, NULL, 8, 0, &p,
+				   &err), 0);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 360, 1e-3);
+	ck_assert_uint_eq(node("physics", "ana")->running, 2);
+	ck_assert_uint_eq(node("chem", "bob")->pending, 0);
+	core_tick(core, T0 + 120);
+	/* a: 4 x 120; b: 2 x 100, then requeued (pending: the node is full) */
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 480 + 200,
+				1e-3);
+	ck_assert_double_eq_tol(core_job_usage(core, core_job_find(core, a)),
+				480, 1e-9);
+	end(T0 + 130, a);
+	core_schedule(core, T0 + 130);
+	core_tick(core, T0 + 200);
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 520 + 200 + 140,
+				1e-3);
+	ck_assert_double_eq_tol(node("chem", "bob")->usage, 0, 1e-3);
+}
+END_TEST
+
+/*
+ * The clock stepping back below a job's start: that job is not charged
+ * for the time before its start, nor twice for the time after.
+ */
+START_TEST(test_clock_back)
+{
+	struct core_usage *u;
+
+	start("UsageHalfLife=3650d\n");
+	run(T0, "ana", NULL, 1, 0);
+	core_tick(core, T0 + 100);
+	run(T0 + 150, "ana", NULL, 2, 0);
+	/* back, below the second job's start: the journal takes usage */
+	core_usage_take(core, T0 + 120, true, &u);
+	free(u);
+	core_tick(core, T0 + 200);
+	/* first: 200 s x 1; second: 50 s x 2 */
+	ck_assert_double_eq_tol(node("physics", "ana")->usage, 200 + 100,
+				1e-3);
+}
+END_TEST
+
 /* ---- accounts at submit ----------------------------------------------------- */
 
 static const struct {
@@ -446,6 +528,9 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_charged_while_running);
 	tcase_add_test(tc, test_view_of_rerating_time);
 	tcase_add_test(tc, test_charged_together);
+	tcase_add_test(tc, test_deltas_decayed_to_zero);
+	tcase_add_test(tc, test_take_and_requeue_before_read);
+	tcase_add_test(tc, test_clock_back);
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
