@@ -68,11 +68,11 @@ struct core {
 	struct rota_prio_job *prio_view; /* a rating's jobs, kept */
 	size_t prio_cap;
 	uint32_t *prio_seen;	 /* per share node: its jobs dealt tickets */
+	size_t prio_seen_cap;
 	uint32_t *pl_node;	 /* a placement's arrays, kept (place.c) */
 	uint32_t *pl_tasks;
 	size_t pl_cap;
 	bool pl_busy;
-	size_t prio_seen_cap;
 	uint64_t sizes_stamp;	 /* bumped when a node's size changes */
 	struct plugin **limits;	 /* the limits plugins, slurm's first */
 	size_t nlimits;

@@ -11,7 +11,6 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/shapes.h"
 
-
 static int64_t span(int64_t limit)
 {
 	return limit ? limit : NEVER;
