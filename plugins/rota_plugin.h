@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 2
+#define ROTA_PLUGIN_ABI_MINOR 3
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -185,6 +185,20 @@ struct rota_share_tree {
 	 * derived from it.  0: unknown, derive it again.  Since ABI 1.2.
 	 */
 	uint64_t shape;
+	/*
+	 * Each node's usage in the host's own units (indexed as nodes):
+	 * usage_ref[i] x one factor common to all nodes is nodes[i].usage,
+	 * for a plugin that needs only ratios of usage.  Between two calls
+	 * with the same usage_epoch the factor is the same, so a node's
+	 * usage_ref changes only when its subtree was charged: the decay
+	 * alone moves nothing.  NULL: not given.  While the shape stays
+	 * the same the host passes the same nodes, with the outputs the
+	 * plugin last wrote still in them (the host may rewrite only
+	 * 'factor'), so a plugin that keeps state may write again only
+	 * what moved.  Since ABI 1.3.
+	 */
+	const double *usage_ref;
+	uint64_t usage_epoch;
 };
 
 struct rota_fairshare_ops {

@@ -72,6 +72,7 @@ struct share {
 	uint32_t *pending;
 	uint32_t *running;
 	uint32_t *view_assoc;	/* view index -> id */
+	double *view_ref;	/* per view node: usage at t0 (usage_ref) */
 	double max_priority;
 	struct share_slot *slots;
 	size_t nslots;
@@ -294,6 +295,7 @@ void share_destroy(struct share *s)
 	free(s->pending);
 	free(s->running);
 	free(s->view_assoc);
+	free(s->view_ref);
 	free(s->tree.nodes);
 	free(s);
 }
@@ -466,6 +468,7 @@ static void rebase(struct share *s, int64_t now)
 		s->delta[i] *= f;
 	}
 	s->t0 = now;
+	s->tree.usage_epoch++;
 }
 
 /* The charges since the last prepare into the stored values. */
@@ -528,6 +531,7 @@ void share_usage_clear(struct share *s)
 	fold_deltas(s);
 	for (size_t i = 0; i < s->n; i++)
 		s->stored[i] = 0;
+	s->tree.usage_epoch++;
 }
 
 bool share_is_dirty(const struct share *s)
@@ -597,6 +601,9 @@ static void view_build(struct share *s)
 	free(s->tree.nodes);
 	s->tree.nodes = rota_xcalloc(s->n, sizeof(*s->tree.nodes));
 	s->tree.n = s->n;
+	free(s->view_ref);
+	s->view_ref = rota_xcalloc(s->n, sizeof(*s->view_ref));
+	s->tree.usage_ref = s->view_ref;
 	stack[top++] = SHARE_ROOT;
 	while (top) {
 		uint32_t id = stack[--top];
@@ -635,6 +642,7 @@ static void view_build(struct share *s)
 	s->view_stale = false;
 	s->view_n = s->n;
 	s->tree.shape++;
+	s->tree.usage_epoch++;
 	free(e);
 	free(first);
 	free(count);
@@ -662,28 +670,37 @@ static void view_shares(struct share *s)
 }
 
 /*
- * Usage (decayed to 'at') and counts into the view, leaves up; accounts
- * hold no usage of their own.
+ * Usage and counts into the view, leaves up (accounts hold no usage of
+ * their own): summed at t0, so that a subtree nobody charged sums to the
+ * same usage_ref as last time, then decayed to 'at'.
  */
 static void view_inputs(struct share *s, int64_t at)
 {
 	struct rota_share_node *v = s->tree.nodes;
+	double *ref = s->view_ref;
 	double f = decay(s, s->t0, at);
 
+	/* children come after their parent: zero all, then sum leaves up */
+	for (size_t i = 0; i < s->tree.n; i++) {
+		ref[i] = 0;
+		v[i].pending = v[i].running = 0;
+	}
 	for (size_t i = s->tree.n; i-- > 0;) {
 		uint32_t id = s->view_assoc[i];
 
-		v[i].usage += v[i].is_user ? s->stored[id] * f : 0;
+		ref[i] += v[i].is_user ? s->stored[id] : 0;
 		v[i].pending += s->pending[id];
 		v[i].running += s->running[id];
 		if (i) {
-			v[v[i].parent].usage += v[i].usage;
+			ref[v[i].parent] += ref[i];
 			v[v[i].parent].pending += v[i].pending;
 			v[v[i].parent].running += v[i].running;
 		}
 	}
-	for (size_t i = 0; i < s->tree.n; i++)
-		v[i].usage_norm = v[0].usage > 0 ? v[i].usage / v[0].usage : 0;
+	for (size_t i = 0; i < s->tree.n; i++) {
+		v[i].usage = ref[i] * f;
+		v[i].usage_norm = v[0].usage > 0 ? ref[i] / ref[0] : 0;
+	}
 }
 
 /* The view as of the last prepare, if not filled yet. */
@@ -695,11 +712,6 @@ static void share_fill(struct share *s)
 	if (s->view_stale) {
 		view_build(s);
 		view_shares(s);
-	}
-	/* children come after their parent: zero all, then sum leaves up */
-	for (size_t i = 0; i < s->tree.n; i++) {
-		s->tree.nodes[i].usage = 0;
-		s->tree.nodes[i].pending = s->tree.nodes[i].running = 0;
 	}
 	view_inputs(s, s->fill_at);
 	s->tree.now = s->fill_at;

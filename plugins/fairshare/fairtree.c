@@ -18,17 +18,23 @@
  * rank to that account's first user; tied sibling accounts have their
  * children merged and sorted together.  (Slurm's _count_tied_accounts()
  * counts following users instead of accounts, contrary to its comment;
- * we follow the documented rule.)  LF is computed and compared in long
- * double, S in double, exactly as Slurm stores them, so that ties and
- * near-ties fall the same way.  Rota has no FairShare=parent.
+ * we follow the documented rule.)  Rota has no FairShare=parent.
+ *
+ * Siblings share their parent's usage, so they are sorted by a key, S /
+ * usage, which is LF over that usage: the same order, and a value that
+ * moves only when the node's own usage does.  It is a long double, S a
+ * double, as Slurm keeps LF and S; Slurm divides twice, so two siblings
+ * a unit of precision apart could fall the other way there.  Children
+ * of tied accounts, which have different parents, are compared by LF
+ * itself, computed as Slurm does.
  *
  * Between two ratings usage moves for few users, and a common decay
- * moves no one, so each account's children are kept in their last order
- * and sorted from it (an insertion sort: one compare each when nothing
- * moved), falling back to qsort when they moved too much.  The result is
- * the same total order either way.  Everything fixed by the tree's shape
- * and shares (S, the child lists, N) is worked out again only when the
- * host says the shape changed (rota_share_tree.shape).
+ * moves no one: with the host's usage_ref (undecayed), a key is made
+ * again only for a node whose usage moved, and a child list is sorted
+ * again only when a key in it moved, by taking the moved ones out and
+ * putting them back.  Everything fixed by the tree's shape and shares
+ * (S, the child lists, N) is worked out again only when the host says
+ * the shape changed (rota_share_tree.shape).
  *
  * The host links this file into the controller as the default fairshare
  * plugin, so it must not depend on anything but libc and libm.
@@ -42,69 +48,104 @@
 #include "plugins/rota_plugin.h"
 
 /*
- * Kept between ratings: what follows from the tree's shape, and each
+ * An ordering value per node, kept in long double and compared first as
+ * a double (which orders the same way where it differs).
+ */
+struct ft_keys {
+	long double *l;
+	double *d;
+	bool *exact;	/* d is l (0, +inf, few bits): two such with equal
+			   d are equal */
+};
+
+/*
+ * Kept between ratings: what follows from the tree's shape; each
  * account's children in their last order (off[p]..off[p] + nkids[p] in
- * ord).
+ * ord); each node's usage as last seen and its key.
  */
 struct ft_state {
 	size_t n;		/* nodes of the tree the arrays were made for */
 	uint64_t shape;		/* the tree's, when they were derived */
+	uint64_t epoch;		/* its usage_epoch, when ref was taken */
+	bool seen;		/* ref and key hold the last rating's */
 	bool *is_user;		/* per node */
 	double *s;		/* per node: S, shares / siblings' shares */
 	double *level;		/* per node: its children's shares */
 	uint32_t *off;		/* per node: its children's place in ord */
 	uint32_t *nkids;	/* per node: how many children */
 	uint32_t *ord;		/* the children of every account, last order */
-	uint32_t *scratch;	/* children of tied accounts, merged */
-	long double *lf;	/* per node; the root's unused */
-	double *lfd;		/* the same rounded: compared first, as it
-				   orders the same way where it differs */
-	bool *exact;		/* lfd is lf (0, no usage, few bits): two
-				   such with equal lfd have equal lf */
+	uint32_t *scratch;	/* children of tied accounts, merged; moved
+				   children while a list is sorted again */
+	uint32_t *accounts;	/* the accounts' indexes */
+	uint32_t naccounts;
+	double *ref;		/* per node: usage as last seen */
+	bool *changed;		/* per node: ref moved in this rating */
+	bool *touched;		/* per account: it or a child moved in this
+				   rating (its children's LF move) */
+	bool *unsorted;		/* per account: a child's key moved since its
+				   list was last sorted */
+	bool *stale;		/* per account: left unsorted by a rating
+				   (its children were merged with a tied
+				   account's), so 'changed' does not say
+				   what moved */
+	bool *pos;		/* per account: ref > 0 when its children's
+				   keys were made */
+	struct ft_keys key;	/* per node: S / usage, i.e. LF over the
+				   parent's usage, so it orders siblings as
+				   LF does and moves only with own usage */
+	struct ft_keys lf;	/* LF itself, for the children of tied
+				   accounts (different parents) only */
 	uint32_t users;		/* N */
 	double *factor;		/* per rank r in 0..N: r / N, divided once */
 };
 
 /* One compute() call: the tree and the ranking counters. */
 struct ft_pass {
-	const struct ft_state *st;
-	struct rota_share_tree *tree;
+	struct ft_state *st;
+	struct rota_share_node *nodes;
 	size_t top;	/* used part of st->scratch */
 	uint32_t rank;	/* the current (possibly shared) rank */
 	uint32_t rnt;	/* "rank no ties": the next free place */
 };
 
-/* Whether x ranks before y: higher LF, users first, then tree order. */
-static inline bool ft_before(const struct ft_state *st, uint32_t x, uint32_t y)
+/* What a list is sorted by. */
+struct ft_order {
+	const bool *is_user;
+	const struct ft_keys *k;
+};
+
+/* Whether x ranks before y: higher value, users first, then tree order. */
+static inline bool ft_before(const struct ft_order *o, uint32_t x, uint32_t y)
 {
-	if (st->lfd[x] != st->lfd[y])
-		return st->lfd[x] > st->lfd[y];
-	if (!(st->exact[x] && st->exact[y]) && st->lf[x] != st->lf[y])
-		return st->lf[x] > st->lf[y];
-	if (st->is_user[x] != st->is_user[y])
-		return st->is_user[x];
+	const struct ft_keys *k = o->k;
+
+	if (k->d[x] != k->d[y])
+		return k->d[x] > k->d[y];
+	if (!(k->exact[x] && k->exact[y]) && k->l[x] != k->l[y])
+		return k->l[x] > k->l[y];
+	if (o->is_user[x] != o->is_user[y])
+		return o->is_user[x];
 	return x < y;
 }
 
-static inline bool ft_same_lf(const struct ft_state *st, uint32_t x,
-			      uint32_t y)
+static inline bool ft_same(const struct ft_keys *k, uint32_t x, uint32_t y)
 {
-	return st->lfd[x] == st->lfd[y] &&
-	       ((st->exact[x] && st->exact[y]) || st->lf[x] == st->lf[y]);
+	return k->d[x] == k->d[y] &&
+	       ((k->exact[x] && k->exact[y]) || k->l[x] == k->l[y]);
 }
 
-static int ft_cmp(const void *a, const void *b, void *st)
+static int ft_cmp(const void *a, const void *b, void *o)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	return ft_before(st, x, y) ? -1 : ft_before(st, y, x);
+	return ft_before(o, x, y) ? -1 : ft_before(o, y, x);
 }
 
 /*
  * Sort 'list' from its present order; false if it took more than a few
  * moves per entry (the caller then sorts with qsort).
  */
-static bool ft_insertion_sort(const struct ft_state *st, uint32_t *list,
+static bool ft_insertion_sort(const struct ft_order *o, uint32_t *list,
 			      size_t len)
 {
 	size_t budget = 8 * len + 64;
@@ -113,7 +154,7 @@ static bool ft_insertion_sort(const struct ft_state *st, uint32_t *list,
 		uint32_t e = list[i];
 		size_t j = i;
 
-		while (j > 0 && ft_before(st, e, list[j - 1])) {
+		while (j > 0 && ft_before(o, e, list[j - 1])) {
 			list[j] = list[j - 1];
 			j--;
 			if (!budget--) {
@@ -126,10 +167,52 @@ static bool ft_insertion_sort(const struct ft_state *st, uint32_t *list,
 	return true;
 }
 
-static void ft_sort(const struct ft_state *st, uint32_t *list, size_t len)
+static void ft_sort(const struct ft_order *o, uint32_t *list, size_t len)
 {
-	if (!ft_insertion_sort(st, list, len))
-		qsort_r(list, len, sizeof(*list), ft_cmp, (void *)st);
+	if (!ft_insertion_sort(o, list, len))
+		qsort_r(list, len, sizeof(*list), ft_cmp, (void *)o);
+}
+
+/*
+ * Sort an account's children again after some keys moved: the others
+ * keep their order, so the moved ones are taken out and put back each
+ * where a binary search finds its place.  Many moved: sort them all.
+ */
+static void ft_resort(struct ft_state *st, uint32_t p, uint32_t *tmp)
+{
+	struct ft_order o = { st->is_user, &st->key };
+	uint32_t *list = &st->ord[st->off[p]];
+	uint32_t len = st->nkids[p], kept = 0, moved = 0;
+
+	for (uint32_t i = 0; i < len; i++) {
+		if (st->changed[list[i]])
+			tmp[moved++] = list[i];
+		else
+			list[kept++] = list[i];
+	}
+	if (st->stale[p] || moved * 8 > len) {
+		st->stale[p] = false;
+		for (uint32_t i = 0; i < moved; i++)
+			list[kept + i] = tmp[i];
+		ft_sort(&o, list, len);
+		return;
+	}
+	for (uint32_t i = 0; i < moved; i++) {
+		uint32_t lo = 0, hi = kept, e = tmp[i];
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (ft_before(&o, list[mid], e))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t j = kept; j > lo; j--)
+			list[j] = list[j - 1];
+		list[lo] = e;
+		kept++;
+	}
 }
 
 static void ft_state_free(struct ft_state *st)
@@ -141,10 +224,20 @@ static void ft_state_free(struct ft_state *st)
 	free(st->nkids);
 	free(st->ord);
 	free(st->scratch);
-	free(st->lf);
+	free(st->accounts);
+	free(st->ref);
+	free(st->changed);
+	free(st->touched);
+	free(st->unsorted);
+	free(st->stale);
+	free(st->pos);
+	free(st->key.l);
+	free(st->key.d);
+	free(st->key.exact);
+	free(st->lf.l);
+	free(st->lf.d);
+	free(st->lf.exact);
 	free(st->factor);
-	free(st->lfd);
-	free(st->exact);
 	*st = (struct ft_state){ 0 };
 }
 
@@ -161,14 +254,26 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->nkids = malloc(n * sizeof(*st->nkids));
 	st->ord = malloc(n * sizeof(*st->ord));
 	st->scratch = malloc(n * sizeof(*st->scratch));
-	st->lf = malloc(n * sizeof(*st->lf));
+	st->accounts = malloc(n * sizeof(*st->accounts));
+	st->ref = malloc(n * sizeof(*st->ref));
+	st->changed = malloc(n * sizeof(*st->changed));
+	st->touched = calloc(n, sizeof(*st->touched));
+	st->unsorted = calloc(n, sizeof(*st->unsorted));
+	st->stale = calloc(n, sizeof(*st->stale));
+	st->pos = calloc(n, sizeof(*st->pos));
+	st->key.l = malloc(n * sizeof(*st->key.l));
+	st->key.d = malloc(n * sizeof(*st->key.d));
+	st->key.exact = malloc(n * sizeof(*st->key.exact));
+	st->lf.l = malloc(n * sizeof(*st->lf.l));
+	st->lf.d = malloc(n * sizeof(*st->lf.d));
+	st->lf.exact = malloc(n * sizeof(*st->lf.exact));
 	st->factor = malloc((n + 1) * sizeof(*st->factor));
-	st->lfd = malloc(n * sizeof(*st->lfd));
-	st->exact = malloc(n * sizeof(*st->exact));
-	if (!st->is_user || !st->s || !st->level ||
-	    !st->off ||
-	    !st->nkids || !st->ord || !st->scratch || !st->lf || !st->factor || !st->lfd ||
-	    !st->exact) {
+	if (!st->is_user || !st->s || !st->level || !st->off || !st->nkids ||
+	    !st->ord || !st->scratch || !st->accounts || !st->ref ||
+	    !st->changed || !st->touched || !st->unsorted || !st->stale ||
+	    !st->pos ||
+	    !st->key.l || !st->key.d || !st->key.exact || !st->lf.l ||
+	    !st->lf.d || !st->lf.exact || !st->factor) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
@@ -183,10 +288,12 @@ static void ft_shape(struct ft_state *st, const struct rota_share_tree *tree)
 	size_t n = tree->n;
 	uint32_t k = 0;
 
-	st->users = 0;
+	st->users = st->naccounts = 0;
 	for (size_t i = 0; i < n; i++) {
 		st->is_user[i] = nodes[i].is_user;
 		st->users += nodes[i].is_user;
+		if (!nodes[i].is_user)
+			st->accounts[st->naccounts++] = (uint32_t)i;
 		st->nkids[i] = 0;
 		st->level[i] = 0;
 	}
@@ -215,100 +322,176 @@ static void ft_shape(struct ft_state *st, const struct rota_share_tree *tree)
 	for (uint32_t r = 0; r <= st->users; r++)
 		st->factor[r] = (double)r / st->users;
 	st->shape = tree->shape;
+	st->seen = false;
+}
+
+static void ft_put(struct ft_keys *k, uint32_t c, long double v)
+{
+	if (isnan(v)) /* NaN would break the sort */
+		v = 0;
+	k->l[c] = v;
+	k->d[c] = (double)v;
+	k->exact[c] = k->d[c] == v;
 }
 
 /*
- * Every node's LF, and the outputs that do not depend on the ranking:
- * S / U, U = usage / parent's usage (0 when the parent has none); zero
- * shares give 0, no usage +inf.
+ * Which nodes' usage moved since the last rating: all of them when the
+ * shape or the usage's units changed, or the host gives no usage_ref.
+ * 'all' says the outputs the host keeps must be written again too.
  */
-static void ft_level_fs(struct ft_state *st, struct rota_share_tree *tree)
+static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
+		       bool *all)
 {
-	struct rota_share_node *nodes = tree->nodes;
+	const double *ref = tree->usage_ref;
+	const struct rota_share_node *nodes = tree->nodes;
 
-	nodes[0].usage_eff = nodes[0].usage_norm;
-	nodes[0].level_fs = NAN;
-	nodes[0].factor = nodes[0].tickets = 0;
-	for (size_t c = 1; c < tree->n; c++) {
-		struct rota_share_node *node = &nodes[c];
-		double pu = nodes[node->parent].usage;
-		long double u, lf;
+	*all = !st->seen || !ref || tree->usage_epoch != st->epoch;
+	for (size_t c = 0; c < tree->n; c++) {
+		double r = ref ? ref[c] : nodes[c].usage;
+		bool moved = *all || r != st->ref[c]; /* NaN: always moved */
 
-		/* no division where the answer is known: 0, or no usage */
-		if (!(st->s[c] > 0)) {
-			lf = 0;
-		} else if (!(pu > 0) || !(node->usage > 0)) {
-			lf = INFINITY;
-		} else {
-			u = (long double)node->usage / pu;
-			lf = u > 0 ? st->s[c] / u : INFINITY;
+		st->changed[c] = moved;
+		if (!moved)
+			continue;
+		st->ref[c] = r;
+		st->touched[c] = !st->is_user[c];
+		if (c) {
+			st->touched[nodes[c].parent] = true;
+			st->unsorted[nodes[c].parent] = true;
 		}
-		if (isnan(lf)) /* NaN would break the sort */
-			lf = 0;
-		st->lf[c] = lf;
-		st->lfd[c] = (double)lf;
-		st->exact[c] = st->lfd[c] == lf;
-		node->usage_eff = node->usage_norm;
-		node->level_fs = st->lfd[c];
-		node->factor = node->tickets = 0;
+	}
+	st->epoch = tree->usage_epoch;
+	st->seen = true;
+}
+
+/*
+ * The children of every account that moved: the key of each child that
+ * moved (S / usage; zero shares 0, no usage or a parent without +inf),
+ * and every child's LF = S / U, U = usage / parent's usage, which is key
+ * x parent's usage.
+ */
+static void ft_keys(struct ft_state *st, struct rota_share_node *nodes)
+{
+	for (uint32_t a = 0; a < st->naccounts; a++) {
+		uint32_t p = st->accounts[a];
+		const uint32_t *kids = &st->ord[st->off[p]];
+		double pu = st->ref[p];
+		bool pos = pu > 0;
+
+		if (!st->touched[p])
+			continue;
+		st->touched[p] = false;
+		if (pos != st->pos[p]) {
+			/* every key moves: a full sort of the children */
+			for (uint32_t j = 0; j < st->nkids[p]; j++)
+				st->changed[kids[j]] = true;
+			st->unsorted[p] = true;
+			st->pos[p] = pos;
+		}
+		for (uint32_t j = 0; j < st->nkids[p]; j++) {
+			uint32_t c = kids[j];
+			double k;
+
+			if (st->changed[c]) {
+				if (!(st->s[c] > 0))
+					ft_put(&st->key, c, 0);
+				else if (!pos || !(st->ref[c] > 0))
+					ft_put(&st->key, c, INFINITY);
+				else
+					ft_put(&st->key, c,
+					       st->s[c] / (long double)st->ref[c]);
+			}
+			k = st->key.d[c];
+			nodes[c].level_fs = pos && k > 0 ? k * pu : k;
+		}
 	}
 }
 
 /*
- * Rank the users under 'list', sorted, which starts tied when the
+ * LF as Slurm computes it, for the children of tied sibling accounts:
+ * they have different parents, so their keys do not compare.
+ */
+static void ft_lf(struct ft_state *st, const struct rota_share_node *nodes,
+		  uint32_t c)
+{
+	double pu = st->ref[nodes[c].parent];
+
+	if (!(st->s[c] > 0))
+		ft_put(&st->lf, c, 0);
+	else if (!(pu > 0) || !(st->ref[c] > 0))
+		ft_put(&st->lf, c, INFINITY);
+	else
+		ft_put(&st->lf, c, st->s[c] / ((long double)st->ref[c] / pu));
+}
+
+/*
+ * Rank the users under 'list', sorted by 'k', which starts tied when the
  * account(s) it came from tied with the previous sibling.  Tied sibling
  * accounts have their children merged in the scratch array: the lists on
- * the walk's path hold disjoint nodes, so n entries suffice.
+ * the walk's path hold disjoint nodes, so n entries suffice (and the
+ * rest of it serves ft_resort).
  */
 static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
-		    bool account_tied)
+		    const struct ft_keys *k, bool account_tied)
 {
-	const struct ft_state *st = w->st;
+	struct ft_state *st = w->st;
+
 	for (size_t i = 0; i < len; i++) {
 		uint32_t c = list[i];
-		bool tied = i == 0 ? account_tied : ft_same_lf(st, c, list[i - 1]);
+		bool tied = i == 0 ? account_tied : ft_same(k, c, list[i - 1]);
 		size_t last = i;
 
 		if (st->is_user[c]) {
 			if (!tied)
 				w->rank = w->rnt;
-			w->tree->nodes[c].factor =
-				st->factor[w->rank];
+			w->nodes[c].factor = st->factor[w->rank];
 			w->rnt--;
 			continue;
 		}
 		while (last + 1 < len && !st->is_user[list[last + 1]] &&
-		       ft_same_lf(st, list[last + 1], c))
+		       ft_same(k, list[last + 1], c))
 			last++;
 		if (last == i) {
-			uint32_t *kids = &st->ord[st->off[c]];
-
-			ft_sort(st, kids, st->nkids[c]);
-			ft_rank(w, kids, st->nkids[c], tied);
+			if (st->unsorted[c]) {
+				ft_resort(st, c, &st->scratch[w->top]);
+				st->unsorted[c] = false;
+			}
+			ft_rank(w, &st->ord[st->off[c]], st->nkids[c],
+				&st->key, tied);
 		} else {
+			struct ft_order o = { st->is_user, &st->lf };
 			uint32_t *merged = &st->scratch[w->top];
 			size_t m = 0;
 
-			for (size_t k = i; k <= last; k++) {
-				uint32_t a = list[k];
+			for (size_t a = i; a <= last; a++) {
+				uint32_t acct = list[a];
 
-				for (uint32_t j = 0; j < st->nkids[a]; j++)
-					merged[m++] = st->ord[st->off[a] + j];
+				for (uint32_t j = 0; j < st->nkids[acct]; j++) {
+					merged[m] = st->ord[st->off[acct] + j];
+					ft_lf(st, w->nodes, merged[m++]);
+				}
 			}
-			ft_sort(st, merged, m);
+			ft_sort(&o, merged, m);
 			w->top += m;
-			ft_rank(w, merged, m, tied);
+			ft_rank(w, merged, m, &st->lf, tied);
 			w->top -= m;
 		}
 		i = last;
 	}
 }
 
+/*
+ * The host keeps the nodes and the outputs written in them between
+ * calls of one shape, so with usage_ref given only what moved is written
+ * again: the LF of the children of accounts that moved, every user's
+ * factor (a move shifts the ranks below it) and what follows from both.
+ */
 static int fairtree_compute(void *state, struct rota_share_tree *tree)
 {
 	struct ft_state *st = state;
-	struct ft_pass w = { .st = st, .tree = tree };
-	uint32_t *top;
+	struct rota_share_node *nodes = tree->nodes;
+	struct ft_pass w = { .st = st, .nodes = nodes };
+	bool all;
 
 	if (tree->n == 0)
 		return 0;
@@ -316,11 +499,23 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 		return -ENOMEM;
 	if (!tree->shape || tree->shape != st->shape)
 		ft_shape(st, tree);
-	ft_level_fs(st, tree);
+	ft_changes(st, tree, &all);
+	ft_keys(st, nodes);
+	if (all) {
+		for (size_t c = 0; c < tree->n; c++)
+			nodes[c].tickets = 0;
+		nodes[0].level_fs = NAN;
+	}
+	for (uint32_t a = 0; a < st->naccounts; a++)
+		nodes[st->accounts[a]].factor = 0;
 	w.rank = w.rnt = st->users;
-	top = &st->ord[st->off[0]];
-	ft_sort(st, top, st->nkids[0]);
-	ft_rank(&w, top, st->nkids[0], false);
+	if (st->unsorted[0]) {
+		ft_resort(st, 0, st->scratch);
+		st->unsorted[0] = false;
+	}
+	ft_rank(&w, &st->ord[st->off[0]], st->nkids[0], &st->key, false);
+	for (uint32_t a = 0; a < st->naccounts; a++)
+		st->stale[st->accounts[a]] |= st->unsorted[st->accounts[a]];
 	/*
 	 * An account's factor is that of its best-ranked user (0 with no
 	 * user below): what `rota share` shows next to the account, and
@@ -329,14 +524,16 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 	 * own is final when the sweep reaches it.
 	 */
 	for (size_t i = tree->n - 1; i > 0; i--) {
-		struct rota_share_node *node = &tree->nodes[i];
-		struct rota_share_node *parent = &tree->nodes[node->parent];
+		struct rota_share_node *node = &nodes[i];
+		struct rota_share_node *parent = &nodes[node->parent];
 
 		if (node->factor > parent->factor)
 			parent->factor = node->factor;
 		node->value = node->factor;
+		node->usage_eff = node->usage_norm;
 	}
-	tree->nodes[0].value = tree->nodes[0].factor;
+	nodes[0].value = nodes[0].factor;
+	nodes[0].usage_eff = nodes[0].usage_norm;
 	return 0;
 }
 

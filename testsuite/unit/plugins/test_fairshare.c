@@ -402,6 +402,76 @@ START_TEST(test_fairtree_last_order)
 }
 END_TEST
 
+/*
+ * As the host runs it: one tree kept from rating to rating (outputs
+ * included), usage_ref given, so that only what moved is worked out
+ * again.  Every output must match a fresh rating of the same usage, as
+ * a few users' usage moves each round (ties included: aE and aF tie
+ * with no usage, and their children are then merged), and the units
+ * change now and then (usage_epoch; x2 keeps every value exact).
+ */
+START_TEST(test_fairtree_kept_tree)
+{
+	const struct rota_fairshare_ops *ops =
+		rota_plugin_fairshare_fairtree.ops;
+	struct row rows[N(test24_4)];
+	double ref[MAX_NODES];
+	double scale = 1;
+	unsigned seed = 7;
+	char err[160] = "";
+	void *kept = NULL;
+	struct rota_share_tree a;
+
+	memcpy(rows, test24_4, sizeof(rows));
+	build(&a, rows, N(rows));
+	a.shape = 1;
+	a.usage_ref = ref;
+	ck_assert_int_eq(rota_plugin_fairshare_fairtree.init(&host, NULL, &kept,
+							     err, sizeof(err)),
+			 0);
+	for (int round = 0; round < 400; round++) {
+		struct rota_share_tree b;
+
+		for (int k = rand_r(&seed) % 4; k > 0; k--) {
+			struct row *r = &rows[rand_r(&seed) % N(rows)];
+
+			if (r->is_user)
+				r->usage = rand_r(&seed) % 4 * 10;
+		}
+		if (rand_r(&seed) % 16 == 0) {
+			scale *= 2;
+			a.usage_epoch++;
+		}
+		build(&b, rows, N(rows));
+		/* the kept tree takes the new inputs; outputs stay */
+		for (size_t i = 0; i < a.n; i++) {
+			a.nodes[i].usage = b.nodes[i].usage;
+			a.nodes[i].usage_norm = b.nodes[i].usage_norm;
+			ref[i] = b.nodes[i].usage * scale;
+		}
+		ck_assert_int_eq(ops->compute(kept, &a), 0);
+		run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &b);
+		for (size_t i = 0; i < a.n; i++) {
+			const struct rota_share_node *x = &a.nodes[i];
+			const struct rota_share_node *y = &b.nodes[i];
+
+			ck_assert_msg(x->factor == y->factor &&
+					      x->value == y->value &&
+					      x->usage_eff == y->usage_eff &&
+					      x->tickets == y->tickets &&
+					      (x->level_fs == y->level_fs ||
+					       (i == 0 && isnan(x->level_fs))),
+				      "round %d: %s: factor %g LF %g, fresh "
+				      "%g LF %g", round, x->name, x->factor,
+				      x->level_fs, y->factor, y->level_fs);
+		}
+		free(b.nodes);
+	}
+	rota_plugin_fairshare_fairtree.fini(kept);
+	free(a.nodes);
+}
+END_TEST
+
 START_TEST(test_fairtree_empty)
 {
 	static const struct row lone[] = { ACCT("root", NULL, 0) };
@@ -916,6 +986,7 @@ static Suite *fairshare_suite(void)
 	tcase_add_test(tc, test_fairtree_merge);
 	tcase_add_test(tc, test_fairtree_empty);
 	tcase_add_test(tc, test_fairtree_last_order);
+	tcase_add_test(tc, test_fairtree_kept_tree);
 	tcase_add_test(tc, test_fairtree_zero_and_fp_tie);
 	tcase_add_test(tc, test_classic_doc);
 	tcase_add_test(tc, test_classic_test24_3);
