@@ -54,6 +54,7 @@ void core_running_add(struct core *core, struct core_job *job)
 	job_list_append(&core->running, job);
 	profile_base_add(core, job);
 	usage_run_add(core, job);
+	share_count_job(core->share, job->assoc, true, 1);
 }
 
 void core_running_remove(struct core *core, struct core_job *job)
@@ -61,18 +62,21 @@ void core_running_remove(struct core *core, struct core_job *job)
 	usage_run_remove(core, job);
 	profile_base_remove(core, job);
 	job_list_remove(&core->running, job);
+	share_count_job(core->share, job->assoc, true, -1);
 }
 
 void core_pending_add(struct core *core, struct core_job *job)
 {
 	job_list_append(&core->pending, job);
 	core->queue_pending[job->queue]++;
+	share_count_job(core->share, job->assoc, false, 1);
 }
 
 void core_pending_remove(struct core *core, struct core_job *job)
 {
 	job_list_remove(&core->pending, job);
 	core->queue_pending[job->queue]--;
+	share_count_job(core->share, job->assoc, false, -1);
 }
 
 static void init_nodes(struct core *core, const struct rota_conf *conf)

@@ -293,6 +293,7 @@ static void insert_ordered(struct core *core, struct core_job *job)
 		l->head = job;
 	l->n++;
 	core->queue_pending[job->queue]++;
+	share_count_job(core->share, job->assoc, false, 1);
 }
 
 /* ---- rating -------------------------------------------------------------- */

@@ -69,8 +69,10 @@ struct share {
 	bool *listed;		/* per id: in touched (a delta may decay to
 				   0 there and be charged again) */
 	size_t ntouched;
-	uint32_t *pending;
+	uint32_t *pending;	/* jobs now */
 	uint32_t *running;
+	uint32_t *pending_at;	/* as of the last prepare */
+	uint32_t *running_at;
 	uint32_t *view_assoc;	/* view index -> id */
 	double *view_ref;	/* per view node: usage at t0 (usage_ref) */
 	double max_priority;
@@ -184,6 +186,10 @@ static uint32_t assoc_add(struct share *s, const char *name,
 						sizeof(*s->pending));
 		s->running = rota_xreallocarray(s->running, s->cap,
 						sizeof(*s->running));
+		s->pending_at = rota_xreallocarray(s->pending_at, s->cap,
+						   sizeof(*s->pending_at));
+		s->running_at = rota_xreallocarray(s->running_at, s->cap,
+						   sizeof(*s->running_at));
 		s->view_assoc = rota_xreallocarray(s->view_assoc, s->cap,
 						   sizeof(*s->view_assoc));
 	}
@@ -203,6 +209,7 @@ static uint32_t assoc_add(struct share *s, const char *name,
 	s->stored[s->n] = s->delta[s->n] = 0;
 	s->listed[s->n] = false;
 	s->pending[s->n] = s->running[s->n] = 0;
+	s->pending_at[s->n] = s->running_at[s->n] = 0;
 	if (priority > s->max_priority)
 		s->max_priority = priority;
 	limits_from_conf(limits, &a->limits);
@@ -294,6 +301,8 @@ void share_destroy(struct share *s)
 	free(s->listed);
 	free(s->pending);
 	free(s->running);
+	free(s->pending_at);
+	free(s->running_at);
 	free(s->view_assoc);
 	free(s->view_ref);
 	free(s->tree.nodes);
@@ -547,19 +556,11 @@ bool share_take_dirty(struct share *s)
 	return d;
 }
 
-void share_counts_clear(struct share *s)
+void share_count_job(struct share *s, uint32_t id, bool running, int delta)
 {
-	/* a view prepared but not filled is dropped: share_prepare follows */
-	memset(s->pending, 0, s->n * sizeof(*s->pending));
-	memset(s->running, 0, s->n * sizeof(*s->running));
-}
+	uint32_t *count = running ? &s->running[id] : &s->pending[id];
 
-void share_count_job(struct share *s, uint32_t id, bool running)
-{
-	if (running)
-		s->running[id]++;
-	else
-		s->pending[id]++;
+	*count = (uint32_t)((int64_t)*count + delta);
 }
 
 /* ---- the plugin's view --------------------------------------------------- */
@@ -689,8 +690,8 @@ static void view_inputs(struct share *s, int64_t at)
 		uint32_t id = s->view_assoc[i];
 
 		ref[i] += v[i].is_user ? s->stored[id] : 0;
-		v[i].pending += s->pending[id];
-		v[i].running += s->running[id];
+		v[i].pending += s->pending_at[id];
+		v[i].running += s->running_at[id];
 		if (i) {
 			ref[v[i].parent] += ref[i];
 			v[v[i].parent].pending += v[i].pending;
@@ -719,6 +720,9 @@ static void share_fill(struct share *s)
 
 void share_prepare(struct share *s, int64_t now)
 {
+	/* a view prepared but not filled is dropped for this one */
+	memcpy(s->pending_at, s->pending, s->n * sizeof(*s->pending));
+	memcpy(s->running_at, s->running, s->n * sizeof(*s->running));
 	fold_deltas(s);
 	s->fill_due = true;
 	s->fill_at = now;

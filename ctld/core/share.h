@@ -58,11 +58,10 @@ const struct rota_limit_set *const *share_account_limits(struct share *s,
 /* Add 'amount' core-seconds charged at time 'at' to association 'id'. */
 void share_charge(struct share *s, uint32_t id, double amount, int64_t at);
 /*
- * Job counts of an association, for the plugin: cleared and counted right
- * before share_prepare() or share_update(), which take them.
+ * A job of association 'id' joined (+1) or left (-1) the pending or
+ * running jobs: the counts the plugin sees, as of each share_prepare().
  */
-void share_counts_clear(struct share *s);
-void share_count_job(struct share *s, uint32_t id, bool running);
+void share_count_job(struct share *s, uint32_t id, bool running, int delta);
 
 /*
  * Decay every usage to 'now', sum it up the tree, run the plugin.  Returns

@@ -171,14 +171,7 @@ static void charge_running(struct core *core, int64_t now)
 /* Charge, count and decay up to 'now'; the plugin runs when read. */
 void usage_rerate(struct core *core, int64_t now)
 {
-	struct core_job *job;
-
 	charge_running(core, now);
-	share_counts_clear(core->share);
-	for (job = core->pending.head; job; job = job->next)
-		share_count_job(core->share, job->assoc, false);
-	for (job = core->running.head; job; job = job->next)
-		share_count_job(core->share, job->assoc, true);
 	core->last_calc = now;
 	share_prepare(core->share, now);
 }
