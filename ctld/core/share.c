@@ -74,7 +74,12 @@ struct share {
 	uint32_t *pending_at;	/* as of the last prepare */
 	uint32_t *running_at;
 	uint32_t *view_assoc;	/* view index -> id */
-	double *view_ref;	/* per view node: usage at t0 (usage_ref) */
+	/* per view node, dense: the sums up the tree stay short */
+	double *view_ref;	/* usage at t0 (usage_ref) */
+	uint32_t *view_parent;
+	bool *view_user;
+	uint32_t *view_pending;
+	uint32_t *view_running;
 	double max_priority;
 	struct share_slot *slots;
 	size_t nslots;
@@ -305,6 +310,10 @@ void share_destroy(struct share *s)
 	free(s->running_at);
 	free(s->view_assoc);
 	free(s->view_ref);
+	free(s->view_parent);
+	free(s->view_user);
+	free(s->view_pending);
+	free(s->view_running);
 	free(s->tree.nodes);
 	free(s);
 }
@@ -603,7 +612,15 @@ static void view_build(struct share *s)
 	s->tree.nodes = rota_xcalloc(s->n, sizeof(*s->tree.nodes));
 	s->tree.n = s->n;
 	free(s->view_ref);
+	free(s->view_parent);
+	free(s->view_user);
+	free(s->view_pending);
+	free(s->view_running);
 	s->view_ref = rota_xcalloc(s->n, sizeof(*s->view_ref));
+	s->view_parent = rota_xcalloc(s->n, sizeof(*s->view_parent));
+	s->view_user = rota_xcalloc(s->n, sizeof(*s->view_user));
+	s->view_pending = rota_xcalloc(s->n, sizeof(*s->view_pending));
+	s->view_running = rota_xcalloc(s->n, sizeof(*s->view_running));
 	s->tree.usage_ref = s->view_ref;
 	stack[top++] = SHARE_ROOT;
 	while (top) {
@@ -639,6 +656,10 @@ static void view_build(struct share *s)
 
 		v->next_sibling = p->first_child;
 		p->first_child = (uint32_t)i;
+	}
+	for (size_t i = 0; i < s->tree.n; i++) {
+		s->view_parent[i] = s->tree.nodes[i].parent;
+		s->view_user[i] = s->tree.nodes[i].is_user;
 	}
 	s->view_stale = false;
 	s->view_n = s->n;
@@ -677,30 +698,40 @@ static void view_shares(struct share *s)
  */
 static void view_inputs(struct share *s, int64_t at)
 {
+	size_t n = s->tree.n;
 	struct rota_share_node *v = s->tree.nodes;
+	const uint32_t *id = s->view_assoc, *up = s->view_parent;
+	const bool *user = s->view_user;
 	double *ref = s->view_ref;
+	uint32_t *pend = s->view_pending, *run = s->view_running;
 	double f = decay(s, s->t0, at);
+	bool some;
 
 	/* children come after their parent: zero all, then sum leaves up */
-	for (size_t i = 0; i < s->tree.n; i++) {
-		ref[i] = 0;
-		v[i].pending = v[i].running = 0;
-	}
-	for (size_t i = s->tree.n; i-- > 0;) {
-		uint32_t id = s->view_assoc[i];
+	memset(ref, 0, n * sizeof(*ref));
+	memset(pend, 0, n * sizeof(*pend));
+	memset(run, 0, n * sizeof(*run));
+	for (size_t i = n; i-- > 1;) {
+		double r = ref[i] + (user[i] ? s->stored[id[i]] : 0);
+		uint32_t p = pend[i] + s->pending_at[id[i]];
+		uint32_t q = run[i] + s->running_at[id[i]];
 
-		ref[i] += v[i].is_user ? s->stored[id] : 0;
-		v[i].pending += s->pending_at[id];
-		v[i].running += s->running_at[id];
-		if (i) {
-			ref[v[i].parent] += ref[i];
-			v[v[i].parent].pending += v[i].pending;
-			v[v[i].parent].running += v[i].running;
-		}
+		ref[i] = r;
+		pend[i] = p;
+		run[i] = q;
+		ref[up[i]] += r;
+		pend[up[i]] += p;
+		run[up[i]] += q;
 	}
-	for (size_t i = 0; i < s->tree.n; i++) {
+	/* the root account's own (no job charges it: for the record) */
+	pend[0] += s->pending_at[id[0]];
+	run[0] += s->running_at[id[0]];
+	some = ref[0] * f > 0;
+	for (size_t i = 0; i < n; i++) {
 		v[i].usage = ref[i] * f;
-		v[i].usage_norm = v[0].usage > 0 ? ref[i] / ref[0] : 0;
+		v[i].usage_norm = some ? ref[i] / ref[0] : 0;
+		v[i].pending = pend[i];
+		v[i].running = run[i];
 	}
 }
 

@@ -80,8 +80,12 @@ struct ft_state {
 	uint32_t naccounts;
 	double *ref;		/* per node: usage as last seen */
 	bool *changed;		/* per node: ref moved in this rating */
-	bool *touched;		/* per account: it or a child moved in this
-				   rating (its children's LF move) */
+	uint32_t *parent;	/* per node; the root's 0 */
+	bool *flip;		/* per account, this rating: its usage became
+				   0 or stopped being 0 (every child's key
+				   moves) */
+	uint32_t *rank_at;	/* per place 1..N of the walk: the rank the
+				   user there got */
 	bool *unsorted;		/* per account: a child's key moved since its
 				   list was last sorted */
 	bool *stale;		/* per account: left unsorted by a rating
@@ -227,7 +231,9 @@ static void ft_state_free(struct ft_state *st)
 	free(st->accounts);
 	free(st->ref);
 	free(st->changed);
-	free(st->touched);
+	free(st->parent);
+	free(st->flip);
+	free(st->rank_at);
 	free(st->unsorted);
 	free(st->stale);
 	free(st->pos);
@@ -257,7 +263,9 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->accounts = malloc(n * sizeof(*st->accounts));
 	st->ref = malloc(n * sizeof(*st->ref));
 	st->changed = malloc(n * sizeof(*st->changed));
-	st->touched = calloc(n, sizeof(*st->touched));
+	st->parent = malloc(n * sizeof(*st->parent));
+	st->flip = calloc(n, sizeof(*st->flip));
+	st->rank_at = malloc((n + 1) * sizeof(*st->rank_at));
 	st->unsorted = calloc(n, sizeof(*st->unsorted));
 	st->stale = calloc(n, sizeof(*st->stale));
 	st->pos = calloc(n, sizeof(*st->pos));
@@ -270,7 +278,8 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->factor = malloc((n + 1) * sizeof(*st->factor));
 	if (!st->is_user || !st->s || !st->level || !st->off || !st->nkids ||
 	    !st->ord || !st->scratch || !st->accounts || !st->ref ||
-	    !st->changed || !st->touched || !st->unsorted || !st->stale ||
+	    !st->changed || !st->parent ||
+	    !st->flip || !st->rank_at || !st->unsorted || !st->stale ||
 	    !st->pos ||
 	    !st->key.l || !st->key.d || !st->key.exact || !st->lf.l ||
 	    !st->lf.d || !st->lf.exact || !st->factor) {
@@ -297,7 +306,9 @@ static void ft_shape(struct ft_state *st, const struct rota_share_tree *tree)
 		st->nkids[i] = 0;
 		st->level[i] = 0;
 	}
+	st->parent[0] = 0;
 	for (size_t c = 1; c < n; c++) {
+		st->parent[c] = nodes[c].parent;
 		st->nkids[nodes[c].parent]++;
 		st->level[nodes[c].parent] += nodes[c].shares;
 	}
@@ -335,9 +346,13 @@ static void ft_put(struct ft_keys *k, uint32_t c, long double v)
 }
 
 /*
- * Which nodes' usage moved since the last rating: all of them when the
- * shape or the usage's units changed, or the host gives no usage_ref.
- * 'all' says the outputs the host keeps must be written again too.
+ * Which nodes' usage moved since the last rating (all of them when the
+ * shape or the usage's units changed, or the host gives no usage_ref),
+ * and the key of each that moved: S / usage; zero shares 0, no usage or
+ * a parent without +inf.  A parent comes before its children, so its
+ * usage is taken first; when it turns 0 or stops being 0, every child's
+ * key moves.  'all' says the outputs the host keeps must be written again
+ * too.
  */
 static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
 		       bool *all)
@@ -348,73 +363,40 @@ static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
 	*all = !st->seen || !ref || tree->usage_epoch != st->epoch;
 	for (size_t c = 0; c < tree->n; c++) {
 		double r = ref ? ref[c] : nodes[c].usage;
-		bool moved = *all || r != st->ref[c]; /* NaN: always moved */
+		uint32_t p = st->parent[c];
+		bool moved = *all || r != st->ref[c] || /* NaN: always */
+			     (c && st->flip[p]);
 
 		st->changed[c] = moved;
+		st->flip[c] = false;
 		if (!moved)
 			continue;
 		st->ref[c] = r;
-		st->touched[c] = !st->is_user[c];
-		if (c) {
-			st->touched[nodes[c].parent] = true;
-			st->unsorted[nodes[c].parent] = true;
+		if (!st->is_user[c] && st->pos[c] != (r > 0)) {
+			st->pos[c] = r > 0;
+			st->flip[c] = true;
 		}
+		if (!c)
+			continue;
+		st->unsorted[p] = true;
+		if (!(st->s[c] > 0))
+			ft_put(&st->key, (uint32_t)c, 0);
+		else if (!st->pos[p] || !(r > 0))
+			ft_put(&st->key, (uint32_t)c, INFINITY);
+		else
+			ft_put(&st->key, (uint32_t)c, st->s[c] / (long double)r);
 	}
 	st->epoch = tree->usage_epoch;
 	st->seen = true;
 }
 
 /*
- * The children of every account that moved: the key of each child that
- * moved (S / usage; zero shares 0, no usage or a parent without +inf),
- * and every child's LF = S / U, U = usage / parent's usage, which is key
- * x parent's usage.
- */
-static void ft_keys(struct ft_state *st, struct rota_share_node *nodes)
-{
-	for (uint32_t a = 0; a < st->naccounts; a++) {
-		uint32_t p = st->accounts[a];
-		const uint32_t *kids = &st->ord[st->off[p]];
-		double pu = st->ref[p];
-		bool pos = pu > 0;
-
-		if (!st->touched[p])
-			continue;
-		st->touched[p] = false;
-		if (pos != st->pos[p]) {
-			/* every key moves: a full sort of the children */
-			for (uint32_t j = 0; j < st->nkids[p]; j++)
-				st->changed[kids[j]] = true;
-			st->unsorted[p] = true;
-			st->pos[p] = pos;
-		}
-		for (uint32_t j = 0; j < st->nkids[p]; j++) {
-			uint32_t c = kids[j];
-			double k;
-
-			if (st->changed[c]) {
-				if (!(st->s[c] > 0))
-					ft_put(&st->key, c, 0);
-				else if (!pos || !(st->ref[c] > 0))
-					ft_put(&st->key, c, INFINITY);
-				else
-					ft_put(&st->key, c,
-					       st->s[c] / (long double)st->ref[c]);
-			}
-			k = st->key.d[c];
-			nodes[c].level_fs = pos && k > 0 ? k * pu : k;
-		}
-	}
-}
-
-/*
  * LF as Slurm computes it, for the children of tied sibling accounts:
  * they have different parents, so their keys do not compare.
  */
-static void ft_lf(struct ft_state *st, const struct rota_share_node *nodes,
-		  uint32_t c)
+static void ft_lf(struct ft_state *st, uint32_t c)
 {
-	double pu = st->ref[nodes[c].parent];
+	double pu = st->ref[st->parent[c]];
 
 	if (!(st->s[c] > 0))
 		ft_put(&st->lf, c, 0);
@@ -425,11 +407,29 @@ static void ft_lf(struct ft_state *st, const struct rota_share_node *nodes,
 }
 
 /*
+ * The outputs of node c but its factor: LF = S / U, U = usage / parent's
+ * usage, which is key x parent's usage.
+ */
+static void ft_out(const struct ft_state *st, struct rota_share_node *node,
+		   uint32_t c)
+{
+	double k = st->key.d[c];
+	double pu = st->ref[st->parent[c]];
+
+	node->level_fs = pu > 0 && k > 0 ? k * pu : k;
+	node->usage_eff = node->usage_norm;
+	node->value = node->factor;
+}
+
+/*
  * Rank the users under 'list', sorted by 'k', which starts tied when the
- * account(s) it came from tied with the previous sibling.  Tied sibling
- * accounts have their children merged in the scratch array: the lists on
- * the walk's path hold disjoint nodes, so n entries suffice (and the
- * rest of it serves ft_resort).
+ * account(s) it came from tied with the previous sibling, and write every
+ * node's outputs on the way.  Tied sibling accounts have their children
+ * merged in the scratch array: the lists on the walk's path hold disjoint
+ * nodes, so n entries suffice (and the rest of it serves ft_resort).  An
+ * account's factor is that of its best-ranked user (0 with none below),
+ * the first the walk met in it: what `rota share` shows next to the
+ * account, never used to order jobs.
  */
 static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 		    const struct ft_keys *k, bool account_tied)
@@ -445,19 +445,26 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 			if (!tied)
 				w->rank = w->rnt;
 			w->nodes[c].factor = st->factor[w->rank];
-			w->rnt--;
+			st->rank_at[w->rnt--] = w->rank;
+			ft_out(st, &w->nodes[c], c);
 			continue;
 		}
 		while (last + 1 < len && !st->is_user[list[last + 1]] &&
 		       ft_same(k, list[last + 1], c))
 			last++;
 		if (last == i) {
+			uint32_t place = w->rnt;
+
 			if (st->unsorted[c]) {
 				ft_resort(st, c, &st->scratch[w->top]);
 				st->unsorted[c] = false;
 			}
 			ft_rank(w, &st->ord[st->off[c]], st->nkids[c],
 				&st->key, tied);
+			w->nodes[c].factor = w->rnt < place
+					     ? st->factor[st->rank_at[place]]
+					     : 0;
+			ft_out(st, &w->nodes[c], c);
 		} else {
 			struct ft_order o = { st->is_user, &st->lf };
 			uint32_t *merged = &st->scratch[w->top];
@@ -468,23 +475,36 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 
 				for (uint32_t j = 0; j < st->nkids[acct]; j++) {
 					merged[m] = st->ord[st->off[acct] + j];
-					ft_lf(st, w->nodes, merged[m++]);
+					ft_lf(st, merged[m++]);
 				}
 			}
 			ft_sort(&o, merged, m);
 			w->top += m;
 			ft_rank(w, merged, m, &st->lf, tied);
 			w->top -= m;
+			/* each account's users were met mixed with others' */
+			for (size_t a = i; a <= last; a++) {
+				uint32_t acct = list[a];
+				double best = 0;
+
+				for (uint32_t j = 0; j < st->nkids[acct]; j++) {
+					uint32_t kid = st->ord[st->off[acct] + j];
+
+					if (w->nodes[kid].factor > best)
+						best = w->nodes[kid].factor;
+				}
+				w->nodes[acct].factor = best;
+				ft_out(st, &w->nodes[acct], acct);
+			}
 		}
 		i = last;
 	}
 }
 
 /*
- * The host keeps the nodes and the outputs written in them between
- * calls of one shape, so with usage_ref given only what moved is written
- * again: the LF of the children of accounts that moved, every user's
- * factor (a move shifts the ranks below it) and what follows from both.
+ * The host keeps the nodes and the outputs written in them between calls
+ * of one shape (rota_plugin.h), so tickets, always 0 here, are written
+ * only when the tree is new to this state.
  */
 static int fairtree_compute(void *state, struct rota_share_tree *tree)
 {
@@ -500,14 +520,9 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 	if (!tree->shape || tree->shape != st->shape)
 		ft_shape(st, tree);
 	ft_changes(st, tree, &all);
-	ft_keys(st, nodes);
-	if (all) {
+	if (all)
 		for (size_t c = 0; c < tree->n; c++)
 			nodes[c].tickets = 0;
-		nodes[0].level_fs = NAN;
-	}
-	for (uint32_t a = 0; a < st->naccounts; a++)
-		nodes[st->accounts[a]].factor = 0;
 	w.rank = w.rnt = st->users;
 	if (st->unsorted[0]) {
 		ft_resort(st, 0, st->scratch);
@@ -516,24 +531,11 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 	ft_rank(&w, &st->ord[st->off[0]], st->nkids[0], &st->key, false);
 	for (uint32_t a = 0; a < st->naccounts; a++)
 		st->stale[st->accounts[a]] |= st->unsorted[st->accounts[a]];
-	/*
-	 * An account's factor is that of its best-ranked user (0 with no
-	 * user below): what `rota share` shows next to the account, and
-	 * never used to order jobs.  Preorder puts children after their
-	 * parent, so one backward sweep carries the maximum up; a node's
-	 * own is final when the sweep reaches it.
-	 */
-	for (size_t i = tree->n - 1; i > 0; i--) {
-		struct rota_share_node *node = &nodes[i];
-		struct rota_share_node *parent = &nodes[node->parent];
-
-		if (node->factor > parent->factor)
-			parent->factor = node->factor;
-		node->value = node->factor;
-		node->usage_eff = node->usage_norm;
-	}
-	nodes[0].value = nodes[0].factor;
+	nodes[0].factor = w.rnt < st->users ? st->factor[st->rank_at[st->users]]
+					    : 0;
+	nodes[0].level_fs = NAN;
 	nodes[0].usage_eff = nodes[0].usage_norm;
+	nodes[0].value = nodes[0].factor;
 	return 0;
 }
 
