@@ -326,11 +326,14 @@ static void context(struct core *core, int64_t now, bool full,
 	core->prio_ctx = *ctx;
 }
 
-/* The plugin's view of one pending job; 'tickets' from the share tree. */
-static void view(const struct core *core, const struct core_job *job,
-		 int64_t now, double tickets, struct rota_prio_job *v)
+/*
+ * The plugin's view of one pending job; 't' is share_tree()'s, 'tickets'
+ * from it.
+ */
+static void view(const struct core *core, const struct rota_share_tree *t,
+		 const struct core_job *job, int64_t now, double tickets,
+		 struct rota_prio_job *v)
 {
-	const struct rota_share_tree *t = share_tree(core->share);
 	uint32_t k = share_view_index(core->share, job->assoc);
 	const struct rota_share_node *sn = k < t->n ? &t->nodes[k] : NULL;
 	const struct core_qos *q = &core->qos[job->qos];
@@ -429,6 +432,7 @@ static double one_job_tickets(const struct core *core,
 int core_prio_update(struct core *core, int64_t now)
 {
 	struct rota_prio_context ctx;
+	const struct rota_share_tree *t = NULL;
 	struct rota_prio_job *v;
 	size_t n = core->pending.n, i = 0;
 	struct core_job *j;
@@ -443,9 +447,11 @@ int core_prio_update(struct core *core, int64_t now)
 						     sizeof(*core->prio_view));
 	}
 	v = core->prio_view;
-	for (j = core->pending.head; j; j = j->next, i++)
-		view(core, j, now, 0, &v[i]);
 	/* no job to rate: the fairshare plugin need not run (share.h) */
+	if (n)
+		t = share_tree(core->share);
+	for (j = core->pending.head; j; j = j->next, i++)
+		view(core, t, j, now, 0, &v[i]);
 	if (n)
 		deal_tickets(core, v);
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
@@ -466,7 +472,7 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	struct rota_prio_job v;
 
 	context(core, now, false, &ctx);
-	view(core, job, now, 0, &v);
+	view(core, share_tree(core->share), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0)
 		store(job, v.priority);
@@ -496,7 +502,8 @@ size_t core_prio_explain(struct core *core, int64_t now,
 	if (!core->prio_ops->explain || job->state != ROTA_JOB_PENDING)
 		return 0;
 	context(core, now, false, &ctx);
-	view(core, job, now, one_job_tickets(core, job), &v);
+	view(core, share_tree(core->share), job, now,
+	     one_job_tickets(core, job), &v);
 	v.priority = job->priority;
 	return core->prio_ops->explain(plugin_state(core->priority), &ctx, &v,
 				       factors, max);

@@ -84,6 +84,7 @@ struct ft_state {
 	bool *flip;		/* per account, this rating: its usage became
 				   0 or stopped being 0 (every child's key
 				   moves) */
+	bool *users_only;	/* per account: all its children are users */
 	uint32_t *rank_at;	/* per place 1..N of the walk: the rank the
 				   user there got */
 	bool *unsorted;		/* per account: a child's key moved since its
@@ -234,6 +235,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->parent);
 	free(st->flip);
 	free(st->rank_at);
+	free(st->users_only);
 	free(st->unsorted);
 	free(st->stale);
 	free(st->pos);
@@ -266,6 +268,7 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->parent = malloc(n * sizeof(*st->parent));
 	st->flip = calloc(n, sizeof(*st->flip));
 	st->rank_at = malloc((n + 1) * sizeof(*st->rank_at));
+	st->users_only = malloc(n * sizeof(*st->users_only));
 	st->unsorted = calloc(n, sizeof(*st->unsorted));
 	st->stale = calloc(n, sizeof(*st->stale));
 	st->pos = calloc(n, sizeof(*st->pos));
@@ -279,7 +282,7 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	if (!st->is_user || !st->s || !st->level || !st->off || !st->nkids ||
 	    !st->ord || !st->scratch || !st->accounts || !st->ref ||
 	    !st->changed || !st->parent ||
-	    !st->flip || !st->rank_at || !st->unsorted || !st->stale ||
+	    !st->flip || !st->rank_at || !st->users_only || !st->unsorted || !st->stale ||
 	    !st->pos ||
 	    !st->key.l || !st->key.d || !st->key.exact || !st->lf.l ||
 	    !st->lf.d || !st->lf.exact || !st->factor) {
@@ -307,7 +310,11 @@ static void ft_shape(struct ft_state *st, const struct rota_share_tree *tree)
 		st->level[i] = 0;
 	}
 	st->parent[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		st->users_only[i] = !nodes[i].is_user;
 	for (size_t c = 1; c < n; c++) {
+		if (!nodes[c].is_user)
+			st->users_only[nodes[c].parent] = false;
 		st->parent[c] = nodes[c].parent;
 		st->nkids[nodes[c].parent]++;
 		st->level[nodes[c].parent] += nodes[c].shares;
@@ -407,14 +414,13 @@ static void ft_lf(struct ft_state *st, uint32_t c)
 }
 
 /*
- * The outputs of node c but its factor: LF = S / U, U = usage / parent's
- * usage, which is key x parent's usage.
+ * The outputs of node c but its factor, its parent's usage 'pu': LF = S
+ * / U, U = usage / parent's usage, which is key x parent's usage.
  */
-static void ft_out(const struct ft_state *st, struct rota_share_node *node,
-		   uint32_t c)
+static inline void ft_out(const struct ft_state *st,
+			  struct rota_share_node *node, uint32_t c, double pu)
 {
 	double k = st->key.d[c];
-	double pu = st->ref[st->parent[c]];
 
 	node->level_fs = pu > 0 && k > 0 ? k * pu : k;
 	node->usage_eff = node->usage_norm;
@@ -422,49 +428,93 @@ static void ft_out(const struct ft_state *st, struct rota_share_node *node,
 }
 
 /*
+ * ft_rank for the children of account p when all are users (most lists):
+ * the same steps, kept to what they need.
+ */
+static void ft_rank_users(struct ft_pass *w, uint32_t p, bool tied)
+{
+	const struct ft_state *st = w->st;
+	const uint32_t *list = &st->ord[st->off[p]];
+	const double *d = st->key.d;
+	const double *factor = st->factor;
+	struct rota_share_node *nodes = w->nodes;
+	uint32_t *rank_at = st->rank_at;
+	uint32_t rank = w->rank, rnt = w->rnt;
+	double pu = st->ref[p];
+
+	for (uint32_t i = 0; i < st->nkids[p]; i++) {
+		uint32_t c = list[i];
+		struct rota_share_node *node = &nodes[c];
+		double k = d[c];
+
+		if (i > 0)
+			tied = ft_same(&st->key, c, list[i - 1]);
+		if (!tied)
+			rank = rnt;
+		rank_at[rnt--] = rank;
+		node->factor = node->value = factor[rank];
+		node->level_fs = pu > 0 && k > 0 ? k * pu : k;
+		node->usage_eff = node->usage_norm;
+	}
+	w->rank = rank;
+	w->rnt = rnt;
+}
+
+/*
  * Rank the users under 'list', sorted by 'k', which starts tied when the
  * account(s) it came from tied with the previous sibling, and write every
- * node's outputs on the way.  Tied sibling accounts have their children
- * merged in the scratch array: the lists on the walk's path hold disjoint
- * nodes, so n entries suffice (and the rest of it serves ft_resort).  An
+ * node's outputs on the way.  'parent' is the list's, or ROTA_SHARE_NONE
+ * for the merged children of tied sibling accounts: those are merged in
+ * the scratch array, and as the lists on the walk's path hold disjoint
+ * nodes, n entries suffice (the rest of it serves ft_resort).  An
  * account's factor is that of its best-ranked user (0 with none below),
  * the first the walk met in it: what `rota share` shows next to the
  * account, never used to order jobs.
  */
 static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
-		    const struct ft_keys *k, bool account_tied)
+		    const struct ft_keys *k, bool account_tied, uint32_t parent)
 {
 	struct ft_state *st = w->st;
+	struct rota_share_node *nodes = w->nodes;
+	const bool *is_user = st->is_user;
+	const double *factor = st->factor;
+	uint32_t *rank_at = st->rank_at;
+	uint32_t rank = w->rank, rnt = w->rnt;
+	double list_pu = parent != ROTA_SHARE_NONE ? st->ref[parent] : 0;
 
 	for (size_t i = 0; i < len; i++) {
 		uint32_t c = list[i];
 		bool tied = i == 0 ? account_tied : ft_same(k, c, list[i - 1]);
+		double pu = parent != ROTA_SHARE_NONE ? list_pu
+						      : st->ref[st->parent[c]];
 		size_t last = i;
 
-		if (st->is_user[c]) {
+		if (is_user[c]) {
 			if (!tied)
-				w->rank = w->rnt;
-			w->nodes[c].factor = st->factor[w->rank];
-			st->rank_at[w->rnt--] = w->rank;
-			ft_out(st, &w->nodes[c], c);
+				rank = rnt;
+			nodes[c].factor = factor[rank];
+			rank_at[rnt--] = rank;
+			ft_out(st, &nodes[c], c, pu);
 			continue;
 		}
-		while (last + 1 < len && !st->is_user[list[last + 1]] &&
+		while (last + 1 < len && !is_user[list[last + 1]] &&
 		       ft_same(k, list[last + 1], c))
 			last++;
+		w->rank = rank;
+		w->rnt = rnt;
 		if (last == i) {
-			uint32_t place = w->rnt;
-
 			if (st->unsorted[c]) {
 				ft_resort(st, c, &st->scratch[w->top]);
 				st->unsorted[c] = false;
 			}
-			ft_rank(w, &st->ord[st->off[c]], st->nkids[c],
-				&st->key, tied);
-			w->nodes[c].factor = w->rnt < place
-					     ? st->factor[st->rank_at[place]]
-					     : 0;
-			ft_out(st, &w->nodes[c], c);
+			if (st->users_only[c])
+				ft_rank_users(w, c, tied);
+			else
+				ft_rank(w, &st->ord[st->off[c]], st->nkids[c],
+					&st->key, tied, c);
+			nodes[c].factor = w->rnt < rnt
+					  ? factor[rank_at[rnt]] : 0;
+			ft_out(st, &nodes[c], c, pu);
 		} else {
 			struct ft_order o = { st->is_user, &st->lf };
 			uint32_t *merged = &st->scratch[w->top];
@@ -480,7 +530,7 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 			}
 			ft_sort(&o, merged, m);
 			w->top += m;
-			ft_rank(w, merged, m, &st->lf, tied);
+			ft_rank(w, merged, m, &st->lf, tied, ROTA_SHARE_NONE);
 			w->top -= m;
 			/* each account's users were met mixed with others' */
 			for (size_t a = i; a <= last; a++) {
@@ -490,15 +540,22 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 				for (uint32_t j = 0; j < st->nkids[acct]; j++) {
 					uint32_t kid = st->ord[st->off[acct] + j];
 
-					if (w->nodes[kid].factor > best)
-						best = w->nodes[kid].factor;
+					if (nodes[kid].factor > best)
+						best = nodes[kid].factor;
 				}
-				w->nodes[acct].factor = best;
-				ft_out(st, &w->nodes[acct], acct);
+				nodes[acct].factor = best;
+				ft_out(st, &nodes[acct], acct,
+				       parent != ROTA_SHARE_NONE
+					       ? list_pu
+					       : st->ref[st->parent[acct]]);
 			}
 		}
+		rank = w->rank;
+		rnt = w->rnt;
 		i = last;
 	}
+	w->rank = rank;
+	w->rnt = rnt;
 }
 
 /*
@@ -528,7 +585,7 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 		ft_resort(st, 0, st->scratch);
 		st->unsorted[0] = false;
 	}
-	ft_rank(&w, &st->ord[st->off[0]], st->nkids[0], &st->key, false);
+	ft_rank(&w, &st->ord[st->off[0]], st->nkids[0], &st->key, false, 0);
 	for (uint32_t a = 0; a < st->naccounts; a++)
 		st->stale[st->accounts[a]] |= st->unsorted[st->accounts[a]];
 	nodes[0].factor = w.rnt < st->users ? st->factor[st->rank_at[st->users]]
