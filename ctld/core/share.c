@@ -2,8 +2,8 @@
 /*
  * The account tree and its usage (share.h).
  *
- * Usage lives on user leaves; an account's is the sum of its subtree,
- * recomputed for the plugin's view.  Decay is kept lazily, so that a
+ * Usage lives on user leaves; an account's is the sum of its subtree.
+ * Decay is kept lazily, so that a
  * charge costs O(1) however large the tree: a leaf stores its usage as of
  * a reference time t0, and the true value at t is stored * decay(t0, t).
  * A charge at t adds amount / decay(t0, t).  t0 moves (and the decay is
@@ -12,9 +12,12 @@
  *
  * A re-rating prepares the view's inputs as of its time T, but most are
  * never read (nothing pending, nothing submitted before the next one), so
- * the view is filled only when first read.  Charges made after T go to a
- * per-association delta until the next re-rating, which keeps the stored
- * values as of T for that late fill.
+ * the view is filled only when first read.  Charges and job counts go to
+ * a per-association delta until the next re-rating, which keeps the
+ * stored values as of T for that late fill and for the plugin, and adds
+ * the deltas along the changed leaves' paths to the view's subtree sums:
+ * summed afresh from the leaves only when their units change (t0 moved,
+ * usage restored, the tree rebuilt).
  *
  * decay(a, b) is 2^(-(b - a) / H) for UsageDecay=exponential (Slurm's and
  * Grid Engine's half-life), and 2^-(number of multiples of H passed
@@ -65,7 +68,7 @@ struct share {
 	/* per association, dense: the loops over every one stay short */
 	double *stored;		/* usage at t0 as of the last prepare */
 	double *delta;		/* charged since, at t0 */
-	uint32_t *touched;	/* ids with a delta */
+	uint32_t *touched;	/* ids with a delta or new job counts */
 	bool *listed;		/* per id: in touched (a delta may decay to
 				   0 there and be charged again) */
 	size_t ntouched;
@@ -74,7 +77,12 @@ struct share {
 	uint32_t *pending_at;	/* as of the last prepare */
 	uint32_t *running_at;
 	uint32_t *view_assoc;	/* view index -> id */
-	/* per view node, dense: the sums up the tree stay short */
+	/*
+	 * Per view node, dense, the sums of its subtree as of the last
+	 * prepare, kept as charges and jobs come: a prepare adds what
+	 * changed along the changed leaves' paths.
+	 */
+	bool sums_stale;	/* to be summed again from the leaves */
 	double *view_ref;	/* usage at t0 (usage_ref) */
 	uint32_t *view_parent;
 	bool *view_user;
@@ -486,17 +494,49 @@ static void rebase(struct share *s, int64_t now)
 		s->delta[i] *= f;
 	}
 	s->t0 = now;
-	s->tree.usage_epoch++;
+	s->sums_stale = true;
 }
 
-/* The charges since the last prepare into the stored values. */
+static void touch(struct share *s, uint32_t id)
+{
+	if (!s->listed[id]) {
+		s->listed[id] = true;
+		s->touched[s->ntouched++] = id;
+	}
+}
+
+/* Association id's changes into the view's sums, up its path. */
+static void view_path_add(struct share *s, uint32_t id, double usage,
+			  int64_t pending, int64_t running)
+{
+	uint32_t k;
+
+	if (s->sums_stale || s->view_stale || id >= s->view_n)
+		return;
+	if (!s->a[id].is_user) /* accounts hold no usage of their own */
+		usage = 0;
+	for (k = s->a[id].view;; k = s->view_parent[k]) {
+		s->view_ref[k] += usage;
+		s->view_pending[k] = (uint32_t)(s->view_pending[k] + pending);
+		s->view_running[k] = (uint32_t)(s->view_running[k] + running);
+		if (!k)
+			break;
+	}
+}
+
+/* The charges and job counts since the last prepare, taken. */
 static void fold_deltas(struct share *s)
 {
 	for (size_t k = 0; k < s->ntouched; k++) {
 		uint32_t id = s->touched[k];
+		int64_t dp = (int64_t)s->pending[id] - s->pending_at[id];
+		int64_t dr = (int64_t)s->running[id] - s->running_at[id];
 
 		s->stored[id] += s->delta[id];
+		view_path_add(s, id, s->delta[id], dp, dr);
 		s->delta[id] = 0;
+		s->pending_at[id] = s->pending[id];
+		s->running_at[id] = s->running[id];
 		s->listed[id] = false;
 	}
 	s->ntouched = 0;
@@ -510,16 +550,10 @@ void share_charge(struct share *s, uint32_t id, double amount, int64_t at)
 		return;
 	if (at > s->t0 + s->half_life || at < s->t0 - s->half_life)
 		rebase(s, at);
+	/* into the delta even once filled: the plugin may not have run */
 	v = amount / charge_decay(s, at);
-	if (s->fill_due) {
-		if (!s->listed[id]) {
-			s->listed[id] = true;
-			s->touched[s->ntouched++] = id;
-		}
-		s->delta[id] += v;
-	} else {
-		s->stored[id] += v;
-	}
+	touch(s, id);
+	s->delta[id] += v;
 	s->dirty = true;
 }
 
@@ -540,6 +574,7 @@ void share_usage_set(struct share *s, const char *account, const char *user,
 	fold_deltas(s);
 	rebase(s, at);
 	s->stored[id] = usage;
+	s->sums_stale = true;
 	s->dirty = true;
 }
 
@@ -549,7 +584,7 @@ void share_usage_clear(struct share *s)
 	fold_deltas(s);
 	for (size_t i = 0; i < s->n; i++)
 		s->stored[i] = 0;
-	s->tree.usage_epoch++;
+	s->sums_stale = true;
 }
 
 bool share_is_dirty(const struct share *s)
@@ -570,6 +605,7 @@ void share_count_job(struct share *s, uint32_t id, bool running, int delta)
 	uint32_t *count = running ? &s->running[id] : &s->pending[id];
 
 	*count = (uint32_t)((int64_t)*count + delta);
+	touch(s, id);
 }
 
 /* ---- the plugin's view --------------------------------------------------- */
@@ -664,7 +700,7 @@ static void view_build(struct share *s)
 	s->view_stale = false;
 	s->view_n = s->n;
 	s->tree.shape++;
-	s->tree.usage_epoch++;
+	s->sums_stale = true;
 	free(e);
 	free(first);
 	free(count);
@@ -692,20 +728,17 @@ static void view_shares(struct share *s)
 }
 
 /*
- * Usage and counts into the view, leaves up (accounts hold no usage of
- * their own): summed at t0, so that a subtree nobody charged sums to the
- * same usage_ref as last time, then decayed to 'at'.
+ * The view's sums from the leaves (accounts hold no usage of their own):
+ * at t0, so that a subtree nobody charged sums to the same usage_ref as
+ * last time.  New units for usage_ref: a new usage_epoch.
  */
-static void view_inputs(struct share *s, int64_t at)
+static void view_sums(struct share *s)
 {
 	size_t n = s->tree.n;
-	struct rota_share_node *v = s->tree.nodes;
 	const uint32_t *id = s->view_assoc, *up = s->view_parent;
 	const bool *user = s->view_user;
 	double *ref = s->view_ref;
 	uint32_t *pend = s->view_pending, *run = s->view_running;
-	double f = decay(s, s->t0, at);
-	bool some;
 
 	/* children come after their parent: zero all, then sum leaves up */
 	memset(ref, 0, n * sizeof(*ref));
@@ -726,7 +759,20 @@ static void view_inputs(struct share *s, int64_t at)
 	/* the root account's own (no job charges it: for the record) */
 	pend[0] += s->pending_at[id[0]];
 	run[0] += s->running_at[id[0]];
-	some = ref[0] * f > 0;
+	s->sums_stale = false;
+	s->tree.usage_epoch++;
+}
+
+/* The sums into the view, usage decayed to 'at'. */
+static void view_inputs(struct share *s, int64_t at)
+{
+	size_t n = s->tree.n;
+	struct rota_share_node *v = s->tree.nodes;
+	const double *ref = s->view_ref;
+	const uint32_t *pend = s->view_pending, *run = s->view_running;
+	double f = decay(s, s->t0, at);
+	bool some = ref[0] * f > 0;
+
 	for (size_t i = 0; i < n; i++) {
 		v[i].usage = ref[i] * f;
 		v[i].usage_norm = some ? ref[i] / ref[0] : 0;
@@ -745,6 +791,8 @@ static void share_fill(struct share *s)
 		view_build(s);
 		view_shares(s);
 	}
+	if (s->sums_stale)
+		view_sums(s);
 	view_inputs(s, s->fill_at);
 	s->tree.now = s->fill_at;
 }
@@ -752,8 +800,6 @@ static void share_fill(struct share *s)
 void share_prepare(struct share *s, int64_t now)
 {
 	/* a view prepared but not filled is dropped for this one */
-	memcpy(s->pending_at, s->pending, s->n * sizeof(*s->pending));
-	memcpy(s->running_at, s->running, s->n * sizeof(*s->running));
 	fold_deltas(s);
 	s->fill_due = true;
 	s->fill_at = now;

@@ -384,6 +384,86 @@ static const struct {
 	  "account 'nope' does not exist", NULL },
 };
 
+/*
+ * The view's sums are kept as charges and jobs come, not summed again
+ * from the leaves at each re-rating: after any mix of submits, starts and
+ * ends, and half-lives passing (new units), every account holds what its
+ * children hold, and each user's job counts are its jobs as of the
+ * re-rating.
+ */
+START_TEST(test_sums_kept)
+{
+	static const char *const users[] = { "ana", "bob", "eve" };
+	uint32_t ids[400];
+	size_t n = 0;
+	unsigned seed = 11;
+	int64_t now = T0;
+
+	start("UsageHalfLife=10m\n");
+	for (int step = 0; step < 400; step++) {
+		struct rota_error err = { "" };
+		const struct rota_share_tree *t;
+		uint32_t pend[N(users)] = { 0 }, runn[N(users)] = { 0 };
+
+		now += 20;
+		if (rand_r(&seed) % 3 && n < N(ids)) {
+			ck_assert_int_eq(submit_as(now, users[rand_r(&seed) % 3],
+						   NULL, NULL,
+						   1 + rand_r(&seed) % 4, 0,
+						   &ids[n], &err),
+					 0);
+			n++;
+		} else if (n) {
+			const struct core_job *j = core_job_find(
+				core, ids[rand_r(&seed) % n]);
+
+			if (j && j->state == ROTA_JOB_RUNNING)
+				end(now, j->id);
+		}
+		core_schedule(core, now);
+		if ((now - T0) % 60)
+			continue;
+		core_tick(core, now);
+		for (size_t i = 0; i < n; i++) {
+			const struct core_job *j = core_job_find(core, ids[i]);
+
+			for (size_t u = 0; j && u < N(users); u++) {
+				if (strcmp(j->user, users[u]))
+					continue;
+				pend[u] += j->state == ROTA_JOB_PENDING;
+				runn[u] += j->state == ROTA_JOB_RUNNING;
+			}
+		}
+		t = core_share_tree(core);
+		for (size_t u = 0; u < N(users); u++) {
+			const struct rota_share_node *x = node(
+				u == 2 ? "root" : u ? "chem" : "physics",
+				users[u]);
+
+			ck_assert_uint_eq(x->pending, pend[u]);
+			ck_assert_uint_eq(x->running, runn[u]);
+		}
+		for (size_t i = 0; i < t->n; i++) {
+			double usage = 0;
+			uint32_t p = 0, r = 0;
+
+			if (t->nodes[i].is_user)
+				continue;
+			for (uint32_t c = t->nodes[i].first_child;
+			     c != ROTA_SHARE_NONE; c = t->nodes[c].next_sibling) {
+				usage += t->nodes[c].usage;
+				p += t->nodes[c].pending;
+				r += t->nodes[c].running;
+			}
+			ck_assert_double_eq_tol(t->nodes[i].usage, usage,
+						1e-9 * (usage + 1));
+			ck_assert_uint_eq(t->nodes[i].pending, p);
+			ck_assert_uint_eq(t->nodes[i].running, r);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_submit_account)
 {
 	struct rota_error err = { "" };
@@ -531,6 +611,7 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_deltas_decayed_to_zero);
 	tcase_add_test(tc, test_take_and_requeue_before_read);
 	tcase_add_test(tc, test_clock_back);
+	tcase_add_test(tc, test_sums_kept);
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
