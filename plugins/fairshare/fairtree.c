@@ -79,6 +79,8 @@ struct ft_state {
 	uint32_t *accounts;	/* the accounts' indexes */
 	uint32_t naccounts;
 	double *ref;		/* per node: usage as last seen */
+	double *usage;		/* per node: the tree's usage, when the host
+				   gives no usage_ref */
 	bool *changed;		/* per node: ref moved in this rating */
 	uint32_t *parent;	/* per node; the root's 0 */
 	bool *flip;		/* per account, this rating: its usage became
@@ -231,6 +233,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->scratch);
 	free(st->accounts);
 	free(st->ref);
+	free(st->usage);
 	free(st->changed);
 	free(st->parent);
 	free(st->flip);
@@ -264,6 +267,7 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->scratch = malloc(n * sizeof(*st->scratch));
 	st->accounts = malloc(n * sizeof(*st->accounts));
 	st->ref = malloc(n * sizeof(*st->ref));
+	st->usage = malloc(n * sizeof(*st->usage));
 	st->changed = malloc(n * sizeof(*st->changed));
 	st->parent = malloc(n * sizeof(*st->parent));
 	st->flip = calloc(n, sizeof(*st->flip));
@@ -281,6 +285,7 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->factor = malloc((n + 1) * sizeof(*st->factor));
 	if (!st->is_user || !st->s || !st->level || !st->off || !st->nkids ||
 	    !st->ord || !st->scratch || !st->accounts || !st->ref ||
+	    !st->usage ||
 	    !st->changed || !st->parent ||
 	    !st->flip || !st->rank_at || !st->users_only || !st->unsorted || !st->stale ||
 	    !st->pos ||
@@ -365,23 +370,30 @@ static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
 		       bool *all)
 {
 	const double *ref = tree->usage_ref;
-	const struct rota_share_node *nodes = tree->nodes;
+	const uint32_t *parent = st->parent;
+	double *seen = st->ref;
+	bool *changed = st->changed, *flip = st->flip;
+	bool every = !st->seen || !ref || tree->usage_epoch != st->epoch;
 
-	*all = !st->seen || !ref || tree->usage_epoch != st->epoch;
+	if (!ref) {
+		for (size_t c = 0; c < tree->n; c++)
+			st->usage[c] = tree->nodes[c].usage;
+		ref = st->usage;
+	}
 	for (size_t c = 0; c < tree->n; c++) {
-		double r = ref ? ref[c] : nodes[c].usage;
-		uint32_t p = st->parent[c];
-		bool moved = *all || r != st->ref[c] || /* NaN: always */
-			     (c && st->flip[p]);
+		double r = ref[c];
+		uint32_t p = parent[c];
+		bool moved = every || r != seen[c] || /* NaN: always */
+			     (c && flip[p]);
 
-		st->changed[c] = moved;
-		st->flip[c] = false;
+		changed[c] = moved;
+		flip[c] = false;
 		if (!moved)
 			continue;
-		st->ref[c] = r;
+		seen[c] = r;
 		if (!st->is_user[c] && st->pos[c] != (r > 0)) {
 			st->pos[c] = r > 0;
-			st->flip[c] = true;
+			flip[c] = true;
 		}
 		if (!c)
 			continue;
@@ -395,6 +407,7 @@ static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
 	}
 	st->epoch = tree->usage_epoch;
 	st->seen = true;
+	*all = every;
 }
 
 /*
@@ -436,25 +449,34 @@ static void ft_rank_users(struct ft_pass *w, uint32_t p, bool tied)
 	const struct ft_state *st = w->st;
 	const uint32_t *list = &st->ord[st->off[p]];
 	const double *d = st->key.d;
+	const bool *exact = st->key.exact;
+	const long double *l = st->key.l;
 	const double *factor = st->factor;
 	struct rota_share_node *nodes = w->nodes;
 	uint32_t *rank_at = st->rank_at;
-	uint32_t rank = w->rank, rnt = w->rnt;
+	uint32_t rank = w->rank, rnt = w->rnt, len = st->nkids[p];
+	uint32_t prev = 0;
 	double pu = st->ref[p];
 
-	for (uint32_t i = 0; i < st->nkids[p]; i++) {
+	for (uint32_t i = 0; i < len; i++) {
 		uint32_t c = list[i];
 		struct rota_share_node *node = &nodes[c];
 		double k = d[c];
+		double f;
 
+		/* ft_same(), with the previous key at hand */
 		if (i > 0)
-			tied = ft_same(&st->key, c, list[i - 1]);
+			tied = k == d[prev] && ((exact[c] && exact[prev]) ||
+						l[c] == l[prev]);
 		if (!tied)
 			rank = rnt;
 		rank_at[rnt--] = rank;
-		node->factor = node->value = factor[rank];
+		f = factor[rank];
+		node->factor = f;
+		node->value = f;
 		node->level_fs = pu > 0 && k > 0 ? k * pu : k;
 		node->usage_eff = node->usage_norm;
+		prev = c;
 	}
 	w->rank = rank;
 	w->rnt = rnt;
