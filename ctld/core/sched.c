@@ -33,7 +33,24 @@ void sched_changed(struct core *core)
 
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
-	return !job->hold && !job->limited && !resv_job_reason(core, job);
+	return !job->hold && !job->limited &&
+	       !(job->desc.reservation && resv_job_reason(core, job));
+}
+
+/*
+ * Whether other eligible jobs wait besides the one being tried, for a
+ * limit that spares a lone job: of the eligible jobs still pending,
+ * 'refused' were turned down by a limit in this pass and wait no more,
+ * the one tried is among the rest.  Counted only as far as it must.
+ */
+static bool others_idle(const struct core *core, size_t refused)
+{
+	size_t need = refused + 2;
+
+	for (const struct core_job *j = core->pending.head; j && need;
+	     j = j->next)
+		need -= sched_eligible(core, j);
+	return need == 0;
 }
 
 void sched_start(struct core *core, struct core_job *job, int64_t now,
@@ -88,7 +105,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
 	struct placement p;
-	size_t nblocked = 0, active = 0, idle = 0, depth = 0;
+	size_t nblocked = 0, active = 0, refused = 0, depth = 0;
 	unsigned started = 0;
 	bool timed = false;	/* the outcome may change with time alone */
 	int64_t start_us;
@@ -104,8 +121,6 @@ unsigned core_schedule(struct core *core, int64_t now)
 		core->sched_stats.main_skipped++;
 		return 0;
 	}
-	for (job = core->pending.head; job; job = job->next)
-		idle += sched_eligible(core, job);
 	/* the pass ends once every queue with pending jobs has stopped */
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;
@@ -135,14 +150,14 @@ unsigned core_schedule(struct core *core, int64_t now)
 		}
 		if (place_job(&now_ctx, job, &p)) {
 			/* a limit that depends on what runs may still say no */
-			if (!limits_may_start(core, now, job, idle > 1)) {
-				idle--;
+			if (!limits_may_start(core, now, job,
+					      others_idle(core, refused))) {
+				refused++;
 				timed = true; /* its limit may ease with time */
 				continue;
 			}
 			sched_start(core, job, now, &p);
 			started++;
-			idle--;
 			continue;
 		}
 		job->reason = "Resources";
