@@ -82,10 +82,9 @@ struct ft_state {
 	double *usage;		/* per node: the tree's usage, when the host
 				   gives no usage_ref */
 	bool *changed;		/* per node: ref moved in this rating */
+	uint32_t *moved;	/* the nodes that did, parents first */
+	size_t nmoved;
 	uint32_t *parent;	/* per node; the root's 0 */
-	bool *flip;		/* per account, this rating: its usage became
-				   0 or stopped being 0 (every child's key
-				   moves) */
 	bool *users_only;	/* per account: all its children are users */
 	uint32_t *rank_at;	/* per place 1..N of the walk: the rank the
 				   user there got */
@@ -236,7 +235,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->usage);
 	free(st->changed);
 	free(st->parent);
-	free(st->flip);
+	free(st->moved);
 	free(st->rank_at);
 	free(st->users_only);
 	free(st->unsorted);
@@ -268,9 +267,9 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->accounts = malloc(n * sizeof(*st->accounts));
 	st->ref = malloc(n * sizeof(*st->ref));
 	st->usage = malloc(n * sizeof(*st->usage));
-	st->changed = malloc(n * sizeof(*st->changed));
+	st->changed = calloc(n, sizeof(*st->changed));
 	st->parent = malloc(n * sizeof(*st->parent));
-	st->flip = calloc(n, sizeof(*st->flip));
+	st->moved = malloc(n * sizeof(*st->moved));
 	st->rank_at = malloc((n + 1) * sizeof(*st->rank_at));
 	st->users_only = malloc(n * sizeof(*st->users_only));
 	st->unsorted = calloc(n, sizeof(*st->unsorted));
@@ -287,7 +286,7 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	    !st->ord || !st->scratch || !st->accounts || !st->ref ||
 	    !st->usage ||
 	    !st->changed || !st->parent ||
-	    !st->flip || !st->rank_at || !st->users_only || !st->unsorted || !st->stale ||
+	    !st->moved || !st->rank_at || !st->users_only || !st->unsorted || !st->stale ||
 	    !st->pos ||
 	    !st->key.l || !st->key.d || !st->key.exact || !st->lf.l ||
 	    !st->lf.d || !st->lf.exact || !st->factor) {
@@ -370,41 +369,55 @@ static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
 		       bool *all)
 {
 	const double *ref = tree->usage_ref;
-	const uint32_t *parent = st->parent;
 	double *seen = st->ref;
-	bool *changed = st->changed, *flip = st->flip;
+	bool *changed = st->changed;
+	uint32_t *moved = st->moved;
+	size_t n = tree->n, nmoved = 0;
 	bool every = !st->seen || !ref || tree->usage_epoch != st->epoch;
 
+	for (size_t k = 0; k < st->nmoved; k++)
+		changed[moved[k]] = false;
 	if (!ref) {
-		for (size_t c = 0; c < tree->n; c++)
+		for (size_t c = 0; c < n; c++)
 			st->usage[c] = tree->nodes[c].usage;
 		ref = st->usage;
 	}
-	for (size_t c = 0; c < tree->n; c++) {
+	/* the common case first: few moved, one compare for the rest */
+	for (size_t c = 0; c < n; c++) {
+		if (every || ref[c] != seen[c]) { /* NaN: always moved */
+			changed[c] = true;
+			moved[nmoved++] = (uint32_t)c;
+		}
+	}
+	/* in index order, each parent before its children */
+	for (size_t k = 0; k < nmoved; k++) {
+		uint32_t c = moved[k], p = st->parent[c];
 		double r = ref[c];
-		uint32_t p = parent[c];
-		bool moved = every || r != seen[c] || /* NaN: always */
-			     (c && flip[p]);
 
-		changed[c] = moved;
-		flip[c] = false;
-		if (!moved)
-			continue;
 		seen[c] = r;
 		if (!st->is_user[c] && st->pos[c] != (r > 0)) {
+			/* every child's key moves with it */
+			const uint32_t *kids = &st->ord[st->off[c]];
+
 			st->pos[c] = r > 0;
-			flip[c] = true;
+			for (uint32_t j = 0; j < st->nkids[c]; j++) {
+				if (!changed[kids[j]]) {
+					changed[kids[j]] = true;
+					moved[nmoved++] = kids[j];
+				}
+			}
 		}
 		if (!c)
 			continue;
 		st->unsorted[p] = true;
 		if (!(st->s[c] > 0))
-			ft_put(&st->key, (uint32_t)c, 0);
-		else if (!st->pos[p] || !(r > 0))
-			ft_put(&st->key, (uint32_t)c, INFINITY);
+			ft_put(&st->key, c, 0);
+		else if (!st->pos[p] || !(ref[c] > 0))
+			ft_put(&st->key, c, INFINITY);
 		else
-			ft_put(&st->key, (uint32_t)c, st->s[c] / (long double)r);
+			ft_put(&st->key, c, st->s[c] / (long double)ref[c]);
 	}
+	st->nmoved = nmoved;
 	st->epoch = tree->usage_epoch;
 	st->seen = true;
 	*all = every;
