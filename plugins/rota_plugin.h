@@ -413,6 +413,10 @@ struct rota_sched_host {
 	/* Microseconds of work in this pass; 0 when the host has no work
 	   clock (rota sim: its passes never depend on the machine). */
 	int64_t (*elapsed_us)(struct rota_sched_pass *pass);
+	/* At least the cores any job could start on now (they only fall as
+	   jobs start): a job asking for more cannot start.  Since ABI 1.3;
+	   NULL: no bound known. */
+	uint64_t (*free_cores)(struct rota_sched_pass *pass);
 };
 
 /* What a pass did, for rota diag. */

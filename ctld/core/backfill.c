@@ -344,6 +344,11 @@ static void host_bypass(struct rota_sched_pass *bp, size_t i, uint32_t n)
 	bp->jobs[i]->bypass += n;
 }
 
+static uint64_t host_free_cores(struct rota_sched_pass *bp)
+{
+	return bp->free_total;
+}
+
 static int64_t host_elapsed(struct rota_sched_pass *bp)
 {
 	return bp->core->work_clock ? bp->core->work_clock() - bp->start_us
@@ -478,6 +483,7 @@ int core_backfill(struct core *core, int64_t now,
 		.reserve = host_reserve,
 		.bypass = host_bypass,
 		.elapsed_us = host_elapsed,
+		.free_cores = host_free_cores,
 	};
 	rc = ops->backfill(plugin_state(core->sched), &h, stats);
 	if (rc < 0)

@@ -22,6 +22,11 @@
  * Each job a backfilled one passed over has its bypass count raised by
  * one per such job (Maui's BYPASS factor): counted lazily, one addition
  * per waiting job at the end of the pass, not one per pair.
+ *
+ * An EASY pass that has made its reservations only tries to start the
+ * jobs after them, so it ends as soon as every job left asks for more
+ * cores than the host says are free: in a full machine, right after the
+ * reservation.
  */
 #include "config.h"
 
@@ -43,6 +48,9 @@ struct bf_wait {
 struct bf_state {
 	struct bf_wait *waits;	/* the last pass's array, for reuse */
 	size_t waits_cap;
+	uint32_t *least;	/* per job i: the fewest cores an eligible job
+				   from i on asks for; kept for reuse */
+	size_t least_cap;
 	unsigned mode;
 	int64_t interval;
 	int64_t window;
@@ -196,6 +204,38 @@ static int pass_tables(struct bf_pass *p, const struct rota_sched_host *h)
 	return 0;
 }
 
+/* st->least for this pass's jobs. */
+static int least_fill(struct bf_state *st, const struct rota_sched_host *h)
+{
+	uint32_t least = UINT32_MAX;
+
+	if (h->njobs + 1 > st->least_cap) {
+		uint32_t *l = realloc(st->least, (h->njobs + 1) * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		st->least = l;
+		st->least_cap = h->njobs + 1;
+	}
+	for (size_t i = h->njobs; i-- > 0;) {
+		if (h->jobs[i].eligible && h->jobs[i].cores < least)
+			least = h->jobs[i].cores;
+		st->least[i] = least;
+	}
+	return 0;
+}
+
+/* EASY, reservations made: can none of the jobs from i on start now? */
+static bool none_can_start(const struct bf_pass *p, size_t i,
+			   const struct rota_sched_stats *stats)
+{
+	const struct bf_state *st = p->st;
+	const struct rota_sched_host *h = p->h;
+
+	return st->mode == BF_EASY && stats->reserved >= st->depth &&
+	       h->free_cores && h->free_cores(h->pass) < st->least[i];
+}
+
 static int bf_backfill(void *state, const struct rota_sched_host *h,
 		       struct rota_sched_stats *stats)
 {
@@ -206,9 +246,13 @@ static int bf_backfill(void *state, const struct rota_sched_host *h,
 	bool stop = false;
 
 	*stats = (struct rota_sched_stats){ 0 };
+	if (rc == 0)
+		rc = least_fill(st, h);
 	for (size_t i = 0; i < h->njobs && !stop && rc == 0; i++) {
 		if (!h->jobs[i].eligible)
 			continue;
+		if (none_can_start(&p, i, stats))
+			break;
 		if (capped(&p, &h->jobs[i], stats, &stop)) {
 			stats->capped = true;
 			continue;
@@ -307,8 +351,10 @@ static void bf_fini(void *state)
 {
 	struct bf_state *st = state;
 
-	if (st)
+	if (st) {
 		free(st->waits);
+		free(st->least);
+	}
 	free(st);
 }
 

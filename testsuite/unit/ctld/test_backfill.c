@@ -211,6 +211,34 @@ START_TEST(test_settled_passes)
 }
 END_TEST
 
+/*
+ * EASY with its reservation made only tries starts: the pass ends once
+ * every job left asks for more cores than are free, and not before a
+ * narrow one further down.
+ */
+START_TEST(test_easy_stops_when_nothing_fits)
+{
+	struct rota_sched_stats st;
+	uint32_t c, d, e;
+
+	gap_setup("Sched=backfill Resolution=1s");
+	c = submit(T0, 5, 50); /* 4 cores free: C and D fit nowhere */
+	d = submit(T0, 6, 50);
+	st = backfill(T0);
+	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
+	ck_assert_uint_eq(st.reserved, 1);
+	ck_assert_uint_eq(st.tested, 1); /* B; C and D not tried */
+	ck_assert_uint_eq(st.depth, 1);
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+	ck_assert_int_eq(state(d), ROTA_JOB_PENDING);
+	e = submit(T0 + 1, 2, 50); /* behind them, and it fits */
+	st = backfill(T0 + 1);
+	ck_assert_uint_eq(st.tested, 4);
+	ck_assert_int_eq(state(e), ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(core_job_find(core, c)->bypass, 1);
+}
+END_TEST
+
 /* A reservation beyond the window may come within it: never settled. */
 START_TEST(test_window_not_settled)
 {
@@ -531,6 +559,7 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_would_delay_top);
 	tcase_add_test(tc, test_builtin_no_backfill);
 	tcase_add_test(tc, test_settled_passes);
+	tcase_add_test(tc, test_easy_stops_when_nothing_fits);
 	tcase_add_test(tc, test_window_not_settled);
 	tcase_add_loop_test(tc, test_easy_vs_conservative, 0, N(modes));
 	tcase_add_test(tc, test_reservation_depth);
