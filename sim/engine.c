@@ -40,6 +40,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "plugins/rota_plugin.h"
+#include "sim/pairs.h"
 #include "sim/sim.h"
 
 #define NEVER INT64_MAX
@@ -453,27 +454,36 @@ static int by_key(const void *a, const void *b)
 static struct usage_key *usage_table(const struct engine *e, size_t *n)
 {
 	const struct swf_trace *t = e->t;
-	struct usage_key *u = rota_xcalloc(e->r->njobs + 1, sizeof(*u));
+	struct sim_pairs pairs = { 0 };
+	struct usage_key *u;
 	size_t k = 0;
 	size_t m = 0;
 
 	for (size_t i = 0; i < t->n && k < e->r->njobs; i++) {
 		const struct sim_job *sj = &e->r->jobs[k];
-		char user[32];
-		char account[32];
 
 		if (t->jobs[i].id != sj->swf_id ||
 		    t->jobs[i].submit != sj->submit)
 			continue;
 		k++;
-		sim_user_name(t->jobs[i].user, user, sizeof(user));
-		sim_account_name(t->jobs[i].group, account, sizeof(account));
-		snprintf(u[m].key, sizeof(u[m].key), "%s\t%s", user, account);
-		u[m++].usage = sj->start < 0 ? 0
-					     : (double)sj->cores *
-						       (double)(sj->end -
-								sj->start);
+		sim_pairs_add(&pairs, t->jobs[i].group, t->jobs[i].user,
+			      sj->start < 0 ? 0
+					    : (double)sj->cores *
+						      (double)(sj->end -
+							       sj->start));
 	}
+	u = rota_xcalloc(pairs.n + 1, sizeof(*u));
+	for (size_t i = 0; i < pairs.n; i++) {
+		char user[32];
+		char account[32];
+
+		sim_user_name(pairs.v[i].user, user, sizeof(user));
+		sim_account_name(pairs.v[i].group, account, sizeof(account));
+		snprintf(u[m].key, sizeof(u[m].key), "%s\t%s", user, account);
+		u[m++].usage = pairs.v[i].sum;
+	}
+	sim_pairs_free(&pairs);
+	/* names may coincide where numbers differ: summed as one */
 	qsort(u, m, sizeof(*u), by_key);
 	*n = 0;
 	for (size_t i = 0; i < m; i++) {

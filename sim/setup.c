@@ -26,6 +26,7 @@
 #include "common/conf.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "sim/pairs.h"
 #include "sim/sim.h"
 
 /* 'prefix' and the decimal id; by hand, as every replayed job asks. */
@@ -92,16 +93,6 @@ static int read_file(const char *path, char **text, size_t *len,
 	return 0;
 }
 
-static int by_pair(const void *a, const void *b)
-{
-	const int64_t *x = a;
-	const int64_t *y = b;
-
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 static bool user_declared(const struct rota_conf *conf, const char *user,
 			  const char *account)
 {
@@ -117,31 +108,29 @@ static void add_accounts(struct rota_strbuf *sb, const struct rota_conf *conf,
 			 const struct swf_trace *t)
 {
 	/* (group, user) pairs, sorted and unique: accounts in order */
-	int64_t (*pairs)[2] = rota_xcalloc(t->n + 1, sizeof(*pairs));
-	size_t n = 0;
+	struct sim_pairs pairs = { 0 };
 	char user[32];
 	char account[32];
 
-	for (size_t i = 0; i < t->n; i++) {
-		pairs[i][0] = t->jobs[i].group < 0 ? 0 : t->jobs[i].group;
-		pairs[i][1] = t->jobs[i].user < 0 ? 0 : t->jobs[i].user;
-	}
-	qsort(pairs, t->n, sizeof(*pairs), by_pair);
 	for (size_t i = 0; i < t->n; i++)
-		if (i == 0 || by_pair(pairs[i], pairs[n - 1]) != 0)
-			memcpy(pairs[n++], pairs[i], sizeof(*pairs));
+		sim_pairs_add(&pairs,
+			      t->jobs[i].group < 0 ? 0 : t->jobs[i].group,
+			      t->jobs[i].user < 0 ? 0 : t->jobs[i].user, 0);
+	sim_pairs_sort(&pairs);
 	rota_strbuf_addf(sb, "\n# rota sim: the trace's groups and users\n");
-	for (size_t i = 0; i < n; i++) {
-		sim_account_name(pairs[i][0], account, sizeof(account));
-		sim_user_name(pairs[i][1], user, sizeof(user));
-		if ((i == 0 || pairs[i][0] != pairs[i - 1][0]) &&
+	for (size_t i = 0; i < pairs.n; i++) {
+		const struct sim_pair *p = &pairs.v[i];
+
+		sim_account_name(p->group, account, sizeof(account));
+		sim_user_name(p->user, user, sizeof(user));
+		if ((i == 0 || p->group != p[-1].group) &&
 		    !rota_conf_account_find(conf, account))
 			rota_strbuf_addf(sb, "AccountName=%s\n", account);
 		if (!user_declared(conf, user, account))
 			rota_strbuf_addf(sb, "UserName=%s Account=%s\n",
 					    user, account);
 	}
-	free(pairs);
+	sim_pairs_free(&pairs);
 }
 
 static int add_nodes(struct rota_strbuf *sb, const struct sim_options *opt,
