@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/auth.h"
@@ -62,19 +63,25 @@ void rota_reply_clear(struct rota_reply *r)
 	*r = (struct rota_reply){ 0 };
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/*
+ * The whole frame in one call where the socket takes it: with TCP_NODELAY
+ * each write is a segment, and the controller would wake for each.
+ */
+static int writev_all(int fd, struct iovec *iov, int n)
 {
-	const char *s = p;
-
 	while (n) {
-		ssize_t w = write(fd, s, n);
+		ssize_t w = writev(fd, iov, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
 			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		s += w;
-		n -= (size_t)w;
+		for (; n && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	return 0;
 }
@@ -111,11 +118,11 @@ static int send_frame(struct rota_client *c, uint16_t type, const char *body,
 		return rc;
 	clen = strlen(cred);
 	rota_frame_header_encode(hdr, type, (uint32_t)clen, (uint32_t)len);
-	rc = write_all(c->fd, hdr, sizeof(hdr));
-	if (rc == 0)
-		rc = write_all(c->fd, cred, clen);
-	if (rc == 0)
-		rc = write_all(c->fd, body, len);
+	rc = writev_all(c->fd,
+			(struct iovec[]){ { hdr, sizeof(hdr) },
+					  { cred, clen },
+					  { (void *)body, len } },
+			3);
 	free(cred);
 	if (rc < 0)
 		return rota_errorf(err, rc, "sending to the controller: %s",
