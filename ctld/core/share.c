@@ -3,12 +3,12 @@
  * The account tree and its usage (share.h).
  *
  * Usage lives on user leaves; an account's is the sum of its subtree.
- * Decay is kept lazily, so that a
- * charge costs O(1) however large the tree: a leaf stores its usage as of
- * a reference time t0, and the true value at t is stored * decay(t0, t).
- * A charge at t adds amount / decay(t0, t).  t0 moves (and the decay is
- * folded in) only when a charge falls more than one half-life from it, so
- * the division stays within a factor of two.
+ * Decay is kept lazily, so that a charge costs O(1) however large the
+ * tree: a leaf stores its usage as of a reference time t0, and the true
+ * value at t is stored * decay(t0, t).  A charge at t adds amount /
+ * decay(t0, t).  t0 moves (and the decay is folded in) only when a charge
+ * falls more than one half-life from it, so the division stays within a
+ * factor of two.
  *
  * A re-rating prepares the view's inputs as of its time T, but most are
  * never read (nothing pending, nothing submitted before the next one), so
