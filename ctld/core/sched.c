@@ -37,20 +37,13 @@ bool sched_eligible(const struct core *core, const struct core_job *job)
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
-/*
- * Whether other eligible jobs wait besides the one being tried, for a
- * limit that spares a lone job: of the eligible jobs still pending,
- * 'refused' were turned down by a limit in this pass and wait no more,
- * the one tried is among the rest.  Counted only as far as it must.
- */
-static bool others_idle(const struct core *core, size_t refused)
+static size_t eligible_count(const struct core *core)
 {
-	size_t need = refused + 2;
+	size_t n = 0;
 
-	for (const struct core_job *j = core->pending.head; j && need;
-	     j = j->next)
-		need -= sched_eligible(core, j);
-	return need == 0;
+	for (const struct core_job *j = core->pending.head; j; j = j->next)
+		n += sched_eligible(core, j);
+	return n;
 }
 
 void sched_start(struct core *core, struct core_job *job, int64_t now,
@@ -105,7 +98,9 @@ unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
 	struct placement p;
-	size_t nblocked = 0, active = 0, refused = 0, depth = 0;
+	size_t nblocked = 0, active = 0, depth = 0;
+	size_t idle = SIZE_MAX;	/* eligible jobs not yet started or refused:
+				   counted when a limit first asks */
 	unsigned started = 0;
 	bool timed = false;	/* the outcome may change with time alone */
 	int64_t start_us;
@@ -150,14 +145,18 @@ unsigned core_schedule(struct core *core, int64_t now)
 		}
 		if (place_job(&now_ctx, job, &p)) {
 			/* a limit that depends on what runs may still say no */
-			if (!limits_may_start(core, now, job,
-					      others_idle(core, refused))) {
-				refused++;
+			/* started ones have left the list already */
+			if (core->limits_set && idle == SIZE_MAX)
+				idle = eligible_count(core);
+			if (!limits_may_start(core, now, job, idle > 1)) {
+				idle--;
 				timed = true; /* its limit may ease with time */
 				continue;
 			}
 			sched_start(core, job, now, &p);
 			started++;
+			if (idle != SIZE_MAX)
+				idle--;
 			continue;
 		}
 		job->reason = "Resources";

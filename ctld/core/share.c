@@ -79,8 +79,11 @@ struct share {
 	uint32_t *view_assoc;	/* view index -> id */
 	/*
 	 * Per view node, dense, the sums of its subtree as of the last
-	 * prepare, kept as charges and jobs come: a prepare adds what
-	 * changed along the changed leaves' paths.
+	 * prepare, kept as charges and jobs come: a prepare adds the job
+	 * counts along the changed leaves' paths and sums the usage of the
+	 * accounts on them again, from their children in the order
+	 * view_sums() takes them, so that equal subtrees sum to equal
+	 * usage whatever order the charges came in (ties must stay ties).
 	 */
 	bool sums_stale;	/* to be summed again from the leaves */
 	double *view_ref;	/* usage at t0 (usage_ref) */
@@ -88,6 +91,11 @@ struct share {
 	bool *view_user;
 	uint32_t *view_pending;
 	uint32_t *view_running;
+	uint32_t *view_koff;	/* node i's children: view_kids[koff[i]..] */
+	uint32_t *view_kids;
+	bool *view_dirty;	/* an account whose usage is to be summed */
+	uint32_t *dirty_ids;	/* those accounts */
+	size_t ndirty;
 	double max_priority;
 	struct share_slot *slots;
 	size_t nslots;
@@ -322,6 +330,10 @@ void share_destroy(struct share *s)
 	free(s->view_user);
 	free(s->view_pending);
 	free(s->view_running);
+	free(s->view_koff);
+	free(s->view_kids);
+	free(s->view_dirty);
+	free(s->dirty_ids);
 	free(s->tree.nodes);
 	free(s);
 }
@@ -505,23 +517,61 @@ static void touch(struct share *s, uint32_t id)
 	}
 }
 
-/* Association id's changes into the view's sums, up its path. */
-static void view_path_add(struct share *s, uint32_t id, double usage,
-			  int64_t pending, int64_t running)
+/*
+ * Association id's changes into the view's sums: its job counts up its
+ * path, its usage into its leaf, and the accounts above marked for
+ * view_resum().
+ */
+static void view_path_add(struct share *s, uint32_t id, int64_t pending,
+			  int64_t running)
 {
-	uint32_t k;
+	uint32_t k = s->a[id].view;
 
 	if (s->sums_stale || s->view_stale || id >= s->view_n)
 		return;
-	if (!s->a[id].is_user) /* accounts hold no usage of their own */
-		usage = 0;
-	for (k = s->a[id].view;; k = s->view_parent[k]) {
-		s->view_ref[k] += usage;
+	if (s->a[id].is_user) /* accounts hold no usage of their own */
+		s->view_ref[k] = s->stored[id];
+	for (;; k = s->view_parent[k]) {
 		s->view_pending[k] = (uint32_t)(s->view_pending[k] + pending);
 		s->view_running[k] = (uint32_t)(s->view_running[k] + running);
+		if (!s->view_user[k] && !s->view_dirty[k]) {
+			s->view_dirty[k] = true;
+			s->dirty_ids[s->ndirty++] = k;
+		}
 		if (!k)
 			break;
 	}
+}
+
+/* An account's usage from its children's, last child first. */
+static double account_usage(const struct share *s, uint32_t k)
+{
+	double sum = 0;
+
+	for (uint32_t j = s->view_koff[k + 1]; j-- > s->view_koff[k];)
+		sum += s->view_ref[s->view_kids[j]];
+	return sum;
+}
+
+/* The marked accounts' usage summed again, children before parents. */
+static void view_resum(struct share *s)
+{
+	/* few: an insertion sort, deepest (highest index) first */
+	for (size_t i = 1; i < s->ndirty; i++) {
+		uint32_t e = s->dirty_ids[i];
+		size_t j = i;
+
+		for (; j > 0 && s->dirty_ids[j - 1] < e; j--)
+			s->dirty_ids[j] = s->dirty_ids[j - 1];
+		s->dirty_ids[j] = e;
+	}
+	for (size_t i = 0; i < s->ndirty; i++) {
+		uint32_t k = s->dirty_ids[i];
+
+		s->view_ref[k] = account_usage(s, k);
+		s->view_dirty[k] = false;
+	}
+	s->ndirty = 0;
 }
 
 /* The charges and job counts since the last prepare, taken. */
@@ -533,13 +583,14 @@ static void fold_deltas(struct share *s)
 		int64_t dr = (int64_t)s->running[id] - s->running_at[id];
 
 		s->stored[id] += s->delta[id];
-		view_path_add(s, id, s->delta[id], dp, dr);
+		view_path_add(s, id, dp, dr);
 		s->delta[id] = 0;
 		s->pending_at[id] = s->pending[id];
 		s->running_at[id] = s->running[id];
 		s->listed[id] = false;
 	}
 	s->ntouched = 0;
+	view_resum(s);
 }
 
 void share_charge(struct share *s, uint32_t id, double amount, int64_t at)
@@ -627,6 +678,23 @@ static int child_cmp(const void *x, const void *y)
 	return c ? c : (int)p->a->is_user - (int)q->a->is_user;
 }
 
+/* Each view node's children in increasing index, dense. */
+static void view_kids_build(struct share *s)
+{
+	uint32_t *next = rota_xcalloc(s->tree.n, sizeof(*next));
+
+	for (size_t i = 1; i < s->tree.n; i++)
+		s->view_koff[s->view_parent[i] + 1]++;
+	for (size_t i = 0; i < s->tree.n; i++)
+		s->view_koff[i + 1] += s->view_koff[i];
+	for (size_t i = 1; i < s->tree.n; i++) {
+		uint32_t p = s->view_parent[i];
+
+		s->view_kids[s->view_koff[p] + next[p]++] = (uint32_t)i;
+	}
+	free(next);
+}
+
 /* Preorder, siblings by name: the layout rota_plugin.h promises. */
 static void view_build(struct share *s)
 {
@@ -657,6 +725,11 @@ static void view_build(struct share *s)
 	s->view_user = rota_xcalloc(s->n, sizeof(*s->view_user));
 	s->view_pending = rota_xcalloc(s->n, sizeof(*s->view_pending));
 	s->view_running = rota_xcalloc(s->n, sizeof(*s->view_running));
+	s->view_koff = rota_xcalloc(s->n + 1, sizeof(*s->view_koff));
+	s->view_kids = rota_xcalloc(s->n, sizeof(*s->view_kids));
+	s->view_dirty = rota_xcalloc(s->n, sizeof(*s->view_dirty));
+	s->dirty_ids = rota_xcalloc(s->n, sizeof(*s->dirty_ids));
+	s->ndirty = 0;
 	s->tree.usage_ref = s->view_ref;
 	stack[top++] = SHARE_ROOT;
 	while (top) {
@@ -697,6 +770,7 @@ static void view_build(struct share *s)
 		s->view_parent[i] = s->tree.nodes[i].parent;
 		s->view_user[i] = s->tree.nodes[i].is_user;
 	}
+	view_kids_build(s);
 	s->view_stale = false;
 	s->view_n = s->n;
 	s->tree.shape++;
@@ -801,6 +875,13 @@ void share_prepare(struct share *s, int64_t now)
 {
 	/* a view prepared but not filled is dropped for this one */
 	fold_deltas(s);
+	/*
+	 * Idle (nothing charged) for over a half-life: the decay into the
+	 * stored values, so that usage_ref, as usage, goes to 0 when the
+	 * decay underflows, and everyone ties again.
+	 */
+	if (now > s->t0 + s->half_life)
+		rebase(s, now);
 	s->fill_due = true;
 	s->fill_at = now;
 	s->compute_due = true;

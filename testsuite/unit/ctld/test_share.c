@@ -457,10 +457,76 @@ START_TEST(test_sums_kept)
 			}
 			ck_assert_double_eq_tol(t->nodes[i].usage, usage,
 						1e-9 * (usage + 1));
+			/* usage_ref exactly: the children last to first */
+			usage = 0;
+			for (size_t c = t->n; c-- > i + 1;)
+				if (t->nodes[c].parent == i)
+					usage += t->usage_ref[c];
+			ck_assert(t->usage_ref[i] == usage);
 			ck_assert_uint_eq(t->nodes[i].pending, p);
 			ck_assert_uint_eq(t->nodes[i].running, r);
 		}
 	}
+}
+END_TEST
+
+/*
+ * Two accounts whose users are charged alike tie exactly, whatever order
+ * the charges and job counts came in (here A's users first, then B's
+ * the other way round): Fair-Tree then merges their children, and each
+ * user's factor equals its twin's.
+ */
+START_TEST(test_equal_subtrees_tie)
+{
+	static const char *const order[] = { "a1", "b2", "a2", "b1" };
+	const struct rota_share_tree *t;
+	int64_t now = T0;
+
+	start("AccountName=A Shares=10\nAccountName=B Shares=10\n"
+	      "UserName=a1 Account=A\nUserName=a2 Account=A\n"
+	      "UserName=b1 Account=B\nUserName=b2 Account=B\n"
+	      "UsageHalfLife=7d\n");
+	/* within the node's timeout: it registered once, at T0 */
+	for (int step = 0; step < 25; step++) {
+		uint32_t ids[N(order)];
+
+		for (size_t k = 0; k < N(order); k++)
+			ids[k] = run(now, order[k], NULL,
+				     order[k][1] == '1' ? 2 : 1, 0);
+		now += 10;
+		for (size_t k = N(order); k-- > 0;)
+			end(now, ids[k]);
+		core_tick(core, now);
+		t = core_share_tree(core);
+		ck_assert(t->usage_ref[node("A", NULL) - t->nodes] ==
+			  t->usage_ref[node("B", NULL) - t->nodes]);
+		ck_assert(node("A", "a1")->factor == node("B", "b1")->factor);
+		ck_assert(node("A", "a2")->factor == node("B", "b2")->factor);
+	}
+}
+END_TEST
+
+/*
+ * Idle long enough for the decay to underflow: usage is gone, and so is
+ * usage_ref (the plugin's keys), so everyone ties again, as with no usage.
+ */
+START_TEST(test_decayed_to_nothing_ties)
+{
+	const struct rota_share_tree *t;
+	uint32_t a;
+
+	start("UsageHalfLife=1s\n");
+	a = run(T0, "ana", NULL, 4, 0);
+	end(T0 + 100, a);
+	core_tick(core, T0 + 120);
+	ck_assert(node("physics", "ana")->factor <
+		  node("chem", "bob")->factor);
+	core_tick(core, T0 + 3000); /* 2880 half-lives later */
+	t = core_share_tree(core);
+	ck_assert(node("physics", "ana")->usage == 0);
+	ck_assert(t->usage_ref[node("physics", "ana") - t->nodes] == 0);
+	ck_assert(node("physics", "ana")->factor ==
+		  node("chem", "bob")->factor);
 }
 END_TEST
 
@@ -612,6 +678,8 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_take_and_requeue_before_read);
 	tcase_add_test(tc, test_clock_back);
 	tcase_add_test(tc, test_sums_kept);
+	tcase_add_test(tc, test_equal_subtrees_tie);
+	tcase_add_test(tc, test_decayed_to_nothing_ties);
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
