@@ -553,7 +553,10 @@ static double account_usage(const struct share *s, uint32_t k)
 	return sum;
 }
 
-/* The marked accounts' usage summed again, children before parents. */
+/*
+ * The marked accounts' usage summed again, children before parents: at
+ * the fill, not at each re-rating, as most are never filled.
+ */
 static void view_resum(struct share *s)
 {
 	/* few: an insertion sort, deepest (highest index) first */
@@ -590,7 +593,6 @@ static void fold_deltas(struct share *s)
 		s->listed[id] = false;
 	}
 	s->ntouched = 0;
-	view_resum(s);
 }
 
 void share_charge(struct share *s, uint32_t id, double amount, int64_t at)
@@ -833,6 +835,9 @@ static void view_sums(struct share *s)
 	/* the root account's own (no job charges it: for the record) */
 	pend[0] += s->pending_at[id[0]];
 	run[0] += s->running_at[id[0]];
+	for (size_t i = 0; i < s->ndirty; i++)
+		s->view_dirty[s->dirty_ids[i]] = false;
+	s->ndirty = 0;
 	s->sums_stale = false;
 	s->tree.usage_epoch++;
 }
@@ -867,6 +872,8 @@ static void share_fill(struct share *s)
 	}
 	if (s->sums_stale)
 		view_sums(s);
+	else
+		view_resum(s);
 	view_inputs(s, s->fill_at);
 	s->tree.now = s->fill_at;
 }
