@@ -303,6 +303,21 @@ struct share *share_create(const struct rota_conf *conf,
 	return s;
 }
 
+/* The view and its dense arrays, to be made again by view_build(). */
+static void view_free(struct share *s)
+{
+	free(s->tree.nodes);
+	free(s->view_ref);
+	free(s->view_parent);
+	free(s->view_user);
+	free(s->view_pending);
+	free(s->view_running);
+	free(s->view_koff);
+	free(s->view_kids);
+	free(s->view_dirty);
+	free(s->dirty_ids);
+}
+
 void share_destroy(struct share *s)
 {
 	if (!s)
@@ -325,16 +340,7 @@ void share_destroy(struct share *s)
 	free(s->pending_at);
 	free(s->running_at);
 	free(s->view_assoc);
-	free(s->view_ref);
-	free(s->view_parent);
-	free(s->view_user);
-	free(s->view_pending);
-	free(s->view_running);
-	free(s->view_koff);
-	free(s->view_kids);
-	free(s->view_dirty);
-	free(s->dirty_ids);
-	free(s->tree.nodes);
+	view_free(s);
 	free(s);
 }
 
@@ -714,14 +720,9 @@ static void view_build(struct share *s)
 		first[e[i].a->parent] = (uint32_t)i;
 		count[e[i].a->parent]++;
 	}
-	free(s->tree.nodes);
+	view_free(s);
 	s->tree.nodes = rota_xcalloc(s->n, sizeof(*s->tree.nodes));
 	s->tree.n = s->n;
-	free(s->view_ref);
-	free(s->view_parent);
-	free(s->view_user);
-	free(s->view_pending);
-	free(s->view_running);
 	s->view_ref = rota_xcalloc(s->n, sizeof(*s->view_ref));
 	s->view_parent = rota_xcalloc(s->n, sizeof(*s->view_parent));
 	s->view_user = rota_xcalloc(s->n, sizeof(*s->view_user));
