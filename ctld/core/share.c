@@ -14,10 +14,12 @@
  * never read (nothing pending, nothing submitted before the next one), so
  * the view is filled only when first read.  Charges and job counts go to
  * a per-association delta until the next re-rating, which keeps the
- * stored values as of T for that late fill and for the plugin, and adds
- * the deltas along the changed leaves' paths to the view's subtree sums:
- * summed afresh from the leaves only when their units change (t0 moved,
- * usage restored, the tree rebuilt).
+ * stored values as of T for that late fill and for the plugin.  The
+ * view's subtree sums are kept between fills: a re-rating adds the job
+ * counts along the changed leaves' paths and marks the accounts on them,
+ * whose usage the fill sums again from their children; all is summed
+ * afresh from the leaves only when the units change (t0 moved, usage
+ * restored, the tree rebuilt).
  *
  * decay(a, b) is 2^(-(b - a) / H) for UsageDecay=exponential (Slurm's and
  * Grid Engine's half-life), and 2^-(number of multiples of H passed
