@@ -382,9 +382,9 @@ static void store(struct core_job *job, double priority)
  * Each pending job's share-tree tickets (v in pending order): its user's,
  * dealt in order.  Most fairshare plugins give none: nothing is counted.
  */
-static void deal_tickets(struct core *core, struct rota_prio_job *v)
+static void deal_tickets(struct core *core, const struct rota_share_tree *t,
+			 struct rota_prio_job *v)
 {
-	const struct rota_share_tree *t = share_tree(core->share);
 	bool counting = false;
 	size_t i = 0;
 
@@ -448,12 +448,12 @@ int core_prio_update(struct core *core, int64_t now)
 	}
 	v = core->prio_view;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
-	if (n)
+	if (n) {
 		t = share_tree(core->share);
-	for (j = core->pending.head; j; j = j->next, i++)
-		view(core, t, j, now, 0, &v[i]);
-	if (n)
-		deal_tickets(core, v);
+		for (j = core->pending.head; j; j = j->next, i++)
+			view(core, t, j, now, 0, &v[i]);
+		deal_tickets(core, t, v);
+	}
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
 	if (rc == 0)
 		for (j = core->pending.head, i = 0; j; j = j->next, i++)

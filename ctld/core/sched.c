@@ -144,8 +144,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 			break;
 		}
 		if (place_job(&now_ctx, job, &p)) {
-			/* a limit that depends on what runs may still say no */
-			/* started ones have left the list already */
+			/*
+			 * A limit that depends on what runs may still say no;
+			 * started jobs have left the list already.
+			 */
 			if (core->limits_set && idle == SIZE_MAX)
 				idle = eligible_count(core);
 			if (!limits_may_start(core, now, job, idle > 1)) {

@@ -461,35 +461,22 @@ static void ft_rank_users(struct ft_pass *w, uint32_t p, bool tied)
 {
 	const struct ft_state *st = w->st;
 	const uint32_t *list = &st->ord[st->off[p]];
-	const double *d = st->key.d;
-	const bool *exact = st->key.exact;
-	const long double *l = st->key.l;
 	const double *factor = st->factor;
 	struct rota_share_node *nodes = w->nodes;
 	uint32_t *rank_at = st->rank_at;
 	uint32_t rank = w->rank, rnt = w->rnt, len = st->nkids[p];
-	uint32_t prev = 0;
 	double pu = st->ref[p];
 
 	for (uint32_t i = 0; i < len; i++) {
 		uint32_t c = list[i];
-		struct rota_share_node *node = &nodes[c];
-		double k = d[c];
-		double f;
 
-		/* ft_same(), with the previous key at hand */
 		if (i > 0)
-			tied = k == d[prev] && ((exact[c] && exact[prev]) ||
-						l[c] == l[prev]);
+			tied = ft_same(&st->key, c, list[i - 1]);
 		if (!tied)
 			rank = rnt;
 		rank_at[rnt--] = rank;
-		f = factor[rank];
-		node->factor = f;
-		node->value = f;
-		node->level_fs = pu > 0 && k > 0 ? k * pu : k;
-		node->usage_eff = node->usage_norm;
-		prev = c;
+		nodes[c].factor = factor[rank];
+		ft_out(st, &nodes[c], c, pu);
 	}
 	w->rank = rank;
 	w->rnt = rnt;
