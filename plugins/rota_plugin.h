@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 3
+#define ROTA_PLUGIN_ABI_MINOR 4
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -205,6 +205,17 @@ struct rota_fairshare_ops {
 	size_t size;		/* sizeof the plugin's table */
 	/* required: set every node's outputs */
 	int (*compute)(void *state, struct rota_share_tree *tree);
+	/*
+	 * Optional, since ABI 1.4: compute() for a host that reads only the
+	 * users' factors before its next call (rating pending jobs, most
+	 * often), so that it does not pay for what only `rota share`
+	 * shows.  The host gives usage_ref and may leave the other inputs
+	 * (usage, usage_norm, pending, running) as of an earlier call; the
+	 * plugin may leave every output but the factors as it was, and the
+	 * factors too when they did not change: the host leaves them alone.
+	 * The host calls compute() before it reads anything else.
+	 */
+	int (*factors)(void *state, struct rota_share_tree *tree);
 };
 
 /* ---- priority ------------------------------------------------------------- */
@@ -287,6 +298,14 @@ struct rota_priority_ops {
 			  struct rota_prio_factor *factors, size_t max);
 	/* Optional: one line for rota prio's header (weights, formula). */
 	void (*describe)(void *state, char *buf, size_t len);
+	/*
+	 * Since ABI 1.4: true when compute() reads, of what the fairshare
+	 * plugin gives, fs_factor and tickets alone.  The host may then
+	 * pass fs_value and fs_usage_norm as of an earlier rating and take
+	 * the factors from the fairshare plugin's cheaper factors().
+	 * explain() always gets them all.
+	 */
+	bool fs_factor_only;
 };
 
 /* ---- limits --------------------------------------------------------------- */

@@ -61,6 +61,7 @@ struct core {
 	struct share *share;
 	struct plugin *priority;
 	const struct rota_priority_ops *prio_ops;
+	bool prio_factor_only;	 /* the plugin reads fs_factor alone */
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,11 +59,16 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 {
 	int rc = plugin_load(conf, ROTA_PLUGIN_PRIORITY, "fifo", NULL,
 			     &core->priority, err);
+	const struct rota_priority_ops *all;
 
 	if (rc < 0)
 		return rc;
+	/* fs_factor_only came in ABI 1.4: an older table is shorter */
 	core->prio_ops = plugin_ops(core->priority,
-				    sizeof(struct rota_priority_ops));
+				    offsetof(struct rota_priority_ops,
+					     fs_factor_only));
+	all = plugin_ops(core->priority, sizeof(*all));
+	core->prio_factor_only = all && all->fs_factor_only;
 	qos_table(core, conf);
 	return 0;
 }
@@ -298,6 +304,13 @@ static void insert_ordered(struct core *core, struct core_job *job)
 
 /* ---- rating -------------------------------------------------------------- */
 
+/* The fairshare view a rating reads: the factors alone when that will do. */
+static const struct rota_share_tree *rating_tree(struct core *core)
+{
+	return core->prio_factor_only ? share_factors(core->share)
+				      : share_tree(core->share);
+}
+
 /*
  * The cluster's totals for normalizing.  Computed in full by a rating of
  * all jobs; a job rated alone at submit reuses them, so that a submit
@@ -449,7 +462,7 @@ int core_prio_update(struct core *core, int64_t now)
 	v = core->prio_view;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
-		t = share_tree(core->share);
+		t = rating_tree(core);
 		for (j = core->pending.head; j; j = j->next, i++)
 			view(core, t, j, now, 0, &v[i]);
 		deal_tickets(core, t, v);
@@ -472,7 +485,7 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	struct rota_prio_job v;
 
 	context(core, now, false, &ctx);
-	view(core, share_tree(core->share), job, now, 0, &v);
+	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0)
 		store(job, v.priority);

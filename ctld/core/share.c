@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,9 +109,11 @@ struct share {
 	bool flux;		/* Fairshare Convention=flux */
 	int64_t t0;
 	bool view_stale;	/* a user joined: rebuild the view */
-	bool fill_due;		/* prepared as of fill_at, view not filled */
+	bool fill_due;		/* prepared as of fill_at, view not summed */
 	int64_t fill_at;
+	bool inputs_due;	/* summed, the nodes' inputs not filled */
 	bool compute_due;	/* inputs prepared, the plugin not yet run */
+	bool partial;		/* only the factors are of the last prepare */
 	bool memo_valid;	/* memo_f is decay(memo_from, memo_to) */
 	int64_t memo_from;
 	int64_t memo_to;
@@ -120,6 +123,8 @@ struct share {
 	struct rota_share_tree tree;
 	struct plugin *plugin;
 	const struct rota_fairshare_ops *ops;
+	/* the plugin's factors(), where the host may use it */
+	int (*factors)(void *state, struct rota_share_tree *tree);
 };
 
 static void share_fill(struct share *s);
@@ -292,13 +297,19 @@ struct share *share_create(const struct rota_conf *conf,
 			   struct plugin *fairshare, bool flux)
 {
 	struct share *s = rota_xcalloc(1, sizeof(*s));
+	const struct rota_fairshare_ops *all =
+		plugin_ops(fairshare, sizeof(struct rota_fairshare_ops));
 
 	s->half_life = conf->usage_half_life;
 	s->mode = conf->usage_decay;
 	s->enforce = conf->enforce_accounts;
 	s->plugin = fairshare;
-	s->ops = plugin_ops(fairshare, sizeof(struct rota_fairshare_ops));
+	/* factors() came in ABI 1.4: an older table is shorter */
+	s->ops = plugin_ops(fairshare,
+			    offsetof(struct rota_fairshare_ops, factors));
 	s->flux = flux;
+	/* Flux's reading of the factors needs usage_eff */
+	s->factors = all && !flux ? all->factors : NULL;
 	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1, 0, NULL);
 	add_accounts(s, conf);
 	add_users(s, conf);
@@ -863,8 +874,8 @@ static void view_inputs(struct share *s, int64_t at)
 	}
 }
 
-/* The view as of the last prepare, if not filled yet. */
-static void share_fill(struct share *s)
+/* The view's sums (usage_ref) as of the last prepare, if not made yet. */
+static void share_sum(struct share *s)
 {
 	if (!s->fill_due)
 		return;
@@ -877,8 +888,18 @@ static void share_fill(struct share *s)
 		view_sums(s);
 	else
 		view_resum(s);
-	view_inputs(s, s->fill_at);
 	s->tree.now = s->fill_at;
+	s->inputs_due = true;
+}
+
+/* The whole view as of the last prepare, if not filled yet. */
+static void share_fill(struct share *s)
+{
+	share_sum(s);
+	if (s->inputs_due) {
+		view_inputs(s, s->tree.now);
+		s->inputs_due = false;
+	}
 }
 
 void share_prepare(struct share *s, int64_t now)
@@ -902,9 +923,10 @@ int share_compute(struct share *s)
 	int rc;
 
 	share_fill(s);
-	if (!s->compute_due)
+	if (!s->compute_due && !s->partial)
 		return 0;
 	s->compute_due = false;
+	s->partial = false;
 	rc = s->ops->compute(plugin_state(s->plugin), &s->tree);
 	if (rc < 0 || !s->flux)
 		return rc;
@@ -925,14 +947,29 @@ int share_update(struct share *s, int64_t now)
 	return share_compute(s);
 }
 
-const struct rota_share_tree *share_tree(struct share *s)
+static const struct rota_share_tree *rated(struct share *s, int rc)
 {
-	int rc = share_compute(s);
-
 	if (rc < 0)
 		rota_err("fairshare/%s: rating failed (%d): the last factors "
 			 "kept", plugin_name(s->plugin), rc);
 	return &s->tree;
+}
+
+const struct rota_share_tree *share_tree(struct share *s)
+{
+	return rated(s, share_compute(s));
+}
+
+const struct rota_share_tree *share_factors(struct share *s)
+{
+	if (!s->factors)
+		return share_tree(s);
+	share_sum(s);
+	if (!s->compute_due)
+		return &s->tree;
+	s->compute_due = false;
+	s->partial = true;
+	return rated(s, s->factors(plugin_state(s->plugin), &s->tree));
 }
 
 uint32_t share_view_index(const struct share *s, uint32_t id)

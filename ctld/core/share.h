@@ -79,6 +79,11 @@ int share_compute(struct share *s);
 /* The view after the last update or prepare; borrowed until the next. */
 const struct rota_share_tree *share_tree(struct share *s);
 /*
+ * The same for a reader of the users' factors alone: the rest may be as
+ * of an earlier prepare (the plugin's factors(), where it has one).
+ */
+const struct rota_share_tree *share_factors(struct share *s);
+/*
  * Index of association 'id' in share_tree()'s nodes; ROTA_SHARE_NONE for
  * one that joined after the last share_update().
  */

@@ -103,6 +103,11 @@ struct ft_state {
 				   accounts (different parents) only */
 	uint32_t users;		/* N */
 	double *factor;		/* per rank r in 0..N: r / N, divided once */
+	bool *tie;		/* per node: tied with the one before it in
+				   its list in the last walk (the first of a
+				   list: false, whatever its account's) */
+	uint32_t *at;		/* per node: its place in its parent's list */
+	bool merged;		/* the last walk merged tied accounts */
 };
 
 /* One compute() call: the tree and the ranking counters. */
@@ -112,6 +117,7 @@ struct ft_pass {
 	size_t top;	/* used part of st->scratch */
 	uint32_t rank;	/* the current (possibly shared) rank */
 	uint32_t rnt;	/* "rank no ties": the next free place */
+	bool outputs;	/* write every output, not only the factors */
 };
 
 /* What a list is sorted by. */
@@ -183,6 +189,7 @@ static void ft_sort(const struct ft_order *o, uint32_t *list, size_t len)
  * Sort an account's children again after some keys moved: the others
  * keep their order, so the moved ones are taken out and put back each
  * where a binary search finds its place.  Many moved: sort them all.
+ * Each child's place is noted (st->at) for ft_settled().
  */
 static void ft_resort(struct ft_state *st, uint32_t p, uint32_t *tmp)
 {
@@ -201,7 +208,7 @@ static void ft_resort(struct ft_state *st, uint32_t p, uint32_t *tmp)
 		for (uint32_t i = 0; i < moved; i++)
 			list[kept + i] = tmp[i];
 		ft_sort(&o, list, len);
-		return;
+		moved = 0;
 	}
 	for (uint32_t i = 0; i < moved; i++) {
 		uint32_t lo = 0, hi = kept, e = tmp[i];
@@ -219,6 +226,8 @@ static void ft_resort(struct ft_state *st, uint32_t p, uint32_t *tmp)
 		list[lo] = e;
 		kept++;
 	}
+	for (uint32_t i = 0; i < len; i++)
+		st->at[list[i]] = i;
 }
 
 static void ft_state_free(struct ft_state *st)
@@ -248,6 +257,8 @@ static void ft_state_free(struct ft_state *st)
 	free(st->lf.d);
 	free(st->lf.exact);
 	free(st->factor);
+	free(st->tie);
+	free(st->at);
 	*st = (struct ft_state){ 0 };
 }
 
@@ -282,6 +293,8 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->lf.d = malloc(n * sizeof(*st->lf.d));
 	st->lf.exact = malloc(n * sizeof(*st->lf.exact));
 	st->factor = malloc((n + 1) * sizeof(*st->factor));
+	st->tie = calloc(n, sizeof(*st->tie));
+	st->at = malloc(n * sizeof(*st->at));
 	if (!st->is_user || !st->s || !st->level || !st->off || !st->nkids ||
 	    !st->ord || !st->scratch || !st->accounts || !st->ref ||
 	    !st->usage ||
@@ -289,7 +302,8 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	    !st->moved || !st->rank_at || !st->users_only || !st->unsorted || !st->stale ||
 	    !st->pos ||
 	    !st->key.l || !st->key.d || !st->key.exact || !st->lf.l ||
-	    !st->lf.d || !st->lf.exact || !st->factor) {
+	    !st->lf.d || !st->lf.exact || !st->factor || !st->tie ||
+	    !st->at) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
@@ -332,6 +346,7 @@ static void ft_shape(struct ft_state *st, const struct rota_share_tree *tree)
 	for (size_t c = 1; c < n; c++) {
 		uint32_t p = nodes[c].parent;
 
+		st->at[c] = st->nkids[p];
 		st->ord[st->off[p] + st->nkids[p]++] = (uint32_t)c;
 	}
 	/* S a double, as Slurm stores it: shares over the siblings' */
@@ -459,7 +474,7 @@ static inline void ft_out(const struct ft_state *st,
  */
 static void ft_rank_users(struct ft_pass *w, uint32_t p, bool tied)
 {
-	const struct ft_state *st = w->st;
+	struct ft_state *st = w->st;
 	const uint32_t *list = &st->ord[st->off[p]];
 	const double *factor = st->factor;
 	struct rota_share_node *nodes = w->nodes;
@@ -472,11 +487,13 @@ static void ft_rank_users(struct ft_pass *w, uint32_t p, bool tied)
 
 		if (i > 0)
 			tied = ft_same(&st->key, c, list[i - 1]);
+		st->tie[c] = i > 0 && tied;
 		if (!tied)
 			rank = rnt;
 		rank_at[rnt--] = rank;
 		nodes[c].factor = factor[rank];
-		ft_out(st, &nodes[c], c, pu);
+		if (w->outputs)
+			ft_out(st, &nodes[c], c, pu);
 	}
 	w->rank = rank;
 	w->rnt = rnt;
@@ -506,17 +523,20 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 
 	for (size_t i = 0; i < len; i++) {
 		uint32_t c = list[i];
-		bool tied = i == 0 ? account_tied : ft_same(k, c, list[i - 1]);
+		bool own = i > 0 && ft_same(k, c, list[i - 1]);
+		bool tied = i == 0 ? account_tied : own;
 		double pu = parent != ROTA_SHARE_NONE ? list_pu
 						      : st->ref[st->parent[c]];
 		size_t last = i;
 
+		st->tie[c] = own;
 		if (is_user[c]) {
 			if (!tied)
 				rank = rnt;
 			nodes[c].factor = factor[rank];
 			rank_at[rnt--] = rank;
-			ft_out(st, &nodes[c], c, pu);
+			if (w->outputs)
+				ft_out(st, &nodes[c], c, pu);
 			continue;
 		}
 		while (last + 1 < len && !is_user[list[last + 1]] &&
@@ -536,12 +556,14 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 					&st->key, tied, c);
 			nodes[c].factor = w->rnt < rnt
 					  ? factor[rank_at[rnt]] : 0;
-			ft_out(st, &nodes[c], c, pu);
+			if (w->outputs)
+				ft_out(st, &nodes[c], c, pu);
 		} else {
 			struct ft_order o = { st->is_user, &st->lf };
 			uint32_t *merged = &st->scratch[w->top];
 			size_t m = 0;
 
+			st->merged = true;
 			for (size_t a = i; a <= last; a++) {
 				uint32_t acct = list[a];
 
@@ -566,10 +588,11 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 						best = nodes[kid].factor;
 				}
 				nodes[acct].factor = best;
-				ft_out(st, &nodes[acct], acct,
-				       parent != ROTA_SHARE_NONE
-					       ? list_pu
-					       : st->ref[st->parent[acct]]);
+				if (w->outputs)
+					ft_out(st, &nodes[acct], acct,
+					       parent != ROTA_SHARE_NONE
+						       ? list_pu
+						       : st->ref[st->parent[acct]]);
 			}
 		}
 		rank = w->rank;
@@ -581,15 +604,53 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 }
 
 /*
- * The host keeps the nodes and the outputs written in them between calls
- * of one shape (rota_plugin.h), so tickets, always 0 here, are written
- * only when the tree is new to this state.
+ * Whether the users' ranks stand as the last walk left them: each node
+ * whose key moved is still in order with its neighbours (then its list,
+ * sorted before, still is, and kept its order), and none started or
+ * stopped tying with a neighbour.  A walk that merged tied accounts
+ * ordered their children by LF, which moves with the parents' usage, and
+ * left lists unsorted: never taken as standing.
  */
-static int fairtree_compute(void *state, struct rota_share_tree *tree)
+static bool ft_settled(struct ft_state *st)
 {
-	struct ft_state *st = state;
+	struct ft_order o = { st->is_user, &st->key };
+
+	if (st->merged)
+		return false;
+	for (size_t k = 0; k < st->nmoved; k++) {
+		uint32_t c = st->moved[k], p = st->parent[c], i = st->at[c];
+		const uint32_t *list = &st->ord[st->off[p]];
+		uint32_t len = st->nkids[p];
+
+		if (!c)
+			continue;
+		if (st->stale[p] ||
+		    (i > 0 && !ft_before(&o, list[i - 1], c)) ||
+		    (i + 1 < len && !ft_before(&o, c, list[i + 1])))
+			return false;
+		if ((i > 0 && ft_same(&st->key, c, list[i - 1])) != st->tie[c])
+			return false;
+		if (i + 1 < len && ft_same(&st->key, list[i + 1], c) !=
+					   st->tie[list[i + 1]])
+			return false;
+	}
+	for (size_t k = 0; k < st->nmoved; k++)
+		st->unsorted[st->parent[st->moved[k]]] = false;
+	return true;
+}
+
+/*
+ * Rank every user, and with 'outputs' write every node's outputs; the
+ * host keeps the nodes and the outputs written in them between calls of
+ * one shape (rota_plugin.h), so tickets, always 0 here, are written only
+ * when the tree is new to this state.  Without 'outputs' (factors()),
+ * the walk is skipped when the ranks stand.
+ */
+static int ft_run(struct ft_state *st, struct rota_share_tree *tree,
+		  bool outputs)
+{
 	struct rota_share_node *nodes = tree->nodes;
-	struct ft_pass w = { .st = st, .nodes = nodes };
+	struct ft_pass w = { .st = st, .nodes = nodes, .outputs = outputs };
 	bool all;
 
 	if (tree->n == 0)
@@ -602,7 +663,10 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 	if (all)
 		for (size_t c = 0; c < tree->n; c++)
 			nodes[c].tickets = 0;
+	if (!outputs && !all && ft_settled(st))
+		return 0;
 	w.rank = w.rnt = st->users;
+	st->merged = false;
 	if (st->unsorted[0]) {
 		ft_resort(st, 0, st->scratch);
 		st->unsorted[0] = false;
@@ -612,10 +676,22 @@ static int fairtree_compute(void *state, struct rota_share_tree *tree)
 		st->stale[st->accounts[a]] |= st->unsorted[st->accounts[a]];
 	nodes[0].factor = w.rnt < st->users ? st->factor[st->rank_at[st->users]]
 					    : 0;
-	nodes[0].level_fs = NAN;
-	nodes[0].usage_eff = nodes[0].usage_norm;
-	nodes[0].value = nodes[0].factor;
+	if (outputs) {
+		nodes[0].level_fs = NAN;
+		nodes[0].usage_eff = nodes[0].usage_norm;
+		nodes[0].value = nodes[0].factor;
+	}
 	return 0;
+}
+
+static int fairtree_compute(void *state, struct rota_share_tree *tree)
+{
+	return ft_run(state, tree, true);
+}
+
+static int fairtree_factors(void *state, struct rota_share_tree *tree)
+{
+	return ft_run(state, tree, false);
 }
 
 static int fairtree_init(const struct rota_host *host,
@@ -643,6 +719,7 @@ static void fairtree_fini(void *state)
 static const struct rota_fairshare_ops fairtree_ops = {
 	.size = sizeof(fairtree_ops),
 	.compute = fairtree_compute,
+	.factors = fairtree_factors,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(fairshare, fairtree);

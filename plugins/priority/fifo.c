@@ -27,6 +27,7 @@ static const struct rota_priority_ops fifo_ops = {
 	.size = sizeof(fifo_ops),
 	.compute = fifo_compute,
 	.describe = fifo_describe,
+	.fs_factor_only = true,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, fifo);

@@ -254,6 +254,7 @@ static const struct rota_priority_ops mf_ops = {
 	.compute = mf_compute,
 	.explain = mf_explain,
 	.describe = mf_describe,
+	.fs_factor_only = true,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, multifactor);

@@ -61,7 +61,7 @@ static const struct {
 } refused[] = {
 	{ "Fairshare=badabi", -EINVAL,
 	  "badabi.so: built for plugin ABI 2.0, this controller takes 1.0 to "
-	  "1.3" },
+	  "1.4" },
 	{ "Fairshare=badkind", -EINVAL,
 	  "badkind.so: a priority plugin, not a fairshare plugin" },
 	{ "Fairshare=noop", -EINVAL,

@@ -389,7 +389,9 @@ static const struct {
  * from the leaves at each re-rating: after any mix of submits, starts and
  * ends, and half-lives passing (new units), every account holds what its
  * children hold, and each user's job counts are its jobs as of the
- * re-rating.
+ * re-rating.  The re-rating itself asks for the factors alone (fifo reads
+ * no more): the tree read after it has every output made again from
+ * these inputs (Fair-Tree's usage_eff is usage_norm).
  */
 START_TEST(test_sums_kept)
 {
@@ -447,6 +449,8 @@ START_TEST(test_sums_kept)
 			double usage = 0;
 			uint32_t p = 0, r = 0;
 
+			ck_assert(t->nodes[i].usage_eff ==
+				  t->nodes[i].usage_norm);
 			if (t->nodes[i].is_user)
 				continue;
 			for (uint32_t c = t->nodes[i].first_child;

@@ -339,6 +339,59 @@ START_TEST(test_fairtree_merge)
 END_TEST
 
 /*
+ * factors() after a rating that merged tied accounts: X and Y stay tied
+ * (usage 40 each) and neither's own list changes order (y1 stays ahead
+ * of y2) as y1 and y2 move usage between them, but the merged order
+ * does, by LF: y1 4, x2 2, x1 2/3, y2 4/7 before; x2 2, y1 4/3, y2 4/5,
+ * x1 2/3 after.  The walk must be made again.
+ */
+START_TEST(test_fairtree_factors_merged)
+{
+	const struct rota_fairshare_ops *ops =
+		rota_plugin_fairshare_fairtree.ops;
+	struct row rows[] = {
+		ACCT("root", NULL, 0),	USER("x1", "X", 1, 30),
+		ACCT("X", "root", 1),	USER("x2", "X", 1, 10),
+		ACCT("Y", "root", 1),	USER("y1", "Y", 1, 5),
+		USER("y2", "Y", 1, 35),
+	};
+	double ref[MAX_NODES];
+	char err[160] = "";
+	void *kept = NULL;
+	struct rota_share_tree t;
+
+	ck_assert_int_eq(rota_plugin_fairshare_fairtree.init(&host, NULL, &kept,
+							     err, sizeof(err)),
+			 0);
+	for (int round = 0; round < 2; round++) {
+		if (round) {
+			rows[5].usage = 15; /* y1 */
+			rows[6].usage = 25; /* y2 */
+		}
+		build(&t, rows, N(rows));
+		t.shape = 1;
+		t.usage_ref = ref;
+		for (size_t i = 0; i < t.n; i++)
+			ref[i] = t.nodes[i].usage;
+		ck_assert_int_eq((round ? ops->factors : ops->compute)(kept,
+								       &t),
+				 0);
+		if (round)
+			break;
+		ck_assert(find(&t, "y1")->factor == 1.0);
+		ck_assert(find(&t, "y2")->factor == 0.25);
+		free(t.nodes);
+	}
+	ck_assert(find(&t, "x2")->factor == 1.0);
+	ck_assert(find(&t, "y1")->factor == 0.75);
+	ck_assert(find(&t, "y2")->factor == 0.5);
+	ck_assert(find(&t, "x1")->factor == 0.25);
+	free(t.nodes);
+	rota_plugin_fairshare_fairtree.fini(kept);
+}
+END_TEST
+
+/*
  * Ratings that start from the last order (one plugin state and one
  * shape throughout) give what a fresh state gives, as users' usage moves
  * between them and some tie (usage 0 or equal).  Then a new shape (the
@@ -408,7 +461,10 @@ END_TEST
  * again.  Every output must match a fresh rating of the same usage, as
  * a few users' usage moves each round (ties included: aE and aF tie
  * with no usage, and their children are then merged), and the units
- * change now and then (usage_epoch; x2 keeps every value exact).
+ * change now and then (usage_epoch; x2 keeps every value exact).  Some
+ * rounds ask for the factors alone (factors(), which may skip the walk
+ * when no rank moved): then every user's factor must match, and the
+ * next compute() every output.
  */
 START_TEST(test_fairtree_kept_tree)
 {
@@ -431,6 +487,7 @@ START_TEST(test_fairtree_kept_tree)
 			 0);
 	for (int round = 0; round < 400; round++) {
 		struct rota_share_tree b;
+		bool factors = rand_r(&seed) % 3 != 0;
 
 		for (int k = rand_r(&seed) % 4; k > 0; k--) {
 			struct row *r = &rows[rand_r(&seed) % N(rows)];
@@ -449,12 +506,22 @@ START_TEST(test_fairtree_kept_tree)
 			a.nodes[i].usage_norm = b.nodes[i].usage_norm;
 			ref[i] = b.nodes[i].usage * scale;
 		}
-		ck_assert_int_eq(ops->compute(kept, &a), 0);
+		ck_assert_int_eq((factors ? ops->factors : ops->compute)(kept,
+									  &a),
+				 0);
 		run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &b);
 		for (size_t i = 0; i < a.n; i++) {
 			const struct rota_share_node *x = &a.nodes[i];
 			const struct rota_share_node *y = &b.nodes[i];
 
+			if (factors) {
+				ck_assert_msg(!x->is_user ||
+						      x->factor == y->factor,
+					      "round %d (factors): %s: %g, "
+					      "fresh %g", round, x->name,
+					      x->factor, y->factor);
+				continue;
+			}
 			ck_assert_msg(x->factor == y->factor &&
 					      x->value == y->value &&
 					      x->usage_eff == y->usage_eff &&
@@ -987,6 +1054,7 @@ static Suite *fairshare_suite(void)
 	tcase_add_test(tc, test_fairtree_empty);
 	tcase_add_test(tc, test_fairtree_last_order);
 	tcase_add_test(tc, test_fairtree_kept_tree);
+	tcase_add_test(tc, test_fairtree_factors_merged);
 	tcase_add_test(tc, test_fairtree_zero_and_fp_tie);
 	tcase_add_test(tc, test_classic_doc);
 	tcase_add_test(tc, test_classic_test24_3);
