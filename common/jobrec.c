@@ -126,7 +126,7 @@ int rota_jobrec_time_parse(const char *text, int64_t now, int64_t *out,
 	struct tm tm = { .tm_isdst = -1 };
 	struct rota_error why;
 	const char *end;
-	int64_t d;
+	int64_t d = 0;
 	char *e;
 
 	if (strcmp(text, "now") == 0) {

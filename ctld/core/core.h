@@ -453,6 +453,7 @@ struct core_counts {
 void core_counts(const struct core *core, struct core_counts *out);
 size_t core_node_count(const struct core *core);
 const struct core_node *core_node_get(const struct core *core, uint32_t i);
+/* NULL, and *index UINT32_MAX, when there is no such node. */
 const struct core_node *core_node_find(const struct core *core,
 				       const char *name, uint32_t *index);
 const struct core_queue *core_queue_get(const struct core *core, uint32_t i);

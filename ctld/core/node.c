@@ -379,6 +379,8 @@ const struct core_node *core_node_find(const struct core *core,
 			return &core->nodes[i];
 		}
 	}
+	if (index)
+		*index = UINT32_MAX;
 	return NULL;
 }
 

@@ -397,11 +397,21 @@ static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
 			st->usage[c] = tree->nodes[c].usage;
 		ref = st->usage;
 	}
-	/* the common case first: few moved, one compare for the rest */
-	for (size_t c = 0; c < n; c++) {
-		if (every || ref[c] != seen[c]) { /* NaN: always moved */
-			changed[c] = true;
-			moved[nmoved++] = (uint32_t)c;
+	/* the common case first: few moved, blocks of 8 compared at once */
+	for (size_t b = 0; b < n; b += 8) {
+		size_t end = n - b < 8 ? n : b + 8;
+		bool some = every;
+
+		if (end == b + 8)
+			for (size_t c = b; c < b + 8; c++)
+				some |= ref[c] != seen[c];
+		else
+			some = true;
+		for (size_t c = b; some && c < end; c++) {
+			if (every || ref[c] != seen[c]) { /* NaN: moved */
+				changed[c] = true;
+				moved[nmoved++] = (uint32_t)c;
+			}
 		}
 	}
 	/* in index order, each parent before its children */
