@@ -21,7 +21,8 @@ restart_node() { # NAME: SIGKILL its daemon and start it again
 	t=$(echo $NODE_TOPOS | cut -d' ' -f$((10#$i)))
 	kill -9 "$(cat "$CL/$name.pid")"
 	wait_for sh -c "! kill -0 $(cat "$CL/$name.pid") 2>/dev/null"
-	[ "${2:-}" = "and-wait-for" ] && wait_for test -e "$3"
+	# $3 a glob: the spool names files job<id>.<run>.<what>
+	[ "${2:-}" = "and-wait-for" ] && wait_for sh -c "ls $3 >/dev/null 2>&1"
 	"$BIN/rota-noded" -f "$CL/rota.conf" -n "$name" --topology "$TOPO/$t" \
 		--ctld "$ROTA_CTLD" >>"$CL/log/$name.log" 2>&1 &
 	echo $! >>"$CL/pids"
@@ -41,7 +42,7 @@ is "$(cat "rota-$a.out")" "done a" "and its output is whole"
 # 2. the job ends while the daemon is down: the end waits on the node
 b=$(rota submit -C ib --wrap 'sleep 1; exit 0')
 wait_for job_state_is "$b" RUNNING
-restart_node n01 and-wait-for "$CL/spool/n01/job$b.end"
+restart_node n01 and-wait-for "$CL/spool/n01/job$b.*.end"
 WAIT_TIMEOUT=30 wait_job_done "$b"
 is "$(job_state "$b")" COMPLETED "an end that happened while it was down is delivered"
 wait_for sh -c "! ls '$CL'/spool/n01/job$b.* 2>/dev/null"
