@@ -23,7 +23,7 @@ like "$err" "only operators may change nodes" "a user may not drain a node"
 rota node drain n01 --reason "new firmware"
 is "$(node_state n01)" DRAINED "an operator drains it"
 a=$(rota submit -C ib --wrap true)
-wait_for test "$(rota show job "$a" | sed -n 's/^Reason=//p')" = Resources
+wait_until '[ "$(rota show job "$a" | sed -n "s/^Reason=//p")" = Resources ]'
 is "$(job_state "$a")" PENDING "no new job starts on a drained node"
 rota node resume n01
 wait_job_done "$a"
@@ -42,7 +42,7 @@ nr=$(rota submit -C ib --no-requeue --wrap 'sleep 1000')
 wait_for job_state_is "$nr" RUNNING
 kill -9 "$(cat "$CL/n01.pid")"
 cluster_kill_jobs
-wait_for test "$(node_state n01)" = DOWN
+wait_until '[ "$(node_state n01)" = DOWN ]'
 is "$(node_state n01)" DOWN "a node silent past NodeTimeout goes down"
 runs_of() { rota show job "$1" | sed -n 's/^Runs=//p'; }
 is "$(job_state "$b"):$(runs_of "$b")" PENDING:1 \
@@ -64,7 +64,7 @@ wait_for test -e "$CL/spool/n01/job$c.2.sup"
 wait_for test ! -e "$CL/spool/n01/job$c.1.sup"
 is "$(ls "$CL/spool/n01/" | grep -c "^job$c\..\.sup$")" 1 \
 	"the node comes back: the stray first run is killed, the second runs"
-wait_for test "$(pgrep -fc "slee[p] $marker")" = 1
+wait_until '[ "$(pgrep -fc "slee[p] $marker")" = 1 ]'
 is "$(pgrep -fc "slee[p] $marker")" 1 "one copy of the job runs, not two"
 rota cancel "$b" "$c"
 wait_job_done "$c"
@@ -74,5 +74,5 @@ is "$(job_state "$c")" CANCELLED "and it ends once, as its second run"
 rota node down n02 --reason "fan"
 is "$(node_state n02)" DOWN "an operator sets a node down"
 rota node resume n02
-wait_for test "$(node_state n02)" = UP
+wait_until '[ "$(node_state n02)" = UP ]'
 is "$(node_state n02)" UP "and resumes it"

@@ -22,10 +22,10 @@ lines() { [ -f "$J" ] && wc -l <"$J" || echo 0; }
 a=$(as rotatest1 rota submit -n 2 --job-name=first --wrap 'sleep 1')
 b=$(as rotatest2 rota submit --wrap 'exit 3')
 c=$(as rotatest1 rota submit --wrap 'sleep 60')
-wait_for test "$(job_state "$c")" = RUNNING
+wait_for job_state_is "$c" RUNNING
 rota cancel "$c"
 wait_job_done "$a"; wait_job_done "$b"; wait_job_done "$c"
-wait_for test "$(lines)" -eq 3
+wait_until '[ "$(lines)" -eq 3 ]'
 ok $? "three jobs ended: three lines in StateDir/jobcomp.json"
 
 rec_a=$(grep "\"id\":$a," "$J")
@@ -47,13 +47,13 @@ is "$(rota history --json -u rotatest2 | python3 -c 'import json,sys; d=json.loa
 # kill -9 and restart: the 'recorded' mark is journaled, nothing again
 d=$(rota submit --wrap 'true')
 wait_job_done "$d"
-wait_for test "$(lines)" -eq 4
+wait_until '[ "$(lines)" -eq 4 ]'
 sleep 1.5 # a tick: the mark reaches the journal
 cluster_kill_ctld
 cluster_restart_ctld
 e=$(rota submit --wrap 'true')
 wait_job_done "$e"
-wait_for test "$(lines)" -eq 5
+wait_until '[ "$(lines)" -eq 5 ]'
 is "$(sed 's/^{"id":\([0-9]*\),.*/\1/' "$J" | sort -n | uniq -d)" "" \
 	"after kill -9 and a restart no record came twice"
 

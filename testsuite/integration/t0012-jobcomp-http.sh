@@ -37,7 +37,7 @@ cd "$T" || exit 1
 
 a=$(rota submit --wrap 'exit 2')
 wait_job_done "$a"
-wait_for test "$(got)" -ge 1
+wait_until '[ "$(got)" -ge 1 ]'
 read -r method path auth state exit <<<"$(python3 -c 'import json,sys
 r = json.loads(open(sys.argv[1]).readline())
 print(r["method"], r["path"], r["auth"].replace(" ", "_"), r["body"]["state"], r["body"]["exit_code"])' "$R")"
@@ -56,7 +56,7 @@ is "$(grep -c "records kept in the spool" "$CL/log/ctld.log")" 1 \
 	"the controller says the endpoint is down, once, not per retry"
 is "$(wc -l <"$CL/state/jobcomp-http.spool")" 3 "the three records wait in StateDir/jobcomp-http.spool"
 recv_start
-WAIT_TIMEOUT=30 wait_for test "$(got)" -ge 4
+WAIT_TIMEOUT=30 wait_until '[ "$(got)" -ge 4 ]'
 sleep 2 # anything more that would come
 is "$(ids)" "$a $b $c $d " "back: every record arrived once, in end order"
 wait_for test ! -s "$CL/state/jobcomp-http.spool"
@@ -75,7 +75,7 @@ wait_for grep -q "Timeout was reached\|timed out" "$CL/log/ctld.log"
 ok $? "the hung request times out (Timeout=2s) and is retried"
 recv_stop
 recv_start
-WAIT_TIMEOUT=30 wait_for test "$(got)" -ge 6
+WAIT_TIMEOUT=30 wait_until '[ "$(got)" -ge 6 ]'
 sleep 2
 is "$(ids)" "$a $b $c $d $e $f " "after the hang, e and f arrive, once each, in order"
 

@@ -17,7 +17,7 @@ mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
 cp "$CL/rota.conf" "$T/good.conf"
 
 a=$(rota submit --wrap 'sleep 6; exit 5')
-wait_for test "$(job_state "$a")" = RUNNING
+wait_for job_state_is "$a" RUNNING
 
 out=$(as rotatest1 rota reconfigure 2>&1); rc=$?
 is "$out:$rc" "rota reconfigure: only operators may reconfigure:1" "users may not reconfigure"

@@ -22,6 +22,10 @@ wait_for() {
 	done
 }
 
+# wait_until 'TEST': wait_for a shell test made afresh each time (its $(...)
+# too, and this shell's functions are there), unlike wait_for test "$(x)".
+wait_until() { wait_for eval "$1"; }
+
 cluster_start_munge() {
 	mkdir -p "$CL/munge"
 	chmod 0755 "$CL" "$CL/munge"
