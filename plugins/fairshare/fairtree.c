@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plugins/rota_plugin.h"
 
@@ -397,18 +398,17 @@ static void ft_changes(struct ft_state *st, const struct rota_share_tree *tree,
 			st->usage[c] = tree->nodes[c].usage;
 		ref = st->usage;
 	}
-	/* the common case first: few moved, blocks of 8 compared at once */
+	/*
+	 * The common case first: few moved, so blocks of 8 whose bytes are
+	 * alike are passed over (a NaN kept as it was is no move either).
+	 */
 	for (size_t b = 0; b < n; b += 8) {
-		size_t end = n - b < 8 ? n : b + 8;
-		bool some = every;
+		size_t m = n - b < 8 ? n - b : 8;
 
-		if (end == b + 8)
-			for (size_t c = b; c < b + 8; c++)
-				some |= ref[c] != seen[c];
-		else
-			some = true;
-		for (size_t c = b; some && c < end; c++) {
-			if (every || ref[c] != seen[c]) { /* NaN: moved */
+		if (!every && !memcmp(&ref[b], &seen[b], m * sizeof(*ref)))
+			continue;
+		for (size_t c = b; c < b + m; c++) {
+			if (every || ref[c] != seen[c]) {
 				changed[c] = true;
 				moved[nmoved++] = (uint32_t)c;
 			}
