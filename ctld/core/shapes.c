@@ -28,12 +28,17 @@ bool shapes_cover(const struct shapes *m, const struct core_job *job)
 	for (size_t i = 0; i < m->n; i++) {
 		const struct shape *f = &m->s[i];
 
-		/* an exclusive job that failed says nothing of a shared one */
-		if (f->queue == job->queue && f->cpt == d->cpus_per_task &&
-		    f->nodes == d->nodes && f->per_node == d->ntasks_per_node &&
-		    f->exclusive <= d->exclusive && f->ntasks <= d->ntasks &&
-		    f->mem <= d->mem_mb && f->mem_per_cpu <= d->mem_per_cpu_mb &&
+		/*
+		 * The size first: it tells most shapes apart (a queue's jobs
+		 * mostly share the rest).  An exclusive job that failed says
+		 * nothing of a shared one.
+		 */
+		if (f->ntasks <= d->ntasks &&
 		    span(f->limit) <= span(job->time_limit) &&
+		    f->queue == job->queue && f->cpt == d->cpus_per_task &&
+		    f->nodes == d->nodes && f->per_node == d->ntasks_per_node &&
+		    f->exclusive <= d->exclusive &&
+		    f->mem <= d->mem_mb && f->mem_per_cpu <= d->mem_per_cpu_mb &&
 		    same_text(f->constraint, d->constraint))
 			return true;
 	}
