@@ -88,10 +88,14 @@ static double job_size(const struct mf_state *st,
 					   : (n + c) / 2;
 }
 
-/* A factor's value in [0, 1] (user: [-1, 15/16]) before its weight. */
-static double factor_norm(const struct mf_state *st,
-			  const struct rota_prio_context *ctx,
-			  const struct rota_prio_job *job, enum mf_factor f)
+/*
+ * A factor's value in [0, 1] (user: [-1, 15/16]) before its weight;
+ * inline, as a rating calls it for every pending job and factor.
+ */
+static inline double factor_norm(const struct mf_state *st,
+				 const struct rota_prio_context *ctx,
+				 const struct rota_prio_job *job,
+				 enum mf_factor f)
 {
 	int64_t age;
 
