@@ -108,7 +108,8 @@ struct ft_state {
 				   its list in the last walk (the first of a
 				   list: false, whatever its account's) */
 	uint32_t *at;		/* per node: its place in its parent's list */
-	bool merged;		/* the last walk merged tied accounts */
+	bool *in_merge;		/* per account: merged with a tied sibling
+				   in the last walk */
 };
 
 /* One compute() call: the tree and the ranking counters. */
@@ -260,6 +261,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->factor);
 	free(st->tie);
 	free(st->at);
+	free(st->in_merge);
 	*st = (struct ft_state){ 0 };
 }
 
@@ -296,6 +298,7 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	st->factor = malloc((n + 1) * sizeof(*st->factor));
 	st->tie = calloc(n, sizeof(*st->tie));
 	st->at = malloc(n * sizeof(*st->at));
+	st->in_merge = calloc(n, sizeof(*st->in_merge));
 	if (!st->is_user || !st->s || !st->level || !st->off || !st->nkids ||
 	    !st->ord || !st->scratch || !st->accounts || !st->ref ||
 	    !st->usage ||
@@ -304,7 +307,7 @@ static int ft_state_fit(struct ft_state *st, size_t n)
 	    !st->pos ||
 	    !st->key.l || !st->key.d || !st->key.exact || !st->lf.l ||
 	    !st->lf.d || !st->lf.exact || !st->factor || !st->tie ||
-	    !st->at) {
+	    !st->at || !st->in_merge) {
 		ft_state_free(st);
 		return -ENOMEM;
 	}
@@ -573,7 +576,8 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 			uint32_t *merged = &st->scratch[w->top];
 			size_t m = 0;
 
-			st->merged = true;
+			for (size_t a = i; a <= last; a++)
+				st->in_merge[list[a]] = true;
 			for (size_t a = i; a <= last; a++) {
 				uint32_t acct = list[a];
 
@@ -617,16 +621,17 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
  * Whether the users' ranks stand as the last walk left them: each node
  * whose key moved is still in order with its neighbours (then its list,
  * sorted before, still is, and kept its order), and none started or
- * stopped tying with a neighbour.  A walk that merged tied accounts
- * ordered their children by LF, which moves with the parents' usage, and
- * left lists unsorted: never taken as standing.
+ * stopped tying with a neighbour.  Tied accounts merged in the last
+ * walk had their children ordered by LF, which moves with the accounts'
+ * usage: a move of such an account or of a child of one (a deeper move
+ * moves the child too) is never taken as standing.  Accounts that never
+ * ran a job tie at no usage and stay merged, so this must not stop every
+ * skip.
  */
 static bool ft_settled(struct ft_state *st)
 {
 	struct ft_order o = { st->is_user, &st->key };
 
-	if (st->merged)
-		return false;
 	for (size_t k = 0; k < st->nmoved; k++) {
 		uint32_t c = st->moved[k], p = st->parent[c], i = st->at[c];
 		const uint32_t *list = &st->ord[st->off[p]];
@@ -634,6 +639,9 @@ static bool ft_settled(struct ft_state *st)
 
 		if (!c)
 			continue;
+		/* a merged account, or a child of one: the LF order moved */
+		if (st->in_merge[c] || st->in_merge[p])
+			return false;
 		if (st->stale[p] ||
 		    (i > 0 && !ft_before(&o, list[i - 1], c)) ||
 		    (i + 1 < len && !ft_before(&o, c, list[i + 1])))
@@ -676,7 +684,8 @@ static int ft_run(struct ft_state *st, struct rota_share_tree *tree,
 	if (!outputs && !all && ft_settled(st))
 		return 0;
 	w.rank = w.rnt = st->users;
-	st->merged = false;
+	for (size_t c = 0; c < tree->n; c++)
+		st->in_merge[c] = false;
 	if (st->unsorted[0]) {
 		ft_resort(st, 0, st->scratch);
 		st->unsorted[0] = false;
