@@ -634,6 +634,15 @@ double share_usage_at(const struct share *s, uint32_t id, int64_t now)
 	return (s->stored[id] + s->delta[id]) * decay(s, s->t0, now);
 }
 
+/*
+ * The view of the last prepare made whole, plugin run included, before a
+ * fold changes its sums: a later read must not rate half-moved usage.
+ */
+static void share_settle(struct share *s)
+{
+	(void)share_tree(s);
+}
+
 void share_usage_set(struct share *s, const char *account, const char *user,
 		     double usage, int64_t at)
 {
@@ -642,7 +651,7 @@ void share_usage_set(struct share *s, const char *account, const char *user,
 	if (!(usage >= 0) || !isfinite(usage))
 		return;
 	share_assoc(s, user, account, true, &id, NULL);
-	share_fill(s);
+	share_settle(s);
 	fold_deltas(s);
 	rebase(s, at);
 	s->stored[id] = usage;
@@ -652,7 +661,7 @@ void share_usage_set(struct share *s, const char *account, const char *user,
 
 void share_usage_clear(struct share *s)
 {
-	share_fill(s);
+	share_settle(s);
 	fold_deltas(s);
 	for (size_t i = 0; i < s->n; i++)
 		s->stored[i] = 0;

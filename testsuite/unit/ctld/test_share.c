@@ -591,6 +591,38 @@ START_TEST(test_usage_export_restore)
 }
 END_TEST
 
+/*
+ * A restore after a rating that asked for the factors alone (fifo): the
+ * tree read next is the last re-rating's, whole.  ana (about 1000 + 480)
+ * is below carl (2000) then, so she ranks first; a restore that folded the
+ * charges into ana's leaf but not the account's sum, with the plugin run
+ * only at the read, ranked her second.
+ */
+START_TEST(test_restore_after_factors)
+{
+	const struct core_usage u[] = {
+		{ .account = "physics", .user = "ana", .usage = 1000 },
+		{ .account = "physics", .user = "carl", .usage = 2000 },
+	};
+	struct rota_error err = { "" };
+	uint32_t a, c;
+
+	start("UserName=carl Account=physics\n");
+	core_usage_restore(core, u, N(u), T0);
+	a = run(T0, "ana", NULL, 8, 0);
+	ck_assert_int_eq(submit_as(T0, "carl", NULL, NULL, 1, 0, &c, &err),
+			 0);
+	ck_assert_int_eq(core_prio_update(core, T0 + 60), 0);
+	end(T0 + 600, a);
+	core_usage_restore(core, u, N(u), T0 + 600);
+	ck_assert(node("physics", "ana")->factor >
+		  node("physics", "carl")->factor);
+	/* 1000 decayed to the rating, and 8 cores for 60 s charged then */
+	ck_assert_double_eq_tol(node("physics", "ana")->usage,
+				1000 * exp2(-60.0 / HOUR) + 480, 1e-6);
+}
+END_TEST
+
 /* ---- the plugins over the core's tree ------------------------------------- */
 
 /* The default, Fair-Tree: the user with no usage ranks first. */
@@ -687,6 +719,7 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
+	tcase_add_test(tc, test_restore_after_factors);
 	tcase_add_test(tc, test_fairtree_default);
 	tcase_add_test(tc, test_flux_convention);
 	tcase_add_test(tc, test_sharetree_tickets);
