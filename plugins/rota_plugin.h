@@ -300,10 +300,10 @@ struct rota_priority_ops {
 	void (*describe)(void *state, char *buf, size_t len);
 	/*
 	 * Since ABI 1.4: true when compute() reads, of what the fairshare
-	 * plugin gives, fs_factor and tickets alone.  The host may then
-	 * pass fs_value and fs_usage_norm as of an earlier rating and take
-	 * the factors from the fairshare plugin's cheaper factors().
-	 * explain() always gets them all.
+	 * plugin gives, fs_factor alone.  The host may then pass the other
+	 * fs_ fields and tickets as of an earlier rating and take the
+	 * factors from the fairshare plugin's cheaper factors().  explain()
+	 * always gets them all.
 	 */
 	bool fs_factor_only;
 };
