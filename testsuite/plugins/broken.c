@@ -4,9 +4,11 @@
  * the build makes one of each with a -DBROKEN_* flag, and
  * test_plugin_host proves the loader refuses every one with its reason.
  * BROKEN_NONE is a good plugin with one setting, Factor=, for the tests
- * of settings.
+ * of settings.  Its ops table is laid out as a plugin built for ABI 1.3
+ * lays it out, without factors(): the host must not read past it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -49,7 +51,7 @@ static void broken_fini(void *state)
 }
 
 static const struct rota_fairshare_ops broken_ops = {
-	.size = sizeof(broken_ops),
+	.size = offsetof(struct rota_fairshare_ops, factors),
 #ifndef BROKEN_NO_OP
 	.compute = broken_compute,
 #endif

@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "common/conf.h"
 #include "common/xalloc.h"
 #include "ctld/core/plugin_host.h"
+#include "ctld/core/share.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -130,7 +132,9 @@ START_TEST(test_loaded)
 			      "Fairshare=strict Factor=0.25 Convention=flux",
 			      &p, &err), 0);
 	ck_assert_str_eq(plugin_name(p), "strict");
-	ops = plugin_ops(p, sizeof(*ops));
+	/* its table ends before factors() (ABI 1.4) */
+	ck_assert_ptr_null(plugin_ops(p, sizeof(*ops)));
+	ops = plugin_ops(p, offsetof(struct rota_fairshare_ops, factors));
 	ck_assert_ptr_nonnull(ops);
 	ck_assert_int_eq(ops->compute(plugin_state(p), &tree), 0);
 	ck_assert(node.factor == 0.25);
@@ -139,6 +143,29 @@ START_TEST(test_loaded)
 				 (const char *const[]){ "native", "flux", NULL },
 				 &conv, msg, sizeof(msg)), 0);
 	ck_assert_uint_eq(conv, 1);
+	plugin_unload(p);
+}
+END_TEST
+
+/*
+ * A plugin whose ops table predates factors() rates through compute()
+ * when the host asks for the factors alone.
+ */
+START_TEST(test_older_ops_table)
+{
+	struct plugin *p = NULL;
+	struct rota_error err = { "" };
+	const struct rota_share_tree *t;
+	struct share *s;
+
+	ck_assert_int_eq(load("_testplugins", "Fairshare=strict Factor=0.25",
+			      &p, &err), 0);
+	s = share_create(conf, p, false);
+	share_prepare(s, 1700000000);
+	t = share_factors(s);
+	ck_assert_uint_ge(t->n, 1);
+	ck_assert(t->nodes[0].factor == 0.25);
+	share_destroy(s);
 	plugin_unload(p);
 }
 END_TEST
@@ -182,6 +209,7 @@ static Suite *plugin_host_suite(void)
 	tcase_add_loop_test(tc, test_refused, 0, N(refused));
 	tcase_add_loop_test(tc, test_bad_settings, 0, N(bad_settings));
 	tcase_add_test(tc, test_loaded);
+	tcase_add_test(tc, test_older_ops_table);
 	tcase_add_test(tc, test_builtin_default);
 	tcase_add_loop_test(tc, test_real_plugins, 0, N(real));
 	suite_add_tcase(s, tc);
