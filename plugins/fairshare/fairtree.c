@@ -210,7 +210,7 @@ static void ft_resort(struct ft_state *st, uint32_t p, uint32_t *tmp)
 		for (uint32_t i = 0; i < moved; i++)
 			list[kept + i] = tmp[i];
 		ft_sort(&o, list, len);
-		moved = 0;
+		moved = 0; /* all in place: none to put back below */
 	}
 	for (uint32_t i = 0; i < moved; i++) {
 		uint32_t lo = 0, hi = kept, e = tmp[i];
