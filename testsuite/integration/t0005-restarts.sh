@@ -19,8 +19,7 @@ restart_node() { # NAME: SIGKILL its daemon and start it again
 	local name=$1 i=${1#n}
 	local t
 	t=$(echo $NODE_TOPOS | cut -d' ' -f$((10#$i)))
-	kill -9 "$(cat "$CL/$name.pid")"
-	wait_for sh -c "! kill -0 $(cat "$CL/$name.pid") 2>/dev/null"
+	cluster_kill9 "$CL/$name.pid"
 	# $3 a glob: the spool names files job<id>.<run>.<what>
 	[ "${2:-}" = "and-wait-for" ] && wait_for sh -c "ls $3 >/dev/null 2>&1"
 	"$BIN/rota-noded" -f "$CL/rota.conf" -n "$name" --topology "$TOPO/$t" \

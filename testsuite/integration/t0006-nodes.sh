@@ -40,7 +40,7 @@ start_n01() {
 b=$(rota submit -C ib --wrap 'sleep 1000')
 nr=$(rota submit -C ib --no-requeue --wrap 'sleep 1000')
 wait_for job_state_is "$nr" RUNNING
-kill -9 "$(cat "$CL/n01.pid")"
+cluster_kill9 "$CL/n01.pid"
 cluster_kill_jobs
 wait_until '[ "$(node_state n01)" = DOWN ]'
 is "$(node_state n01)" DOWN "a node silent past NodeTimeout goes down"
@@ -55,7 +55,7 @@ wait_for test -e "$CL/spool/n01/job$b.2.sup"
 marker=$((RANDOM + 300000))
 c=$(rota submit -C ib --wrap "sleep $marker")
 wait_for test -e "$CL/spool/n01/job$c.1.sup"
-kill -9 "$(cat "$CL/n01.pid")"
+cluster_kill9 "$CL/n01.pid"
 wait_for job_state_is "$c" PENDING
 pgrep -f "slee[p] $marker" >/dev/null
 ok $? "the job's first run lives on under its supervisor, node down"

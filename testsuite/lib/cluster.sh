@@ -163,10 +163,20 @@ wait_job_done() {
 	wait_for job_is_done "$1"
 }
 
+# cluster_kill9 PIDFILE: SIGKILL the daemon it names, wait until it is gone,
+# and drop it from the pids cluster_stop kills: pids wrap (pid_max can be
+# 32768), and a stale one would be some other process by then.
+cluster_kill9() {
+	local pid
+	pid=$(cat "$1")
+	kill -9 "$pid" 2>/dev/null
+	wait_for sh -c "! kill -0 $pid 2>/dev/null"
+	sed -i "/^$pid\$/d" "$CL/pids"
+}
+
 # cluster_kill_ctld: SIGKILL the controller (a crash at this very moment).
 cluster_kill_ctld() {
-	kill -9 "$(cat "$CL/ctld.pid")" 2>/dev/null
-	wait_for sh -c "! kill -0 $(cat "$CL/ctld.pid") 2>/dev/null"
+	cluster_kill9 "$CL/ctld.pid"
 }
 
 # cluster_restart_ctld: start the controller again on the port it had, so
