@@ -271,9 +271,8 @@ static int record_one(struct jobcomp *jc, const struct core *core,
 
 	record_fill(core, conf, job, nodes, &r);
 	for (size_t i = 0; i < jc->n; i++) {
-		const struct rota_jobcomp_ops *ops =
-			plugin_ops(jc->plugins[i], sizeof(*ops) -
-							   sizeof(ops->flush));
+		const struct rota_jobcomp_ops *ops = plugin_ops(
+			jc->plugins[i], offsetof(struct rota_jobcomp_ops, flush));
 		int rc = ops->record(plugin_state(jc->plugins[i]), &r);
 
 		if (rc < 0) {
@@ -302,9 +301,9 @@ void jobcomp_hand_over(struct jobcomp *jc, struct core *core,
 		ids[k++] = ids[i];
 	}
 	for (size_t i = 0; jc && i < jc->n && k; i++) {
-		const struct rota_jobcomp_ops *ops =
-			plugin_ops(jc->plugins[i], sizeof(*ops));
-		int rc = ops && ops->flush
+		const struct rota_jobcomp_ops *ops = plugin_ops(
+			jc->plugins[i], offsetof(struct rota_jobcomp_ops, flush));
+		int rc = PLUGIN_OPS_HAS(ops, flush) && ops->flush
 				 ? ops->flush(plugin_state(jc->plugins[i]))
 				 : 0;
 

@@ -301,7 +301,7 @@ struct rota_priority_ops {
 	/*
 	 * Since ABI 1.4: true when compute() reads, of what the fairshare
 	 * plugin gives, fs_factor alone.  The host may then pass the other
-	 * fs_ fields and tickets as of an earlier rating and take the
+	 * fs_ fields as of an earlier rating, and tickets 0, and take the
 	 * factors from the fairshare plugin's cheaper factors().  explain()
 	 * always gets them all.
 	 */

@@ -3,6 +3,7 @@
 #define ROTA_CTLD_CORE_PLUGIN_HOST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/error.h"
 #include "plugins/rota_plugin.h"
@@ -56,6 +57,13 @@ const char *plugin_name(const struct plugin *p);
 void *plugin_state(const struct plugin *p);
 /* The ops table, or NULL if it is shorter than 'min_size' (an old one). */
 const void *plugin_ops(const struct plugin *p, size_t min_size);
+/*
+ * Whether 'ops', a table from plugin_ops(), reaches 'field': a plugin
+ * built for an older ABI minor has a shorter one, without later fields.
+ */
+#define PLUGIN_OPS_HAS(ops, field)                                       \
+	((ops)->size >= offsetof(__typeof__(*(ops)), field) +            \
+				sizeof((ops)->field))
 
 /* For reading the 'host_keys' of plugin_load(). */
 const struct rota_host *plugin_host(const struct plugin *p);

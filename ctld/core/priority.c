@@ -59,7 +59,6 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 {
 	int rc = plugin_load(conf, ROTA_PLUGIN_PRIORITY, "fifo", NULL,
 			     &core->priority, err);
-	const struct rota_priority_ops *all;
 
 	if (rc < 0)
 		return rc;
@@ -67,8 +66,9 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 	core->prio_ops = plugin_ops(core->priority,
 				    offsetof(struct rota_priority_ops,
 					     fs_factor_only));
-	all = plugin_ops(core->priority, sizeof(*all));
-	core->prio_factor_only = all && all->fs_factor_only;
+	core->prio_factor_only =
+		PLUGIN_OPS_HAS(core->prio_ops, fs_factor_only) &&
+		core->prio_ops->fs_factor_only;
 	qos_table(core, conf);
 	return 0;
 }
@@ -465,7 +465,8 @@ int core_prio_update(struct core *core, int64_t now)
 		t = rating_tree(core);
 		for (j = core->pending.head; j; j = j->next, i++)
 			view(core, t, j, now, 0, &v[i]);
-		deal_tickets(core, t, v);
+		if (!core->prio_factor_only) /* tickets unread: none dealt */
+			deal_tickets(core, t, v);
 	}
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
 	if (rc == 0)

@@ -297,8 +297,6 @@ struct share *share_create(const struct rota_conf *conf,
 			   struct plugin *fairshare, bool flux)
 {
 	struct share *s = rota_xcalloc(1, sizeof(*s));
-	const struct rota_fairshare_ops *all =
-		plugin_ops(fairshare, sizeof(struct rota_fairshare_ops));
 
 	s->half_life = conf->usage_half_life;
 	s->mode = conf->usage_decay;
@@ -309,7 +307,8 @@ struct share *share_create(const struct rota_conf *conf,
 			    offsetof(struct rota_fairshare_ops, factors));
 	s->flux = flux;
 	/* Flux's reading of the factors needs usage_eff */
-	s->factors = all && !flux ? all->factors : NULL;
+	s->factors = PLUGIN_OPS_HAS(s->ops, factors) && !flux ? s->ops->factors
+							       : NULL;
 	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1, 0, NULL);
 	add_accounts(s, conf);
 	add_users(s, conf);

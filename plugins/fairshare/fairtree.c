@@ -469,13 +469,16 @@ static void ft_lf(struct ft_state *st, uint32_t c)
 
 /*
  * The outputs of node c but its factor, its parent's usage 'pu': LF = S
- * / U, U = usage / parent's usage, which is key x parent's usage.
+ * / U, U = usage / parent's usage, which is key x parent's usage.  None
+ * for factors(), which writes the factors alone.
  */
-static inline void ft_out(const struct ft_state *st,
-			  struct rota_share_node *node, uint32_t c, double pu)
+static inline void ft_out(const struct ft_pass *w, uint32_t c, double pu)
 {
-	double k = st->key.d[c];
+	struct rota_share_node *node = &w->nodes[c];
+	double k = w->st->key.d[c];
 
+	if (!w->outputs) /* factors() */
+		return;
 	node->level_fs = pu > 0 && k > 0 ? k * pu : k;
 	node->usage_eff = node->usage_norm;
 	node->value = node->factor;
@@ -505,8 +508,7 @@ static void ft_rank_users(struct ft_pass *w, uint32_t p, bool tied)
 			rank = rnt;
 		rank_at[rnt--] = rank;
 		nodes[c].factor = factor[rank];
-		if (w->outputs)
-			ft_out(st, &nodes[c], c, pu);
+		ft_out(w, c, pu);
 	}
 	w->rank = rank;
 	w->rnt = rnt;
@@ -548,8 +550,7 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 				rank = rnt;
 			nodes[c].factor = factor[rank];
 			rank_at[rnt--] = rank;
-			if (w->outputs)
-				ft_out(st, &nodes[c], c, pu);
+			ft_out(w, c, pu);
 			continue;
 		}
 		while (last + 1 < len && !is_user[list[last + 1]] &&
@@ -569,8 +570,7 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 					&st->key, tied, c);
 			nodes[c].factor = w->rnt < rnt
 					  ? factor[rank_at[rnt]] : 0;
-			if (w->outputs)
-				ft_out(st, &nodes[c], c, pu);
+			ft_out(w, c, pu);
 		} else {
 			struct ft_order o = { st->is_user, &st->lf };
 			uint32_t *merged = &st->scratch[w->top];
@@ -602,11 +602,10 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 						best = nodes[kid].factor;
 				}
 				nodes[acct].factor = best;
-				if (w->outputs)
-					ft_out(st, &nodes[acct], acct,
-					       parent != ROTA_SHARE_NONE
-						       ? list_pu
-						       : st->ref[st->parent[acct]]);
+				ft_out(w, acct,
+				       parent != ROTA_SHARE_NONE
+					       ? list_pu
+					       : st->ref[st->parent[acct]]);
 			}
 		}
 		rank = w->rank;
@@ -626,7 +625,8 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
  * usage: a move of such an account or of a child of one (a deeper move
  * moves the child too) is never taken as standing.  Accounts that never
  * ran a job tie at no usage and stay merged, so this must not stop every
- * skip.
+ * skip.  (Only merged accounts' lists are left stale by a walk, so a
+ * moved child of a stale list is caught here too.)
  */
 static bool ft_settled(struct ft_state *st)
 {
@@ -642,8 +642,7 @@ static bool ft_settled(struct ft_state *st)
 		/* a merged account, or a child of one: the LF order moved */
 		if (st->in_merge[c] || st->in_merge[p])
 			return false;
-		if (st->stale[p] ||
-		    (i > 0 && !ft_before(&o, list[i - 1], c)) ||
+		if ((i > 0 && !ft_before(&o, list[i - 1], c)) ||
 		    (i + 1 < len && !ft_before(&o, c, list[i + 1])))
 			return false;
 		if ((i > 0 && ft_same(&st->key, c, list[i - 1])) != st->tie[c])
