@@ -37,8 +37,10 @@ cat >"$P/run-top.sh" <<EOS
 trap : INT
 stty -g >"$P/stty.before"
 rota top -d 0.5 --no-color
-echo "exit=\$?" >"$P/top.exit"
+st=\$?
 stty -g >"$P/stty.after"
+# written last: the test reads stty.after once it sees top.exit
+echo "exit=\$st" >"$P/top.exit"
 # the pane stays for a look until the test is over (or its files gone)
 while [ -d "$P" ] && [ ! -e "$P/done" ]; do sleep 0.2; done
 EOS
@@ -82,7 +84,7 @@ is "$(screen | wc -l) $(screen | grep -c '^ *JOBID USER') $(screen | tail -n 1)"
 
 screen >"$T/screen.resized" # kept with the logs if a test fails
 tm send-keys -t top q
-wait_for test -f "$P/top.exit"
+wait_for grep -q "^exit=" "$P/top.exit"
 is "$(cat "$P/top.exit")" "exit=0" "q quits with status 0"
 is "$(cat "$P/stty.after")" "$(cat "$P/stty.before")" \
 	"and leaves the terminal's settings as they were"
@@ -90,7 +92,7 @@ is "$(cat "$P/stty.after")" "$(cat "$P/stty.before")" \
 start_top
 wait_for sh -c "tmux -S $TMUX_SOCK capture-pane -p -t top | grep -Eq '^ +$a rotatest'"
 tm send-keys -t top C-c
-wait_for test -f "$P/top.exit"
+wait_for grep -q "^exit=" "$P/top.exit"
 is "$(cat "$P/stty.after" 2>/dev/null)" "$(cat "$P/stty.before")" \
 	"Ctrl-C restores the terminal too"
 tm kill-server; sleep 0.2
