@@ -228,9 +228,15 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 			struct rota_jobcomp_record *r)
 {
 	uint32_t cores = 0;
+	uint64_t mem = job->desc.mem_mb;
 
-	for (uint32_t i = 0; i < job->nalloc; i++)
+	for (uint32_t i = 0; i < job->nalloc; i++) {
 		cores += job->alloc[i].ncores;
+		/* per core as asked: the most any one node held */
+		if (job->desc.mem_per_cpu_mb &&
+		    job->alloc[i].ncores * job->desc.mem_per_cpu_mb > mem)
+			mem = job->alloc[i].ncores * job->desc.mem_per_cpu_mb;
+	}
 	*r = (struct rota_jobcomp_record){
 		.id = job->id,
 		.cluster = conf->cluster_name,
@@ -242,7 +248,7 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 		.queue = core_queue_get(core, job->queue)->name,
 		.nodes = nodes,
 		.cores = cores,
-		.memory_mb = job->desc.mem_mb,
+		.memory_mb = mem,
 		.time_limit = job->time_limit,
 		.submit = job->submit_time,
 		/* no holds or dependencies yet: eligible once submitted */

@@ -492,7 +492,7 @@ struct rota_jobcomp_record {
 	const char *queue;
 	const char *nodes;	/* hostlist text, "n[01-02]"; "" if it never ran */
 	uint32_t cores;		/* in all */
-	uint64_t memory_mb;	/* per node, as asked */
+	uint64_t memory_mb;	/* per node, as asked (--mem-per-cpu: the most on one node) */
 	int64_t time_limit;	/* seconds */
 	int64_t submit;		/* Unix seconds */
 	int64_t eligible;	/* could first start (no holds yet: submit) */

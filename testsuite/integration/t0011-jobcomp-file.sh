@@ -9,7 +9,7 @@ need_root_and_munge
 id rotatest1 >/dev/null 2>&1 && id rotatest2 >/dev/null 2>&1 ||
 	skip_all "needs users rotatest1 and rotatest2 (scripts/test makes them)"
 
-plan 17
+plan 18
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "JobComp=file" ||
 	{ echo "Bail out! cluster did not start"; exit 1; }
@@ -20,7 +20,7 @@ J="$CL/state/jobcomp.json"
 lines() { [ -f "$J" ] && wc -l <"$J" || echo 0; }
 
 a=$(as rotatest1 rota submit -n 2 --job-name=first --wrap 'sleep 1')
-b=$(as rotatest2 rota submit --wrap 'exit 3')
+b=$(as rotatest2 rota submit -c 2 --mem-per-cpu=100M --wrap 'exit 3')
 c=$(as rotatest1 rota submit --wrap 'sleep 60')
 wait_for job_state_is "$c" RUNNING
 rota cancel "$c"
@@ -33,6 +33,8 @@ like "$rec_a" "^\{\"id\":$a,\"cluster\":\"local\",\"name\":\"first\",\"user\":\"
 	"a record has every field, in order"
 usage=$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["usage"] == 2 * (r["end"] - r["start"]) and r["start"] >= r["submit"])' "$rec_a")
 is "$usage" True "usage charged: 2 cores x its run time"
+like "$(grep "\"id\":$b," "$J")" '"cores":2,"memory_mb":200,' \
+	"--mem-per-cpu: memory_mb is what its node held (2 x 100M)"
 
 is "$(rota history -H | wc -l)" 3 "rota history lists the three"
 is "$(rota history | head -n 1 | awk '{print $1, $2, $6, $7}')" "JOBID NAME STATE EXIT" "with a header"
