@@ -91,6 +91,13 @@ bool ctld_is_operator(struct ctld *ctld, uid_t uid);
 
 /* Ask for a scheduling pass at the end of this loop iteration. */
 void ctld_kick(struct ctld *ctld);
+/*
+ * The pass now, instead of any asked for: an event that always wants one
+ * (a submit, an end) runs it before its own commit, so that the jobs it
+ * starts are journaled by the same fsync.  ctld_run_actions() after the
+ * commit sends their launches.
+ */
+void ctld_schedule_now(struct ctld *ctld);
 /* Turn the core's queued actions into messages to node daemons. */
 void ctld_run_actions(struct ctld *ctld);
 /* Monotonic microseconds: the core's work clock for its time budgets. */

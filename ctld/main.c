@@ -82,14 +82,15 @@ int64_t ctld_work_clock(void)
 	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
-static void kick_cb(struct rota_evloop *loop, void *arg)
+void ctld_schedule_now(struct ctld *ctld)
 {
-	struct ctld *ctld = arg;
-
 	struct timespec t0, t1;
 	uint64_t us;
 
-	ctld->kick = NULL;
+	if (ctld->kick) {
+		rota_timer_cancel(ctld->kick);
+		ctld->kick = NULL;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	core_schedule(ctld->core, ctld_now(ctld));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -100,6 +101,14 @@ static void kick_cb(struct rota_evloop *loop, void *arg)
 	ctld->stats.sched_total_us += us;
 	if (us > ctld->stats.sched_max_us)
 		ctld->stats.sched_max_us = us;
+}
+
+static void kick_cb(struct rota_evloop *loop, void *arg)
+{
+	struct ctld *ctld = arg;
+
+	ctld->kick = NULL; /* the timer is spent: not to be cancelled */
+	ctld_schedule_now(ctld);
 	ctld_run_actions(ctld);
 }
 

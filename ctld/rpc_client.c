@@ -52,6 +52,7 @@ void rpc_submit(struct peer *p, const struct rota_frame *f)
 		return;
 	}
 	rota_debug("job %u: submitted by uid %u", id, (unsigned)p->uid);
+	ctld_schedule_now(ctld);
 	if (state_commit(ctld) < 0) {
 		peer_send_error(p, -EIO, "the controller cannot write its "
 					 "journal: job not accepted");
@@ -60,7 +61,7 @@ void rpc_submit(struct peer *p, const struct rota_frame *f)
 	body = rota_msg_submit_reply_encode(id, &len);
 	peer_send(p, ROTA_MSG_SUBMIT_REPLY, body, len);
 	free(body);
-	ctld_kick(ctld);
+	ctld_run_actions(ctld);
 }
 
 struct list_ctx {

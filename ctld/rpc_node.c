@@ -120,6 +120,7 @@ void rpc_job_end(struct peer *p, const struct rota_frame *f)
 		rota_info("job %u: %s on %s (exit %d, signal %d)", end.job_id,
 			  rota_job_state_name(end.state), node, end.exit_code,
 			  end.term_signal);
+	ctld_schedule_now(ctld);
 	/* acknowledged once on disk: the node keeps it until then */
 	if (state_commit(ctld) < 0) {
 		rota_msg_job_end_clear(&end);
@@ -129,7 +130,7 @@ void rpc_job_end(struct peer *p, const struct rota_frame *f)
 	peer_send(p, ROTA_MSG_JOB_END_ACK, body, len);
 	free(body);
 	rota_msg_job_end_clear(&end);
-	ctld_kick(ctld);
+	ctld_run_actions(ctld);
 }
 
 void rpc_node_link_lost(struct peer *p, const char *why)
