@@ -74,6 +74,7 @@ struct rota_job_desc {
 	uint32_t urgency;	/* Flux's 1..31 (16 by default); 0: unset */
 	uint32_t ntasks_per_node; /* 0: as placement finds room */
 	bool exclusive;		/* whole nodes, shared with no other job */
+	bool hold;		/* submitted held (JobHeldUser) */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,

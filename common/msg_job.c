@@ -128,6 +128,8 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 				    json_integer(d->ntasks_per_node));
 	if (d->exclusive)
 		json_object_set_new(o, "exclusive", json_true());
+	if (d->hold)
+		json_object_set_new(o, "hold", json_true());
 	if (d->mem_per_cpu_mb)
 		json_object_set_new(o, "mem_per_cpu_mb",
 				    json_integer((json_int_t)d->mem_per_cpu_mb));
@@ -146,6 +148,7 @@ struct submit_raw {
 	json_t *env;
 	int no_requeue;
 	int exclusive;
+	int hold;
 };
 
 static int submit_check(const struct submit_raw *r, struct rota_error *err)
@@ -191,7 +194,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
-			"s?I, s?s !}",
+			"s?I, s?s, s?b !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -201,7 +204,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			&r.no_requeue, "qos", &r.qos, "nice", &r.nice,
 			"urgency", &r.urgency, "ntasks_per_node", &r.per_node,
 			"exclusive", &r.exclusive, "mem_per_cpu_mb",
-			&r.mem_per_cpu, "reservation", &r.reservation);
+			&r.mem_per_cpu, "reservation", &r.reservation, "hold",
+			&r.hold);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -251,6 +255,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->urgency = (uint32_t)r.urgency;
 	d->ntasks_per_node = (uint32_t)r.per_node;
 	d->exclusive = r.exclusive;
+	d->hold = r.hold;
 	return 0;
 }
 

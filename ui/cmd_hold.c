@@ -15,6 +15,7 @@ static const char help[] =
 	"\n"
 	"Hold pending jobs: a held job is not started, and the time it waits\n"
 	"held does not count towards its age.  'rota release' lets it run.\n"
+	"'rota submit --hold' queues a job held from the start.\n"
 	"\n"
 	"Users hold their own jobs; operators any.  A user's hold can be\n"
 	"released by the job's owner; an operator hold (--operator, for\n"

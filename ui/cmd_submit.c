@@ -68,6 +68,8 @@ static const char help[] =
 	"                            operators may give a negative N)\n"
 	"      --urgency=N           Flux's urgency, 1 to 16 (16 is the\n"
 	"                            default; operators up to 31)\n"
+	"  -H, --hold                submit it held: it waits (reason\n"
+	"                            JobHeldUser) until 'rota release'\n"
 
 	"  -h, --help                this text\n"
 	"\n"
@@ -111,6 +113,7 @@ static const struct option longopts[] = {
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
+	{ "hold", no_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -242,6 +245,7 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 		return parse_count("ntasks-per-node", v, 1,
 				   &o->d.ntasks_per_node);
 	case OPT_EXCLUSIVE: o->d.exclusive = true; return 0;
+	case 'H': o->d.hold = true; return 0;
 	case 'h': o->help = true; return 0;
 	default: return -EINVAL;
 	}
@@ -256,7 +260,7 @@ static int parse_args(struct submit_opts *o, int argc, char **argv,
 	o->where = where;
 	optind = 0; /* glibc: start afresh, for the second argv */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:h",
+	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:Hh",
 				longopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			cmd_error("submit", "%s: unknown option or missing "

@@ -526,7 +526,10 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	job->submit_time = now;
 	job->exit_code = -1;
 	jobtab_insert(core, job);
-	prio_set_eligible(job, true, now);
+	/* --hold: as if its owner held it at once (never eligible yet) */
+	if (job->desc.hold)
+		job->hold = CORE_HOLD_USER;
+	prio_set_eligible(job, !job->desc.hold, now);
 	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
 	*job_id = job->id;

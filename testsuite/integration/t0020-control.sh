@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 53
+plan 55
 # two nodes of 2 cores; a 4-core blocker fills them
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "Priority=multifactor WeightAge=1000 MaxAge=1d" \
@@ -60,10 +60,16 @@ ok $? "a user's hold again on b"
 
 # ---- a held job's age stands still; an eligible one's grows ----
 c=$(as rotatest2 rota submit -n 1 --wrap true)
+d=$(as rotatest1 rota submit --hold -n 1 --wrap true)
 pa=$(prio "$a")
 pc=$(prio "$c")
+pd=$(prio "$d")
 sleep 2 # time must pass for age to show
 is "$(prio "$a")" "$pa" "a held job's age stands still"
+is "$(reason "$d") $(prio "$d")" "JobHeldUser $pd" \
+	"submit --hold: held from the start, its age never grew"
+as rotatest1 rota release "$d" && rota cancel "$d"
+ok $? "its owner releases it"
 ok "$(awk -v x="$(prio "$c")" -v y="$pc" 'BEGIN { print !(x > y) }')" \
 	"an eligible job's age grows"
 

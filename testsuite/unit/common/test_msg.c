@@ -960,6 +960,8 @@ static const struct {
 	  "bad message: Expected true or false, got null" },
 	{ C_SUBMIT, "no_requeue", "[true]",
 	  "bad message: Expected true or false, got array" },
+	{ C_SUBMIT, "hold", "1",
+	  "bad message: Expected true or false, got integer" },
 
 	/* SUBMIT_REPLY, JOB_LIST request, a body of one job id */
 	{ C_SUBMIT_REPLY, "job_id", "-1",
@@ -1290,6 +1292,7 @@ static const struct {
 	{ C_SUBMIT, "env.0", "#32768" },
 	{ C_SUBMIT, "name", "\"\\u00e9\\ud83d\\ude00\"" },
 	{ C_SUBMIT, "no_requeue", "false" },
+	{ C_SUBMIT, "hold", "true" },
 	{ C_SUBMIT_REPLY, "job_id", "4294967295" },
 	{ C_JOB_ID, "job_id", "0" },
 	{ C_JOB_LIST, "jobs", "[]" },
