@@ -4,7 +4,13 @@
 
 /*
  * Message types, in numbered ranges per area.  A retired number stays
- * reserved.  ROTA_PROTO_VERSION bumps whenever a body changes shape.
+ * reserved.  ROTA_PROTO_VERSION bumps whenever a body changes shape: a
+ * key removed, renamed or retyped, or a new key that must be sent.  A new
+ * optional key, sent only when set (submit's "hold"), is no bump: an older
+ * peer refuses it by name ("1 object item(s) left unpacked: hold"), and
+ * only the requests that use it, while a bump would refuse every frame
+ * between the two versions.  Until a first release, version 1 is
+ * whatever shape main has.
  * The body of every message is a JSON object, coded in common/msg_*.c.
  */
 #define ROTA_PROTO_VERSION 1
