@@ -102,6 +102,7 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("PriorityCalcPeriod", conf_set_duration, priority_calc_period,
 	       1, 86400, "5m"),
 	GLOBAL("EnforceAccounts", conf_set_bool, enforce_accounts, 0, 0, NULL),
+	GLOBAL("ConstrainRAMSpace", conf_set_bool, constrain_ram, 0, 0, "yes"),
 };
 
 /* A NodeName line before it is expanded into nodes. */

@@ -158,6 +158,7 @@ struct rota_conf {
 	double usage_mem_weight; /* UsageMemWeight: core-s per GB-s, 0 */
 	int64_t priority_calc_period; /* PriorityCalcPeriod, default 5m */
 	bool enforce_accounts;	/* EnforceAccounts: unlisted users refused */
+	bool constrain_ram;	/* ConstrainRAMSpace: --mem is a hard limit */
 	struct rota_conf_node *nodes;
 	size_t nnodes;
 	struct rota_conf_queue *queues;

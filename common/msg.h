@@ -341,6 +341,7 @@ struct rota_msg_launch {
 	size_t ncores;
 	uint32_t ntasks;
 	int64_t time_limit;	/* seconds; 0: none */
+	uint64_t mem_mb;	/* its memory on this node; 0: not asked */
 };
 char *rota_msg_launch_encode(const struct rota_msg_launch *m, size_t *len);
 int rota_msg_launch_decode(const char *buf, size_t len,
@@ -369,7 +370,7 @@ struct rota_msg_job_end {
 	int term_signal;
 	int64_t start_time;
 	int64_t end_time;
-	char *text;		/* launch failure text, or NULL */
+	char *text;		/* why: a launch failure, "OutOfMemory"; or NULL */
 };
 char *rota_msg_job_end_encode(const struct rota_msg_job_end *m, size_t *len);
 int rota_msg_job_end_decode(const char *buf, size_t len,

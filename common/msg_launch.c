@@ -28,11 +28,14 @@ char *rota_msg_launch_encode(const struct rota_msg_launch *m, size_t *len)
 
 	if (m->error)
 		json_object_set_new(o, "error", json_string(m->error));
+	if (m->mem_mb)
+		json_object_set_new(o, "mem_mb",
+				    json_integer((json_int_t)m->mem_mb));
 	return msg_dump(o, len);
 }
 
 struct launch_raw {
-	json_int_t id, run, uid, gid, ntasks, limit;
+	json_int_t id, run, uid, gid, ntasks, limit, mem;
 	const char *name, *script, *workdir, *output, *error, *queue,
 		*nodelist;
 	json_t *env, *cores;
@@ -54,6 +57,8 @@ static int launch_fill(const struct launch_raw *r, struct rota_msg_launch *m,
 	if (rc == 0)
 		rc = msg_range(r->limit, 0, (json_int_t)1 << 40, "time_limit",
 			       err);
+	if (rc == 0)
+		rc = msg_range(r->mem, 0, (json_int_t)1 << 40, "mem_mb", err);
 	if (rc == 0 && (r->workdir[0] != '/' || r->output[0] != '/' ||
 			(r->error && r->error[0] != '/')))
 		rc = rota_errorf(err, -EPROTO, "paths must be absolute");
@@ -100,14 +105,14 @@ int rota_msg_launch_decode(const char *buf, size_t len,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, "
-			"s:o, s:o, s:I, s:I, s?s !}",
+			"s:o, s:o, s:I, s:I, s?s, s?I !}",
 			"job_id", &r.id, "run", &r.run, "uid", &r.uid,
 			"gid", &r.gid, "name",
 			&r.name, "script", &r.script, "workdir", &r.workdir,
 			"output", &r.output, "queue", &r.queue, "nodelist",
 			&r.nodelist, "env", &r.env, "cores", &r.cores,
 			"ntasks", &r.ntasks, "time_limit", &r.limit, "error",
-			&r.error);
+			&r.error, "mem_mb", &r.mem);
 	if (rc == 0)
 		rc = launch_fill(&r, m, err);
 	json_decref(root);
@@ -121,6 +126,7 @@ int rota_msg_launch_decode(const char *buf, size_t len,
 	m->gid = (uint32_t)r.gid;
 	m->ntasks = (uint32_t)r.ntasks;
 	m->time_limit = r.limit;
+	m->mem_mb = (uint64_t)r.mem;
 	return 0;
 }
 

@@ -230,6 +230,10 @@ static void send_launch(struct ctld *ctld, struct peer *link,
 		.ncores = job->alloc[0].ncores,
 		.ntasks = job->desc.ntasks,
 		.time_limit = job->time_limit,
+		/* the batch script runs on the first node: its share there */
+		.mem_mb = job->desc.mem_mb ? job->desc.mem_mb
+					   : job->desc.mem_per_cpu_mb *
+						     job->alloc[0].ncores,
 	};
 	size_t len;
 	char *body;

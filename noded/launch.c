@@ -252,6 +252,17 @@ static void child_become_user(const struct launch_spec *spec,
 		child_fail(fd, EPERM, "job %u: could regain root", id);
 }
 
+/* Child only, still root: into the job's memory cgroup ("0": this task). */
+static void child_join_cgroup(const struct launch_spec *spec, int fd)
+{
+	int cg = open(spec->cgroup_procs, O_WRONLY | O_CLOEXEC);
+
+	if (cg < 0 || write(cg, "0", 1) != 1)
+		child_fail(fd, errno, "job %u: join '%s': %s", spec->job_id,
+			   spec->cgroup_procs, strerror(errno));
+	close(cg);
+}
+
 static int open_output(const char *path)
 {
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC,
@@ -322,6 +333,8 @@ static int child_run(void *arg)
 	if (setsid() < 0)
 		child_fail(fd, errno, "job %u: setsid: %s", spec->job_id,
 			   strerror(errno));
+	if (spec->cgroup_procs)
+		child_join_cgroup(spec, fd);
 	if (geteuid() == 0)
 		child_become_user(spec, c->who, fd);
 	child_stdio(spec, fd);

@@ -30,6 +30,8 @@ struct launch_spec {
 	/* the user's groups, from launch_groups(); NULL: looked up here */
 	const gid_t *groups;
 	size_t ngroups;
+	/* a cgroup's cgroup.procs, joined before anything else; NULL: none */
+	const char *cgroup_procs;
 };
 
 /*

@@ -54,6 +54,7 @@ struct noded {
 	struct rota_timer *check;	/* supervisors still alive? */
 	int spool_fd;
 	char **features;	/* found (ib, largemem) plus rota.conf's */
+	char *memlimit_base;	/* jobs' memory cgroups here; NULL: none */
 };
 
 /* link.c: the connection to the controller */

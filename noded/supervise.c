@@ -21,6 +21,7 @@
 
 #include "common/msg.h"
 #include "common/xalloc.h"
+#include "noded/memlimit.h"
 #include "noded/supervise.h"
 
 struct sup {
@@ -29,6 +30,7 @@ struct sup {
 	int64_t start;		/* Unix seconds */
 	bool cancelled;
 	bool timed_out;
+	bool oom_killed;	/* by the kernel, at its memory limit */
 	struct timespec kill_at; /* SIGKILL deadline once terminating */
 	bool terminating;
 };
@@ -147,7 +149,11 @@ static void write_end(struct sup *s, int status)
 		end.state = ROTA_JOB_CANCELLED;
 	else if (s->timed_out)
 		end.state = ROTA_JOB_TIMEOUT;
-	else if (end.exit_code == 0)
+	else if (s->oom_killed) {
+		/* Slurm's OUT_OF_MEMORY, even if the script itself survived */
+		end.state = ROTA_JOB_FAILED;
+		end.text = (char *)"OutOfMemory";
+	} else if (end.exit_code == 0)
 		end.state = ROTA_JOB_COMPLETED;
 	else
 		end.state = ROTA_JOB_FAILED;
@@ -159,12 +165,42 @@ static void write_end(struct sup *s, int status)
 	free(sup);
 }
 
+/*
+ * A job that asked for memory, under limits: its own memory cgroup, which
+ * the job joins first thing (launch.c).  A limit that cannot be set stops
+ * the start: the job was promised it.
+ */
+static int join_memlimit(const struct supervise_spec *spec,
+			 struct launch_spec *launch, char **cgroup,
+			 struct rota_error *err)
+{
+	char *procs;
+
+	if (!spec->memlimit_base || !spec->mem_mb)
+		return 0;
+	*cgroup = memlimit_create(spec->memlimit_base, launch->job_id,
+				  spec->run, (int)getpid(), spec->mem_mb, err);
+	if (!*cgroup) {
+		char text[sizeof(err->text)];
+
+		snprintf(text, sizeof(text), "%s", err->text);
+		return rota_errorf(err, -EIO, "job %u: memory limit: %s",
+				   launch->job_id, text);
+	}
+	/* freed with the supervisor: it lives as long as the job */
+	procs = rota_xasprintf("%s/cgroup.procs", *cgroup);
+	launch->cgroup_procs = procs;
+	return 0;
+}
+
 /* The supervisor itself; 'report' takes "0 <pid>" or "<errno> <text>". */
 __attribute__((noreturn)) static void supervisor(
 	const struct supervise_spec *spec, int report)
 {
 	struct sup s = { .spec = spec, .start = (int64_t)time(NULL) };
+	struct launch_spec launch = spec->launch;
 	struct rota_error err = { "" };
+	char *cgroup = NULL;
 	char line[256], name[16];
 	sigset_t set;
 	int rc, status;
@@ -188,7 +224,9 @@ __attribute__((noreturn)) static void supervisor(
 	sigaddset(&set, SUPERVISE_SIG_SIGNAL);
 	sigaddset(&set, SUPERVISE_SIG_CANCEL);
 	sigprocmask(SIG_SETMASK, &set, NULL);
-	rc = launch_start(&spec->launch, &s.job, &err);
+	rc = join_memlimit(spec, &launch, &cgroup, &err);
+	if (rc == 0)
+		rc = launch_start(&launch, &s.job, &err);
 	if (rc == 0) {
 		snprintf(line, sizeof(line), "%d %lld %d %llu", (int)getpid(),
 			 (long long)s.start, (int)s.job,
@@ -214,10 +252,16 @@ __attribute__((noreturn)) static void supervisor(
 	if (rc < 0) {
 		if (s.job > 0)
 			killpg(s.job, SIGKILL);
+		if (cgroup)
+			memlimit_remove(cgroup);
 		_exit(1);
 	}
 	status = watch(&s, &set);
 	killpg(s.job, SIGKILL); /* what the script left behind goes too */
+	if (cgroup) {
+		s.oom_killed = memlimit_oom_killed(cgroup);
+		memlimit_remove(cgroup);
+	}
 	write_end(&s, status);
 	launch_cleanup(spec->launch.spool_dir, spec->launch.job_id);
 	_exit(0);

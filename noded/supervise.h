@@ -34,6 +34,8 @@ struct supervise_spec {
 	uint32_t run;
 	int64_t time_limit;	/* seconds; 0: none */
 	int64_t kill_wait;	/* seconds between SIGTERM and SIGKILL */
+	uint64_t mem_mb;	/* its memory here; 0: not asked */
+	const char *memlimit_base; /* memlimit_base(), or NULL: no limits */
 };
 
 /*

@@ -113,13 +113,19 @@ cluster_start() {
 # Jobs outlive their node daemons (each has a supervisor): a stopped test
 # cluster takes its jobs and their supervisors with it.
 cluster_kill_jobs() {
-	local sup start job rest
+	local sup start job rest cg mnt
+	mnt=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
 	for f in "$CL"/spool/*/job*.sup; do
 		[ -f "$f" ] || continue
 		read -r sup start job rest <"$f"
+		# its memory cgroup, which the supervisor would have removed
+		cg=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' "/proc/$job/cgroup" 2>/dev/null)
 		# the supervisor first: else it would report its job's death
 		kill -9 "$sup" 2>/dev/null
 		kill -9 -- "-$job" 2>/dev/null
+		case $cg in
+		*/rota/job*) WAIT_TIMEOUT=5 wait_for rmdir "$mnt$cg" ;;
+		esac
 	done
 }
 

@@ -1,0 +1,65 @@
+#!/bin/bash
+# --mem as a hard limit (ConstrainRAMSpace=yes, the default): a job runs in
+# a memory cgroup of its own with its share as the limit; past it the
+# kernel kills it and it ends FAILED, reason OutOfMemory; a job within its
+# limit completes; what a job left behind outside its process group goes
+# with it; its cgroup is removed when it ends.
+. "$top_srcdir/testsuite/lib/tap.sh"
+PATH="$BIN:$PATH"
+need_root_and_munge
+mem_mount=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+[ -n "$mem_mount" ] || skip_all "no cgroup v1 memory controller mounted"
+command -v python3 >/dev/null || skip_all "needs python3"
+
+plan 9
+NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
+cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
+ok 0 "cluster up"
+W="$T/work"
+mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
+
+# the memory cgroup the job ran in, as the job printed it
+cg_of() { sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' "$1"; }
+alloc() { echo "python3 -c 'b = bytearray($1 << 20); print(\"got\", len(b) >> 20)'"; }
+
+a=$(as rotatest1 rota submit --mem=64M -o a.out --wrap "$(alloc 300); echo survived")
+b=$(as rotatest1 rota submit --mem=256M -o b.out \
+	--wrap "cat /proc/self/cgroup; $(alloc 100)")
+c=$(as rotatest1 rota submit -c 2 --mem-per-cpu=100M -o c.out \
+	--wrap "cat /proc/self/cgroup")
+d=$(as rotatest1 rota submit -o d.out --wrap "cat /proc/self/cgroup")
+for j in "$a" "$b" "$c" "$d"; do wait_job_done "$j"; done
+
+is "$(job_state "$a") $(rota show job "$a" | sed -n 's/^Reason=//p')" \
+	"FAILED OutOfMemory" "past its --mem: killed, FAILED with reason OutOfMemory"
+like "$(tr '\n' ' ' <a.out)" "^(Killed )?survived \$" \
+	"the kernel killed the process over the limit, not the whole script"
+is "$(job_state "$b") $(tail -n 1 b.out)" "COMPLETED got 100" \
+	"within its --mem it completes"
+cg=$(cg_of b.out)
+like "$cg" "/rota/job$b\\.1\\.[0-9]+\$" "it ran in a memory cgroup of its own"
+ok "$([ ! -e "$mem_mount$cg" ]; echo $?)" "which is removed when it ends"
+
+# the limits, read while a job runs
+e=$(as rotatest1 rota submit --mem=256M -o e.out --wrap 'sleep 300')
+f=$(as rotatest1 rota submit -c 2 --mem-per-cpu=100M -o f.out --wrap 'sleep 300')
+wait_for job_state_is "$e" RUNNING && wait_for job_state_is "$f" RUNNING
+limit() { # JOB: its cgroup's limit, found from its script's process
+	local sup job
+	read -r sup _ job _ <"$(ls "$CL"/spool/*/job"$1".1.sup)"
+	cat "$mem_mount$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' \
+		"/proc/$job/cgroup")/memory.limit_in_bytes"
+}
+is "$(limit "$e") $(limit "$f")" "$((256 << 20)) $((200 << 20))" \
+	"limits: --mem as given, --mem-per-cpu times its cores"
+case $(cg_of d.out) in */rota/job*) st=1 ;; *) st=0 ;; esac
+ok "$st" "a job without --mem is not put in one"
+
+# a process that left the job's process group still dies with the job
+g=$(as rotatest1 rota submit --mem=100M -o g.out \
+	--wrap 'setsid sleep 1000 & echo $! >escaped.pid; sleep 1000')
+wait_for test -s escaped.pid
+rota cancel "$g" "$e" "$f"
+wait_job_done "$g"
+wait_until '! kill -0 "$(cat escaped.pid)" 2>/dev/null'
+ok $? "a process that escaped its process group is killed with its job"
