@@ -174,8 +174,6 @@ static int join_memlimit(const struct supervise_spec *spec,
 			 struct launch_spec *launch, char **cgroup,
 			 struct rota_error *err)
 {
-	char *procs;
-
 	if (!spec->memlimit_base || !spec->mem_mb)
 		return 0;
 	*cgroup = memlimit_create(spec->memlimit_base, launch->job_id,
@@ -188,8 +186,7 @@ static int join_memlimit(const struct supervise_spec *spec,
 				   launch->job_id, text);
 	}
 	/* freed with the supervisor: it lives as long as the job */
-	procs = rota_xasprintf("%s/cgroup.procs", *cgroup);
-	launch->cgroup_procs = procs;
+	launch->cgroup_procs = rota_xasprintf("%s/cgroup.procs", *cgroup);
 	return 0;
 }
 
