@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <mntent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,21 +16,38 @@
 #include "common/xalloc.h"
 #include "noded/memlimit.h"
 
-/* The v1 memory controller's mount point, or NULL. */
-static char *memory_mount(void)
+/*
+ * The v1 memory controller's mount point and the cgroup mounted there
+ * (not "/" in a container that sees only its own subtree), or -ENOENT.
+ * mountinfo: "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS] - TYPE SOURCE SUPER".
+ */
+static int memory_mount(char **dir, char **root)
 {
-	FILE *f = setmntent("/proc/self/mounts", "r");
-	struct mntent *m;
-	char *dir = NULL;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
 
+	*dir = *root = NULL;
 	if (!f)
-		return NULL;
-	while (!dir && (m = getmntent(f)))
-		if (strcmp(m->mnt_type, "cgroup") == 0 &&
-		    hasmntopt(m, "memory"))
-			dir = rota_xstrdup(m->mnt_dir);
-	endmntent(f);
-	return dir;
+		return -ENOENT;
+	while (!*dir && fgets(line, sizeof(line), f)) {
+		char r[2048], point[2048], type[64], super[512];
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %2047s %2047s", r,
+				   point) != 2 ||
+		    sscanf(sep + 3, "%63s %*s %511s", type, super) != 2)
+			continue;
+		if (strcmp(type, "cgroup") != 0)
+			continue;
+		for (char *t = strtok(super, ","); t; t = strtok(NULL, ","))
+			if (strcmp(t, "memory") == 0) {
+				*dir = rota_xstrdup(point);
+				*root = rota_xstrdup(r);
+				break;
+			}
+	}
+	fclose(f);
+	return *dir ? 0 : -ENOENT;
 }
 
 /* Our own memory cgroup, from the "N:memory:/path" line, or NULL. */
@@ -77,22 +93,28 @@ static int write_file(const char *dir, const char *name, const char *text)
 
 char *memlimit_base(struct rota_error *err)
 {
-	char *mount = memory_mount(), *own = NULL, *base = NULL;
+	char *mount, *root, *own = NULL, *base = NULL;
+	const char *rel;
 
-	if (!mount) {
+	if (memory_mount(&mount, &root) < 0) {
 		rota_errorf(err, -ENOENT, "no cgroup v1 memory controller "
 					  "mounted");
 		return NULL;
 	}
 	own = own_cgroup();
-	base = rota_xasprintf("%s%s/rota", mount,
-			      own && strcmp(own, "/") ? own : "");
+	rel = own ? own : "";
+	/* our cgroup as seen under the mount: less the part mounted there */
+	if (strcmp(root, "/") != 0 &&
+	    strncmp(rel, root, strlen(root)) == 0)
+		rel += strlen(root);
+	base = rota_xasprintf("%s%s/rota", mount, strcmp(rel, "/") ? rel : "");
 	if (mkdir(base, 0755) < 0 && errno != EEXIST) {
 		rota_errorf(err, -errno, "%s: %s", base, strerror(errno));
 		free(base);
 		base = NULL;
 	}
 	free(mount);
+	free(root);
 	free(own);
 	return base;
 }
@@ -102,18 +124,36 @@ char *memlimit_create(const char *base, uint32_t job_id, uint32_t run,
 {
 	char *dir = rota_xasprintf("%s/job%u.%u.%d", base, job_id, run, pid);
 	char limit[32];
-	int rc;
+	int rc = 0;
 
 	snprintf(limit, sizeof(limit), "%" PRIu64, mem_mb << 20);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		rota_errorf(err, -errno, "%s: %s", dir, strerror(errno));
+	/* one of the same name was left by a supervisor killed with -9 */
+	if (mkdir(dir, 0755) < 0) {
+		rc = -errno;
+		if (rc == -EEXIST) {
+			memlimit_remove(dir);
+			rc = mkdir(dir, 0755) < 0 ? -errno : 0;
+		}
+	}
+	if (rc < 0) {
+		rota_errorf(err, rc, "%s: %s", dir, strerror(-rc));
 		free(dir);
 		return NULL;
 	}
+	/* the OOM killer on, whatever the parent's oom_kill_disable says */
+	write_file(dir, "memory.oom_control", "0");
 	rc = write_file(dir, "memory.limit_in_bytes", limit);
+	if (rc == 0) {
+		/* memory plus swap, where swap is accounted: else past its
+		   limit a job would be swapped out rather than stopped */
+		rc = write_file(dir, "memory.memsw.limit_in_bytes", limit);
+		if (rc == -ENOENT) {
+			write_file(dir, "memory.swappiness", "0");
+			rc = 0;
+		}
+	}
 	if (rc < 0) {
-		rota_errorf(err, rc, "%s/memory.limit_in_bytes: %s", dir,
-			    strerror(-rc));
+		rota_errorf(err, rc, "%s: its limit: %s", dir, strerror(-rc));
 		rmdir(dir);
 		free(dir);
 		return NULL;
@@ -159,8 +199,16 @@ static int signal_all(const char *dir, int sig)
 
 void memlimit_remove(const char *dir)
 {
-	/* a process that left the job's process group is still in here */
-	for (int i = 0; i < 100 && signal_all(dir, SIGKILL); i++)
+	/*
+	 * A process that left the job's process group is still in here.  A
+	 * cgroup whose last task is still exiting refuses rmdir (EBUSY) for
+	 * a moment: up to 2 s, then it is left (and reused or removed by the
+	 * next job of its name, see memlimit_create).
+	 */
+	for (int i = 0; i < 200; i++) {
+		if (!signal_all(dir, SIGKILL) &&
+		    (rmdir(dir) == 0 || errno == ENOENT))
+			return;
 		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
-	rmdir(dir);
+	}
 }

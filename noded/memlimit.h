@@ -10,9 +10,9 @@
 /*
  * A job's memory as a hard limit (ConstrainRAMSpace=yes, as Slurm's
  * task/cgroup does): each job that asked for memory runs in a memory
- * cgroup of its own, whose limit is its share on the node; past it the
- * kernel's OOM killer ends it, and the job ends FAILED with the reason
- * "OutOfMemory".  The cgroup v1 memory controller, below the daemon's
+ * cgroup of its own, whose limit (memory, and memory plus swap where
+ * swap is accounted) is its share on the node; past it the kernel's OOM
+ * killer ends it, and the job ends FAILED with the reason "OutOfMemory".  The cgroup v1 memory controller, below the daemon's
  * own memory cgroup, so that jobs stay inside whatever limits the node
  * daemon itself was given.
  */
@@ -26,7 +26,8 @@ char *memlimit_base(struct rota_error *err);
 
 /*
  * The job's cgroup, "<base>/job<ID>.<RUN>.<PID>" (PID: the supervisor's,
- * so that daemons sharing a host never collide), with its limit set.
+ * so that daemons sharing a host never collide), with its limit set; one
+ * of that name left behind is emptied and made anew.
  * Returns its path (caller frees) or NULL with 'err'.
  */
 char *memlimit_create(const char *base, uint32_t job_id, uint32_t run,

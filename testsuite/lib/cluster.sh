@@ -118,13 +118,18 @@ cluster_kill_jobs() {
 	for f in "$CL"/spool/*/job*.sup; do
 		[ -f "$f" ] || continue
 		read -r sup start job rest <"$f"
+		# a job that ended: its supervisor is tidying up, let it
+		kill -0 "$job" 2>/dev/null ||
+			WAIT_TIMEOUT=3 wait_for sh -c "! kill -0 $sup"
 		# its memory cgroup, which the supervisor would have removed
 		cg=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' "/proc/$job/cgroup" 2>/dev/null)
 		# the supervisor first: else it would report its job's death
 		kill -9 "$sup" 2>/dev/null
 		kill -9 -- "-$job" 2>/dev/null
+		# and what is left in it, even outside the process group
 		case $cg in
-		*/rota/job*) WAIT_TIMEOUT=5 wait_for rmdir "$mnt$cg" ;;
+		*/rota/job*) [ -d "$mnt$cg" ] && WAIT_TIMEOUT=5 wait_until \
+			"xargs -r kill -9 <'$mnt$cg/cgroup.procs'; rmdir '$mnt$cg'" ;;
 		esac
 	done
 }
