@@ -15,6 +15,7 @@
 
 #include "common/xalloc.h"
 #include "noded/memlimit.h"
+#include "noded/textfile.h"
 
 /*
  * The v1 memory controller's mount point and the cgroup mounted there
@@ -79,14 +80,8 @@ static char *own_cgroup(void)
 static int write_file(const char *dir, const char *name, const char *text)
 {
 	char *path = rota_xasprintf("%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(text);
-	int rc = 0;
+	int rc = textfile_write(path, 0, 0, text);
 
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
 	free(path);
 	return rc;
 }

@@ -23,6 +23,7 @@
 #include "common/xalloc.h"
 #include "noded/memlimit.h"
 #include "noded/supervise.h"
+#include "noded/textfile.h"
 
 struct sup {
 	const struct supervise_spec *spec;
@@ -53,14 +54,8 @@ static int write_whole(const struct supervise_spec *s, const char *ext,
 {
 	char *path = spool_file(s, ext);
 	char *tmp = rota_xasprintf("%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t len = strlen(text);
-	int rc = 0;
+	int rc = textfile_write(tmp, O_CREAT | O_TRUNC, 0600, text);
 
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
 	if (rc == 0 && rename(tmp, path) < 0)
 		rc = -errno;
 	if (rc < 0)
