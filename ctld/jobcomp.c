@@ -228,14 +228,14 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 			struct rota_jobcomp_record *r)
 {
 	uint32_t cores = 0;
-	uint64_t mem = job->desc.mem_mb;
+	uint64_t mem = job->desc.mem_mb; /* never ran: as asked */
 
 	for (uint32_t i = 0; i < job->nalloc; i++) {
+		uint64_t m = core_job_node_mem(job, job->alloc[i].ncores);
+
 		cores += job->alloc[i].ncores;
-		/* per core as asked: the most any one node held */
-		if (job->desc.mem_per_cpu_mb &&
-		    job->alloc[i].ncores * job->desc.mem_per_cpu_mb > mem)
-			mem = job->alloc[i].ncores * job->desc.mem_per_cpu_mb;
+		if (m > mem) /* --mem-per-cpu: the most any one node held */
+			mem = m;
 	}
 	*r = (struct rota_jobcomp_record){
 		.id = job->id,

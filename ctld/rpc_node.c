@@ -231,9 +231,7 @@ static void send_launch(struct ctld *ctld, struct peer *link,
 		.ntasks = job->desc.ntasks,
 		.time_limit = job->time_limit,
 		/* the batch script runs on the first node: its share there */
-		.mem_mb = job->desc.mem_mb ? job->desc.mem_mb
-					   : job->desc.mem_per_cpu_mb *
-						     job->alloc[0].ncores,
+		.mem_mb = core_job_node_mem(job, job->alloc[0].ncores),
 	};
 	size_t len;
 	char *body;

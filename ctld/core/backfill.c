@@ -99,7 +99,7 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 		uint32_t node = bp->pl.node[i];
 		uint32_t cores = place_alloc_cores(bp->core, job, node,
 						   bp->pl.tasks[i]);
-		uint64_t mem = job_node_mem(job, cores);
+		uint64_t mem = core_job_node_mem(job, cores);
 
 		if (held == t) {
 			profile_take(bp->prof, node, t, job->time_limit, cores,
@@ -225,7 +225,7 @@ static int64_t node_earliest(struct rota_sched_pass *bp,
 	    node->test_reserved > node->test_used)
 		need += node->test_reserved - node->test_used;
 	return profile_earliest(bp->prof, n, (int32_t)need,
-				(int64_t)job_node_mem(job, need),
+				(int64_t)core_job_node_mem(job, need),
 				job->time_limit, until);
 }
 

@@ -565,7 +565,7 @@ void core_job_release(struct core *core, struct core_job *job)
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		node_free_cores(&core->nodes[job->alloc[i].node],
 				&job->alloc[i],
-				job_node_mem(job, job->alloc[i].ncores));
+				core_job_node_mem(job, job->alloc[i].ncores));
 	test_cores(core, job, false);
 }
 

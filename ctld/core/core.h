@@ -617,6 +617,11 @@ size_t core_take_ended(struct core *core, uint32_t **ids);
 void core_job_recorded(struct core *core, uint32_t id);
 /* Core-seconds its last run was charged (undecayed); 0 if it never ran. */
 double core_job_usage(const struct core *core, const struct core_job *job);
+/*
+ * Memory a job holds on a node where it has 'ncores' cores: its --mem,
+ * or --mem-per-cpu times those cores (node.c).
+ */
+uint64_t core_job_node_mem(const struct core_job *job, uint32_t ncores);
 
 /*
  * Job control (control.c), on behalf of 'uid' ('is_operator': may act on

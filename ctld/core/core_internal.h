@@ -176,11 +176,6 @@ void core_job_release(struct core *core, struct core_job *job);
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state);
 
-/*
- * Memory a job holds on a node where it has 'ncores' cores: its --mem,
- * or --mem-per-cpu times those cores (node.c).
- */
-uint64_t job_node_mem(const struct core_job *job, uint32_t ncores);
 /* The whole job's memory, for limits and priority factors. */
 uint64_t job_total_mem(const struct core_job *job);
 

@@ -92,7 +92,7 @@ int core_node_admin(struct core *core, int64_t now, const char *name,
 	return 0;
 }
 
-uint64_t job_node_mem(const struct core_job *job, uint32_t ncores)
+uint64_t core_job_node_mem(const struct core_job *job, uint32_t ncores)
 {
 	return job->desc.mem_mb ? job->desc.mem_mb
 				: job->desc.mem_per_cpu_mb * ncores;

@@ -117,7 +117,7 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	if (!constraint_match(job->constraint, n->features))
 		return 0;
 	if (job->desc.exclusive && per_task)
-		return mem >= job_node_mem(job, cores)
+		return mem >= core_job_node_mem(job, cores)
 			       ? cores / job->desc.cpus_per_task
 			       : 0;
 	if (per_task && mem / per_task < cores / job->desc.cpus_per_task)

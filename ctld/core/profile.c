@@ -119,7 +119,7 @@ void profile_base_add(struct core *core, const struct core_job *job)
 		i = base_find(b, job_limit_end(job), false);
 		memmove(&b->s[i + 1], &b->s[i], (b->n - i) * sizeof(*b->s));
 		b->s[i] = (struct step){ job_limit_end(job), (int32_t)a->ncores,
-					 (int64_t)job_node_mem(job, a->ncores) };
+					 (int64_t)core_job_node_mem(job, a->ncores) };
 		b->n++;
 	}
 }
@@ -137,7 +137,7 @@ void profile_base_remove(struct core *core, const struct core_job *job)
 	for (uint32_t k = 0; k < job->nalloc; k++) {
 		const struct core_alloc *a = &job->alloc[k];
 		struct base_node *b = &pb->nodes[a->node];
-		int64_t mem = (int64_t)job_node_mem(job, a->ncores);
+		int64_t mem = (int64_t)core_job_node_mem(job, a->ncores);
 		uint32_t i = base_find(b, job_limit_end(job), true);
 
 		/* equal steps are alike: any one of them is this job's */
@@ -267,7 +267,7 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 			if (!node_is_usable(&core->nodes[a->node]))
 				continue;
 			step_add(&p->nodes[a->node], end, (int32_t)a->ncores,
-				 (int64_t)job_node_mem(j, a->ncores));
+				 (int64_t)core_job_node_mem(j, a->ncores));
 		}
 	}
 	add_reservations(p, core);

@@ -70,7 +70,7 @@ static int restore_alloc(struct core *core, int64_t now,
 				n->cores_used++;
 			}
 		}
-		n->mem_used_mb += job_node_mem(job, a->ncores);
+		n->mem_used_mb += core_job_node_mem(job, a->ncores);
 		/* its node has NodeTimeout from now to come back with it */
 		if (n->last_seen < now)
 			n->last_seen = now;
@@ -113,7 +113,7 @@ int core_restore_job(struct core *core, int64_t now,
 				node_free_cores(
 					&core->nodes[job->alloc[i].node],
 					&job->alloc[i],
-					job_node_mem(job, job->alloc[i].ncores));
+					core_job_node_mem(job, job->alloc[i].ncores));
 	}
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };

@@ -58,7 +58,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
 		node_alloc_cores(&core->nodes[a->node], a,
-				 job_node_mem(job, a->ncores));
+				 core_job_node_mem(job, a->ncores));
 	}
 	core_job_take(core, job);
 	core_pending_remove(core, job);

@@ -39,7 +39,7 @@ static struct profile *why_profile(struct core *core, int64_t now,
 						       j->est_tasks[i]);
 
 			profile_take(p, j->est_node[i], j->est_start,
-				     j->time_limit, c, job_node_mem(j, c));
+				     j->time_limit, c, core_job_node_mem(j, c));
 		}
 	}
 	return p;
