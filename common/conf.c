@@ -66,6 +66,21 @@ static int set_decay(const struct conf_key *key, const char *value,
 	return 0;
 }
 
+/* NodeLease: "auto" (-1, resolved by lease_check), "off" (0), a duration */
+static int set_lease(const struct conf_key *key, const char *value,
+		     void *base, struct rota_error *err)
+{
+	int64_t *field = (int64_t *)((char *)base + key->offset);
+
+	if (strcasecmp(value, "auto") == 0)
+		*field = -1;
+	else if (strcasecmp(value, "off") == 0)
+		*field = 0;
+	else
+		return conf_set_duration(key, value, base, err);
+	return 0;
+}
+
 static const struct conf_key global_keys[] = {
 	GLOBAL("ClusterName", conf_set_name, cluster_name, 0, 0, "rota"),
 	GLOBAL("CtldAddr", conf_set_string, ctld_addr, 0, 0, "127.0.0.1"),
@@ -81,6 +96,7 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("NodeTimeout", conf_set_duration, node_timeout, 1, 7 * 86400,
 	       "300s"),
 	GLOBAL("KillWait", conf_set_duration, kill_wait, 0, 3600, "30s"),
+	GLOBAL("NodeLease", set_lease, node_lease, 1, 7 * 86400, "auto"),
 	GLOBAL("MinJobAge", conf_set_duration, min_job_age, 0, 30 * 86400, "300s"),
 	GLOBAL("SchedulerInterval", conf_set_duration, sched_interval, 1, 3600,
 	       "60s"),
@@ -863,6 +879,48 @@ static int timeouts_check(struct conf_parser *p)
 			    "%s is not above HeartbeatInterval %s", a, b);
 }
 
+/*
+ * A node's jobs die by the end of its lease, and the controller may start
+ * them elsewhere NodeTimeout after it last renewed it: the lease and the
+ * margin must fit in NodeTimeout, and outlast a heartbeat.
+ */
+static int lease_check(struct conf_parser *p)
+{
+	struct rota_conf *conf = &p->impl->pub;
+	const struct conf_where *at = &p->seen[conf_key_find(
+		global_keys, ARRAY_SIZE(global_keys), "NodeLease") - global_keys];
+	const char *key = "NodeLease";
+	int64_t margin = rota_conf_lease_margin(conf->node_timeout);
+	char a[32], b[32];
+
+	if (conf->node_lease < 0)
+		conf->node_lease = conf->node_timeout - margin;
+	if (conf->node_lease == 0)
+		return 0;
+	if (!at->file) { /* derived: NodeTimeout is what to change */
+		key = "NodeTimeout";
+		at = &p->seen[conf_key_find(global_keys,
+					    ARRAY_SIZE(global_keys),
+					    "NodeTimeout") - global_keys];
+	}
+	if (conf->node_lease + margin > conf->node_timeout) {
+		conf_show_seconds(conf->node_lease, a, sizeof(a));
+		conf_show_seconds(conf->node_timeout, b, sizeof(b));
+		return conf_errorf(p->err, -EINVAL, at, key,
+				   "a node lease of %s leaves less than %llds "
+				   "of NodeTimeout %s for the kill and clock "
+				   "drift", a, (long long)margin, b);
+	}
+	if (conf->node_lease > conf->heartbeat_interval)
+		return 0;
+	conf_show_seconds(conf->node_lease, a, sizeof(a));
+	conf_show_seconds(conf->heartbeat_interval, b, sizeof(b));
+	return conf_errorf(p->err, -EINVAL, at, key,
+			   "a node lease of %s is not above HeartbeatInterval "
+			   "%s (raise NodeTimeout, or set NodeLease=off)",
+			   a, b);
+}
+
 static int conf_finish(struct conf_parser *p)
 {
 	size_t *mark;
@@ -876,7 +934,9 @@ static int conf_finish(struct conf_parser *p)
 	free(mark);
 	if (!rc)
 		rc = conf_accounts_finish(p->impl, p->err);
-	return rc ? rc : timeouts_check(p);
+	if (!rc)
+		rc = timeouts_check(p);
+	return rc ? rc : lease_check(p);
 }
 
 /* ---- the API ------------------------------------------------------------- */

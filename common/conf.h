@@ -131,6 +131,16 @@ enum rota_usage_decay {
 	ROTA_DECAY_HALVING,	    /* cut in half every UsageHalfLife */
 };
 
+/*
+ * The part of NodeTimeout a node's lease leaves unused (see NodeLease in
+ * docs/config.md): 1 s for a supervisor to notice, 1 s to kill, and 2% of
+ * NodeTimeout for the two hosts' clocks to run at different rates.
+ */
+static inline int64_t rota_conf_lease_margin(int64_t node_timeout)
+{
+	return 2 + node_timeout / 50;
+}
+
 struct rota_conf {
 	char *path;		/* the top file as given */
 	char *cluster_name;	/* ClusterName, default "rota" */
@@ -145,6 +155,7 @@ struct rota_conf {
 	int64_t heartbeat_interval; /* HeartbeatInterval, default 30s */
 	int64_t node_timeout;	/* NodeTimeout, default 300s */
 	int64_t kill_wait;	/* KillWait, default 30s */
+	int64_t node_lease;	/* NodeLease (seconds), resolved: 0 is off */
 	int64_t min_job_age;	/* MinJobAge, default 300s */
 	int64_t sched_interval; /* SchedulerInterval, default 60s */
 	unsigned sched_depth;	/* SchedulerDepth: jobs one main pass sees */

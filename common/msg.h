@@ -400,6 +400,14 @@ int rota_msg_node_admin_decode(const char *buf, size_t len,
 			       struct rota_error *err);
 void rota_msg_node_admin_clear(struct rota_msg_node_admin *m);
 
+/*
+ * The OK that answers a REGISTER or HEARTBEAT: {"lease":N}, N seconds
+ * (0: no lease, jobs run on whatever happens); {} decodes as 0.
+ */
+char *rota_msg_lease_encode(int64_t lease, size_t *len);
+int rota_msg_lease_decode(const char *buf, size_t len, int64_t *lease,
+			  struct rota_error *err);
+
 /* A body of one node name: HEARTBEAT. */
 char *rota_msg_name_encode(const char *name, size_t *len);
 int rota_msg_name_decode(const char *buf, size_t len, char **name,

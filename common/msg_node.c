@@ -189,6 +189,31 @@ void rota_msg_node_list_clear(struct rota_msg_node_list *m)
 	*m = (struct rota_msg_node_list){ 0 };
 }
 
+char *rota_msg_lease_encode(int64_t lease, size_t *len)
+{
+	return msg_dump(json_pack("{s:I}", "lease", (json_int_t)lease), len);
+}
+
+int rota_msg_lease_decode(const char *buf, size_t len, int64_t *lease,
+			  struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_int_t v = 0;
+	int rc;
+
+	*lease = 0;
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s?I !}", "lease", &v);
+	json_decref(root);
+	if (rc == 0 && (v < 0 || v > 7 * 86400))
+		rc = rota_errorf(err, -EPROTO, "lease: %lld is out of range",
+				 (long long)v);
+	if (rc == 0)
+		*lease = (int64_t)v;
+	return rc;
+}
+
 char *rota_msg_name_encode(const char *name, size_t *len)
 {
 	return msg_dump(json_pack("{s:s}", "name", name), len);

@@ -63,8 +63,14 @@ enum rota_msg_type {
 	ROTA_MSG_WHY_REPLY = 146,
 
 	/* 200-299: node daemons to the controller */
+	/*
+	 * REGISTER and HEARTBEAT are answered in order, OK {"lease":N}
+	 * (msg_node.c) or ERROR: an OK renews the node's lease for N seconds
+	 * from when the node sent what it answers; an older controller's OK
+	 * is {}, no lease.
+	 */
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */
-	ROTA_MSG_HEARTBEAT = 201,     /* no reply */
+	ROTA_MSG_HEARTBEAT = 201,     /* -> OK or ERROR */
 	ROTA_MSG_JOB_END = 202,	      /* -> JOB_END_ACK */
 
 	/* 300-399: the controller to node daemons */

@@ -68,6 +68,11 @@ char *job_record_encode(const struct core *core, const struct core_job *job,
 	json_object_set_new(o, "user", json_string(job->user));
 	if (job->hold)
 		json_object_set_new(o, "hold", json_integer(job->hold));
+	if (job->fence_node)
+		json_object_set_new(
+			o, "fence",
+			json_string(core_node_get(core, job->fence_node - 1)
+					    ->name));
 	if (job->state == ROTA_JOB_PENDING || job->eligible_accum) {
 		json_object_set_new(o, "eligible_accum",
 				    json_integer(job->eligible_accum));
@@ -158,13 +163,15 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	json_int_t el_accum = 0, el_since = 0, hold = 0;
 	int recorded = 0;
 	const char *kind, *state, *queue, *end_text = NULL, *user = NULL;
+	const char *fence = NULL;
 	json_t *alloc, *desc;
 	struct alloc_in a = { 0 };
 	char *text;
 	int rc;
 
 	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
-			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?I, s?I, s?I, s?b !}",
+			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?I, s?I, s?I, s?b, "
+			   "s?s !}",
 			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
 			"gid", &gid, "queue", &queue, "time_limit", &limit,
 			"submit", &submit, "start", &start, "end", &end,
@@ -172,7 +179,8 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 			"alloc", &alloc, "desc", &desc, "end_text",
 			&end_text, "run", &run, "user", &user,
 			"eligible_accum", &el_accum, "eligible_since",
-			&el_since, "hold", &hold, "recorded", &recorded) < 0 ||
+			&el_since, "hold", &hold, "recorded", &recorded,
+			"fence", &fence) < 0 ||
 	    el_accum < 0 || hold < 0 || hold > CORE_HOLD_OPERATOR ||
 	    run < 0 || run > UINT32_MAX ||
 	    id <= 0 || id > UINT32_MAX || uid < 0 || uid >= UINT32_MAX ||
@@ -201,6 +209,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 		st.eligible_accum = el_accum;
 		st.eligible_since = el_since;
 		st.hold = (enum core_hold)hold;
+		st.fence = fence;
 		st.recorded = recorded;
 		st.alloc = a.v;
 		st.nalloc = a.n;

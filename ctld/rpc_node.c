@@ -32,6 +32,16 @@ static bool is_ip_literal(const char *s)
 	       inet_pton(AF_INET6, s, buf) == 1;
 }
 
+/* The OK that grants (or renews) a node's lease: see proto.h. */
+static void send_lease(struct peer *p)
+{
+	size_t len;
+	char *body = rota_msg_lease_encode(p->ctld->conf->node_lease, &len);
+
+	peer_send(p, ROTA_MSG_OK, body, len);
+	free(body);
+}
+
 void rpc_node_register(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
@@ -72,7 +82,7 @@ void rpc_node_register(struct peer *p, const struct rota_frame *f)
 	state_commit(ctld); /* jobs it no longer has have ended */
 	rota_info("node '%s' up: %u cores, %llu MB", info.name, node->cores,
 		  (unsigned long long)node->memory_mb);
-	peer_send(p, ROTA_MSG_OK, "{}", 2);
+	send_lease(p);
 	ctld_run_actions(ctld);
 	ctld_kick(ctld);
 out:
@@ -89,10 +99,16 @@ void rpc_heartbeat(struct peer *p, const struct rota_frame *f)
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
-	if (p->node >= 0 &&
+	/* every heartbeat is answered, in order: the node counts on it */
+	if (p->node < 0 ||
 	    strcmp(core_node_get(ctld->core, (uint32_t)p->node)->name,
-		   name) == 0)
-		core_node_seen(ctld->core, ctld_now(ctld), name);
+		   name) != 0)
+		peer_send_error(p, -EPERM, "register first");
+	else if (!core_node_seen(ctld->core, ctld_now(ctld), name))
+		peer_send_error(p, -ESTALE,
+				"this node was declared down: register again");
+	else
+		send_lease(p);
 	free(name);
 }
 
@@ -296,7 +312,8 @@ void ctld_run_actions(struct ctld *ctld)
 					  "requeued",
 					  acts[i].job_id, name);
 				core_requeue(ctld->core, ctld_now(ctld),
-					     acts[i].job_id, "NodeNotConnected");
+					     acts[i].job_id, "NodeNotConnected",
+					     false);
 				ctld_kick(ctld);
 			}
 			continue;

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,11 +27,15 @@
 #include "common/net.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
+#include "noded/lease.h"
 #include "noded/noded.h"
 #include "noded/topology.h"
 
 #define BACKOFF_MIN_MS 200
 #define BACKOFF_MAX_MS 10000
+/* a controller that refuses us will likely refuse again: ask less often */
+#define REFUSED_BACKOFF_MS 60000
+#define REFUSED_LOG_MS 60000
 
 static void schedule_reconnect(struct noded *nd);
 
@@ -42,6 +47,62 @@ void link_send(struct noded *nd, uint16_t type, const char *body, size_t len)
 		return;
 	rota_auth_mac(&nd->sess, type, body, len, mac);
 	rota_conn_send(nd->link, type, mac, strlen(mac), body, len);
+}
+
+/* The link is gone or reset: nothing sent on it will be answered. */
+static void link_forget(struct noded *nd)
+{
+	nd->link = NULL;
+	nd->sess.open = false;
+	nd->registered = false;
+	nd->nsent = 0;
+}
+
+/* Drop the link, whatever state it is in, and open a new one later. */
+static void link_reset(struct noded *nd)
+{
+	if (nd->link)
+		rota_conn_close(nd->link);
+	link_forget(nd);
+	schedule_reconnect(nd);
+}
+
+/* A REGISTER or HEARTBEAT leaves now: its answer renews from this time. */
+static bool note_sent(struct noded *nd)
+{
+	if (nd->nsent == LINK_UNANSWERED)
+		return false;
+	nd->sent[nd->nsent++] = lease_now_ms();
+	return true;
+}
+
+/* An answer came, to the oldest unanswered; OK renews the lease. */
+static void answered(struct noded *nd, const struct rota_frame *f)
+{
+	struct rota_error err;
+	int64_t sent, lease;
+
+	if (!nd->nsent)
+		return; /* an answer to nothing: no renewal from it */
+	sent = nd->sent[0];
+	memmove(nd->sent, nd->sent + 1, --nd->nsent * sizeof(nd->sent[0]));
+	if (f->type != ROTA_MSG_OK)
+		return;
+	if (rota_msg_lease_decode(f->body, f->body_len, &lease, &err) < 0) {
+		rota_warn("controller's lease: %s", err.text);
+		return;
+	}
+	if (lease && nd->lease_ms != lease * 1000)
+		rota_info("jobs here run on a lease of %llds from the "
+			  "controller", (long long)lease);
+	nd->lease_ms = lease * 1000;
+	nd->lease_end = lease ? sent + nd->lease_ms : 0;
+	if (nd->lease_lost)
+		rota_info("lease renewed");
+	nd->lease_lost = false;
+	if (lease_write(nd->lease_path, nd->lease_end) < 0)
+		rota_err("'%s': cannot write the lease; jobs here will end",
+			 nd->lease_path);
 }
 
 static void send_register(struct noded *nd)
@@ -72,10 +133,9 @@ static void send_register(struct noded *nd)
 	if (rota_auth_open(nd->auth, nd->ctld_uid, ROTA_MSG_NODE_REGISTER,
 			   body, len, &nd->sess, &cred, &err) < 0) {
 		rota_err("cannot register: %s", err.text);
-		rota_conn_close(nd->link);
-		nd->link = NULL;
-		schedule_reconnect(nd);
+		link_reset(nd);
 	} else {
+		note_sent(nd);
 		rota_conn_send(nd->link, ROTA_MSG_NODE_REGISTER, cred,
 			       strlen(cred), body, len);
 	}
@@ -83,6 +143,42 @@ static void send_register(struct noded *nd)
 	free(body);
 	free(info.jobs);
 	free(info.runs);
+}
+
+/*
+ * The controller refused what we sent.  Registered: it wants us to
+ * register again (it declared this node down meanwhile).  Not: it refused
+ * the registration, and will until someone mends rota.conf or the node;
+ * retry slowly, and say so once a minute, not at every try.
+ */
+static void refused(struct noded *nd, const struct rota_frame *f)
+{
+	int64_t now = rota_evloop_now_ms(nd->loop);
+	struct rota_msg_error e;
+	struct rota_error err;
+	bool again;
+
+	if (rota_msg_error_decode(f->body, f->body_len, &e, &err) < 0) {
+		rota_warn("controller sent a bad ERROR: %s", err.text);
+		return;
+	}
+	if (nd->registered) {
+		rota_warn("controller: %s; registering again", e.text);
+		nd->backoff_ms = BACKOFF_MIN_MS;
+	} else {
+		again = strcmp(nd->refused, e.text) == 0 &&
+			now - nd->refused_at < REFUSED_LOG_MS;
+		if (!again) {
+			rota_err("controller refused registration: %s "
+				 "(trying again every minute)", e.text);
+			snprintf(nd->refused, sizeof(nd->refused), "%s",
+				 e.text);
+			nd->refused_at = now;
+		}
+		nd->backoff_ms = REFUSED_BACKOFF_MS;
+	}
+	rota_msg_error_clear(&e);
+	link_reset(nd);
 }
 
 static void handle_order(struct noded *nd, const struct rota_frame *f)
@@ -122,22 +218,20 @@ static void handle_order(struct noded *nd, const struct rota_frame *f)
 		noded_reconfigure(nd); /* may close this link: return at once */
 		return;
 	case ROTA_MSG_OK:
-		if (!nd->registered)
-			rota_info("registered with the controller at %s:%u",
-				  nd->ctld_host, nd->ctld_port);
+		answered(nd, f);
+		if (nd->registered)
+			return; /* a heartbeat's answer */
+		rota_info("registered with the controller at %s:%u",
+			  nd->ctld_host, nd->ctld_port);
 		nd->registered = true;
+		nd->refused[0] = '\0';
 		nd->backoff_ms = BACKOFF_MIN_MS;
 		jobs_resend_ends(nd);
 		return;
-	case ROTA_MSG_ERROR: {
-		struct rota_msg_error e;
-
-		if (rota_msg_error_decode(f->body, f->body_len, &e, &err) == 0) {
-			rota_err("controller: %s", e.text);
-			rota_msg_error_clear(&e);
-		}
+	case ROTA_MSG_ERROR:
+		answered(nd, f);
+		refused(nd, f);
 		return;
-	}
 	default:
 		rc = rota_errorf(&err, -EPROTO, "unexpected message type %u",
 				 f->type);
@@ -160,11 +254,7 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 		rota_warn("%s from the controller refused: %s",
 			  rota_msg_type_name(f->type),
 			  f->cred_len ? err.text : "not authenticated");
-		rota_conn_close(c);
-		nd->link = NULL;
-		nd->sess.open = false;
-		nd->registered = false;
-		schedule_reconnect(nd);
+		link_reset(nd);
 		return;
 	}
 	handle_order(nd, f);
@@ -175,10 +265,13 @@ static void close_cb(struct rota_conn *c, int code, const char *why,
 {
 	struct noded *nd = arg;
 
-	rota_warn("link to the controller lost: %s", why);
-	nd->link = NULL;
-	nd->sess.open = false;
-	nd->registered = false;
+	if (c != nd->link)
+		return; /* one we let go of (link_reset) */
+	if (nd->registered)
+		rota_warn("link to the controller lost: %s", why);
+	else
+		rota_debug("link to the controller closed: %s", why);
+	link_forget(nd);
 	schedule_reconnect(nd);
 }
 
@@ -187,14 +280,38 @@ static const struct rota_conn_ops link_ops = {
 	.close_cb = close_cb,
 };
 
+/*
+ * The lease ran out: the supervisors end their jobs by themselves (they
+ * read the lease file); say it once, and open a new link, since the one
+ * we have carries no answers.
+ */
+static void check_lease(struct noded *nd)
+{
+	if (nd->lease_lost || !nd->lease_end ||
+	    lease_now_ms() < nd->lease_end)
+		return;
+	nd->lease_lost = true;
+	rota_err("no answer from the controller for %llds: the lease has run "
+		 "out, jobs here are killed; reconnecting",
+		 (long long)(nd->lease_ms / 1000));
+	link_reset(nd);
+}
+
 static void heartbeat_cb(struct rota_evloop *loop, void *arg)
 {
 	struct noded *nd = arg;
 	size_t len;
 	char *body;
 
+	check_lease(nd);
 	if (!nd->registered)
 		return;
+	if (!note_sent(nd)) {
+		rota_warn("%u heartbeats unanswered: reconnecting",
+			  LINK_UNANSWERED);
+		link_reset(nd);
+		return;
+	}
 	body = rota_msg_name_encode(nd->name, &len);
 	link_send(nd, ROTA_MSG_HEARTBEAT, body, len);
 	free(body);
@@ -247,8 +364,7 @@ void link_restart(struct noded *nd)
 	nd->backoff_ms = BACKOFF_MIN_MS;
 	if (nd->link) {
 		rota_info("registering again with the controller");
-		/* close_cb schedules the reconnect */
-		rota_conn_close(nd->link);
+		link_reset(nd);
 	}
 }
 

@@ -243,6 +243,7 @@ static void noded_fini(struct noded *nd)
 	free(nd->features);
 	free(nd->name);
 	free(nd->spool);
+	free(nd->lease_path);
 	free(nd->memlimit_base);
 	free(nd->addr);
 	free(nd->ctld_host);
@@ -286,6 +287,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memlimit_setup(&nd);
+	/* a lease left by an earlier daemon holds until it runs out */
+	nd.lease_path = rota_xasprintf("%s/lease", nd.spool);
 	nd.loop = rota_evloop_create();
 	nd.auth = rota_auth_create(NULL);
 	signal(SIGPIPE, SIG_IGN);

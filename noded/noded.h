@@ -9,6 +9,9 @@
 #include "common/auth.h"
 #include "common/msg.h"
 
+/* Heartbeats in flight at most; past that the link is stuck: reopen it. */
+#define LINK_UNANSWERED 16
+
 /* The node daemon's context, one per process, passed everywhere. */
 struct rota_auth;
 struct rota_conf;
@@ -55,6 +58,16 @@ struct noded {
 	int spool_fd;
 	char **features;	/* found (ib, largemem) plus rota.conf's */
 	char *memlimit_base;	/* jobs' memory cgroups here; NULL: none */
+	/* the lease (lease.h), renewed by the answers to what the link sent */
+	char *lease_path;	/* <spool>/lease */
+	int64_t lease_ms;	/* the controller's NodeLease; 0: none */
+	int64_t lease_end;	/* lease clock, ms; 0: never had one */
+	bool lease_lost;	/* said so once, until renewed */
+	int64_t sent[LINK_UNANSWERED]; /* when each unanswered REGISTER or
+					  HEARTBEAT left, oldest first */
+	unsigned nsent;
+	char refused[160];	/* the controller's last refusal */
+	int64_t refused_at;	/* when it was last logged (loop ms) */
 };
 
 /* link.c: the connection to the controller */

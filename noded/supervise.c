@@ -21,6 +21,7 @@
 
 #include "common/msg.h"
 #include "common/xalloc.h"
+#include "noded/lease.h"
 #include "noded/memlimit.h"
 #include "noded/supervise.h"
 #include "noded/textfile.h"
@@ -32,6 +33,7 @@ struct sup {
 	bool cancelled;
 	bool timed_out;
 	bool oom_killed;	/* by the kernel, at its memory limit */
+	bool lease_lost;	/* killed: the node's lease ran out */
 	struct timespec kill_at; /* SIGKILL deadline once terminating */
 	bool terminating;
 };
@@ -93,6 +95,19 @@ static void terminate(struct sup *s)
 	s->kill_at = mono_after(s->spec->kill_wait);
 }
 
+/*
+ * The node's lease has run out: the controller may soon start this job
+ * elsewhere, so it ends now, at once, without KillWait's grace.
+ */
+static void check_lease(struct sup *s)
+{
+	if (s->lease_lost || !s->spec->lease_path ||
+	    !lease_expired(s->spec->lease_path))
+		return;
+	s->lease_lost = true;
+	killpg(s->job, SIGKILL);
+}
+
 /* Until the job is reaped: its status. */
 static int watch(struct sup *s, const sigset_t *set)
 {
@@ -121,6 +136,7 @@ static int watch(struct sup *s, const sigset_t *set)
 		}
 		if (s->terminating && passed(&s->kill_at))
 			killpg(s->job, SIGKILL);
+		check_lease(s);
 		/* a SIGCHLD may have been merged with another signal */
 		if (waitpid(s->job, &status, WNOHANG) == s->job)
 			return status;
@@ -140,7 +156,11 @@ static void write_end(struct sup *s, int status)
 	size_t len;
 	char *body, *sup;
 
-	if (s->cancelled)
+	if (s->lease_lost) {
+		/* the controller requeues it, unless --no-requeue */
+		end.state = ROTA_JOB_NODE_FAIL;
+		end.text = (char *)"LeaseExpired";
+	} else if (s->cancelled)
 		end.state = ROTA_JOB_CANCELLED;
 	else if (s->timed_out)
 		end.state = ROTA_JOB_TIMEOUT;

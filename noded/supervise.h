@@ -36,6 +36,7 @@ struct supervise_spec {
 	int64_t kill_wait;	/* seconds between SIGTERM and SIGKILL */
 	uint64_t mem_mb;	/* its memory here; 0: not asked */
 	const char *memlimit_base; /* memlimit_base(), or NULL: no limits */
+	const char *lease_path;	/* the node's lease file (lease.h) */
 };
 
 /*

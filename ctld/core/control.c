@@ -273,5 +273,5 @@ int core_requeue_job(struct core *core, int64_t now, uint32_t job_id,
 				       .signo = SIGTERM,
 				       .cancel = true,
 			       });
-	return core_requeue(core, now, job_id, "Requeued");
+	return core_requeue(core, now, job_id, "Requeued", true);
 }

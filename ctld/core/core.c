@@ -574,6 +574,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 {
 	if (job->state == ROTA_JOB_PENDING) {
 		prio_set_eligible(job, false, now);
+		fence_forget(core, job);
 		core_pending_remove(core, job);
 		est_clear(job);
 	} else {
@@ -593,12 +594,14 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 }
 
 int core_requeue(struct core *core, int64_t now, uint32_t job_id,
-		 const char *reason)
+		 const char *reason, bool may_live)
 {
 	struct core_job *job = jobtab_find(core, job_id);
 
 	if (!job || job->state != ROTA_JOB_RUNNING)
 		return -ENOENT;
+	if (may_live)
+		fence_set(core, job);
 	usage_charge_job(core, job, now);
 	core_running_remove(core, job);
 	core_job_release(core, job);
@@ -653,6 +656,9 @@ int core_job_end(struct core *core, int64_t now, const char *node,
 	struct core_job *job = jobtab_find(core, end->job_id);
 	uint32_t idx;
 
+	if (job && core_node_find(core, node, &idx) &&
+	    fence_end(core, job, idx, end->run))
+		return 0;
 	if (!job || job->state != ROTA_JOB_RUNNING ||
 	    !core_node_find(core, node, &idx) || job->alloc[0].node != idx)
 		return rota_errorf(err, -ENOENT,
@@ -662,6 +668,12 @@ int core_job_end(struct core *core, int64_t now, const char *node,
 		return rota_errorf(err, -ENOENT,
 				   "job %u: the end of run %u, not of run %u",
 				   end->job_id, end->run, job->run);
+	/* its node lost its lease and killed it: a node failure */
+	if (end->state == ROTA_JOB_NODE_FAIL && !job->desc.no_requeue) {
+		rota_warn("job %u: killed on '%s' (%s): requeued", job->id,
+			  node, end->text ? end->text : "node failure");
+		return core_requeue(core, now, job->id, "NodeFail", false);
+	}
 	job->exit_code = end->exit_code;
 	job->term_signal = end->term_signal;
 	if (end->text)
@@ -683,6 +695,7 @@ void core_tick(struct core *core, int64_t now)
 		    now - n->last_seen > core->node_timeout)
 			core_node_down(core, now, n->name, "not responding");
 	}
+	fence_tick(core, now);
 	resv_update(core, now);
 	usage_tick(core, now);
 	sched_tick(core, now);

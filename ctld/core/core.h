@@ -137,6 +137,8 @@ struct core_job {
 	struct core_alloc *alloc;
 	uint32_t nalloc;
 	uint32_t run;		/* starts so far: 2 after one requeue */
+	uint32_t fence_node;	/* pending: node index + 1 where run 'run'
+				   may still live (fence.c); 0: none */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -264,7 +266,13 @@ unsigned core_schedule(struct core *core, int64_t now);
 int core_node_register(struct core *core, int64_t now,
 		       const struct rota_node_info *info,
 		       struct rota_error *err);
-void core_node_seen(struct core *core, int64_t now, const char *name);
+/*
+ * The node's daemon asks for its lease to be renewed (a heartbeat): true,
+ * and it is heard from now; false if the core has declared it down since
+ * (not by an operator): it must register again, so that its jobs are
+ * reconciled, and its lease runs out meanwhile.
+ */
+bool core_node_seen(struct core *core, int64_t now, const char *name);
 /*
  * The node's daemon stopped answering (its link closed): no new jobs go
  * there, but its jobs run on under their supervisors; if it is not back
@@ -292,12 +300,14 @@ int core_node_admin(struct core *core, int64_t now, const char *name,
 const char *core_node_state_name(const struct core_node *n);
 
 /*
- * Put a started job back in the queue (it could not be launched): its
- * cores are freed and it waits again in submit order.  -ENOENT if it is
- * not running.
+ * Put a started job back in the queue: its cores are freed and it waits
+ * again in submit order.  'may_live': the run may still be alive on its
+ * node (it was launched and not seen to end), so the job is fenced until
+ * it is known to be over (fence.c); false when it never started there or
+ * has ended.  -ENOENT if it is not running.
  */
 int core_requeue(struct core *core, int64_t now, uint32_t job_id,
-		 const char *reason);
+		 const char *reason, bool may_live);
 
 /*
  * A node reports a job's end.  -ENOENT if the job is unknown, its batch
@@ -411,6 +421,7 @@ struct core_job_state {
 	int64_t eligible_accum;
 	int64_t eligible_since;
 	enum core_hold hold;
+	const char *fence;	  /* pending: node its last run may live on */
 	const struct core_alloc_state *alloc; /* running jobs */
 	uint32_t nalloc;
 	bool recorded;		  /* its jobcomp record was handed over */

@@ -114,6 +114,7 @@ struct core {
 	size_t nresv;
 	uint32_t resv_last_id;
 	uint64_t resv_stamp;	 /* see resv_changed() */
+	size_t nfenced;		 /* pending jobs with a fence_node */
 };
 
 /* A time that never comes: the end of a job with no time limit. */
@@ -124,6 +125,23 @@ static inline int64_t job_limit_end(const struct core_job *j)
 {
 	return j->time_limit ? j->start_time + j->time_limit : NEVER;
 }
+
+/*
+ * fence.c: a requeued job waits until its previous run is known to be over
+ * (fence_set before its allocation is freed); the other calls lift fences
+ * on what the core learns.  fence_end: true if the end was of a fenced
+ * run.  fence_restore: a journal's fenced job; fence_forget: a fenced job
+ * that leaves the queue another way.
+ */
+void fence_set(struct core *core, struct core_job *job);
+bool fence_end(struct core *core, struct core_job *job, uint32_t node,
+	       uint32_t run);
+void fence_register(struct core *core, uint32_t node,
+		    const struct rota_node_info *info);
+void fence_tick(struct core *core, int64_t now);
+void fence_restore(struct core *core, struct core_job *job, uint32_t node,
+		   int64_t now);
+void fence_forget(struct core *core, struct core_job *job);
 
 /* sched.c: a job, node or order changed: the next passes must look. */
 void sched_changed(struct core *core);

@@ -292,6 +292,7 @@ int core_node_register(struct core *core, int64_t now,
 	}
 	reconcile_jobs(core, now, idx, info);
 	kill_strays(core, idx, info);
+	fence_register(core, idx, info);
 	resize_cores(n, n->cfg_cores ? n->cfg_cores : info->cores);
 	n->sockets = info->sockets;
 	n->pus = info->pus;
@@ -308,12 +309,18 @@ int core_node_register(struct core *core, int64_t now,
 	return 0;
 }
 
-void core_node_seen(struct core *core, int64_t now, const char *name)
+bool core_node_seen(struct core *core, int64_t now, const char *name)
 {
+	struct core_node *n;
 	uint32_t idx;
 
-	if (core_node_find(core, name, &idx))
-		core->nodes[idx].last_seen = now;
+	if (!core_node_find(core, name, &idx))
+		return false;
+	n = &core->nodes[idx];
+	if (n->state == NODE_DOWN && !n->admin_down)
+		return false;
+	n->last_seen = now;
+	return true;
 }
 
 void core_node_unreachable(struct core *core, int64_t now, const char *name,
@@ -328,6 +335,18 @@ void core_node_unreachable(struct core *core, int64_t now, const char *name,
 	sched_changed(core);
 	snprintf(core->nodes[idx].reason, sizeof(core->nodes[idx].reason),
 		 "%s", reason);
+}
+
+static void kill_run(struct core *core, const struct core_job *job)
+{
+	core_push_action(core, &(struct core_action){
+				       .type = CORE_ACTION_SIGNAL,
+				       .job_id = job->id,
+				       .run = job->run,
+				       .node = job->alloc[0].node,
+				       .signo = SIGKILL,
+				       .cancel = true,
+			       });
 }
 
 void core_node_down(struct core *core, int64_t now, const char *name,
@@ -349,14 +368,20 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 			if (job->alloc[a].node != idx)
 				continue;
 			/*
-			 * Requeued: if it lives on there, the node is told to
-			 * kill that run when it is back, and its end, of an
-			 * earlier run, is not taken for the next run's.
+			 * Wherever it runs, that run must end: a node still
+			 * linked (an operator's down) hears it now, a silent
+			 * one kills it at its lease's end, or when back.
+			 */
+			kill_run(core, job);
+			/*
+			 * Requeued, fenced until that run is over; its end,
+			 * of an earlier run, is not taken for the next's.
 			 */
 			if (!job->desc.no_requeue) {
 				rota_warn("job %u: node '%s' down: requeued",
 					  job->id, name);
-				core_requeue(core, now, job->id, "NodeFail");
+				core_requeue(core, now, job->id, "NodeFail",
+					     true);
 				break;
 			}
 			free(job->end_text);

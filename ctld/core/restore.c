@@ -92,6 +92,7 @@ int core_restore_job(struct core *core, int64_t now,
 		     struct core_job_state *st, struct rota_error *err)
 {
 	struct core_job *job, *old;
+	uint32_t node;
 	int rc;
 
 	if (st->id == 0 || st->state == ROTA_JOB_NONE ||
@@ -125,6 +126,7 @@ int core_restore_job(struct core *core, int64_t now,
 	}
 	old = jobtab_find(core, st->id);
 	if (old) {
+		fence_forget(core, old);
 		unlink_job(core, old);
 		core_job_free(old);
 	}
@@ -158,6 +160,10 @@ int core_restore_job(struct core *core, int64_t now,
 	job->eligible = st->state == ROTA_JOB_PENDING && !st->hold;
 	job->end_text = st->end_text ? rota_xstrdup(st->end_text) : NULL;
 	job->recorded = st->recorded;
+	/* a fence on a node rota.conf no longer has: nothing left to wait on */
+	if (st->fence && st->state == ROTA_JOB_PENDING &&
+	    core_node_find(core, st->fence, &node))
+		fence_restore(core, job, node, now);
 	jobtab_insert(core, job);
 	place_in_list(core, job);
 	core_raise_next_id(core, job->id + 1);

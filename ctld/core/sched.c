@@ -33,7 +33,7 @@ void sched_changed(struct core *core)
 
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
-	return !job->hold && !job->limited &&
+	return !job->hold && !job->limited && !job->fence_node &&
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
@@ -125,7 +125,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
 		next = job->next;
-		if (job->hold || job->limited)
+		if (job->hold || job->limited || job->fence_node)
 			continue; /* not eligible: it blocks nothing */
 		if (job->desc.reservation && resv_job_reason(core, job)) {
 			job->reason = resv_job_reason(core, job);
@@ -244,6 +244,8 @@ const char *core_job_reason(const struct core *core,
 	if (job->hold)
 		return job->hold == CORE_HOLD_USER ? "JobHeldUser"
 						   : "JobHeldAdmin";
+	if (job->fence_node)
+		return "PreviousRunNotEnded";
 	if (job->limited)
 		return job->limit_reason;
 	if (resv_job_reason(core, job))

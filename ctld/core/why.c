@@ -162,7 +162,8 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	if (job->state != ROTA_JOB_PENDING)
 		return 0;
 	ahead(core, out);
-	if (job->hold || job->limited || job->desc.reservation ||
+	if (job->hold || job->limited || job->fence_node ||
+	    job->desc.reservation ||
 	    !strcmp(out->sched, "builtin"))
 		return 0;
 	what_if(core, now, out);

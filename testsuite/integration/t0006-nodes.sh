@@ -1,8 +1,9 @@
 #!/bin/bash
 # Nodes fail and come back: operators drain, down and resume them; a node
-# silent past NodeTimeout goes down and its jobs end as NODE_FAIL; a node
-# that comes back still running such a job is told to kill it, so that no
-# job runs where the controller does not think it runs.
+# silent past NodeTimeout goes down and its jobs are requeued (or end as
+# NODE_FAIL with --no-requeue); a node daemon that dies leaves its jobs
+# running only until its lease runs out, before the controller requeues
+# them, so that no job runs in two places.
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
@@ -10,7 +11,7 @@ id rotatest1 >/dev/null 2>&1 || skip_all "needs user rotatest1"
 
 plan 14
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
-HEARTBEAT=1s NODE_TIMEOUT=3s
+HEARTBEAT=1s NODE_TIMEOUT=4s # a lease of 2s
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up"
 W="$T/work"
@@ -49,7 +50,7 @@ is "$(job_state "$b"):$(runs_of "$b")" PENDING:1 \
 	"its job waits in the queue again, after its first run"
 is "$(job_state "$nr")" NODE_FAIL "a --no-requeue job ends as NODE_FAIL"
 
-# --- back with a job still running from before: only one run lives ---
+# --- a daemon that dies: its job ends with the lease, then runs again ---
 start_n01
 wait_for test -e "$CL/spool/n01/job$b.2.sup"
 marker=$((RANDOM + 300000))
@@ -57,13 +58,13 @@ c=$(rota submit -C ib --wrap "sleep $marker")
 wait_for test -e "$CL/spool/n01/job$c.1.sup"
 cluster_kill9 "$CL/n01.pid"
 wait_for job_state_is "$c" PENDING
-pgrep -f "slee[p] $marker" >/dev/null
-ok $? "the job's first run lives on under its supervisor, node down"
+! pgrep -f "slee[p] $marker" >/dev/null
+ok $? "its first run ended with the node's lease, before the requeue"
 start_n01
 wait_for test -e "$CL/spool/n01/job$c.2.sup"
 wait_for test ! -e "$CL/spool/n01/job$c.1.sup"
 is "$(ls "$CL/spool/n01/" | grep -c "^job$c\..\.sup$")" 1 \
-	"the node comes back: the stray first run is killed, the second runs"
+	"the node comes back: the second run runs there, only it"
 wait_until '[ "$(pgrep -fc "slee[p] $marker")" = 1 ]'
 is "$(pgrep -fc "slee[p] $marker")" 1 "one copy of the job runs, not two"
 rota cancel "$b" "$c"

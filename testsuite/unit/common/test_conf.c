@@ -83,6 +83,7 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(conf->log_level, "info");
 	ck_assert_int_eq(conf->heartbeat_interval, 30);
 	ck_assert_int_eq(conf->node_timeout, 300);
+	ck_assert_int_eq(conf->node_lease, 300 - 2 - 6); /* margin 2s + 2% */
 	ck_assert_int_eq(conf->kill_wait, 30);
 	ck_assert_int_eq(conf->min_job_age, 300);
 	ck_assert_int_eq(conf->sched_interval, 60);
@@ -146,6 +147,7 @@ START_TEST(test_full)
 	ck_assert_str_eq(conf->log_level, "debug");
 	ck_assert_int_eq(conf->heartbeat_interval, 1);
 	ck_assert_int_eq(conf->node_timeout, 90);
+	ck_assert_int_eq(conf->node_lease, 90 - 2 - 1);
 	ck_assert_int_eq(conf->kill_wait, 0);
 	ck_assert_int_eq(conf->min_job_age, 86400);
 	ck_assert_int_eq(conf->sched_interval, 120);
@@ -282,6 +284,17 @@ static const struct {
 	  "rota.conf:1: NodeTimeout: 10s is not above HeartbeatInterval 30s" },
 	{ "HeartbeatInterval=1h",
 	  "rota.conf:1: NodeTimeout: 5m is not above HeartbeatInterval 1h" },
+	{ "NodeLease=295s",
+	  "rota.conf:1: NodeLease: a node lease of 295s leaves less than 8s "
+	  "of NodeTimeout 5m for the kill and clock drift" },
+	{ "NodeLease=20s\nHeartbeatInterval=20s",
+	  "rota.conf:1: NodeLease: a node lease of 20s is not above "
+	  "HeartbeatInterval 20s (raise NodeTimeout, or set NodeLease=off)" },
+	{ "NodeTimeout=4s\nHeartbeatInterval=2s",
+	  "rota.conf:1: NodeTimeout: a node lease of 2s is not above "
+	  "HeartbeatInterval 2s (raise NodeTimeout, or set NodeLease=off)" },
+	{ "NodeLease=soon",
+	  "rota.conf:1: NodeLease: 'soon' is not a duration" },
 	/* nodes */
 	{ "NodeName=n[1-2]\nNodeName=n2",
 	  "rota.conf:2: NodeName: 'n2' already declared at rota.conf:1" },

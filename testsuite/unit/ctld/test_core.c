@@ -943,9 +943,10 @@ START_TEST(test_node_timeout)
 END_TEST
 
 /*
- * A node that goes down requeues its jobs; when it comes back still
- * running the first run, it is told to kill that run, and only the second
- * run's end is taken.
+ * A node that goes down requeues its jobs and is told to kill them; when
+ * it comes back still holding the first run, the job waits for that run's
+ * end (a fence) before its second run starts, and only the second run's
+ * end is taken.
  */
 START_TEST(test_requeue_runs)
 {
@@ -963,21 +964,40 @@ START_TEST(test_requeue_runs)
 	ck_assert_int_eq(node("n1")->state, NODE_DOWN);
 	ck_assert_int_eq(job(x)->state, ROTA_JOB_PENDING);
 	ck_assert_uint_eq(job(x)->run, 1);
+	ck_assert_uint_eq(job(x)->fence_node, 0); /* silent past its lease */
 	check_node_idle("n1");
-	/* back, still running run 1: kill that run, then start run 2 */
+	a = take(1);
+	ck_assert_int_eq(a[0].type, CORE_ACTION_SIGNAL);
+	ck_assert_int_eq(a[0].signo, SIGKILL);
+	free(a);
+	/* back, still holding run 1: kill it, and wait for its end */
 	up(110, REG("n1", 8, 16 * GB, .jobs = (uint32_t[]){ x },
 		    .runs = (uint32_t[]){ 1 }, .njobs = 1));
-	ck_assert_uint_eq(core_schedule(core, 111), 1);
-	a = take(2);
+	ck_assert_uint_eq(job(x)->fence_node, idx("n1") + 1);
+	ck_assert_str_eq(reason(x), "PreviousRunNotEnded");
+	ck_assert_uint_eq(core_schedule(core, 111), 0);
+	a = take(1);
 	ck_assert_int_eq(a[0].type, CORE_ACTION_SIGNAL);
 	ck_assert_uint_eq(a[0].job_id, x);
 	ck_assert_uint_eq(a[0].run, 1);
 	ck_assert(a[0].cancel);
-	ck_assert_int_eq(a[1].type, CORE_ACTION_LAUNCH);
-	ck_assert_uint_eq(a[1].run, 2);
 	free(a);
-	/* the first run's end is not the second's */
+	/* run 1's end lifts the fence; then run 2 starts */
 	ck_assert_int_eq(end_rc(112, "n1",
+				&(struct rota_msg_job_end){
+					.job_id = x, .run = 1,
+					.state = ROTA_JOB_CANCELLED,
+				},
+				&err),
+			 0);
+	ck_assert_uint_eq(job(x)->fence_node, 0);
+	ck_assert_uint_eq(core_schedule(core, 113), 1);
+	a = take(1);
+	ck_assert_int_eq(a[0].type, CORE_ACTION_LAUNCH);
+	ck_assert_uint_eq(a[0].run, 2);
+	free(a);
+	/* the first run's end, again, is not the second's */
+	ck_assert_int_eq(end_rc(114, "n1",
 				&(struct rota_msg_job_end){
 					.job_id = x, .run = 1,
 					.state = ROTA_JOB_CANCELLED,
@@ -988,6 +1008,90 @@ START_TEST(test_requeue_runs)
 	ck_assert_int_eq(job(x)->state, ROTA_JOB_RUNNING);
 	finish(120, x);
 	ck_assert_int_eq(job(x)->state, ROTA_JOB_COMPLETED);
+}
+END_TEST
+
+/*
+ * A requeue while the node is linked: the run is told to end, and the job
+ * waits for that end; a node that keeps renewing its lease keeps the job
+ * waiting however long it takes, one silent past NodeTimeout frees it.
+ */
+START_TEST(test_fence_requeue)
+{
+	struct core_action *a;
+	uint32_t x, y;
+
+	up(0, REG("n1", 8, 16 * GB));
+	x = submit(1, &(struct req){ .ntasks = 4 });
+	y = submit(1, &(struct req){ .ntasks = 4 });
+	ck_assert_uint_eq(core_schedule(core, 2), 2);
+	free(take(2));
+	ck_assert_int_eq(core_requeue_job(core, 3, x, 0, true, NULL), 0);
+	ck_assert_int_eq(core_requeue_job(core, 3, y, 0, true, NULL), 0);
+	a = take(2);
+	ck_assert_int_eq(a[0].type, CORE_ACTION_SIGNAL);
+	ck_assert(a[0].cancel);
+	free(a);
+	ck_assert_str_eq(reason(x), "PreviousRunNotEnded");
+	for (int64_t t = 10; t <= 200; t += 10) {
+		ck_assert(core_node_seen(core, t, "n1"));
+		core_tick(core, t);
+		ck_assert_uint_eq(core_schedule(core, t), 0);
+	}
+	/* x's run ends: x starts again; y's node falls silent */
+	ck_assert_int_eq(end_rc(201, "n1",
+				&(struct rota_msg_job_end){
+					.job_id = x, .run = 1,
+					.state = ROTA_JOB_CANCELLED,
+				},
+				NULL),
+			 0);
+	ck_assert_int_eq(job(x)->state, ROTA_JOB_PENDING);
+	ck_assert_uint_eq(core_schedule(core, 202), 1);
+	ck_assert_int_eq(job(x)->state, ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(job(x)->run, 2);
+	free(take(1));
+	core_tick(core, 260);
+	ck_assert_uint_eq(job(y)->fence_node, idx("n1") + 1);
+	core_tick(core, 261); /* 61 s since the lease was last renewed */
+	ck_assert_uint_eq(job(y)->fence_node, 0);
+	/* a cancelled fenced job leaves no count behind */
+	ck_assert_int_eq(core_cancel(core, 262, y, 0, true, NULL), 0);
+}
+END_TEST
+
+/* A run its node killed at the end of its lease: requeued, not ended. */
+START_TEST(test_lease_node_fail)
+{
+	uint32_t x, nr;
+
+	up(0, REG("n1", 8, 16 * GB));
+	x = submit(1, &(struct req){ .ntasks = 4 });
+	nr = submit(1, &(struct req){ .ntasks = 4, .no_requeue = true });
+	ck_assert_uint_eq(core_schedule(core, 2), 2);
+	free(take(2));
+	ck_assert_int_eq(end_rc(30, "n1",
+				&(struct rota_msg_job_end){
+					.job_id = x, .run = 1,
+					.state = ROTA_JOB_NODE_FAIL,
+					.text = (char *)"LeaseExpired",
+				},
+				NULL),
+			 0);
+	ck_assert_int_eq(job(x)->state, ROTA_JOB_PENDING);
+	ck_assert_uint_eq(job(x)->fence_node, 0);
+	ck_assert_int_eq(end_rc(30, "n1",
+				&(struct rota_msg_job_end){
+					.job_id = nr, .run = 1,
+					.state = ROTA_JOB_NODE_FAIL,
+				},
+				NULL),
+			 0);
+	ck_assert_int_eq(job(nr)->state, ROTA_JOB_NODE_FAIL);
+	/* a node the core declared down renews no lease: register again */
+	core_tick(core, 100);
+	ck_assert(!core_node_seen(core, 101, "n1"));
+	ck_assert_int_eq(node("n1")->last_seen, 0);
 }
 END_TEST
 
@@ -1234,6 +1338,8 @@ static Suite *core_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_node_timeout);
 	tcase_add_test(tc, test_requeue_runs);
+	tcase_add_test(tc, test_fence_requeue);
+	tcase_add_test(tc, test_lease_node_fail);
 	tcase_add_test(tc, test_reregister);
 	tcase_add_loop_test(tc, test_register_small, 0, N(small_cases));
 	tcase_add_test(tc, test_register_unknown);

@@ -312,7 +312,7 @@ START_TEST(test_take_and_requeue_before_read)
 	core_tick(core, T0 + 60);
 	core_usage_take(core, T0 + 90, true, &u);
 	free(u);
-	ck_assert_int_eq(core_requeue(core, T0 + 100, b, "test"), 0);
+	ck_assert_int_eq(core_requeue(core, T0 + 100, b, "test", false), 0);
 	ck_assert_int_eq(submit_as(T0 + 110, "bob", NULL, NULL, 8, 0, &p,
 				   &err), 0);
 	ck_assert_double_eq_tol(node("physics", "ana")->usage, 360, 1e-3);

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fences: a job runs in one place at a time.  A running job put back in
+ * the queue (its node went down, an operator requeued it) may still be
+ * alive where it ran: its node is told to kill it, but may not have heard
+ * yet.  Until the core knows that run is over the job stays pending,
+ * fenced, and no pass starts it.  The core knows it when:
+ *   - the node reports the end of that run (whatever state);
+ *   - the node registers without that run (one that registers with the
+ *     run of a job requeued meanwhile fences it again);
+ *   - the node has been silent for NodeTimeout: its lease has then run
+ *     out, and its supervisors killed their jobs before it did (the
+ *     lease argument is in docs/config.md, NodeLease).
+ * A node that heartbeats on, yet never reports the run's end, keeps the
+ * job fenced: better a job that waits than one that runs twice.
+ */
+#include "config.h"
+
+#include "common/log.h"
+#include "ctld/core/core_internal.h"
+
+void fence_set(struct core *core, struct core_job *job)
+{
+	if (job->fence_node || !job->nalloc)
+		return;
+	/* the batch script (and all a job runs) is on its first node */
+	job->fence_node = job->alloc[0].node + 1;
+	core->nfenced++;
+}
+
+static void lift(struct core *core, struct core_job *job, const char *why)
+{
+	rota_info("job %u: run %u ended on '%s' (%s): it may start again",
+		  job->id, job->run, core->nodes[job->fence_node - 1].name,
+		  why);
+	job->fence_node = 0;
+	core->nfenced--;
+	core_mark_dirty(core, job);
+	sched_changed(core);
+}
+
+bool fence_end(struct core *core, struct core_job *job, uint32_t node,
+	       uint32_t run)
+{
+	if (job->state != ROTA_JOB_PENDING || job->fence_node != node + 1 ||
+	    run != job->run)
+		return false;
+	lift(core, job, "its end reported");
+	return true;
+}
+
+/* Does the node's registration list this run of the job? */
+static bool reported(const struct rota_node_info *info, uint32_t id,
+		     uint32_t run)
+{
+	for (size_t i = 0; i < info->njobs; i++) {
+		if (info->jobs[i] == id && (!info->runs || info->runs[i] == run))
+			return true;
+	}
+	return false;
+}
+
+void fence_register(struct core *core, uint32_t node,
+		    const struct rota_node_info *info)
+{
+	struct core_job *job, *next;
+
+	/* a run it still has, of a job back in the queue: wait for its end */
+	for (size_t i = 0; i < info->njobs; i++) {
+		job = jobtab_find(core, info->jobs[i]);
+		if (job && job->state == ROTA_JOB_PENDING && !job->fence_node &&
+		    job->run && (!info->runs || info->runs[i] == job->run)) {
+			rota_info("job %u: run %u is still on '%s': it waits "
+				  "for its end", job->id, job->run,
+				  core->nodes[node].name);
+			job->fence_node = node + 1;
+			core->nfenced++;
+			core_mark_dirty(core, job);
+		}
+	}
+	if (!core->nfenced)
+		return;
+	for (job = core->pending.head; job; job = next) {
+		next = job->next;
+		if (job->fence_node == node + 1 &&
+		    !reported(info, job->id, job->run))
+			lift(core, job, "its node registered without it");
+	}
+}
+
+void fence_tick(struct core *core, int64_t now)
+{
+	struct core_job *job, *next;
+
+	if (!core->nfenced)
+		return;
+	for (job = core->pending.head; job; job = next) {
+		const struct core_node *n;
+
+		next = job->next;
+		if (!job->fence_node)
+			continue;
+		n = &core->nodes[job->fence_node - 1];
+		if (now - n->last_seen > core->node_timeout)
+			lift(core, job, "its node's lease has run out");
+	}
+}
+
+void fence_restore(struct core *core, struct core_job *job, uint32_t node,
+		   int64_t now)
+{
+	job->fence_node = node + 1;
+	core->nfenced++;
+	/* as for a running job: NodeTimeout from now to hear from it */
+	if (core->nodes[node].last_seen < now)
+		core->nodes[node].last_seen = now;
+}
+
+void fence_forget(struct core *core, struct core_job *job)
+{
+	if (!job->fence_node)
+		return;
+	job->fence_node = 0;
+	core->nfenced--;
+}
