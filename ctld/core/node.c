@@ -171,7 +171,9 @@ static bool job_reported(const struct rota_node_info *info,
 
 /*
  * Jobs whose batch script ran on node 'idx' (their first node: the others
- * only hold cores) that it does not report any more have died.
+ * only hold cores) that it does not report are not running there: their
+ * launch was lost on the way, or the node lost them.  Requeued, as Slurm
+ * requeues a batch job missing from its node, unless --no-requeue.
  */
 static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 			   const struct rota_node_info *info)
@@ -181,7 +183,13 @@ static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 	while (job) {
 		struct core_job *next = job->next;
 
-		if (job->alloc[0].node == idx && !job_reported(info, job)) {
+		if (job->alloc[0].node == idx && !job_reported(info, job) &&
+		    !job->desc.no_requeue) {
+			rota_warn("job %u: node '%s' registered without it: "
+				  "requeued", job->id, core->nodes[idx].name);
+			core_requeue(core, now, job->id, "NodeFail", false);
+		} else if (job->alloc[0].node == idx &&
+			   !job_reported(info, job)) {
 			rota_warn("job %u: node '%s' registered without it, "
 				  "ending it as NODE_FAIL",
 				  job->id, core->nodes[idx].name);
@@ -362,6 +370,7 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 	sched_changed(core);
 	snprintf(core->nodes[idx].reason, sizeof(core->nodes[idx].reason),
 		 "%s", reason);
+	rota_warn("node '%s' down: %s", name, reason);
 	for (job = core->running.head; job; job = next) {
 		next = job->next;
 		for (uint32_t a = 0; a < job->nalloc; a++) {

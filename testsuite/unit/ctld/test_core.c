@@ -1097,25 +1097,30 @@ END_TEST
 
 START_TEST(test_reregister)
 {
-	uint32_t x, y, kept;
+	uint32_t x, y, kept, lost;
 
 	up_all(0);
-	x = submit(1, &(struct req){ .ntasks = 4 });
-	kept = submit(1, &(struct req){ .ntasks = 4 });
+	x = submit(1, &(struct req){ .ntasks = 4, .no_requeue = true });
+	kept = submit(1, &(struct req){ .ntasks = 2 });
+	lost = submit(1, &(struct req){ .ntasks = 2 });
 	y = submit(1, &(struct req){ .ntasks = 8 });
-	ck_assert_uint_eq(core_schedule(core, 2), 3);
-	free(take(3));
+	ck_assert_uint_eq(core_schedule(core, 2), 4);
+	free(take(4));
 	ck_assert_uint_eq(job(x)->alloc[0].node, idx("n1"));
 	ck_assert_uint_eq(job(kept)->alloc[0].node, idx("n1"));
+	ck_assert_uint_eq(job(lost)->alloc[0].node, idx("n1"));
 	ck_assert_uint_eq(job(y)->alloc[0].node, idx("n2"));
 
 	/* n1's daemon restarted and only knows 'kept' */
 	up(10, REG("n1", 8, 16 * GB, .jobs = &kept, .njobs = 1));
 	ck_assert_int_eq(job(x)->state, ROTA_JOB_NODE_FAIL);
 	ck_assert_int_eq(job(x)->end_time, 10);
+	/* a launch lost on the way, or a run the node lost: run it again */
+	ck_assert_int_eq(job(lost)->state, ROTA_JOB_PENDING);
+	ck_assert_uint_eq(job(lost)->fence_node, 0);
 	ck_assert_int_eq(job(kept)->state, ROTA_JOB_RUNNING);
 	ck_assert_int_eq(job(y)->state, ROTA_JOB_RUNNING);
-	ck_assert_uint_eq(node("n1")->cores_used, 4);
+	ck_assert_uint_eq(node("n1")->cores_used, 2);
 	check_cores(kept);
 }
 END_TEST
