@@ -9,7 +9,7 @@ PATH="$BIN:$PATH"
 need_root_and_munge
 id rotatest1 >/dev/null 2>&1 || skip_all "needs user rotatest1"
 
-plan 14
+plan 16
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 HEARTBEAT=1s NODE_TIMEOUT=4s # a lease of 2s
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
@@ -77,3 +77,17 @@ is "$(node_state n02)" DOWN "an operator sets a node down"
 rota node resume n02
 wait_until '[ "$(node_state n02)" = UP ]'
 is "$(node_state n02)" UP "and resumes it"
+
+# --- a daemon the controller refuses: said once, asked again slowly ---
+sed -e "s/^NodeName=.*/NodeName=n[01-02] Addr=127.0.0.[8-9]/" \
+	-e "s|^SpoolDir=.*|SpoolDir=$T/spool2|" "$CL/rota.conf" >"$T/impostor.conf"
+"$BIN/rota-noded" -f "$T/impostor.conf" -n n02 --topology \
+	"$TOPO/2intel64-1n2c-numaroot.v1tov2.xml" --ctld "$ROTA_CTLD" \
+	>>"$CL/log/impostor.log" 2>&1 &
+echo $! >>"$CL/pids"
+wait_for grep -q "refused registration" "$CL/log/impostor.log"
+# what must not happen takes a fixed wait to see: it retried every 0.2s-10s
+sleep 3
+is "$(grep -c "refused registration" "$CL/log/impostor.log")" 1 \
+	"a refused daemon says so once, not at every retry"
+is "$(node_state n02)" UP "and the real node is untouched"
