@@ -66,6 +66,25 @@ static int set_decay(const struct conf_key *key, const char *value,
 	return 0;
 }
 
+/* CgroupVersion: "auto", "v1" or "v2". */
+static int set_cgroup_version(const struct conf_key *key, const char *value,
+			      void *base, struct rota_error *err)
+{
+	enum rota_cgroup_version *field =
+		FIELD(base, key, enum rota_cgroup_version);
+
+	if (strcasecmp(value, "auto") == 0)
+		*field = ROTA_CGROUP_AUTO;
+	else if (strcasecmp(value, "v1") == 0)
+		*field = ROTA_CGROUP_V1;
+	else if (strcasecmp(value, "v2") == 0)
+		*field = ROTA_CGROUP_V2;
+	else
+		return rota_errorf(err, -EINVAL,
+				   "'%.40s' is not auto, v1 or v2", value);
+	return 0;
+}
+
 static const struct conf_key global_keys[] = {
 	GLOBAL("ClusterName", conf_set_name, cluster_name, 0, 0, "rota"),
 	GLOBAL("CtldAddr", conf_set_string, ctld_addr, 0, 0, "127.0.0.1"),
@@ -103,6 +122,10 @@ static const struct conf_key global_keys[] = {
 	       1, 86400, "5m"),
 	GLOBAL("EnforceAccounts", conf_set_bool, enforce_accounts, 0, 0, NULL),
 	GLOBAL("ConstrainRAMSpace", conf_set_bool, constrain_ram, 0, 0, "yes"),
+	GLOBAL("MaxTasksPerJob", conf_set_uint, max_tasks_per_job, 0, 4194304,
+	       "0"),
+	GLOBAL("CgroupVersion", set_cgroup_version, cgroup_version, 0, 0,
+	       "auto"),
 };
 
 /* A NodeName line before it is expanded into nodes. */

@@ -22,7 +22,7 @@
 #include "common/log.h"
 #include "common/net.h"
 #include "common/xalloc.h"
-#include "noded/memlimit.h"
+#include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/topology.h"
 
@@ -194,23 +194,17 @@ static void print_summary(const struct noded *nd)
 	printf("\n");
 }
 
-/* Jobs' memory limits: on if asked for and the kernel lets us. */
-static void memlimit_setup(struct noded *nd)
+/* Jobs' cgroups: what the host gives, said in one line. */
+static void cgroup_setup(struct noded *nd)
 {
-	struct rota_error err;
+	char *summary;
 
-	if (!nd->conf->constrain_ram)
-		return;
-	if (geteuid() != 0) {
-		rota_info("memory limits off: not running as root");
-		return;
-	}
-	nd->memlimit_base = memlimit_base(&err);
-	if (nd->memlimit_base)
-		rota_info("memory limits in %s", nd->memlimit_base);
+	nd->cgroups = cgroup_env_create(nd->conf, &summary);
+	if (nd->cgroups || geteuid() != 0)
+		rota_info("%s", summary);
 	else
-		rota_warn("ConstrainRAMSpace=yes but memory limits are off: %s",
-			  err.text);
+		rota_warn("%s", summary);
+	free(summary);
 }
 
 static void sigchld_cb(struct rota_evloop *loop, int signo, void *arg)
@@ -243,7 +237,7 @@ static void noded_fini(struct noded *nd)
 	free(nd->features);
 	free(nd->name);
 	free(nd->spool);
-	free(nd->memlimit_base);
+	cgroup_env_destroy(nd->cgroups);
 	free(nd->addr);
 	free(nd->ctld_host);
 	rota_conf_destroy(nd->conf);
@@ -285,7 +279,7 @@ int main(int argc, char **argv)
 		noded_fini(&nd);
 		return 1;
 	}
-	memlimit_setup(&nd);
+	cgroup_setup(&nd);
 	nd.loop = rota_evloop_create();
 	nd.auth = rota_auth_create(NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -16,6 +16,7 @@ struct rota_conn;
 struct rota_evloop;
 struct rota_timer;
 struct topology;
+struct cgroup_env;
 
 /*
  * A job this node runs (under its supervisor), or has ended and not yet
@@ -54,7 +55,7 @@ struct noded {
 	struct rota_timer *check;	/* supervisors still alive? */
 	int spool_fd;
 	char **features;	/* found (ib, largemem) plus rota.conf's */
-	char *memlimit_base;	/* jobs' memory cgroups here; NULL: none */
+	struct cgroup_env *cgroups; /* jobs' cgroups; NULL: none */
 };
 
 /* link.c: the connection to the controller */
