@@ -15,7 +15,7 @@ command -v pgrep >/dev/null || skip_all "needs pgrep"
 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
-plan 16
+plan 18
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -129,7 +129,17 @@ print(\"forked\", n)
 	else
 		skip "CgroupVersion=$v: no memory controller"
 	fi
+
+	# the harness's cluster_kill_jobs, for a job still running at the end
+	tag=79$$
+	j=$(as rotatest1 rota submit -o stop.out --wrap "
+		(setsid sh -c 'sleep $tag &' &); sleep 300")
+	wait_until "ls $CL/spool/*/job$j.1.sup && [ \$(count $tag) -eq 1 ]"
+	read -r sup _ <"$(ls "$CL"/spool/*/job"$j".1.sup)"
 	cluster_stop
+	n=$(find /sys/fs/cgroup -type d -path "*/rota/job*.*.$sup" | wc -l)
+	is "$(count $tag) $n" "0 0" \
+		"CgroupVersion=$v: cluster_kill_jobs leaves nothing of a running job"
 }
 
 contain auto
