@@ -16,6 +16,7 @@ command -v pgrep >/dev/null || skip_all "needs pgrep"
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
 plan 18
+PLUGIN_DIR=${PLUGIN_DIR:-}
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -26,7 +27,7 @@ count() { pgrep -u rotatest1 -f "^sleep $1\$" | wc -l; }
 contain() { # VERSION: one cluster, the checks
 	local v=$1 line with escaped=0 left=0 i j tags="" out n
 	CL="$T/cluster-$v"
-	cluster_start "CgroupVersion=$v" "MaxTasksPerJob=20" ||
+	cluster_start "CgroupVersion=$v" "MaxTasksPerJob=20" "JobComp=file" ||
 		{ echo "Bail out! cluster did not start"; exit 1; }
 	line=$(grep -m1 'cgroups' "$CL/log/n01.log")
 	echo "# CgroupVersion=$v: ${line#*: }"
@@ -119,8 +120,13 @@ print(\"forked\", n)
 		"python3 -c 'b = bytearray(80 << 20); sum(range(20000000))'")
 	wait_job_done "$j"
 	rota show job "$j" | grep -E '^(CPUTime|MemPeak)=' | sed 's/^/# /'
-	like "$(rota show job "$j" | sed -n 's/^CPUTime=//p')" \
-		'^[0-9]+\.[0-9]{3}$' "CgroupVersion=$v: CPU time in rota show job"
+	# and in the job's completion record (rota history: columns 13, 14)
+	wait_until "rota history -H | awk '\$1 == $j' | grep -q ."
+	out=$(rota history -H | awk -v j="$j" '$1 == j { print $13, $14 }')
+	echo "# rota history: CPUTIME MEMPEAK $out"
+	like "$(rota show job "$j" | sed -n 's/^CPUTime=//p') ${out% *}" \
+		'^([0-9]+\.[0-9]{3}) \1$' \
+		"CgroupVersion=$v: CPU time in rota show job and rota history"
 	if [[ $with == *memory* ]]; then
 		n=$(rota show --json job "$j" | grep -o '"mem_peak": *[0-9]*' |
 			grep -o '[0-9]*$')
