@@ -6,7 +6,9 @@
  * for "rota" and so for each job.  v2 lets a cgroup either hold processes
  * or hand controllers to its children, not both (the root excepted): when
  * the daemon's own cgroup holds processes, they (the daemon and supervisors
- * of earlier runs, all ours under Delegate=yes) move to "<own>/noded".
+ * of earlier runs, all ours under Delegate=yes) move to "<own>/noded"; a
+ * daemon started in "<x>/noded" (a restart, systemd's DelegateSubgroup=)
+ * takes "<x>" as its own.
  * The end is cgroup.kill: the kernel kills all of it at once.
  */
 #include "config.h"
@@ -68,12 +70,15 @@ static int enable(const char *dir, const char *name, bool may_move)
 int cgroup_v2_setup(struct cgroup_env *env, struct cgroup_found *f)
 {
 	char *own = cgroup_own_dir(NULL), *base;
-	char avail[512] = "", why[160];
+	char avail[512] = "", why[160], *slash;
 
 	if (!own) {
 		cgroup_off(f, "cgroup2", "not mounted");
 		return -ENOENT;
 	}
+	slash = strrchr(own, '/');
+	if (slash && strcmp(slash, "/noded") == 0)
+		*slash = '\0';
 	base = rota_xasprintf("%s/rota", own);
 	if (mkdir(base, 0755) < 0 && errno != EEXIST) {
 		cgroup_off(f, base, strerror(errno));

@@ -194,16 +194,29 @@ static void print_summary(const struct noded *nd)
 	printf("\n");
 }
 
-/* Jobs' cgroups: what the host gives, said in one line. */
+/*
+ * Jobs' cgroups: what the host gives, said in one line; a warning when
+ * something rota.conf asks for is off (or, as root, cgroups altogether).
+ */
 static void cgroup_setup(struct noded *nd)
 {
+	const struct cgroup_env *env;
 	char *summary;
+	bool short_of;
 
 	nd->cgroups = cgroup_env_create(nd->conf, &summary);
-	if (nd->cgroups || geteuid() != 0)
-		rota_info("%s", summary);
+	env = nd->cgroups;
+	if (env)
+		short_of = (nd->conf->constrain_ram &&
+			    !env->has[CGROUP_MEMORY]) ||
+			   (nd->conf->max_tasks_per_job &&
+			    !env->has[CGROUP_PIDS]);
 	else
+		short_of = geteuid() == 0;
+	if (short_of)
 		rota_warn("%s", summary);
+	else
+		rota_info("%s", summary);
 	free(summary);
 }
 

@@ -15,7 +15,7 @@ command -v pgrep >/dev/null || skip_all "needs pgrep"
 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
-plan 18
+plan 20
 PLUGIN_DIR=${PLUGIN_DIR:-}
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 W="$T/work"
@@ -135,6 +135,12 @@ print(\"forked\", n)
 	else
 		skip "CgroupVersion=$v: no memory controller"
 	fi
+	# both kept in the controller's journal
+	out=$(rota show job "$j" | grep -E '^(CPUTime|MemPeak)=')
+	cluster_kill9 "$CL/ctld.pid"
+	cluster_restart_ctld
+	is "$(rota show job "$j" | grep -E '^(CPUTime|MemPeak)=')" "$out" \
+		"CgroupVersion=$v: the same after a controller restart"
 
 	# the harness's cluster_kill_jobs, for a job still running at the end
 	tag=79$$
