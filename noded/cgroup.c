@@ -176,8 +176,7 @@ static bool lists(const char *list, const char *word)
 }
 
 /* mountinfo: "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS] - TYPE SOURCE SUPER" */
-int cgroup_mount(const char *type, const char *ctl, char **point,
-		 char **root)
+int cgroup_mount(const char *type, const char *ctl, char **point, char **root)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
@@ -238,7 +237,8 @@ char *cgroup_own_dir(const char *ctl)
 		if (strcmp(root, "/") != 0 &&
 		    strncmp(rel, root, strlen(root)) == 0)
 			rel += strlen(root);
-		dir = rota_xasprintf("%s%s", point, strcmp(rel, "/") ? rel : "");
+		dir = rota_xasprintf("%s%s", point,
+				     strcmp(rel, "/") ? rel : "");
 	}
 	free(point);
 	free(root);
@@ -268,7 +268,8 @@ static const char *hierarchy(void)
 }
 
 static char *summarize(const struct cgroup_env *env, const char *hier,
-		       const struct cgroup_found *f, const struct rota_conf *conf)
+		       const struct cgroup_found *f,
+		       const struct rota_conf *conf)
 {
 	char on[128] = "", tasks[32] = "unlimited";
 	const char *mem = "on";
@@ -293,11 +294,12 @@ static char *summarize(const struct cgroup_env *env, const char *hier,
 		snprintf(tasks, sizeof(tasks), "%u", conf->max_tasks_per_job);
 	else if (conf->max_tasks_per_job)
 		snprintf(tasks, sizeof(tasks), "off (no pids controller)");
-	return rota_xasprintf("cgroups: %s hierarchy, jobs in v%d cgroups in %s "
-			      "with %s; off: %s; memory limits %s; "
-			      "MaxTasksPerJob %s",
-			      hier, env->version, f->where, on[0] ? on : "none",
-			      f->off[0] ? f->off : "none", mem, tasks);
+	return rota_xasprintf(
+		"cgroups: %s hierarchy, jobs in v%d cgroups in %s "
+		"with %s; off: %s; memory limits %s; "
+		"MaxTasksPerJob %s",
+		hier, env->version, f->where, on[0] ? on : "none",
+		f->off[0] ? f->off : "none", mem, tasks);
 }
 
 struct cgroup_env *cgroup_env_create(const struct rota_conf *conf,
@@ -381,8 +383,8 @@ int cgroup_job_create(const struct cgroup_env *env, uint32_t job_id,
 	}
 	for (int c = 0; c < CGROUP_NCTL; c++)
 		if (cg->dir[c] && !cg->shared[c])
-			cg->procs[n++] = rota_xasprintf("%s/cgroup.procs",
-							cg->dir[c]);
+			cg->procs[n++] =
+				rota_xasprintf("%s/cgroup.procs", cg->dir[c]);
 	*out = cg;
 	return 0;
 }

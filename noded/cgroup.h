@@ -37,14 +37,14 @@ enum cgroup_ctl {
 
 /* The daemon's cgroup setup, made once at start; read-only afterwards. */
 struct cgroup_env {
-	int version;		/* 1 or 2 */
-	bool has[CGROUP_NCTL];	/* controllers jobs get */
+	int version;		 /* 1 or 2 */
+	bool has[CGROUP_NCTL];	 /* controllers jobs get */
 	char *base[CGROUP_NCTL]; /* v1: each controller's "<own>/rota";
 				    v2: base[0] only, the one "<own>/rota" */
-	char *mems;		/* v1 cpuset.mems for jobs' cpusets */
-	bool kill_file;		/* v2: cgroup.kill is there (Linux 5.14) */
-	bool constrain_ram;	/* memory limits on */
-	unsigned max_tasks;	/* MaxTasksPerJob; 0: no limit */
+	char *mems;		 /* v1 cpuset.mems for jobs' cpusets */
+	bool kill_file;		 /* v2: cgroup.kill is there (Linux 5.14) */
+	bool constrain_ram;	 /* memory limits on */
+	unsigned max_tasks;	 /* MaxTasksPerJob; 0: no limit */
 };
 
 /*
@@ -60,16 +60,16 @@ void cgroup_env_destroy(struct cgroup_env *env);
 
 /* What a job's cgroup holds it to. */
 struct cgroup_limits {
-	uint64_t mem_mb;	/* 0: no memory limit */
-	const char *cpus;	/* host CPU list ("0-1,4"); NULL: the base's */
+	uint64_t mem_mb;  /* 0: no memory limit */
+	const char *cpus; /* host CPU list ("0-1,4"); NULL: the base's */
 };
 
 /* What a job used, read from its cgroup at its end; 0: not known. */
 struct cgroup_usage {
-	uint64_t cpu_usec;	/* user plus system CPU time */
-	uint64_t mem_peak;	/* bytes */
-	bool oom_killed;	/* the OOM killer killed something in it */
-	unsigned left;		/* processes it still held when killed */
+	uint64_t cpu_usec; /* user plus system CPU time */
+	uint64_t mem_peak; /* bytes */
+	bool oom_killed;   /* the OOM killer killed something in it */
+	unsigned left;	   /* processes it still held when killed */
 };
 
 struct cgroup_job;

@@ -12,7 +12,7 @@
 
 struct cgroup_job {
 	const struct cgroup_env *env;
-	char *dir[CGROUP_NCTL];	/* v1: per controller (NULL: off); v2: [0] */
+	char *dir[CGROUP_NCTL];	  /* v1: per controller (NULL: off); v2: [0] */
 	bool shared[CGROUP_NCTL]; /* dir[] is an earlier one's: controllers
 				     mounted together share a directory */
 	char *procs[CGROUP_NCTL + 1]; /* cgroup_job_procs(), NULL-ended */
@@ -22,8 +22,8 @@ extern const char *const cgroup_ctl_names[CGROUP_NCTL];
 
 /* What a backend found: its controllers' state and why they are off. */
 struct cgroup_found {
-	char off[512];		/* "pids (not mounted), ..." */
-	char where[256];	/* where jobs' cgroups go, for the log */
+	char off[512];	 /* "pids (not mounted), ..." */
+	char where[256]; /* where jobs' cgroups go, for the log */
 };
 
 /* Write 'text' to '<dir>/<name>': 0 or -errno. */
@@ -53,8 +53,7 @@ void cgroup_off(struct cgroup_found *f, const char *name, const char *why);
  * controller 'ctl' among its options (NULL: any), and the cgroup mounted
  * there ('*root', "/" but in a container); -ENOENT.  Caller frees both.
  */
-int cgroup_mount(const char *type, const char *ctl, char **point,
-		 char **root);
+int cgroup_mount(const char *type, const char *ctl, char **point, char **root);
 /*
  * The daemon's own cgroup in the v1 hierarchy with 'ctl', or in v2 (NULL),
  * as a directory: the mount point plus its path less the mount's root.

@@ -136,8 +136,8 @@ static int set_limits(struct cgroup_job *cg, const struct cgroup_limits *lim,
 		rc = cgroup_write(cg->dir[CGROUP_CPUSET], "cpuset.cpus",
 				  cpus ? cpus : "");
 		if (rc == 0)
-			rc = cgroup_write(cg->dir[CGROUP_CPUSET],
-					  "cpuset.mems", env->mems);
+			rc = cgroup_write(cg->dir[CGROUP_CPUSET], "cpuset.mems",
+					  env->mems);
 	}
 	return rc;
 }
@@ -175,7 +175,8 @@ static void freeze(const char *dir)
 	if (cgroup_write(dir, "freezer.state", "FROZEN") < 0)
 		return;
 	for (int i = 0; i < 100; i++) {
-		if (cgroup_read(dir, "freezer.state", state, sizeof(state)) < 0 ||
+		if (cgroup_read(dir, "freezer.state", state, sizeof(state)) <
+			    0 ||
 		    strcmp(state, "FROZEN") == 0)
 			return;
 		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
@@ -216,7 +217,7 @@ void cgroup_v1_usage(const struct cgroup_job *cg, struct cgroup_usage *u)
 		u->cpu_usec = v / 1000;
 	if (mem && cgroup_read_u64(mem, "memory.max_usage_in_bytes", &v) == 0)
 		u->mem_peak = v;
-	if (mem && cgroup_read_key(mem, "memory.oom_control", "oom_kill",
-				   &v) == 0)
+	if (mem &&
+	    cgroup_read_key(mem, "memory.oom_control", "oom_kill", &v) == 0)
 		u->oom_killed = v > 0;
 }

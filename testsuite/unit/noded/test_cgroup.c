@@ -27,8 +27,8 @@ static struct cgroup_env *env_for(int version, unsigned max_tasks)
 	struct rota_conf conf = {
 		.constrain_ram = true,
 		.max_tasks_per_job = max_tasks,
-		.cgroup_version = version == 1 ? ROTA_CGROUP_V1
-					       : ROTA_CGROUP_V2,
+		.cgroup_version =
+			version == 1 ? ROTA_CGROUP_V1 : ROTA_CGROUP_V2,
 	};
 	struct cgroup_env *env;
 	char *summary;
@@ -51,8 +51,9 @@ static struct cgroup_job *job_for(const struct cgroup_env *env, uint32_t id,
 	struct rota_error err;
 	struct cgroup_job *cg;
 
-	ck_assert_msg(cgroup_job_create(env, id, 1, getpid(), &lim, &cg,
-					&err) == 0, "%s", err.text);
+	ck_assert_msg(
+		cgroup_job_create(env, id, 1, getpid(), &lim, &cg, &err) == 0,
+		"%s", err.text);
 	return cg;
 }
 
@@ -132,8 +133,9 @@ START_TEST(test_limits)
 	ck_assert_ptr_nonnull(strstr(cgroup_job_procs(cg)[0], "/rota/job7.1."));
 	if ((p = procs_with(cg, _i == 1 ? "memory.limit_in_bytes"
 					: "memory.max"))) {
-		read_next_to(p, _i == 1 ? "memory.limit_in_bytes"
-					: "memory.max", buf, sizeof(buf));
+		read_next_to(p,
+			     _i == 1 ? "memory.limit_in_bytes" : "memory.max",
+			     buf, sizeof(buf));
 		ck_assert_str_eq(buf, "314572800");
 	}
 	if ((p = procs_with(cg, "pids.max"))) {
@@ -194,8 +196,7 @@ START_TEST(test_end_kills_escapes)
 		wait(NULL);
 		_exit(0);
 	}
-	ck_assert_int_eq(read(fds[0], &daemon, sizeof(daemon)),
-			 sizeof(daemon));
+	ck_assert_int_eq(read(fds[0], &daemon, sizeof(daemon)), sizeof(daemon));
 	ck_assert_int_eq(waitpid(job, NULL, 0), job);
 	ck_assert_int_eq(kill(daemon, 0), 0); /* escaped, alive */
 	cgroup_job_end(cg, &u);
@@ -206,9 +207,8 @@ START_TEST(test_end_kills_escapes)
 	if (env->has[CGROUP_MEMORY])
 		ck_assert_uint_ge(u.mem_peak, 32 << 20);
 	ck_assert(!u.oom_killed);
-	fprintf(stderr, "test_cgroup: v%d: cpu %llu us, peak %llu bytes\n",
-		_i, (unsigned long long)u.cpu_usec,
-		(unsigned long long)u.mem_peak);
+	fprintf(stderr, "test_cgroup: v%d: cpu %llu us, peak %llu bytes\n", _i,
+		(unsigned long long)u.cpu_usec, (unsigned long long)u.mem_peak);
 	cgroup_env_destroy(env);
 }
 END_TEST
@@ -224,8 +224,10 @@ START_TEST(test_max_tasks)
 	if (!env)
 		return;
 	if (!env->has[CGROUP_PIDS]) {
-		fprintf(stderr, "test_cgroup: v%d: no pids controller, "
-				"max tasks not tested\n", _i);
+		fprintf(stderr,
+			"test_cgroup: v%d: no pids controller, "
+			"max tasks not tested\n",
+			_i);
 		cgroup_env_destroy(env);
 		return;
 	}
