@@ -175,9 +175,9 @@ static void freeze(const char *dir)
 	if (cgroup_write(dir, "freezer.state", "FROZEN") < 0)
 		return;
 	for (int i = 0; i < 100; i++) {
-		if (cgroup_read(dir, "freezer.state", state, sizeof(state)) <
-			    0 ||
-		    strcmp(state, "FROZEN") == 0)
+		int rc = cgroup_read(dir, "freezer.state", state, sizeof(state));
+
+		if (rc < 0 || strcmp(state, "FROZEN") == 0)
 			return;
 		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
 	}

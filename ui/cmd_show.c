@@ -17,7 +17,9 @@ static const char help[] =
 	"       rota show [--json] node NAME\n"
 	"\n"
 	"Show everything the controller knows of one job or node, one\n"
-	"Key=Value per line.  Times are local; 'none' when not yet.\n"
+	"Key=Value per line.  Times are local; 'none' when not yet.  An\n"
+	"ended job's CPUTime (seconds) and MemPeak are what its cgroup\n"
+	"counted; 'unknown' from a node without cgroups.\n"
 	"\n"
 	"  --json   the same as one JSON object, as 'rota queue --json' and\n"
 	"           'rota nodes --json' give it, with one element (docs/json.md)\n";
