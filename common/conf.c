@@ -70,7 +70,7 @@ static int set_decay(const struct conf_key *key, const char *value,
 static int set_lease(const struct conf_key *key, const char *value,
 		     void *base, struct rota_error *err)
 {
-	int64_t *field = (int64_t *)((char *)base + key->offset);
+	int64_t *field = FIELD(base, key, int64_t);
 
 	if (strcasecmp(value, "auto") == 0)
 		*field = -1;
@@ -78,6 +78,25 @@ static int set_lease(const struct conf_key *key, const char *value,
 		*field = 0;
 	else
 		return conf_set_duration(key, value, base, err);
+	return 0;
+}
+
+/* CgroupVersion: "auto", "v1" or "v2". */
+static int set_cgroup_version(const struct conf_key *key, const char *value,
+			      void *base, struct rota_error *err)
+{
+	enum rota_cgroup_version *field =
+		FIELD(base, key, enum rota_cgroup_version);
+
+	if (strcasecmp(value, "auto") == 0)
+		*field = ROTA_CGROUP_AUTO;
+	else if (strcasecmp(value, "v1") == 0)
+		*field = ROTA_CGROUP_V1;
+	else if (strcasecmp(value, "v2") == 0)
+		*field = ROTA_CGROUP_V2;
+	else
+		return rota_errorf(err, -EINVAL,
+				   "'%.40s' is not auto, v1 or v2", value);
 	return 0;
 }
 
@@ -119,6 +138,10 @@ static const struct conf_key global_keys[] = {
 	       1, 86400, "5m"),
 	GLOBAL("EnforceAccounts", conf_set_bool, enforce_accounts, 0, 0, NULL),
 	GLOBAL("ConstrainRAMSpace", conf_set_bool, constrain_ram, 0, 0, "yes"),
+	GLOBAL("MaxTasksPerJob", conf_set_uint, max_tasks_per_job, 0, 4194304,
+	       "0"),
+	GLOBAL("CgroupVersion", set_cgroup_version, cgroup_version, 0, 0,
+	       "auto"),
 };
 
 /* A NodeName line before it is expanded into nodes. */

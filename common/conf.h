@@ -126,6 +126,13 @@ struct rota_conf_section {
 	unsigned line;
 };
 
+/* CgroupVersion: which cgroup hierarchy a node daemon puts jobs in. */
+enum rota_cgroup_version {
+	ROTA_CGROUP_AUTO = 0,	/* v2 on a v2-only host, else v1 */
+	ROTA_CGROUP_V1,
+	ROTA_CGROUP_V2,		/* the unified hierarchy, even on a hybrid host */
+};
+
 enum rota_usage_decay {
 	ROTA_DECAY_EXPONENTIAL = 0, /* continuously, by UsageHalfLife */
 	ROTA_DECAY_HALVING,	    /* cut in half every UsageHalfLife */
@@ -170,6 +177,8 @@ struct rota_conf {
 	int64_t priority_calc_period; /* PriorityCalcPeriod, default 5m */
 	bool enforce_accounts;	/* EnforceAccounts: unlisted users refused */
 	bool constrain_ram;	/* ConstrainRAMSpace: --mem is a hard limit */
+	unsigned max_tasks_per_job; /* MaxTasksPerJob: pids.max; 0: none */
+	enum rota_cgroup_version cgroup_version; /* CgroupVersion */
 	struct rota_conf_node *nodes;
 	size_t nnodes;
 	struct rota_conf_queue *queues;

@@ -24,7 +24,7 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 		       struct rota_error *err)
 {
 	json_int_t id, uid, gid, cores, mem, limit, submit, elig, start, end;
-	json_int_t runs = 0;
+	json_int_t runs = 0, cpu = 0, peak = 0;
 	const char *cl, *name, *user, *acct, *queue, *nodes, *state;
 	json_t *o;
 	int rc = 0;
@@ -34,7 +34,7 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	if (!o || json_unpack(o,
 			      "{s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, "
 			      "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, "
-			      "s:s, s:F, s:F, s?I}",
+			      "s:s, s:F, s:F, s?I, s?I, s?I}",
 			      "id", &id, "cluster", &cl, "name", &name, "user",
 			      &user, "uid", &uid, "gid", &gid, "account", &acct,
 			      "queue", &queue, "nodes", &nodes, "cores", &cores,
@@ -43,11 +43,13 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 			      "end", &end, "exit_code", &r->exit_code,
 			      "signal", &r->signal, "state", &state,
 			      "priority", &r->priority, "usage", &r->usage,
-			      "runs", &runs) < 0)
+			      "runs", &runs, "cpu_usec", &cpu, "mem_peak",
+			      &peak) < 0)
 		rc = rota_errorf(err, -EPROTO, "not a job record");
 	else if (id <= 0 || id > UINT32_MAX || uid < 0 || uid > UINT32_MAX ||
 		 gid < 0 || gid > UINT32_MAX || cores < 0 ||
-		 cores > UINT32_MAX || mem < 0 || runs < 0 ||
+		 cores > UINT32_MAX || mem < 0 || runs < 0 || cpu < 0 ||
+		 peak < 0 ||
 		 runs > UINT32_MAX)
 		rc = rota_errorf(err, -EPROTO, "job record: a value out of range");
 	if (rc < 0) {
@@ -60,6 +62,8 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	r->gid = (uint32_t)gid;
 	r->cores = (uint32_t)cores;
 	r->runs = (uint32_t)runs;
+	r->cpu_usec = (uint64_t)cpu;
+	r->mem_peak = (uint64_t)peak;
 	r->memory_mb = (uint64_t)mem;
 	r->time_limit = limit;
 	r->submit = submit;

@@ -36,6 +36,8 @@ struct rota_jobrec {
 	int signal;
 	double priority;
 	double usage;
+	uint64_t cpu_usec;	/* 0: not known (or an older record) */
+	uint64_t mem_peak;	/* bytes; likewise */
 };
 
 /*

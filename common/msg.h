@@ -30,6 +30,7 @@ enum rota_job_state {
 	ROTA_JOB_CANCELLED,
 	ROTA_JOB_TIMEOUT,
 	ROTA_JOB_NODE_FAIL,
+	ROTA_JOB_OUT_OF_MEMORY,	/* the kernel killed it at its memory limit */
 	ROTA_JOB_STATE_COUNT,
 };
 
@@ -126,6 +127,8 @@ struct rota_job_info {
 	uint64_t mem_per_cpu_mb; /* 0: not asked */
 	char *reservation;	/* NULL: none */
 	char *est_nodes;	/* pending: est_start's nodes, hostlist; NULL */
+	uint64_t cpu_usec;	/* ended: CPU time from its cgroup; 0: unknown */
+	uint64_t mem_peak;	/* ended: memory peak (bytes); 0: unknown */
 };
 
 struct rota_msg_job_list {
@@ -365,12 +368,15 @@ int rota_msg_job_signal_decode(const char *buf, size_t len,
 struct rota_msg_job_end {
 	uint32_t job_id;
 	uint32_t run;		/* which run of the job ended */
-	enum rota_job_state state; /* COMPLETED, FAILED, CANCELLED, TIMEOUT */
+	enum rota_job_state state; /* COMPLETED, FAILED, CANCELLED, TIMEOUT,
+				      OUT_OF_MEMORY */
 	int exit_code;
 	int term_signal;
 	int64_t start_time;
 	int64_t end_time;
 	char *text;		/* why: a launch failure, "OutOfMemory"; or NULL */
+	uint64_t cpu_usec;	/* CPU time from its cgroup; 0: not known */
+	uint64_t mem_peak;	/* its memory's peak (bytes); 0: not known */
 };
 char *rota_msg_job_end_encode(const struct rota_msg_job_end *m, size_t *len);
 int rota_msg_job_end_decode(const char *buf, size_t len,

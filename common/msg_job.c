@@ -20,6 +20,7 @@ static const char *const state_names[ROTA_JOB_STATE_COUNT] = {
 	[ROTA_JOB_RUNNING] = "RUNNING",	    [ROTA_JOB_COMPLETED] = "COMPLETED",
 	[ROTA_JOB_FAILED] = "FAILED",	    [ROTA_JOB_CANCELLED] = "CANCELLED",
 	[ROTA_JOB_TIMEOUT] = "TIMEOUT",	    [ROTA_JOB_NODE_FAIL] = "NODE_FAIL",
+	[ROTA_JOB_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
 };
 
 static const char *const state_short[ROTA_JOB_STATE_COUNT] = {
@@ -27,6 +28,7 @@ static const char *const state_short[ROTA_JOB_STATE_COUNT] = {
 	[ROTA_JOB_RUNNING] = "R",   [ROTA_JOB_COMPLETED] = "CD",
 	[ROTA_JOB_FAILED] = "F",    [ROTA_JOB_CANCELLED] = "CA",
 	[ROTA_JOB_TIMEOUT] = "TO",  [ROTA_JOB_NODE_FAIL] = "NF",
+	[ROTA_JOB_OUT_OF_MEMORY] = "OM", /* two columns, as the others */
 };
 
 const char *rota_job_state_name(enum rota_job_state s)

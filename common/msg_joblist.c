@@ -68,6 +68,10 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 		add_int(b, "mem_per_cpu_mb", (int64_t)j->mem_per_cpu_mb);
 	add_str(b, "reservation", j->reservation);
 	add_str(b, "est_nodes", j->est_nodes);
+	if (j->cpu_usec)
+		add_int(b, "cpu_usec", (int64_t)j->cpu_usec);
+	if (j->mem_peak)
+		add_int(b, "mem_peak", (int64_t)j->mem_peak);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -107,7 +111,7 @@ static void job_info_clear(struct rota_job_info *j)
 
 struct job_raw {
 	json_int_t id, uid, gid, ntasks, cpt, nodes, mem, limit, submit,
-		start, end, exit_code, sig, runs, est, mem_per_cpu;
+		start, end, exit_code, sig, runs, est, mem_per_cpu, cpu, peak;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
 		*workdir, *output, *error, *constraint, *reservation,
 		*est_nodes;
@@ -153,6 +157,8 @@ static int job_numbers(const struct job_raw *r, struct rota_error *err)
 		{ "runs", r->runs, 0, UINT32_MAX },
 		{ "est_start", r->est, 0, INT64_MAX },
 		{ "mem_per_cpu_mb", r->mem_per_cpu, 0, (json_int_t)1 << 30 },
+		{ "cpu_usec", r->cpu, 0, INT64_MAX },
+		{ "mem_peak", r->peak, 0, INT64_MAX },
 	};
 
 	return msg_ranges(n, sizeof(n) / sizeof(*n), err);
@@ -168,7 +174,8 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	rc = msg_unpack(o, err,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s !}",
+			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s, s?I, "
+			"s?I !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -180,7 +187,8 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			&r.start, "end", &r.end, "exit_code", &r.exit_code,
 			"signal", &r.sig, "runs", &r.runs, "est_start", &r.est,
 			"mem_per_cpu_mb", &r.mem_per_cpu, "reservation",
-			&r.reservation, "est_nodes", &r.est_nodes);
+			&r.reservation, "est_nodes", &r.est_nodes, "cpu_usec",
+			&r.cpu, "mem_peak", &r.peak);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)
@@ -214,6 +222,8 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	j->runs = (uint32_t)r.runs;
 	j->est_start = r.est;
 	j->mem_per_cpu_mb = (uint64_t)r.mem_per_cpu;
+	j->cpu_usec = (uint64_t)r.cpu;
+	j->mem_peak = (uint64_t)r.peak;
 	return 0;
 }
 

@@ -196,6 +196,13 @@ char *rota_msg_job_end_encode(const struct rota_msg_job_end *m, size_t *len)
 
 	if (m->text)
 		json_object_set_new(o, "text", json_string(m->text));
+	/* optional: a node without cgroups knows neither */
+	if (m->cpu_usec)
+		json_object_set_new(o, "cpu_usec",
+				    json_integer((json_int_t)m->cpu_usec));
+	if (m->mem_peak)
+		json_object_set_new(o, "mem_peak",
+				    json_integer((json_int_t)m->mem_peak));
 	return msg_dump(o, len);
 }
 
@@ -205,6 +212,7 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 	json_t *root = msg_parse(buf, len, err);
 	const char *state = NULL, *text = NULL;
 	json_int_t id = 0, run = 0, start = 0, end = 0, code = 0, sig = 0;
+	json_int_t cpu = 0, peak = 0;
 	enum rota_job_state st = ROTA_JOB_NONE;
 	int rc;
 
@@ -212,10 +220,11 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 	if (!root)
 		return -EPROTO;
 	rc = msg_unpack(root, err,
-			"{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s?s !}", "job_id",
-			&id, "run", &run, "state", &state, "exit_code", &code,
-			"signal", &sig, "start", &start, "end", &end, "text",
-			&text);
+			"{s:I, s:I, s:s, s:I, s:I, s:I, s:I, s?s, s?I, s?I !}",
+			"job_id", &id, "run", &run, "state", &state,
+			"exit_code", &code, "signal", &sig, "start", &start,
+			"end", &end, "text", &text, "cpu_usec", &cpu,
+			"mem_peak", &peak);
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
 	if (rc == 0)
@@ -228,6 +237,10 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 		rc = msg_range(code, -1, 255, "exit_code", err);
 	if (rc == 0)
 		rc = msg_range(sig, 0, 128, "signal", err);
+	if (rc == 0)
+		rc = msg_range(cpu, 0, INT64_MAX, "cpu_usec", err);
+	if (rc == 0)
+		rc = msg_range(peak, 0, INT64_MAX, "mem_peak", err);
 	if (rc == 0)
 		rc = msg_str(text, 1024, "text", &m->text, err);
 	json_decref(root);
@@ -242,6 +255,8 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 	m->term_signal = (int)sig;
 	m->start_time = start;
 	m->end_time = end;
+	m->cpu_usec = (uint64_t)cpu;
+	m->mem_peak = (uint64_t)peak;
 	return 0;
 }
 

@@ -65,6 +65,12 @@ char *job_record_encode(const struct core *core, const struct core_job *job,
 		json_object_set_new(o, "end_text", json_string(job->end_text));
 	if (job->run)
 		json_object_set_new(o, "run", json_integer(job->run));
+	if (job->cpu_usec)
+		json_object_set_new(o, "cpu_usec",
+				    json_integer((json_int_t)job->cpu_usec));
+	if (job->mem_peak)
+		json_object_set_new(o, "mem_peak",
+				    json_integer((json_int_t)job->mem_peak));
 	json_object_set_new(o, "user", json_string(job->user));
 	if (job->hold)
 		json_object_set_new(o, "hold", json_integer(job->hold));
@@ -161,6 +167,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	struct core_job_state st = { 0 };
 	json_int_t id, uid, gid, limit, submit, start, end, run = 0;
 	json_int_t el_accum = 0, el_since = 0, hold = 0;
+	json_int_t cpu = 0, peak = 0;
 	int recorded = 0;
 	const char *kind, *state, *queue, *end_text = NULL, *user = NULL;
 	const char *fence = NULL;
@@ -171,7 +178,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 
 	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
 			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?I, s?I, s?I, s?b, "
-			   "s?s !}",
+			   "s?s, s?I, s?I !}",
 			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
 			"gid", &gid, "queue", &queue, "time_limit", &limit,
 			"submit", &submit, "start", &start, "end", &end,
@@ -180,8 +187,9 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 			&end_text, "run", &run, "user", &user,
 			"eligible_accum", &el_accum, "eligible_since",
 			&el_since, "hold", &hold, "recorded", &recorded,
-			"fence", &fence) < 0 ||
-	    el_accum < 0 || hold < 0 || hold > CORE_HOLD_OPERATOR ||
+			"fence", &fence, "cpu_usec", &cpu, "mem_peak", &peak) < 0 ||
+	    cpu < 0 || peak < 0 || el_accum < 0 || hold < 0 ||
+	    hold > CORE_HOLD_OPERATOR ||
 	    run < 0 || run > UINT32_MAX ||
 	    id <= 0 || id > UINT32_MAX || uid < 0 || uid >= UINT32_MAX ||
 	    gid < 0 || gid >= UINT32_MAX ||
@@ -206,6 +214,8 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 		st.end_time = end;
 		st.end_text = end_text;
 		st.run = (uint32_t)run;
+		st.cpu_usec = (uint64_t)cpu;
+		st.mem_peak = (uint64_t)peak;
 		st.eligible_accum = el_accum;
 		st.eligible_since = el_since;
 		st.hold = (enum core_hold)hold;

@@ -263,6 +263,8 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 		.priority = job->priority,
 		.usage = core_job_usage(core, job),
 		.runs = job->run,
+		.cpu_usec = job->cpu_usec,
+		.mem_peak = job->mem_peak,
 	};
 }
 

@@ -111,6 +111,8 @@ static void fill_info(const struct core_job *job, void *arg)
 		.mem_per_cpu_mb = job->desc.mem_per_cpu_mb,
 		.reservation = job->desc.reservation,
 		.est_nodes = job->nalloc ? NULL : nodes,
+		.cpu_usec = job->cpu_usec,
+		.mem_peak = job->mem_peak,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }

@@ -301,7 +301,7 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 				       .time_limit = m->time_limit,
 				       .kill_wait = nd->conf->kill_wait,
 				       .mem_mb = m->mem_mb,
-				       .memlimit_base = nd->memlimit_base,
+				       .cgroups = nd->cgroups,
 				       .lease_path = nd->lease_path };
 	gid_t *groups = NULL;
 	struct rota_error err;

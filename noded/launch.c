@@ -252,15 +252,17 @@ static void child_become_user(const struct launch_spec *spec,
 		child_fail(fd, EPERM, "job %u: could regain root", id);
 }
 
-/* Child only, still root: into the job's memory cgroup ("0": this task). */
+/* Child only, still root: into the job's cgroups ("0": this task). */
 static void child_join_cgroup(const struct launch_spec *spec, int fd)
 {
-	int cg = open(spec->cgroup_procs, O_WRONLY | O_CLOEXEC);
+	for (const char *const *p = spec->cgroup_procs; *p; p++) {
+		int cg = open(*p, O_WRONLY | O_CLOEXEC);
 
-	if (cg < 0 || write(cg, "0", 1) != 1)
-		child_fail(fd, errno, "job %u: join '%s': %s", spec->job_id,
-			   spec->cgroup_procs, strerror(errno));
-	close(cg);
+		if (cg < 0 || write(cg, "0", 1) != 1)
+			child_fail(fd, errno, "job %u: join '%s': %s",
+				   spec->job_id, *p, strerror(errno));
+		close(cg);
+	}
 }
 
 static int open_output(const char *path)

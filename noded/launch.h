@@ -30,8 +30,11 @@ struct launch_spec {
 	/* the user's groups, from launch_groups(); NULL: looked up here */
 	const gid_t *groups;
 	size_t ngroups;
-	/* a cgroup's cgroup.procs, joined before anything else; NULL: none */
-	const char *cgroup_procs;
+	/*
+	 * The job's cgroup.procs files (one per v1 hierarchy), joined before
+	 * anything else; NULL-terminated; NULL: none
+	 */
+	const char *const *cgroup_procs;
 };
 
 /*

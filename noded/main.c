@@ -22,7 +22,7 @@
 #include "common/log.h"
 #include "common/net.h"
 #include "common/xalloc.h"
-#include "noded/memlimit.h"
+#include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/topology.h"
 
@@ -194,23 +194,30 @@ static void print_summary(const struct noded *nd)
 	printf("\n");
 }
 
-/* Jobs' memory limits: on if asked for and the kernel lets us. */
-static void memlimit_setup(struct noded *nd)
+/*
+ * Jobs' cgroups: what the host gives, said in one line; a warning when
+ * something rota.conf asks for is off (or, as root, cgroups altogether).
+ */
+static void cgroup_setup(struct noded *nd)
 {
-	struct rota_error err;
+	const struct cgroup_env *env;
+	char *summary;
+	bool short_of;
 
-	if (!nd->conf->constrain_ram)
-		return;
-	if (geteuid() != 0) {
-		rota_info("memory limits off: not running as root");
-		return;
-	}
-	nd->memlimit_base = memlimit_base(&err);
-	if (nd->memlimit_base)
-		rota_info("memory limits in %s", nd->memlimit_base);
+	nd->cgroups = cgroup_env_create(nd->conf, &summary);
+	env = nd->cgroups;
+	if (env)
+		short_of = (nd->conf->constrain_ram &&
+			    !env->has[CGROUP_MEMORY]) ||
+			   (nd->conf->max_tasks_per_job &&
+			    !env->has[CGROUP_PIDS]);
 	else
-		rota_warn("ConstrainRAMSpace=yes but memory limits are off: %s",
-			  err.text);
+		short_of = geteuid() == 0;
+	if (short_of)
+		rota_warn("%s", summary);
+	else
+		rota_info("%s", summary);
+	free(summary);
 }
 
 static void sigchld_cb(struct rota_evloop *loop, int signo, void *arg)
@@ -244,7 +251,7 @@ static void noded_fini(struct noded *nd)
 	free(nd->name);
 	free(nd->spool);
 	free(nd->lease_path);
-	free(nd->memlimit_base);
+	cgroup_env_destroy(nd->cgroups);
 	free(nd->addr);
 	free(nd->ctld_host);
 	rota_conf_destroy(nd->conf);
@@ -286,7 +293,7 @@ int main(int argc, char **argv)
 		noded_fini(&nd);
 		return 1;
 	}
-	memlimit_setup(&nd);
+	cgroup_setup(&nd);
 	/* a lease left by an earlier daemon holds until it runs out */
 	nd.lease_path = rota_xasprintf("%s/lease", nd.spool);
 	nd.loop = rota_evloop_create();

@@ -19,6 +19,7 @@ struct rota_conn;
 struct rota_evloop;
 struct rota_timer;
 struct topology;
+struct cgroup_env;
 
 /*
  * A job this node runs (under its supervisor), or has ended and not yet
@@ -57,7 +58,7 @@ struct noded {
 	struct rota_timer *check;	/* supervisors still alive? */
 	int spool_fd;
 	char **features;	/* found (ib, largemem) plus rota.conf's */
-	char *memlimit_base;	/* jobs' memory cgroups here; NULL: none */
+	struct cgroup_env *cgroups; /* jobs' cgroups; NULL: none */
 	/* the lease (lease.h), renewed by the answers to what the link sent */
 	char *lease_path;	/* <spool>/lease */
 	int64_t lease_ms;	/* the controller's NodeLease; 0: none */

@@ -22,9 +22,9 @@
 #include "common/msg.h"
 #include "common/xalloc.h"
 #include "noded/lease.h"
-#include "noded/memlimit.h"
 #include "noded/supervise.h"
 #include "noded/textfile.h"
+#include "noded/topology.h"
 
 struct sup {
 	const struct supervise_spec *spec;
@@ -32,7 +32,7 @@ struct sup {
 	int64_t start;		/* Unix seconds */
 	bool cancelled;
 	bool timed_out;
-	bool oom_killed;	/* by the kernel, at its memory limit */
+	struct cgroup_usage usage; /* read from its cgroup at its end */
 	bool lease_lost;	/* killed: the node's lease ran out */
 	struct timespec kill_at; /* SIGKILL deadline once terminating */
 	bool terminating;
@@ -152,6 +152,8 @@ static void write_end(struct sup *s, int status)
 		.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
 		.start_time = s->start,
 		.end_time = (int64_t)time(NULL),
+		.cpu_usec = s->usage.cpu_usec,
+		.mem_peak = s->usage.mem_peak,
 	};
 	size_t len;
 	char *body, *sup;
@@ -164,10 +166,15 @@ static void write_end(struct sup *s, int status)
 		end.state = ROTA_JOB_CANCELLED;
 	else if (s->timed_out)
 		end.state = ROTA_JOB_TIMEOUT;
-	else if (s->oom_killed) {
-		/* Slurm's OUT_OF_MEMORY, even if the script itself survived */
-		end.state = ROTA_JOB_FAILED;
+	else if (s->usage.oom_killed) {
+		/*
+		 * Even if the script itself carried on: the OOM killer's
+		 * SIGKILL as its signal (ExitCode 0:9), not a clean 0
+		 */
+		end.state = ROTA_JOB_OUT_OF_MEMORY;
 		end.text = (char *)"OutOfMemory";
+		if (!end.term_signal)
+			end.term_signal = SIGKILL;
 	} else if (end.exit_code == 0)
 		end.state = ROTA_JOB_COMPLETED;
 	else
@@ -181,27 +188,35 @@ static void write_end(struct sup *s, int status)
 }
 
 /*
- * A job that asked for memory, under limits: its own memory cgroup, which
- * the job joins first thing (launch.c).  A limit that cannot be set stops
- * the start: the job was promised it.
+ * The job's cgroup, which its first process joins before it drops
+ * privileges (launch.c).  One that cannot be made stops the start: the job
+ * was promised its limits, and its end must end all of it.
  */
-static int join_memlimit(const struct supervise_spec *spec,
-			 struct launch_spec *launch, char **cgroup,
-			 struct rota_error *err)
+static int join_cgroup(const struct supervise_spec *spec,
+		       struct launch_spec *launch, struct cgroup_job **cg,
+		       struct rota_error *err)
 {
-	if (!spec->memlimit_base || !spec->mem_mb)
-		return 0;
-	*cgroup = memlimit_create(spec->memlimit_base, launch->job_id,
-				  spec->run, (int)getpid(), spec->mem_mb, err);
-	if (!*cgroup) {
-		char text[sizeof(err->text)];
+	struct cgroup_limits lim = { .mem_mb = spec->mem_mb };
+	char text[sizeof(err->text)];
+	char *cpus;
+	int rc;
 
+	if (!spec->cgroups)
+		return 0;
+	cpus = launch->ncores ? topology_host_cpulist(launch->topo,
+						       launch->cores,
+						       launch->ncores)
+			      : NULL;
+	lim.cpus = cpus;
+	rc = cgroup_job_create(spec->cgroups, launch->job_id, spec->run,
+			       (int)getpid(), &lim, cg, err);
+	free(cpus);
+	if (rc < 0) {
 		snprintf(text, sizeof(text), "%s", err->text);
-		return rota_errorf(err, -EIO, "job %u: memory limit: %s",
+		return rota_errorf(err, -EIO, "job %u: cgroup: %s",
 				   launch->job_id, text);
 	}
-	/* freed with the supervisor: it lives as long as the job */
-	launch->cgroup_procs = rota_xasprintf("%s/cgroup.procs", *cgroup);
+	launch->cgroup_procs = cgroup_job_procs(*cg);
 	return 0;
 }
 
@@ -212,7 +227,7 @@ __attribute__((noreturn)) static void supervisor(
 	struct sup s = { .spec = spec, .start = (int64_t)time(NULL) };
 	struct launch_spec launch = spec->launch;
 	struct rota_error err = { "" };
-	char *cgroup = NULL;
+	struct cgroup_job *cg = NULL;
 	char line[256], name[16];
 	sigset_t set;
 	int rc, status;
@@ -236,7 +251,7 @@ __attribute__((noreturn)) static void supervisor(
 	sigaddset(&set, SUPERVISE_SIG_SIGNAL);
 	sigaddset(&set, SUPERVISE_SIG_CANCEL);
 	sigprocmask(SIG_SETMASK, &set, NULL);
-	rc = join_memlimit(spec, &launch, &cgroup, &err);
+	rc = join_cgroup(spec, &launch, &cg, &err);
 	if (rc == 0)
 		rc = launch_start(&launch, &s.job, &err);
 	if (rc == 0) {
@@ -264,16 +279,12 @@ __attribute__((noreturn)) static void supervisor(
 	if (rc < 0) {
 		if (s.job > 0)
 			killpg(s.job, SIGKILL);
-		if (cgroup)
-			memlimit_remove(cgroup);
+		cgroup_job_end(cg, NULL);
 		_exit(1);
 	}
 	status = watch(&s, &set);
 	killpg(s.job, SIGKILL); /* what the script left behind goes too */
-	if (cgroup) {
-		s.oom_killed = memlimit_oom_killed(cgroup);
-		memlimit_remove(cgroup);
-	}
+	cgroup_job_end(cg, &s.usage); /* and what left its process group */
 	write_end(&s, status);
 	launch_cleanup(spec->launch.spool_dir, spec->launch.job_id);
 	_exit(0);

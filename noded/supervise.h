@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "noded/cgroup.h"
 #include "noded/launch.h"
 
 /*
@@ -15,8 +16,8 @@
  * node daemon (a restart, an upgrade, a crash).  It starts the job
  * (launch.c), enforces its time limit (SIGTERM to the process group,
  * KillWait, SIGKILL), takes cancels and signals from the daemon by
- * sigqueue, reaps the job, kills what the job left in its process group,
- * and writes how it ended.  Everything the daemon needs to find it again
+ * sigqueue, reaps the job, kills what the job left in its process group
+ * and its cgroup (cgroup.h), and writes how it ended.  Everything the daemon needs to find it again
  * is in SpoolDir:
  *   job<ID>.<RUN>.sup  "<supervisor pid> <start time> <job pid>
  *                      <supervisor's kernel start time>" while it runs
@@ -35,7 +36,7 @@ struct supervise_spec {
 	int64_t time_limit;	/* seconds; 0: none */
 	int64_t kill_wait;	/* seconds between SIGTERM and SIGKILL */
 	uint64_t mem_mb;	/* its memory here; 0: not asked */
-	const char *memlimit_base; /* memlimit_base(), or NULL: no limits */
+	const struct cgroup_env *cgroups; /* NULL: no cgroups */
 	const char *lease_path;	/* the node's lease file (lease.h) */
 };
 

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 4
+#define ROTA_PLUGIN_ABI_MINOR 5 /* 5: jobcomp cpu_usec, mem_peak */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -504,6 +504,8 @@ struct rota_jobcomp_record {
 	double priority;	/* at its start */
 	double usage;		/* core-seconds charged, undecayed */
 	uint32_t runs;		/* starts: 2 after one requeue */
+	uint64_t cpu_usec;	/* CPU time, from its cgroup; 0: not known */
+	uint64_t mem_peak;	/* memory peak (bytes), likewise */
 };
 
 struct rota_jobcomp_ops {

@@ -29,12 +29,13 @@ static const char help[] =
 	"that the JobComp=file line of rota.conf writes (Path=, by default\n"
 	"StateDir/jobcomp.json).  Only jobs that ended while that line was\n"
 	"there are in it.  Columns: JOBID NAME USER ACCOUNT QUEUE STATE\n"
-	"EXIT (code:signal) START END ELAPSED CORES NODES.\n"
+	"EXIT (code:signal) START END ELAPSED CORES NODES CPUTIME (seconds)\n"
+	"MEMPEAK (\"-\": not known, a node without cgroups).\n"
 	"\n"
 	"  -u, --user LIST        only these users' jobs (comma-separated)\n"
 	"  -A, --account LIST     only jobs charged to these accounts\n"
 	"  -s, --state LIST       only jobs that ended so: COMPLETED, FAILED,\n"
-	"                         CANCELLED, TIMEOUT, NODE_FAIL\n"
+	"                         CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY\n"
 	"  -S, --starttime TIME   only jobs still running or waiting at TIME\n"
 	"                         or later (they ended at or after it)\n"
 	"  -E, --endtime TIME     only jobs that had started (or were\n"
@@ -240,19 +241,38 @@ static void format_time(int64_t t, char *buf, size_t len)
 		strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
+/* CPU seconds ("12.345") and peak ("83M", "640K"); "-" when not known. */
+static void format_usage(const struct rota_jobrec *r, char *cpu, size_t clen,
+			 char *peak, size_t plen)
+{
+	snprintf(cpu, clen, "-");
+	snprintf(peak, plen, "-");
+	if (r->cpu_usec)
+		snprintf(cpu, clen, "%llu.%03llu",
+			 (unsigned long long)(r->cpu_usec / 1000000),
+			 (unsigned long long)(r->cpu_usec / 1000 % 1000));
+	if (r->mem_peak >= 1 << 20)
+		rota_size_format_mb(r->mem_peak >> 20, peak, plen);
+	else if (r->mem_peak)
+		snprintf(peak, plen, "%lluK",
+			 (unsigned long long)(r->mem_peak + 1023) >> 10);
+}
+
 static void print_row(const struct rota_jobrec *r)
 {
-	char start[32], end[32], elapsed[32], exit[24];
+	char start[32], end[32], elapsed[32], exit[24], cpu[32], peak[32];
 
 	format_time(r->start, start, sizeof(start));
 	format_time(r->end, end, sizeof(end));
 	rota_duration_format(r->start ? r->end - r->start : 0, elapsed,
 			     sizeof(elapsed));
 	snprintf(exit, sizeof(exit), "%d:%d", r->exit_code, r->signal);
+	format_usage(r, cpu, sizeof(cpu), peak, sizeof(peak));
 	printf("%-8u %-12.12s %-10.10s %-10.10s %-8.8s %-10s %-6s %-19s "
-	       "%-19s %-11s %5u %s\n",
+	       "%-19s %-11s %5u %-8s %9s %s\n",
 	       r->id, r->name, r->user, r->account, r->queue, r->state, exit,
-	       start, end, elapsed, r->cores, r->nodes[0] ? r->nodes : "-");
+	       start, end, elapsed, r->cores, r->nodes[0] ? r->nodes : "-",
+	       cpu, peak);
 }
 
 static void print(const struct row *rows, size_t n,
@@ -273,9 +293,10 @@ static void print(const struct row *rows, size_t n,
 	}
 	if (o->header)
 		printf("%-8s %-12s %-10s %-10s %-8s %-10s %-6s %-19s %-19s "
-		       "%-11s %5s %s\n",
+		       "%-11s %5s %-8s %9s %s\n",
 		       "JOBID", "NAME", "USER", "ACCOUNT", "QUEUE", "STATE",
-		       "EXIT", "START", "END", "ELAPSED", "CORES", "NODES");
+		       "EXIT", "START", "END", "ELAPSED", "CORES", "NODES",
+		       "CPUTIME", "MEMPEAK");
 	for (size_t i = 0; i < n; i++)
 		if (!rows[i].hidden)
 			print_row(&rows[i].r);

@@ -17,12 +17,35 @@ static const char help[] =
 	"       rota show [--json] node NAME\n"
 	"\n"
 	"Show everything the controller knows of one job or node, one\n"
-	"Key=Value per line.  Times are local; 'none' when not yet.\n"
+	"Key=Value per line.  Times are local; 'none' when not yet.  An\n"
+	"ended job's CPUTime (seconds) and MemPeak are what its cgroup\n"
+	"counted; 'unknown' from a node without cgroups.\n"
 	"\n"
 	"  --json   the same as one JSON object, as 'rota queue --json' and\n"
 	"           'rota nodes --json' give it, with one element (docs/json.md)\n";
 
 static bool json;
+
+/* What its cgroup counted: "unknown" from a node without cgroups. */
+static void print_usage(const struct rota_job_info *j)
+{
+	char peak[32];
+
+	if (j->cpu_usec)
+		printf("CPUTime=%llu.%03llu\n",
+		       (unsigned long long)(j->cpu_usec / 1000000),
+		       (unsigned long long)(j->cpu_usec / 1000 % 1000));
+	else
+		printf("CPUTime=unknown\n");
+	if (j->mem_peak >= 1 << 20)
+		rota_size_format_mb(j->mem_peak >> 20, peak, sizeof(peak));
+	else if (j->mem_peak)
+		snprintf(peak, sizeof(peak), "%lluK",
+			 (unsigned long long)(j->mem_peak + 1023) >> 10);
+	else
+		snprintf(peak, sizeof(peak), "unknown");
+	printf("MemPeak=%s\n", peak);
+}
 
 static void print_time(const char *key, int64_t t)
 {
@@ -110,9 +133,11 @@ static int show_job(const char *arg)
 	       rota_job_state_name(j->state), or_none(j->reason));
 	if (j->state == ROTA_JOB_PENDING)
 		print_priority(j->id);
-	if (rota_job_state_is_final(j->state))
+	if (rota_job_state_is_final(j->state)) {
 		printf("ExitCode=%d\nSignal=%d\n", j->exit_code,
 		       j->term_signal);
+		print_usage(j);
+	}
 	printf("Runs=%u\n", j->runs);
 	printf("NTasks=%u\nCpusPerTask=%u\nNodes=%u\nNodeList=%s\n",
 	       j->ntasks, j->cpus_per_task, j->nodes, or_none(j->nodelist));

@@ -43,7 +43,7 @@ static const char help[] =
 	"                            (all their cores are charged)\n"
 	"      --mem=SIZE            memory per node: 512M, 4G (bare: MB);\n"
 	"                            a hard limit (ConstrainRAMSpace): past\n"
-	"                            it, a job ends FAILED, OutOfMemory\n"
+	"                            it, a job ends OUT_OF_MEMORY\n"
 	"      --mem-per-cpu=SIZE    memory per allocated core instead:\n"
 	"                            a node holds SIZE x the job's cores\n"
 	"                            there (not with --mem)\n"

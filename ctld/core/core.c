@@ -676,6 +676,8 @@ int core_job_end(struct core *core, int64_t now, const char *node,
 	}
 	job->exit_code = end->exit_code;
 	job->term_signal = end->term_signal;
+	job->cpu_usec = end->cpu_usec;
+	job->mem_peak = end->mem_peak;
 	if (end->text)
 		job->end_text = rota_xstrdup(end->text);
 	core_job_finish(core, job, now, end->state);

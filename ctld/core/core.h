@@ -132,6 +132,8 @@ struct core_job {
 	char *limit_reason;
 	int exit_code;
 	int term_signal;
+	uint64_t cpu_usec;	/* ended: CPU time from its cgroup; 0: unknown */
+	uint64_t mem_peak;	/* ended: its memory peak (bytes); 0: unknown */
 	const char *reason;	/* static: why pending; NULL when none */
 	char *end_text;		/* how it ended, when noteworthy */
 	struct core_alloc *alloc;
@@ -416,6 +418,8 @@ struct core_job_state {
 	int64_t end_time;
 	int exit_code;
 	int term_signal;
+	uint64_t cpu_usec;
+	uint64_t mem_peak;
 	uint32_t run;
 	const char *end_text;	  /* NULL: none */
 	int64_t eligible_accum;

@@ -153,6 +153,8 @@ int core_restore_job(struct core *core, int64_t now,
 	job->end_time = st->end_time;
 	job->exit_code = st->exit_code;
 	job->term_signal = st->term_signal;
+	job->cpu_usec = st->cpu_usec;
+	job->mem_peak = st->mem_peak;
 	job->run = st->run;
 	job->eligible_accum = st->eligible_accum;
 	job->eligible_since = st->eligible_since;

@@ -24,7 +24,7 @@ char *jobcomp_json_encode(const struct rota_jobcomp_record *r)
 		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:I, "
 		      "s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:s, s:f, "
-		      "s:f, s:I, s:s}",
+		      "s:f, s:I, s:I, s:I, s:s}",
 		      "id", (json_int_t)r->id, "cluster", r->cluster, "name",
 		      r->name, "user", r->user, "uid", (json_int_t)r->uid,
 		      "gid", (json_int_t)r->gid, "account", r->account,
@@ -37,7 +37,8 @@ char *jobcomp_json_encode(const struct rota_jobcomp_record *r)
 		      "end", (json_int_t)r->end, "exit_code", r->exit_code,
 		      "signal", r->signal, "state", r->state, "priority",
 		      r->priority, "usage", r->usage, "runs",
-		      (json_int_t)r->runs, "@timestamp", iso);
+		      (json_int_t)r->runs, "cpu_usec", (json_int_t)r->cpu_usec,
+		      "mem_peak", (json_int_t)r->mem_peak, "@timestamp", iso);
 	if (!o)
 		return NULL;
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

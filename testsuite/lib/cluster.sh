@@ -110,27 +110,35 @@ cluster_start() {
 		cluster_start_nodes
 }
 
+# cluster_kill_cgroups SUP: empty and remove the job cgroups a supervisor
+# made ("<...>/rota/job<ID>.<RUN>.<SUP>", on v1 one per hierarchy, on v2
+# one), which it would have removed itself: thawed if it was killed while
+# freezing them, everything in them killed, then gone.
+cluster_kill_cgroups() {
+	local d
+	for d in $(find /sys/fs/cgroup -type d -path "*/rota/job*.*.$1" 2>/dev/null); do
+		[ -f "$d/freezer.state" ] && echo THAWED >"$d/freezer.state" 2>/dev/null
+		[ -f "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill" 2>/dev/null
+		WAIT_TIMEOUT=5 wait_until \
+			"xargs -r kill -9 <'$d/cgroup.procs'; rmdir '$d'"
+	done
+}
+
 # Jobs outlive their node daemons (each has a supervisor): a stopped test
 # cluster takes its jobs and their supervisors with it.
 cluster_kill_jobs() {
-	local sup start job rest cg mnt
-	mnt=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+	local sup start job rest
 	for f in "$CL"/spool/*/job*.sup; do
 		[ -f "$f" ] || continue
 		read -r sup start job rest <"$f"
 		# a job that ended: its supervisor is tidying up, let it
 		kill -0 "$job" 2>/dev/null ||
 			WAIT_TIMEOUT=3 wait_for sh -c "! kill -0 $sup"
-		# its memory cgroup, which the supervisor would have removed
-		cg=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' "/proc/$job/cgroup" 2>/dev/null)
 		# the supervisor first: else it would report its job's death
 		kill -9 "$sup" 2>/dev/null
 		kill -9 -- "-$job" 2>/dev/null
-		# and what is left in it, even outside the process group
-		case $cg in
-		*/rota/job*) [ -d "$mnt$cg" ] && WAIT_TIMEOUT=5 wait_until \
-			"xargs -r kill -9 <'$mnt$cg/cgroup.procs'; rmdir '$mnt$cg'" ;;
-		esac
+		# and what is left in its cgroups, even outside the process group
+		cluster_kill_cgroups "$sup"
 	done
 }
 
@@ -166,7 +174,7 @@ job_state_is() {
 # wait_job_done ID: until the job has ended (any final state)
 job_is_done() {
 	case "$(job_state "$1")" in
-	COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL) return 0 ;;
+	COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) return 0 ;;
 	*) return 1 ;;
 	esac
 }

@@ -1210,6 +1210,10 @@ static const struct {
 	{ C_JOB_END, "exit_code", "4294967296",
 	  "exit_code: 4294967296 is outside [-1, 255]" },
 	{ C_JOB_END, "signal", "129", "signal: 129 is outside [0, 128]" },
+	{ C_JOB_END, "cpu_usec", "-1",
+	  "cpu_usec: -1 is outside [0, 9223372036854775807]" },
+	{ C_JOB_END, "mem_peak", "\"1\"",
+	  "bad message: Expected integer, got string" },
 	{ C_JOB_END, "signal", "-1", "signal: -1 is outside [0, 128]" },
 	{ C_JOB_END, "signal", "4294967305",
 	  "signal: 4294967305 is outside [0, 128]" },
@@ -1787,6 +1791,10 @@ static const struct rota_msg_job_end ends[] = {
 	  .start_time = INT64_MAX, .end_time = INT64_MIN },
 	{ .job_id = UINT32_MAX, .run = UINT32_MAX,
 	  .state = ROTA_JOB_NODE_FAIL, .exit_code = 1, .text = "\"x\"\n" },
+	/* what the job's cgroup counted */
+	{ .job_id = 6, .run = 1, .state = ROTA_JOB_OUT_OF_MEMORY,
+	  .term_signal = SIGKILL, .text = "OutOfMemory", .cpu_usec = 1234567,
+	  .mem_peak = (uint64_t)INT64_MAX },
 };
 
 START_TEST(test_job_end_roundtrip)
@@ -1805,6 +1813,8 @@ START_TEST(test_job_end_roundtrip)
 	ck_assert_int_eq(m.start_time, w->start_time);
 	ck_assert_int_eq(m.end_time, w->end_time);
 	ck_assert_pstr_eq(m.text, w->text);
+	ck_assert_uint_eq(m.cpu_usec, w->cpu_usec);
+	ck_assert_uint_eq(m.mem_peak, w->mem_peak);
 	rota_msg_job_end_clear(&m);
 	ASSERT_EMPTY(empty_end, m);
 	free(text);

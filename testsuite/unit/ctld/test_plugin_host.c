@@ -56,6 +56,10 @@ static int load(const char *dir, const char *line, struct plugin **p,
 			   p, err);
 }
 
+/* "1.<minor>": whatever minor the plugin API is at */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const struct {
 	const char *line;
 	int rc;
@@ -63,7 +67,7 @@ static const struct {
 } refused[] = {
 	{ "Fairshare=badabi", -EINVAL,
 	  "badabi.so: built for plugin ABI 2.0, this controller takes 1.0 to "
-	  "1.4" },
+	  "1." STR(ROTA_PLUGIN_ABI_MINOR) },
 	{ "Fairshare=badkind", -EINVAL,
 	  "badkind.so: a priority plugin, not a fairshare plugin" },
 	{ "Fairshare=noop", -EINVAL,

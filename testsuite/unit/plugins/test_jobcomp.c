@@ -45,6 +45,8 @@ static const struct rota_jobcomp_record sample = {
 	.priority = 0,
 	.usage = 800,
 	.runs = 2,
+	.cpu_usec = 12345678,
+	.mem_peak = 87556096,
 };
 
 START_TEST(roundtrip)
@@ -78,6 +80,8 @@ START_TEST(roundtrip)
 	ck_assert_str_eq(r.state, "FAILED");
 	ck_assert_double_eq(r.usage, 800);
 	ck_assert_uint_eq(r.runs, 2);
+	ck_assert_uint_eq(r.cpu_usec, 12345678);
+	ck_assert_uint_eq(r.mem_peak, 87556096);
 	ck_assert_ptr_nonnull(strstr(json, "\"@timestamp\":\"2023-11-14T22:15:10Z\""));
 	rota_jobrec_clear(&r);
 	free(json);
