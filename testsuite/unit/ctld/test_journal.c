@@ -128,8 +128,8 @@ START_TEST(test_damage_in_the_middle_refused)
 			 -EILSEQ);
 	ck_assert_ptr_null(j);
 	snprintf(want, sizeof(want),
-		 "%s: damaged record at offset 11 of 35; refusing to start "
-		 "(move the file aside to start without it)",
+		 "%s: damaged record at offset 11 of 35 (a CRC mismatch); "
+		 "refusing to start: run 'rota-ctld --salvage'",
 		 path("journal"));
 	ck_assert_str_eq(err.text, want);
 }
@@ -160,11 +160,15 @@ START_TEST(test_compact)
 	ck_assert_str_eq(seen[1], "beta");
 	ck_assert_str_eq(seen[2], "after");
 	journal_close(j);
-	ck_assert_int_eq(access(path("snapshot.new"), F_OK), -1);
+	ck_assert_int_eq(access(path("snapshot.1.new"), F_OK), -1);
+	/* the previous generation stays: a fresh one, with no snapshot */
+	ck_assert_int_eq(access(path("journal"), F_OK), 0);
+	ck_assert_int_eq(access(path("snapshot.1"), F_OK), 0);
+	ck_assert_int_eq(access(path("journal.1"), F_OK), 0);
 }
 END_TEST
 
-START_TEST(test_damaged_snapshot_refused)
+START_TEST(test_damaged_snapshots_refused)
 {
 	struct rota_error err = { "" };
 	struct journal *j;
@@ -172,14 +176,20 @@ START_TEST(test_damaged_snapshot_refused)
 
 	j = open_ok();
 	ck_assert_int_eq(journal_compact(j, emit_two, NULL, &err), 0);
+	ck_assert_int_eq(journal_compact(j, emit_two, NULL, &err), 0);
 	journal_close(j);
-	/* a snapshot is renamed into place whole: any damage is damage */
-	fd = open(path("snapshot"), O_WRONLY | O_APPEND);
+	/* both snapshots damaged: nothing to fall back to */
+	fd = open(path("snapshot.2"), O_WRONLY | O_APPEND);
 	ck_assert_int_eq(write(fd, "\x09\0\0\0xxxxtorn", 12), 12);
+	close(fd);
+	fd = open(path("snapshot.1"), O_WRONLY);
+	ck_assert_int_eq(pwrite(fd, "A", 1, 8), 1);
 	close(fd);
 	ck_assert_int_eq(journal_open(dir, record_cb, NULL, &j, &err),
 			 -EILSEQ);
-	ck_assert_ptr_nonnull(strstr(err.text, "snapshot: damaged record"));
+	ck_assert_msg(strstr(err.text, "snapshot.2: damaged record "
+					       "at offset 25 of 53 (records after the end record)"), "%s", err.text);
+	ck_assert_ptr_nonnull(strstr(err.text, "run 'rota-ctld --salvage'"));
 }
 END_TEST
 
@@ -213,7 +223,7 @@ int main(void)
 	tcase_add_test(tc, test_torn_tail_is_cut);
 	tcase_add_test(tc, test_damage_in_the_middle_refused);
 	tcase_add_test(tc, test_compact);
-	tcase_add_test(tc, test_damaged_snapshot_refused);
+	tcase_add_test(tc, test_damaged_snapshots_refused);
 	tcase_add_test(tc, test_record_error_stops_replay);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
