@@ -326,7 +326,8 @@ static int walk(struct sfile *f, struct walk_ctx *w, struct rota_error *err)
 				f->end = off;
 			continue;
 		}
-		if (f->journal && n == 0 && is_zero(f->data + off, f->len - off))
+		if (f->journal && n == 0 &&
+		    is_zero(f->data + off, f->len - off))
 			break;
 		next = resync(f->data, f->len, off + 1);
 		if (next == f->len && f->newest) {
@@ -421,7 +422,8 @@ static int chain_check(const char *dir, struct chain *c, unsigned top,
 		walk(f, &w, err);
 		if (!f->damaged)
 			continue;
-		snprintf(why, wlen, "%s: damaged record at offset %zu of %zu (%s)",
+		snprintf(why, wlen,
+			 "%s: damaged record at offset %zu of %zu (%s)",
 			 f->path, f->bad, f->len, f->why);
 		if (!may)
 			return -EILSEQ;
