@@ -305,8 +305,10 @@ static int walk(struct sfile *f, struct walk_ctx *w, struct rota_error *err)
 		const char *why = check_record(f->data, f->len, off, &n);
 		size_t next;
 
-		if (!why && is_end(f->data + off + 8, n)) {
-			why = end_check(f, off, n);
+		if (!why && !f->data[off + 8]) {
+			why = is_end(f->data + off + 8, n)
+				      ? end_check(f, off, n)
+				      : "a record of an unknown kind";
 			if (!why) {
 				f->ended = true;
 				off += 8 + n;
