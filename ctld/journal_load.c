@@ -198,6 +198,7 @@ static int walk(struct sfile *f, struct walk_ctx *w, struct rota_error *err)
 	int rc;
 
 	f->records = f->end = f->damaged = 0;
+	f->ended = false;
 	f->torn = f->len;
 	while (off < f->len) {
 		const char *why = check_record(f->data, f->len, off, &n);
@@ -445,8 +446,8 @@ static void describe(struct journal *j, const struct chain *c,
 	n = (int)strlen(j->loaded);
 	if (w->salvage)
 		snprintf(j->loaded + n, sizeof(j->loaded) - (size_t)n,
-			 "; salvage dropped %zu bytes in %zu places (%zu "
-			 "records known, %zu refused)",
+			 "; salvage dropped %zu bytes in %zu places (%zu of "
+			 "them one record each), and %zu records refused",
 			 w->dropped_bytes, w->dropped_places,
 			 w->dropped_records, w->refused);
 }
