@@ -446,8 +446,8 @@ static void describe(struct journal *j, const struct chain *c,
 	n = (int)strlen(j->loaded);
 	if (w->salvage)
 		snprintf(j->loaded + n, sizeof(j->loaded) - (size_t)n,
-			 "; salvage dropped %zu bytes in %zu places (%zu of "
-			 "them one record each), and %zu records refused",
+			 "; salvage dropped %zu bytes (damaged places: %zu, "
+			 "of them single records: %zu; records refused: %zu)",
 			 w->dropped_bytes, w->dropped_places,
 			 w->dropped_records, w->refused);
 }

@@ -97,6 +97,8 @@ for k in $(seq 0 $((OFFSETS - 1))); do
 			n=$(lost)
 			grep -q "state: .*fell back, $S/$snap: damaged record" \
 				"$CL/log/ctld.log" && fell=$((fell + 1))
+			[ "$k$kind" = 1flip ] &&
+				grep "state: " "$CL/log/ctld.log" | sed 's/^/# /'
 			stop_ctld
 		else
 			n=start-failed
@@ -130,8 +132,10 @@ is "$(wc -l <"$W/refused.line")" 1 "in one line"
 off=$(sed -n "s|.*$S/$jour: damaged record at offset \([0-9]*\) of $jour_len.*--salvage.*|\1|p" "$W/refused.line")
 ok $(( ${off:-0} == 0 || off > mid || mid - off > 4096 )) \
 	"naming $jour and the record's offset ($off, the flip at $mid) and --salvage"
+sed 's/^/# /' "$W/refused.line"
 rota-ctld -f "$CL/rota.conf" --salvage >"$W/salvage" 2>&1
 rc=$?
+sed 's/^/# /' "$W/salvage"
 is "$rc" 0 "rota-ctld --salvage exits 0"
 grep -q "salvage: $S/$jour: dropped [0-9]* bytes at offset $off" "$W/salvage"
 ok $? "and says what it dropped: $(grep -o 'dropped [0-9]* bytes at offset [0-9]*: [^(]*' "$W/salvage" | head -n 1)"
