@@ -54,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,6 +102,28 @@ static int sync_dir(const char *dir)
 	return rc;
 }
 
+/*
+ * One process at a time in StateDir (a second controller, or a salvage
+ * while it runs, would interleave generations): an flock on "lock", which
+ * a kill -9 releases with the process.
+ */
+static int lock_dir(struct journal *j, struct rota_error *err)
+{
+	char *path = rota_xasprintf("%s/lock", j->dir);
+	int rc = 0;
+
+	j->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (j->lock_fd < 0)
+		rc = rota_errorf(err, -errno, "%s: %s", path, strerror(errno));
+	else if (flock(j->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		rc = rota_errorf(err, errno == EWOULDBLOCK ? -EBUSY : -errno,
+				 "StateDir '%s' is in use by another rota-ctld "
+				 "(%s is locked)",
+				 j->dir, path);
+	free(path);
+	return rc;
+}
+
 static int open_dir(const char *dir, journal_record_fn fn, void *arg,
 		    bool salvage, struct journal **out, struct rota_error *err)
 {
@@ -114,7 +137,10 @@ static int open_dir(const char *dir, journal_record_fn fn, void *arg,
 	j = rota_xcalloc(1, sizeof(*j));
 	j->dir = rota_xstrdup(dir);
 	j->fd = -1;
-	rc = journal_load(j, fn, arg, salvage, err);
+	j->lock_fd = -1;
+	rc = lock_dir(j, err);
+	if (rc == 0)
+		rc = journal_load(j, fn, arg, salvage, err);
 	if (rc == 0) {
 		j->fd = open(j->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 		if (j->fd < 0)
@@ -157,6 +183,8 @@ void journal_close(struct journal *j)
 		rota_warn("%s: %s", j->path, strerror(errno));
 	if (j->fd >= 0)
 		close(j->fd);
+	if (j->lock_fd >= 0)
+		close(j->lock_fd);
 	journal_aside_clear(j);
 	free(j->aside);
 	rota_strbuf_fini(&j->pending);

@@ -35,8 +35,9 @@ typedef int (*journal_record_fn)(const char *rec, size_t len, void *arg,
 
 /*
  * Open (creating) 'dir' and replay the snapshot then the journal through
- * 'fn'; an error from 'fn' stops the replay and is returned.  Caller frees
- * with journal_close().
+ * 'fn'; an error from 'fn' stops the replay and is returned.  -EBUSY when
+ * another process has the directory open.  Caller frees with
+ * journal_close().
  */
 int journal_open(const char *dir, journal_record_fn fn, void *arg,
 		 struct journal **out, struct rota_error *err);

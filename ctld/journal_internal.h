@@ -21,6 +21,7 @@ struct journal {
 	char *dir;
 	char *path;	/* the journal file appended to */
 	int fd;
+	int lock_fd;	/* holds the flock on StateDir/lock */
 	unsigned gen;	/* its generation, T */
 	unsigned base;	/* the newest snapshot known intact, B */
 	uint64_t size;	/* where the records end */

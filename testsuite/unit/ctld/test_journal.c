@@ -197,6 +197,24 @@ START_TEST(test_damaged_snapshots_refused)
 }
 END_TEST
 
+START_TEST(test_one_process_at_a_time)
+{
+	struct rota_error err = { "" };
+	struct journal *j = open_ok(), *again;
+	char want[300];
+
+	ck_assert_int_eq(journal_salvage(dir, record_cb, NULL, &again, &err),
+			 -EBUSY);
+	ck_assert_ptr_null(again);
+	snprintf(want, sizeof(want),
+		 "StateDir '%s' is in use by another rota-ctld (%s is locked)",
+		 dir, path("lock"));
+	ck_assert_str_eq(err.text, want);
+	journal_close(j);
+	journal_close(open_ok());
+}
+END_TEST
+
 static int failing_cb(const char *rec, size_t len, void *arg,
 		      struct rota_error *err)
 {
@@ -661,6 +679,7 @@ int main(void)
 	tcase_add_test(tc, test_compact);
 	tcase_add_test(tc, test_damaged_snapshots_refused);
 	tcase_add_test(tc, test_record_error_stops_replay);
+	tcase_add_test(tc, test_one_process_at_a_time);
 	tcase_add_test(tc, test_damaged_snapshot_falls_back);
 	tcase_add_test(tc, test_salvage);
 	tcase_add_test(tc, test_compaction_crash_points);
