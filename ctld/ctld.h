@@ -110,6 +110,11 @@ int64_t ctld_now(const struct ctld *ctld);
  * sending or acknowledging anything (0, or -errno already logged).
  */
 int state_load(struct ctld *ctld);
+/*
+ * rota-ctld --salvage: replay what is intact around damage, write it as a
+ * new generation and close the journal (0, or -errno already logged).
+ */
+int state_salvage(struct ctld *ctld);
 int state_commit(struct ctld *ctld);
 int state_compact(struct ctld *ctld);
 

@@ -3,15 +3,58 @@
  * The journal and snapshot files (see journal.h).  Blocking file I/O on
  * purpose: the fsync before an answer is the one wait the event loop
  * allows (STYLE 10).
+ *
+ * Generations.  StateDir holds generation G as "snapshot.G" (the whole
+ * state when it was written) and "journal.G" (every record after it, up to
+ * snapshot.G+1); generation 0 is "snapshot" and "journal", the names of a
+ * StateDir from before generations (or a fresh one, with no snapshot).
+ * The state is snapshot.K, then journal.K, journal.K+1, ... journal.T (the
+ * newest, the one appended to), for any K whose snapshot is intact and
+ * whose journals are all there.  Compaction keeps the previous generation
+ * and its journal, so a damaged newest snapshot falls back to the one
+ * before plus the longer journal chain, and loses nothing.
+ *
+ * Compaction from generation T (its base snapshot B, T or older) to M:
+ *   1. write snapshot.M.new and fsync it;
+ *   2. create journal.M empty and fsync the directory;
+ *   3. rename snapshot.M.new to snapshot.M and fsync the directory; only
+ *      now are records appended to journal.M, never before;
+ *   4. unlink the files of every generation below B, and stray .new files,
+ *      and fsync the directory.
+ * Why a kill -9 (or a power cut) at any point leaves a consistent chain:
+ *   - until the rename of 3 is on disk, snapshot.M does not exist: B and
+ *     journals B..T hold every record, journal.M is absent or empty (an
+ *     empty journal adds nothing to the chain B..T, M), and a .new file is
+ *     never read;
+ *   - once it is, snapshot.M holds all that journal.T held (the journal is
+ *     synced before 1) and journal.M exists (2 was synced before 3), so
+ *     snapshot.M + journal.M is the state, and B with journals B..M the
+ *     fallback;
+ *   - 4 removes only what no chain from B or M needs; a partial 4 leaves
+ *     older files that are never preferred and go at the next compaction.
+ * Each step is one atomic rename, create or unlink; the only file ever
+ * written in place is the newest journal, by appends, whose torn tail
+ * replay cuts.
+ *
+ * Damage.  A record that is not whole (a bad length or CRC) is a torn tail
+ * when no valid record follows it in the newest journal: a crash while
+ * writing it, cut off at start.  Anywhere else it is damage: a damaged
+ * snapshot makes the start fall back to an older chain; damage in a
+ * journal every chain needs stops the start, naming file and offset.
+ * Salvage keeps every valid record, finding the next one past damage by
+ * scanning for a header whose length and CRC hold, and sets the damaged
+ * files aside as NAME.damaged.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,7 +62,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "ctld/journal.h"
+#include "ctld/journal_internal.h"
 
 /*
  * The journal file is zero-filled ahead of its records, JOURNAL_AHEAD at a
@@ -30,127 +73,20 @@
  */
 #define JOURNAL_AHEAD (1u << 20)
 
-struct journal {
-	char *dir;
-	char *path;	/* the journal file */
-	int fd;
-	uint64_t size;	/* where the records end */
-	uint64_t filled; /* the file's size: records, then zeros */
-	struct rota_strbuf pending;
-};
-
 struct journal_snapshot {
 	int fd;
 	int error;	/* -errno of a failed write */
+	uint32_t records;
 };
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 static void frame(struct rota_strbuf *b, const char *rec, size_t len)
 {
 	uint8_t h[8];
 
-	put32(h, (uint32_t)len);
-	put32(h + 4, rota_crc32c(0, rec, len));
+	journal_put32(h, (uint32_t)len);
+	journal_put32(h + 4, rota_crc32c(0, rec, len));
 	rota_strbuf_add(b, (const char *)h, sizeof(h));
 	rota_strbuf_add(b, rec, len);
-}
-
-static int read_file(const char *path, char **data, size_t *len,
-		     struct rota_error *err)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	size_t got = 0;
-
-	*data = NULL;
-	*len = 0;
-	if (fd < 0)
-		return errno == ENOENT ? 0
-				       : rota_errorf(err, -errno, "%s: %s", path,
-						     strerror(errno));
-	if (fstat(fd, &st) < 0 || st.st_size > (off_t)1 << 40) {
-		close(fd);
-		return rota_errorf(err, -EFBIG, "%s: cannot size it", path);
-	}
-	*data = rota_xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, *data + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	*len = got;
-	return 0;
-}
-
-static bool is_zero(const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (p[i])
-			return false;
-	}
-	return true;
-}
-
-/*
- * Replay the records of one file; '*good' is where the last whole record
- * ends.  A damaged record is tolerated only at the very end of a journal
- * (only zeros after it), and the zeros that fill a journal ahead end it.
- */
-static int replay(const char *path, const char *data, size_t len,
-		  bool torn_ok, journal_record_fn fn, void *arg,
-		  size_t *good, struct rota_error *err)
-{
-	size_t off = 0;
-	int rc;
-
-	for (*good = 0; off < len; *good = off) {
-		const uint8_t *h = (const uint8_t *)data + off;
-		uint32_t n, crc;
-		bool whole;
-
-		if (torn_ok && is_zero(data + off, len - off))
-			return 0;
-		if (len - off < 8)
-			goto damaged;
-		n = get32(h);
-		crc = get32(h + 4);
-		whole = n <= JOURNAL_RECORD_MAX && n <= len - off - 8;
-		if (n == 0 && whole)
-			goto damaged; /* no record is empty */
-		if (!whole || rota_crc32c(0, data + off + 8, n) != crc) {
-			/* records follow it: not a torn tail but damage */
-			if (whole && !is_zero(data + off + 8 + n,
-					      len - off - 8 - n))
-				goto damaged;
-			goto torn;
-		}
-		rc = fn(data + off + 8, n, arg, err);
-		if (rc < 0)
-			return rc;
-		off += 8 + n;
-	}
-	return 0;
-torn:
-	if (torn_ok)
-		return 0;
-damaged:
-	return rota_errorf(err, -EILSEQ,
-			   "%s: damaged record at offset %zu of %zu; refusing "
-			   "to start (move the file aside to start without it)",
-			   path, off, len);
 }
 
 static int sync_dir(const char *dir)
@@ -166,42 +102,30 @@ static int sync_dir(const char *dir)
 	return rc;
 }
 
-static int load(struct journal *j, journal_record_fn fn, void *arg,
-		struct rota_error *err)
+/*
+ * One process at a time in StateDir (a second controller, or a salvage
+ * while it runs, would interleave generations): an flock on "lock", which
+ * a kill -9 releases with the process.
+ */
+static int lock_dir(struct journal *j, struct rota_error *err)
 {
-	char *snap_path = rota_xasprintf("%s/snapshot", j->dir);
-	char *data;
-	size_t len, good;
-	int rc = read_file(snap_path, &data, &len, err);
+	char *path = rota_xasprintf("%s/lock", j->dir);
+	int rc = 0;
 
-	if (rc == 0)
-		rc = replay(snap_path, data, len, false, fn, arg, &good, err);
-	free(data);
-	free(snap_path);
-	if (rc < 0)
-		return rc;
-	rc = read_file(j->path, &data, &len, err);
-	if (rc == 0)
-		rc = replay(j->path, data, len, true, fn, arg, &good, err);
-	if (rc < 0) {
-		free(data);
-		return rc;
-	}
-	if (good < len && !is_zero(data + good, len - good))
-		rota_warn("%s: a torn record at offset %zu (a crash while "
-			  "writing it) was cut off",
-			  j->path, good);
-	if (good < len && truncate(j->path, (off_t)good) < 0)
-		rc = rota_errorf(err, -errno, "%s: %s", j->path,
-				 strerror(errno));
-	free(data);
-	j->size = good;
-	j->filled = good;
+	j->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (j->lock_fd < 0)
+		rc = rota_errorf(err, -errno, "%s: %s", path, strerror(errno));
+	else if (flock(j->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		rc = rota_errorf(err, errno == EWOULDBLOCK ? -EBUSY : -errno,
+				 "StateDir '%s' is in use by another rota-ctld "
+				 "(%s is locked)",
+				 j->dir, path);
+	free(path);
 	return rc;
 }
 
-int journal_open(const char *dir, journal_record_fn fn, void *arg,
-		 struct journal **out, struct rota_error *err)
+static int open_dir(const char *dir, journal_record_fn fn, void *arg,
+		    bool salvage, struct journal **out, struct rota_error *err)
 {
 	struct journal *j;
 	int rc;
@@ -212,9 +136,11 @@ int journal_open(const char *dir, journal_record_fn fn, void *arg,
 				   strerror(errno));
 	j = rota_xcalloc(1, sizeof(*j));
 	j->dir = rota_xstrdup(dir);
-	j->path = rota_xasprintf("%s/journal", dir);
 	j->fd = -1;
-	rc = load(j, fn, arg, err);
+	j->lock_fd = -1;
+	rc = lock_dir(j, err);
+	if (rc == 0)
+		rc = journal_load(j, fn, arg, salvage, err);
 	if (rc == 0) {
 		j->fd = open(j->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 		if (j->fd < 0)
@@ -229,6 +155,24 @@ int journal_open(const char *dir, journal_record_fn fn, void *arg,
 	return 0;
 }
 
+int journal_open(const char *dir, journal_record_fn fn, void *arg,
+		 struct journal **out, struct rota_error *err)
+{
+	return open_dir(dir, fn, arg, false, out, err);
+}
+
+int journal_salvage(const char *dir, journal_record_fn fn, void *arg,
+		    struct journal **out, struct rota_error *err)
+{
+	return open_dir(dir, fn, arg, true, out, err);
+}
+
+const char *journal_loaded(const struct journal *j, bool *fell_back)
+{
+	*fell_back = j->fell_back;
+	return j->loaded;
+}
+
 void journal_close(struct journal *j)
 {
 	if (!j)
@@ -239,6 +183,10 @@ void journal_close(struct journal *j)
 		rota_warn("%s: %s", j->path, strerror(errno));
 	if (j->fd >= 0)
 		close(j->fd);
+	if (j->lock_fd >= 0)
+		close(j->lock_fd);
+	journal_aside_clear(j);
+	free(j->aside);
 	rota_strbuf_fini(&j->pending);
 	free(j->dir);
 	free(j->path);
@@ -249,6 +197,8 @@ int journal_append(struct journal *j, const char *rec, size_t len)
 {
 	if (len > JOURNAL_RECORD_MAX)
 		return -EFBIG;
+	if (!len || !rec[0])
+		return -EINVAL;
 	frame(&j->pending, rec, len);
 	return 0;
 }
@@ -331,18 +281,20 @@ int journal_snapshot_add(struct journal_snapshot *s, const char *rec,
 		return s->error;
 	if (len > JOURNAL_RECORD_MAX)
 		return s->error = -EFBIG;
+	if (!len || !rec[0])
+		return s->error = -EINVAL;
 	frame(&b, rec, len);
 	s->error = write_all(s->fd, b.data, b.len);
 	rota_strbuf_fini(&b);
+	s->records++;
 	return s->error;
 }
 
-int journal_compact(struct journal *j,
-		    int (*emit)(struct journal_snapshot *s, void *arg),
-		    void *arg, struct rota_error *err)
+/* Step 1: the new snapshot, whole and synced, as 'tmp'. */
+static int write_snapshot(const char *tmp,
+			  int (*emit)(struct journal_snapshot *s, void *arg),
+			  void *arg)
 {
-	char *tmp = rota_xasprintf("%s/snapshot.new", j->dir);
-	char *path = rota_xasprintf("%s/snapshot", j->dir);
 	struct journal_snapshot s = { .fd = -1 };
 	int rc;
 
@@ -350,27 +302,113 @@ int journal_compact(struct journal *j,
 	rc = s.fd < 0 ? -errno : 0;
 	if (rc == 0)
 		rc = emit(&s, arg);
+	if (rc == 0) {
+		struct rota_strbuf b = { 0 };
+		char end[END_LEN] = END_MAGIC;
+
+		journal_put32((uint8_t *)end + 4, s.records);
+		frame(&b, end, sizeof(end));
+		rc = write_all(s.fd, b.data, b.len);
+		rota_strbuf_fini(&b);
+	}
 	if (rc == 0 && fsync(s.fd) < 0)
 		rc = -errno;
 	if (s.fd >= 0)
 		close(s.fd);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc == 0)
-		rc = sync_dir(j->dir);
-	/* the snapshot holds everything now: the journal may go */
-	if (rc == 0 && (ftruncate(j->fd, 0) < 0 || fdatasync(j->fd) < 0))
-		rc = -errno;
-	if (rc == 0) {
-		j->size = 0;
-		j->filled = 0;
-	}
-	else
-		rota_errorf(err, rc, "snapshot in '%s': %s", j->dir,
-			    strerror(-rc));
-	if (rc < 0)
-		unlink(tmp);
-	free(tmp);
-	free(path);
 	return rc;
+}
+
+/* Step 4: the generations below 'base', and any stray .new file. */
+static void remove_older(struct journal *j, unsigned base)
+{
+	DIR *d = opendir(j->dir);
+	struct dirent *e;
+	unsigned g;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		bool old = (journal_parse_name(e->d_name, "snapshot", "", &g) ||
+			    journal_parse_name(e->d_name, "journal", "", &g)) &&
+			   g < base;
+		bool stray =
+			journal_parse_name(e->d_name, "snapshot", ".new", &g) ||
+			!strcmp(e->d_name, "snapshot.new");
+
+		if ((old || stray) && unlinkat(dirfd(d), e->d_name, 0) < 0)
+			rota_warn("%s/%s: %s", j->dir, e->d_name,
+				  strerror(errno));
+	}
+	closedir(d);
+	sync_dir(j->dir);
+}
+
+/* After step 3: damaged files the load met go aside, kept for a look. */
+static void set_aside(struct journal *j)
+{
+	for (size_t i = 0; i < j->naside; i++) {
+		char *to = rota_xasprintf("%s.damaged", j->aside[i]);
+
+		if (rename(j->aside[i], to) < 0)
+			rota_warn("%s: %s", j->aside[i], strerror(errno));
+		else
+			rota_warn("%s: damaged, set aside as %s", j->aside[i],
+				  to);
+		free(to);
+		free(j->aside[i]);
+	}
+	j->naside = 0;
+}
+
+int journal_compact(struct journal *j,
+		    int (*emit)(struct journal_snapshot *s, void *arg),
+		    void *arg, struct rota_error *err)
+{
+	unsigned m = j->gen + 1;
+	char *tmp = rota_xasprintf("%s/snapshot.%u.new", j->dir, m);
+	char *snap = journal_gen_path(j->dir, "snapshot", m);
+	char *jpath = journal_gen_path(j->dir, "journal", m);
+	unsigned base = j->base;
+	int fd = -1;
+	int rc = m > GEN_MAX ? -EOVERFLOW : write_snapshot(tmp, emit, arg);
+
+	if (rc == 0) {
+		fd = open(jpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0600);
+		rc = fd < 0 ? -errno : sync_dir(j->dir);
+	}
+	if (rc == 0 && rename(tmp, snap) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(jpath);
+		}
+		unlink(tmp);
+		free(tmp);
+		free(snap);
+		free(jpath);
+		return rota_errorf(err, rc, "snapshot in '%s': %s", j->dir,
+				   strerror(-rc));
+	}
+	/* renamed: from now on records go to journal.M, whatever follows */
+	if (j->filled > j->size && ftruncate(j->fd, (off_t)j->size) < 0)
+		rota_warn("%s: %s", j->path, strerror(errno));
+	close(j->fd);
+	j->fd = fd;
+	free(j->path);
+	j->path = jpath;
+	j->gen = m;
+	j->base = m;
+	j->size = 0;
+	j->filled = 0;
+	rc = sync_dir(j->dir);
+	set_aside(j);
+	remove_older(j, base);
+	free(tmp);
+	free(snap);
+	if (rc < 0)
+		return rota_errorf(err, rc, "StateDir '%s': %s", j->dir,
+				   strerror(-rc));
+	return 0;
 }

@@ -28,12 +28,15 @@
 #include "ctld/users.h"
 
 static const char usage[] =
-	"usage: rota-ctld [-f FILE] [-t] [-v] [--addr-file FILE]\n"
+	"usage: rota-ctld [-f FILE] [-t] [-v] [--addr-file FILE] [--salvage]\n"
 	"  -f, --config FILE     rota.conf to read (default $ROTA_CONF or\n"
 	"                        " ROTA_SYSCONFDIR "/rota/rota.conf)\n"
 	"  -t, --test            check the configuration and exit\n"
 	"  -v, --verbose         log at debug level\n"
 	"      --addr-file FILE  write ADDR:PORT there once listening\n"
+	"      --salvage         repair a damaged StateDir and exit: keep\n"
+	"                        every intact record, report what is dropped\n"
+	"                        (run it stopped, as CtldUser)\n"
 	"  -h, --help            this text\n";
 
 struct options {
@@ -41,6 +44,7 @@ struct options {
 	const char *addr_file;
 	bool test;
 	bool verbose;
+	bool salvage;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -50,6 +54,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "test", no_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "addr-file", required_argument, NULL, 'A' },
+		{ "salvage", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -62,6 +67,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 't': o->test = true; break;
 		case 'v': o->verbose = true; break;
 		case 'A': o->addr_file = optarg; break;
+		case 'S': o->salvage = true; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); return -EINVAL;
 		}
@@ -217,6 +223,22 @@ static int setup(struct ctld *ctld, const struct options *o)
 	return 0;
 }
 
+/*
+ * rota-ctld --salvage: the report goes to stderr, for the operator who
+ * runs it by hand with the controller stopped.
+ */
+static int salvage(struct ctld *ctld)
+{
+	int rc;
+
+	rota_log_init("rota-ctld", ROTA_LOG_INFO, NULL);
+	ctld->clock = &rota_clock_real;
+	rc = state_salvage(ctld);
+	core_destroy(ctld->core);
+	rota_conf_destroy(ctld->conf);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ctld ctld = { .listen_fd = -1 };
@@ -255,6 +277,8 @@ int main(int argc, char **argv)
 		rota_conf_destroy(ctld.conf);
 		return 0;
 	}
+	if (o.salvage)
+		return salvage(&ctld);
 	rota_log_level_parse(ctld.conf->log_level, &level);
 	if (rota_log_init("rota-ctld", o.verbose ? ROTA_LOG_DEBUG : level,
 			  ctld.conf->log_file) < 0) {

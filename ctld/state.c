@@ -111,22 +111,53 @@ int state_load(struct ctld *ctld)
 {
 	struct replay_ctx rc = { .ctld = ctld };
 	struct rota_error err;
+	bool fell_back;
+	const char *what;
 	int r = journal_open(ctld->conf->state_dir, replay_cb, &rc,
 			     &ctld->journal, &err);
 
 	if (r < 0) {
-		rota_err("%s", err.text);
+		rota_err("state: %s", err.text);
 		return r;
 	}
 	core_restore_finish(ctld->core);
-	rota_info("state: %zu records replayed, %zu jobs, next job id %u",
-		  rc.records, core_job_count(ctld->core),
-		  core_next_id(ctld->core));
+	what = journal_loaded(ctld->journal, &fell_back);
+	rota_log(fell_back ? ROTA_LOG_WARN : ROTA_LOG_INFO, __func__,
+		 "state: %s; %zu jobs, next job id %u", what,
+		 core_job_count(ctld->core), core_next_id(ctld->core));
 	/* replay marked nothing dirty: compacting writes it all once */
 	r = state_compact(ctld);
 	/* ends journaled before a crash whose records may not be out */
 	if (r == 0)
 		jobcomp_hand_over(ctld->jobcomp, ctld->core, ctld->conf);
+	return r;
+}
+
+int state_salvage(struct ctld *ctld)
+{
+	struct replay_ctx rc = { .ctld = ctld };
+	struct rota_error err;
+	bool fell_back;
+	int r = journal_salvage(ctld->conf->state_dir, replay_cb, &rc,
+				&ctld->journal, &err);
+
+	if (r < 0) {
+		rota_err("salvage: %s", err.text);
+		return r;
+	}
+	core_restore_finish(ctld->core);
+	rota_info("salvage: %s; %zu jobs, next job id %u",
+		  journal_loaded(ctld->journal, &fell_back),
+		  core_job_count(ctld->core), core_next_id(ctld->core));
+	/* twice: the repaired generation, then a clean previous one */
+	r = state_compact(ctld);
+	if (r == 0)
+		r = state_compact(ctld);
+	if (r == 0)
+		rota_info("salvage: repaired state written to '%s'",
+			  ctld->conf->state_dir);
+	journal_close(ctld->journal);
+	ctld->journal = NULL;
 	return r;
 }
 
