@@ -273,7 +273,11 @@ static void close_cb(struct rota_conn *c, int code, const char *why,
 
 	if (code == -EPROTO) {
 		ctld->stats.bad_frames++;
-		rota_warn("%s: dropped: %s", rota_conn_peer(c), why);
+		/* strangers come by the thousand: no line for each */
+		if (rota_conn_is_authenticated(c))
+			rota_warn("%s: dropped: %s", rota_conn_peer(c), why);
+		else
+			log_refusal(ctld, rota_conn_peer(c), why);
 	} else if (code == -EMSGSIZE) {
 		ctld->stats.preauth_too_large++;
 		log_refusal(ctld, rota_conn_peer(c), why);
