@@ -15,10 +15,13 @@
  * get its link back would be marked down and its jobs requeued.  Their
  * addresses are known from the config (NodeName's Addr=, else the name,
  * resolved once here when the config is loaded, never at accept), so a
- * connection from a node's address is counted apart: it is held to the
- * per-address cap like any other, but not to MaxConnections, which only
- * clients from elsewhere (login nodes, workstations) can fill.  A job on a
- * node can still run rota commands from there, within the per-address cap.
+ * connection from a node's address is counted apart: MaxConnections
+ * bounds the clients from elsewhere (login nodes, workstations) and, in a
+ * pool of its own, the connections from nodes' addresses, so that no
+ * number of clients can take the room a node's link needs.  Jobs on a node
+ * can still run rota commands from there; what they open is held to the
+ * per-address cap, so they can crowd out at most their own node's daemon,
+ * and only for as long as they keep it up (a stranger lasts AuthTimeout).
  */
 #include "config.h"
 
@@ -48,6 +51,7 @@ struct admit {
 	size_t max_total;	/* MaxConnections: client connections */
 	size_t max_per_addr;	/* MaxConnectionsPerAddr */
 	size_t clients;		/* open, from addresses that are not nodes' */
+	size_t nodes;		/* open, from nodes' addresses */
 	size_t open;		/* open, all of them */
 	char **node_addrs;	/* sorted, for bsearch */
 	size_t nnode_addrs;
@@ -180,7 +184,7 @@ enum admit_verdict admit_take(struct admit *a, const char *addr,
 	struct addr_count *e = *pp;
 
 	*is_node = is_node_addr(a, addr);
-	if (!*is_node && a->clients >= a->max_total)
+	if ((*is_node ? a->nodes : a->clients) >= a->max_total)
 		return ADMIT_OVER_TOTAL;
 	if (e && e->count >= a->max_per_addr)
 		return ADMIT_OVER_ADDR;
@@ -191,7 +195,9 @@ enum admit_verdict admit_take(struct admit *a, const char *addr,
 	}
 	e->count++;
 	a->open++;
-	if (!*is_node)
+	if (*is_node)
+		a->nodes++;
+	else
 		a->clients++;
 	return ADMIT_OK;
 }
@@ -208,7 +214,9 @@ void admit_release(struct admit *a, const char *addr, bool is_node)
 		free(e);
 	}
 	a->open--;
-	if (!is_node)
+	if (is_node)
+		a->nodes--;
+	else
 		a->clients--;
 }
 

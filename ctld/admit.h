@@ -14,7 +14,7 @@ struct rota_conf;
 
 enum admit_verdict {
 	ADMIT_OK = 1,
-	ADMIT_OVER_TOTAL,	/* MaxConnections reached */
+	ADMIT_OVER_TOTAL,	/* MaxConnections reached (in its pool) */
 	ADMIT_OVER_ADDR,	/* MaxConnectionsPerAddr reached */
 };
 
@@ -42,7 +42,7 @@ enum admit_verdict admit_take(struct admit *a, const char *addr,
 			      bool *is_node);
 void admit_release(struct admit *a, const char *addr, bool is_node);
 
-/* Connections counted now: in all, and those MaxConnections counts. */
+/* Connections counted now: in all, and those not from nodes' addresses. */
 size_t admit_open(const struct admit *a);
 size_t admit_clients(const struct admit *a);
 

@@ -414,7 +414,8 @@ static void accept_cb(struct rota_evloop *loop, int fd, unsigned events,
 static void raise_fd_limit(const struct rota_conf *conf)
 {
 	struct rlimit rl;
-	rlim_t want = (rlim_t)conf->max_connections + 256 + 2 * conf->nnodes;
+	/* MaxConnections for clients, as many for nodes' addresses */
+	rlim_t want = 2 * (rlim_t)conf->max_connections + 256;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return;
@@ -424,10 +425,10 @@ static void raise_fd_limit(const struct rota_conf *conf)
 	}
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
 		rota_warn("open files limited to %llu, below what MaxConnections "
-			  "(%u) and %zu nodes need (%llu): raise the limit "
-			  "(LimitNOFILE=)",
+			  "(%u, twice: clients and nodes) needs (%llu): raise "
+			  "the limit (LimitNOFILE=)",
 			  (unsigned long long)rl.rlim_max, conf->max_connections,
-			  conf->nnodes, (unsigned long long)want);
+			  (unsigned long long)want);
 }
 
 int server_start(struct ctld *ctld, unsigned *port)
