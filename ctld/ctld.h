@@ -69,6 +69,7 @@ struct ctld {
 	struct ctld_stats stats;
 	struct jobcomp *jobcomp;	/* JobComp plugins (jobcomp.h) */
 	struct admit *admit;		/* connection caps (admit.h) */
+	int spare_fd;			/* given up to shed a peer on EMFILE */
 	int64_t refusal_logged;		/* when a refusal was last logged */
 	uint64_t refusals_quiet;	/* refusals since, not logged */
 };

@@ -16,6 +16,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,9 @@ void server_close_all(struct ctld *ctld)
 	}
 	admit_destroy(ctld->admit);
 	ctld->admit = NULL;
+	if (ctld->spare_fd > 0)
+		close(ctld->spare_fd);
+	ctld->spare_fd = -1;
 }
 
 static void close_cb(struct rota_conn *c, int code, const char *why,
@@ -350,6 +354,29 @@ static void refuse_at_accept(struct ctld *ctld, int fd, const char *addr,
 	log_refusal(ctld, addr, why);
 }
 
+/*
+ * Out of descriptors (the caps are above what the system allows): a
+ * pending connection would keep the listener readable and the loop
+ * spinning, so close the spare descriptor, accept and close the peer, and
+ * take the spare back (libuv and nginx do the same).  Counted with the
+ * refusals over MaxConnections.
+ */
+static void shed_one(struct ctld *ctld, int lfd, int code)
+{
+	int cfd;
+
+	log_refusal(ctld, "accept", strerror(-code));
+	if (ctld->spare_fd < 0)
+		return;
+	close(ctld->spare_fd);
+	cfd = rota_net_accept(lfd);
+	if (cfd >= 0) {
+		ctld->stats.refused_max_conns++;
+		close(cfd);
+	}
+	ctld->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
 static void accept_cb(struct rota_evloop *loop, int fd, unsigned events,
 		      void *arg)
 {
@@ -376,6 +403,10 @@ static void accept_cb(struct rota_evloop *loop, int fd, unsigned events,
 		bool is_node;
 		struct peer *p;
 
+		if (cfd == -EMFILE || cfd == -ENFILE) {
+			shed_one(ctld, fd, cfd);
+			return;
+		}
 		if (cfd < 0) {
 			if (cfd != -EAGAIN && cfd != -EINTR)
 				rota_warn("accept: %s", strerror(-cfd));
@@ -407,20 +438,23 @@ static void accept_cb(struct rota_evloop *loop, int fd, unsigned events,
 }
 
 /*
- * Each connection is a descriptor: take the hard limit (as slurmctld
- * does), and say so when even that is below what MaxConnections allows,
- * since accept would then fail before the caps are reached.
+ * Each connection is a descriptor: raise the soft limit to what the caps
+ * need (MaxConnections for clients, as many for nodes' addresses, and some
+ * for the journal, plugins and children), within the hard limit, and say
+ * so when even that is too low, since accept would then fail before the
+ * caps are reached.
  */
 static void raise_fd_limit(const struct rota_conf *conf)
 {
 	struct rlimit rl;
-	/* MaxConnections for clients, as many for nodes' addresses */
 	rlim_t want = 2 * (rlim_t)conf->max_connections + 256;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want
+				      ? want
+				      : rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
@@ -443,6 +477,7 @@ int server_start(struct ctld *ctld, unsigned *port)
 	}
 	ctld->listen_fd = fd;
 	raise_fd_limit(ctld->conf);
+	ctld->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	ctld->admit = admit_create(ctld->conf);
 	if (!rota_evloop_add_fd(ctld->loop, fd, ROTA_EV_READ, accept_cb, ctld))
 		return -errno;
