@@ -21,7 +21,7 @@
 #include "ctld/ctld.h"
 #include "ctld/journal.h"
 
-#define DIAG_MAX (32 + 3 * CTLD_RPC_MAX)
+#define DIAG_MAX (48 + 3 * CTLD_RPC_MAX)
 
 struct diag {
 	char *names[DIAG_MAX];
