@@ -143,20 +143,19 @@ static int munge_error(struct rota_auth *auth, munge_err_t e,
 	}
 }
 
-static int check_munge(struct rota_auth *auth, struct rota_session *s,
-		       uint16_t type, const void *body, size_t len,
-		       const char *cred, size_t cred_len,
-		       struct rota_error *err)
+/* Decode a munge credential's text; the payload is checked by the caller. */
+static int open_munge(struct rota_auth *auth, const char *cred,
+		      size_t cred_len, struct rota_auth_pending *pre,
+		      struct rota_error *err)
 {
-	uint8_t d[ROTA_SHA256_LEN];
 	void *payload = NULL;
 	char *text = rota_xstrndup(cred, cred_len);
 	munge_err_t e;
 	int plen = 0;
 	uid_t uid;
 	gid_t gid;
-	int ok;
 
+	*pre = (struct rota_auth_pending){ .set = false };
 	if (strlen(text) != cred_len) {
 		free(text);
 		return rota_errorf(err, -EACCES, "munge credential invalid");
@@ -168,19 +167,54 @@ static int check_munge(struct rota_auth *auth, struct rota_session *s,
 		free(payload);
 		return munge_error(auth, e, err);
 	}
-	digest(type, body, len, d);
-	ok = plen == PAYLOAD_LEN && memcmp(payload, d, sizeof(d)) == 0;
-	if (ok) {
-		*s = (struct rota_session){ .open = true, .uid = uid,
-					    .gid = gid };
-		memcpy(s->key, (uint8_t *)payload + ROTA_SHA256_LEN,
-		       ROTA_AUTH_KEY_LEN);
+	if (plen != PAYLOAD_LEN) {
+		free(payload);
+		return rota_errorf(err, -EACCES,
+				   "munge credential does not match the message");
 	}
+	_Static_assert(sizeof(pre->digest) == ROTA_SHA256_LEN, "digest size");
+	memcpy(pre->digest, payload, ROTA_SHA256_LEN);
+	memcpy(pre->key, (uint8_t *)payload + ROTA_SHA256_LEN,
+	       ROTA_AUTH_KEY_LEN);
+	pre->uid = uid;
+	pre->gid = gid;
+	pre->set = true;
 	free(payload);
+	return 0;
+}
+
+int rota_auth_finish(struct rota_auth_pending *pre, struct rota_session *s,
+		     uint16_t type, const void *body, size_t len,
+		     struct rota_error *err)
+{
+	uint8_t d[ROTA_SHA256_LEN];
+	bool ok;
+
+	digest(type, body, len, d);
+	ok = pre->set && memcmp(pre->digest, d, sizeof(d)) == 0;
+	if (ok) {
+		*s = (struct rota_session){ .open = true, .uid = pre->uid,
+					    .gid = pre->gid };
+		memcpy(s->key, pre->key, ROTA_AUTH_KEY_LEN);
+	}
+	rota_auth_pending_clear(pre);
 	if (!ok)
 		return rota_errorf(err, -EACCES,
 				   "munge credential does not match the message");
 	return 0;
+}
+
+static int check_munge(struct rota_auth *auth, struct rota_session *s,
+		       uint16_t type, const void *body, size_t len,
+		       const char *cred, size_t cred_len,
+		       struct rota_error *err)
+{
+	struct rota_auth_pending pre;
+	int rc = open_munge(auth, cred, cred_len, &pre, err);
+
+	if (rc < 0)
+		return rc;
+	return rota_auth_finish(&pre, s, type, body, len, err);
 }
 
 static void hex(const uint8_t *d, size_t n, char *out)
@@ -241,6 +275,26 @@ int rota_auth_check(struct rota_auth *auth, struct rota_session *s,
 	if (cred_len > 5 && memcmp(cred, "HMAC:", 5) == 0)
 		return check_mac(s, type, body, len, cred, cred_len, err);
 	return rota_errorf(err, -EACCES, "credential of an unknown kind");
+}
+
+int rota_auth_precheck(struct rota_auth *auth, const char *cred,
+		       size_t cred_len, struct rota_auth_pending *pre,
+		       struct rota_error *err)
+{
+	*pre = (struct rota_auth_pending){ .set = false };
+	if (cred_len == 0)
+		return rota_errorf(err, -EACCES, "no munge credential");
+	if (cred_len > 6 && memcmp(cred, "MUNGE:", 6) == 0)
+		return open_munge(auth, cred, cred_len, pre, err);
+	if (cred_len > 5 && memcmp(cred, "HMAC:", 5) == 0)
+		return rota_errorf(err, -EACCES,
+				   "no session: send a munge credential first");
+	return rota_errorf(err, -EACCES, "credential of an unknown kind");
+}
+
+void rota_auth_pending_clear(struct rota_auth_pending *pre)
+{
+	explicit_bzero(pre, sizeof(*pre));
 }
 
 int rota_auth_uid(const char *user, uid_t *uid)

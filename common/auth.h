@@ -70,6 +70,41 @@ int rota_auth_check(struct rota_auth *auth, struct rota_session *s,
 		    uint16_t type, const void *body, size_t len,
 		    const char *cred, size_t cred_len, struct rota_error *err);
 
+/*
+ * A munge credential opened ahead of its message: who sent it, and the
+ * digest its body must have.  The controller opens the credential of an
+ * unauthenticated connection's frame before it reads that frame's body, so
+ * that only a peer munge vouches for can make it hold a large buffer.
+ */
+struct rota_auth_pending {
+	bool set;
+	uint8_t digest[32];	/* SHA-256 of the message type and body */
+	uint8_t key[ROTA_AUTH_KEY_LEN];
+	uid_t uid;
+	gid_t gid;
+};
+
+/*
+ * Open the munge credential 'cred' without its body into 'pre'.  An HMAC
+ * is refused ("no session: ..."): a connection that has proved nothing has
+ * no session.  Errors as rota_auth_check(); on failure 'pre' is unset.
+ */
+int rota_auth_precheck(struct rota_auth *auth, const char *cred,
+		       size_t cred_len, struct rota_auth_pending *pre,
+		       struct rota_error *err);
+
+/*
+ * The body of a precheck'ed credential has arrived: it must match the
+ * digest; then the session 's' is opened as rota_auth_check() would.
+ * 'pre' is unset either way.  -EACCES with 'err' when it does not match.
+ */
+int rota_auth_finish(struct rota_auth_pending *pre, struct rota_session *s,
+		     uint16_t type, const void *body, size_t len,
+		     struct rota_error *err);
+
+/* Forget a pending credential (its key is a secret); 'pre' may be unset. */
+void rota_auth_pending_clear(struct rota_auth_pending *pre);
+
 #define ROTA_AUTH_MAC_TEXT 70 /* "HMAC:" + 64 hex digits + NUL */
 
 /* The credential text of the session's next outgoing frame. */

@@ -70,7 +70,9 @@ void rota_reply_clear(struct rota_reply *r)
 static int writev_all(int fd, struct iovec *iov, int n)
 {
 	while (n) {
-		ssize_t w = writev(fd, iov, n);
+		/* no SIGPIPE: a controller that refused us may have hung up */
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -182,8 +184,23 @@ int rota_client_call(struct rota_client *c, uint16_t type, const char *body,
 
 	*reply = (struct rota_reply){ 0 };
 	rc = send_frame(c, type, body, len, err);
-	if (rc == 0)
+	if (rc == -EPIPE || rc == -ECONNRESET) {
+		/*
+		 * A controller at its connection caps answers before it
+		 * reads: its one-line refusal may be waiting all the same.
+		 */
+		struct rota_error ignored;
+
+		if (recv_frame(c, reply, &ignored) < 0)
+			return rc;
+		if (reply->type != ROTA_MSG_ERROR) {
+			rota_reply_clear(reply);
+			return rc;
+		}
+		rc = 0;
+	} else if (rc == 0) {
 		rc = recv_frame(c, reply, err);
+	}
 	if (rc < 0 || reply->type != ROTA_MSG_ERROR)
 		return rc;
 	rc = rota_msg_error_decode(reply->body, reply->len, &e, err);

@@ -169,6 +169,9 @@ struct rota_conf {
 	int64_t sched_max_time; /* SchedulerMaxTime (seconds; 0: no bound) */
 	uint64_t largemem_mb;	/* LargeMemory, default 256G */
 	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */
+	unsigned max_connections; /* MaxConnections: client connections */
+	unsigned max_connections_per_addr; /* MaxConnectionsPerAddr */
+	int64_t auth_timeout;	/* AuthTimeout: seconds to the first credential */
 	char **operators;	/* Operators=root,ana: user names, NULL-term. */
 	char *plugin_dir;	/* PluginDir, default the install path */
 	int64_t usage_half_life; /* UsageHalfLife, default 7d */

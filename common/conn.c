@@ -2,7 +2,9 @@
 /*
  * Framed connections (see conn.h).  A connection is freed only when none of
  * its own callbacks is on the stack ('depth'), so handlers can close the
- * connection they were called for.
+ * connection they were called for.  Before a connection is authenticated
+ * its reads are sized so that it never holds more than preauth_max bytes,
+ * and a frame's body is not read before its credential passed cred_cb.
  */
 #include "config.h"
 
@@ -33,6 +35,7 @@ struct rota_conn {
 	int fd;
 	struct rota_watch *watch;
 	struct rota_timer *idle;
+	struct rota_timer *preauth;	/* deadline for the first credential */
 	struct rota_conn_limits lim;
 	const struct rota_conn_ops *ops;
 	void *arg;
@@ -42,6 +45,7 @@ struct rota_conn {
 	bool draining;	 /* close_after_flush */
 	bool freeing;	 /* a reap timer will free it */
 	bool notified;	 /* close_cb has been called */
+	bool authed;	 /* a credential passed cred_cb (or no pre-auth) */
 	int depth;
 	char peer[64];
 	char peer_addr[48];
@@ -83,6 +87,7 @@ static void conn_free(struct rota_conn *c)
 	notify(c, 0, "closed");
 	rota_watch_remove(c->watch);
 	rota_timer_cancel(c->idle);
+	rota_timer_cancel(c->preauth);
 	close(c->fd);
 	free(c->in.data);
 	free(c->out.data);
@@ -153,6 +158,44 @@ static void flush_out(struct rota_conn *c)
 		c->closed = true;
 }
 
+/*
+ * An unauthenticated connection's frame at its header: 0 when it may be
+ * read whole (small, or its credential passed cred_cb), -EAGAIN while its
+ * credential is incomplete, another negative code once refused.
+ */
+static int preauth_gate(struct rota_conn *c, const struct rota_frame_header *h,
+			const uint8_t *p, size_t avail)
+{
+	size_t total = ROTA_FRAME_HEADER_LEN + (size_t)h->cred_len + h->body_len;
+	char why[96];
+	int rc;
+
+	if (h->cred_len == 0 || !c->ops->cred_cb) {
+		if (total <= c->lim.preauth_max)
+			return 0; /* frame_cb will refuse it if it must */
+		snprintf(why, sizeof(why),
+			 "frame of %zu bytes before authentication exceeds %zu",
+			 total, c->lim.preauth_max);
+		conn_fail(c, -EMSGSIZE, why);
+		return -EMSGSIZE;
+	}
+	if (avail < ROTA_FRAME_HEADER_LEN + h->cred_len)
+		return -EAGAIN;
+	c->depth++;
+	rc = c->ops->cred_cb(c, h, (const char *)p + ROTA_FRAME_HEADER_LEN,
+			     c->arg);
+	c->depth--;
+	if (rc < 0) {
+		if (!c->closed && !c->draining)
+			conn_fail(c, rc, "credential refused");
+		return rc;
+	}
+	c->authed = true;
+	rota_timer_cancel(c->preauth);
+	c->preauth = NULL;
+	return 0;
+}
+
 /* Hand every whole frame in the input buffer to the owner. */
 static void parse_frames(struct rota_conn *c)
 {
@@ -170,6 +213,9 @@ static void parse_frames(struct rota_conn *c)
 			conn_fail(c, rc, err.text);
 			return;
 		}
+		if (!c->authed &&
+		    preauth_gate(c, &h, p, avail) < 0)
+			return;
 		size_t total = ROTA_FRAME_HEADER_LEN + h.cred_len + h.body_len;
 
 		if (avail < total) {
@@ -191,13 +237,39 @@ static void parse_frames(struct rota_conn *c)
 	}
 }
 
+/*
+ * How much one read may take: before authentication no more than fits
+ * under preauth_max, in small steps, so that a stranger costs a few KiB.
+ */
+static size_t read_size(struct rota_conn *c)
+{
+	size_t held = c->in.len - c->in.off;
+	size_t room;
+
+	if (c->authed) {
+		buf_reserve(&c->in, 16384);
+		return c->in.cap - c->in.len;
+	}
+	/* a whole frame or credential under the limit was handed on */
+	room = held < c->lim.preauth_max ? c->lim.preauth_max - held : 0;
+	if (room > 4096)
+		room = 4096;
+	if (room)
+		buf_reserve(&c->in, room);
+	return room;
+}
+
 static void read_in(struct rota_conn *c)
 {
 	for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
+		size_t want = read_size(c);
 		ssize_t n;
 
-		buf_reserve(&c->in, 16384);
-		n = read(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len);
+		if (!want) {
+			conn_fail(c, -EMSGSIZE, "pre-authentication buffer full");
+			return;
+		}
+		n = read(c->fd, c->in.data + c->in.len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -254,6 +326,20 @@ static void idle_cb(struct rota_evloop *loop, void *arg)
 		conn_release(c);
 }
 
+static void preauth_cb(struct rota_evloop *loop, void *arg)
+{
+	struct rota_conn *c = arg;
+
+	c->preauth = NULL;
+	if (c->closed)
+		return;
+	c->depth++;
+	conn_fail(c, -ETIMEDOUT,
+		  "no credential within the authentication deadline");
+	c->depth--;
+	if (c->depth == 0)
+		conn_release(c);
+}
 
 static void describe_peer(struct rota_conn *c)
 {
@@ -302,6 +388,10 @@ struct rota_conn *rota_conn_create(struct rota_evloop *loop, int fd,
 	if (lim->idle_ms > 0)
 		c->idle = rota_evloop_add_timer(loop, lim->idle_ms, false,
 						idle_cb, c);
+	c->authed = lim->preauth_max == 0;
+	if (!c->authed && lim->preauth_ms > 0)
+		c->preauth = rota_evloop_add_timer(loop, lim->preauth_ms, false,
+						   preauth_cb, c);
 	return c;
 }
 
@@ -371,6 +461,16 @@ const char *rota_conn_peer_addr(const struct rota_conn *c)
 void rota_conn_set_arg(struct rota_conn *c, void *arg)
 {
 	c->arg = arg;
+}
+
+bool rota_conn_is_authenticated(const struct rota_conn *c)
+{
+	return c->authed;
+}
+
+size_t rota_conn_in_capacity(const struct rota_conn *c)
+{
+	return c->in.cap;
 }
 
 size_t rota_conn_queued(const struct rota_conn *c)

@@ -2,6 +2,7 @@
 #ifndef ROTA_COMMON_CONN_H
 #define ROTA_COMMON_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,7 +22,29 @@ struct rota_conn_limits {
 	size_t max_frame;	/* credential + body */
 	size_t out_high_water;	/* stop reading above this many queued bytes */
 	int64_t idle_ms;	/* 0: none */
+	size_t preauth_max;	/* 0: trust the peer from the start; see below */
+	int64_t preauth_ms;	/* 0: no deadline to authenticate */
 };
+
+/*
+ * Pre-authentication limits, for a server's accepted connections (OpenSSH
+ * keeps an unauthenticated client to small packets and LoginGraceTime,
+ * nginx to client_header_timeout and its header buffers: a stranger gets
+ * little until it proves who it is).  Until ops->cred_cb has passed one
+ * credential:
+ *   - at most 'preauth_max' bytes are buffered and a whole frame
+ *     (header included) may be at most that large, except that a frame
+ *     with a credential is held at its credential: cred_cb sees it before
+ *     any of the body is read, and only if it passes may the body grow to
+ *     'max_frame'.  A larger frame without a credential is refused at its
+ *     header (close code -EMSGSIZE).
+ *   - the first credential must be whole within 'preauth_ms' of the
+ *     connection's creation, however the bytes trickle in (close code
+ *     -ETIMEDOUT while rota_conn_is_authenticated() is false).
+ * A passed credential authenticates the connection for good: later frames
+ * go straight to frame_cb (the owner checks their credentials there).
+ * ROTA_FRAME_CRED_MAX plus the header must fit in 'preauth_max'.
+ */
 
 struct rota_conn_ops {
 	/* A whole frame; its pointers are valid until the callback returns. */
@@ -35,6 +58,16 @@ struct rota_conn_ops {
 	 */
 	void (*close_cb)(struct rota_conn *c, int code, const char *why,
 			 void *arg);
+	/*
+	 * Optional (needed with preauth_max): a frame's header and
+	 * credential, before its body is read, while the connection is not
+	 * authenticated.  Return 0 to read the body and authenticate the
+	 * connection, or a negative code to stop reading: the owner has
+	 * then refused the peer (rota_conn_close_after_flush() or
+	 * rota_conn_close()).  Pointers valid until the callback returns.
+	 */
+	int (*cred_cb)(struct rota_conn *c, const struct rota_frame_header *h,
+		       const char *cred, void *arg);
 };
 
 /*
@@ -62,6 +95,10 @@ const char *rota_conn_peer(const struct rota_conn *c);
 /* The peer's IPv4/IPv6 address text without the port. */
 const char *rota_conn_peer_addr(const struct rota_conn *c);
 void rota_conn_set_arg(struct rota_conn *c, void *arg);
+/* Whether a credential passed cred_cb (always, without preauth_max). */
+bool rota_conn_is_authenticated(const struct rota_conn *c);
+/* Bytes held in the input buffer (its capacity), for tests and limits. */
+size_t rota_conn_in_capacity(const struct rota_conn *c);
 size_t rota_conn_queued(const struct rota_conn *c);
 
 #endif

@@ -19,6 +19,15 @@
 #define ROTA_FRAME_HEADER_LEN 16
 #define ROTA_FRAME_CRED_MAX 4096
 #define ROTA_FRAME_DEFAULT_MAX (16u << 20)
+/*
+ * The most a peer that has not authenticated yet may have buffered (see
+ * conn.h): room for a header and the longest credential, and for the
+ * small frames that are refused with a reason rather than a close.
+ */
+#define ROTA_FRAME_PREAUTH_MAX (32u << 10)
+_Static_assert(ROTA_FRAME_PREAUTH_MAX >=
+		       ROTA_FRAME_HEADER_LEN + ROTA_FRAME_CRED_MAX,
+	       "a credential must fit before authentication");
 
 struct rota_frame_header {
 	uint16_t version;

@@ -22,6 +22,7 @@ struct rota_timer;
 struct core;
 struct journal;
 struct user_cache;
+struct admit;
 
 #define CTLD_RPC_MAX 48
 
@@ -37,6 +38,11 @@ struct ctld_stats {
 	uint64_t denied;	 /* authenticated but not allowed */
 	uint64_t bad_frames;
 	uint64_t unknown_types;
+	uint64_t conns_accepted;
+	uint64_t refused_max_conns;	 /* over MaxConnections, at accept */
+	uint64_t refused_per_addr;	 /* over MaxConnectionsPerAddr */
+	uint64_t preauth_too_large;	 /* frame too large, no credential */
+	uint64_t preauth_timeouts;	 /* no credential within AuthTimeout */
 	uint64_t sched_passes;
 	uint64_t sched_last_us;	 /* the last scheduling pass */
 	uint64_t sched_max_us;
@@ -62,6 +68,10 @@ struct ctld {
 	const struct rota_clock *clock; /* the real one; injected for tests */
 	struct ctld_stats stats;
 	struct jobcomp *jobcomp;	/* JobComp plugins (jobcomp.h) */
+	struct admit *admit;		/* connection caps (admit.h) */
+	int spare_fd;			/* given up to shed a peer on EMFILE */
+	int64_t refusal_logged;		/* when a refusal was last logged */
+	uint64_t refusals_quiet;	/* refusals since, not logged */
 };
 
 /* A connected peer: a client for one request, or a node daemon's link. */
@@ -74,6 +84,10 @@ struct peer {
 	struct rota_session sess; /* opened by the peer's munge credential */
 	uid_t uid;	/* who: from the session */
 	gid_t gid;
+	/* a credential opened before its body came (conn.h's cred_cb) */
+	struct rota_auth_pending pre;
+	bool from_node;	/* admitted from a node's address (admit.h) */
+	char addr[48];	/* the peer's address, as admitted */
 };
 
 /* server.c */

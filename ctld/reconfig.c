@@ -28,6 +28,7 @@
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
+#include "ctld/admit.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "ctld/job_record.h"
@@ -192,6 +193,7 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 	}
 	rota_conf_destroy(ctld->conf);
 	ctld->conf = conf;
+	admit_reconfigure(ctld->admit, conf);
 	state_compact(ctld);
 	rota_info("reconfigured from %s: %zu nodes, %zu queues, %zu jobs "
 		  "kept",

@@ -3,7 +3,8 @@
  * DIAG: the controller's counters for rota diag (Slurm's sdiag): requests
  * and refusals, jobs and nodes, the main scheduling pass and backfill
  * (passes, last and mean and max time, depth reached, jobs started), and
- * for every request type its count and mean and max handling time.
+ * for every request type its count and mean and max handling time,
+ * connections and their refusals before authentication.
  * Counters go by name ([a-z_]+), so new ones need no protocol change.
  */
 #include "config.h"
@@ -15,11 +16,12 @@
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
+#include "ctld/admit.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "ctld/journal.h"
 
-#define DIAG_MAX (32 + 3 * CTLD_RPC_MAX)
+#define DIAG_MAX (48 + 3 * CTLD_RPC_MAX)
 
 struct diag {
 	char *names[DIAG_MAX];
@@ -85,6 +87,20 @@ static void add_rpcs(struct diag *d, const struct ctld *ctld)
 	}
 }
 
+/* Connections: open, accepted, and turned away before authentication. */
+static void add_conns(struct diag *d, const struct ctld *ctld)
+{
+	const struct ctld_stats *s = &ctld->stats;
+
+	add(d, "conns_open", (int64_t)admit_open(ctld->admit));
+	add(d, "conns_clients", (int64_t)admit_clients(ctld->admit));
+	add(d, "conns_accepted", (int64_t)s->conns_accepted);
+	add(d, "refused_max_conns", (int64_t)s->refused_max_conns);
+	add(d, "refused_per_addr", (int64_t)s->refused_per_addr);
+	add(d, "preauth_too_large", (int64_t)s->preauth_too_large);
+	add(d, "preauth_timeouts", (int64_t)s->preauth_timeouts);
+}
+
 void rpc_diag(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
@@ -95,12 +111,16 @@ void rpc_diag(struct peer *p, const struct rota_frame *f)
 	char *body;
 
 	core_counts(ctld->core, &c);
+	/* counters live in memory: they count from this start (sdiag's
+	   "Data since") */
+	add(&d, "started_at", s->started);
 	add(&d, "uptime_s", ctld_now(ctld) - s->started);
 	add(&d, "requests", (int64_t)s->requests);
 	add(&d, "auth_refused", (int64_t)s->auth_refused);
 	add(&d, "denied", (int64_t)s->denied);
 	add(&d, "bad_frames", (int64_t)s->bad_frames);
 	add(&d, "unknown_types", (int64_t)s->unknown_types);
+	add_conns(&d, ctld);
 	add(&d, "jobs_pending", (int64_t)c.pending);
 	add(&d, "jobs_running", (int64_t)c.running);
 	add(&d, "jobs_ended", (int64_t)c.ended);

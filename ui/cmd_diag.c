@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/msg.h"
 #include "common/proto.h"
@@ -14,6 +15,9 @@ static const char help[] =
 	"usage: rota diag [--json]\n"
 	"\n"
 	"Print the controller's counters, one 'name value' per line:\n"
+	"  started_at     when rota-ctld started (Unix time; the date\n"
+	"                 follows): every counter counts from then, a restart\n"
+	"                 sets them to zero\n"
 	"  uptime_s       seconds since rota-ctld started\n"
 	"  requests       frames received\n"
 	"  auth_refused   refused: missing, forged, expired, replayed or\n"
@@ -21,6 +25,15 @@ static const char help[] =
 	"  denied         authenticated, but not allowed that request\n"
 	"  bad_frames     connections cut for a malformed or oversized frame\n"
 	"  unknown_types  frames of a type the controller does not know\n"
+	"  conns_open     connections open now; conns_clients of them not\n"
+	"                 from a node's address (MaxConnections counts those\n"
+	"                 and, apart, the rest)\n"
+	"  conns_accepted connections accepted\n"
+	"  refused_max_conns  refused at accept: MaxConnections reached\n"
+	"  refused_per_addr   refused at accept: MaxConnectionsPerAddr reached\n"
+	"  preauth_too_large  cut: a frame without a credential larger than\n"
+	"                 32 KiB before the connection authenticated\n"
+	"  preauth_timeouts   cut: no whole credential within AuthTimeout\n"
 	"  jobs_pending, jobs_running, jobs_ended, nodes_up\n"
 	"  sched_passes, sched_last_us, sched_mean_us, sched_max_us,\n"
 	"  sched_depth, sched_started   the main scheduling pass: how many,\n"
@@ -35,6 +48,22 @@ static const char help[] =
 	"  journal_bytes  the journal since its last snapshot\n"
 	"\n"
 	"      --json   one JSON object of name: value (docs/json.md)\n";
+
+/* "name value"; the start time also as a date, after the number. */
+static void print_counter(const char *name, int64_t v)
+{
+	time_t t = (time_t)v;
+	struct tm tm;
+	char date[40];
+
+	if (strcmp(name, "started_at") == 0 && gmtime_r(&t, &tm) &&
+	    strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", &tm)) {
+		printf("%-14s %" PRId64 " (%s: counters since)\n", name, v,
+		       date);
+		return;
+	}
+	printf("%-14s %" PRId64 "\n", name, v);
+}
 
 static int diag_run(int argc, char **argv)
 {
@@ -66,7 +95,7 @@ static int diag_run(int argc, char **argv)
 	if (json)
 		printf(m.n ? "}\n" : "{}\n");
 	for (size_t i = 0; !json && i < m.n; i++)
-		printf("%-14s %" PRId64 "\n", m.names[i], m.values[i]);
+		print_counter(m.names[i], m.values[i]);
 	rota_msg_counters_clear(&m);
 	return 0;
 }
