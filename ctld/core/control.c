@@ -265,13 +265,6 @@ int core_requeue_job(struct core *core, int64_t now, uint32_t job_id,
 		return rota_errorf(err, -EINVAL,
 				   "job %u: submitted --no-requeue", job_id);
 	/* the run ends on its node as a cancel would; its end is then stale */
-	core_push_action(core, &(struct core_action){
-				       .type = CORE_ACTION_SIGNAL,
-				       .job_id = job->id,
-				       .run = job->run,
-				       .node = job->alloc[0].node,
-				       .signo = SIGTERM,
-				       .cancel = true,
-			       });
+	core_end_run(core, job->id, job->run, job->alloc[0].node, SIGTERM);
 	return core_requeue(core, now, job_id, "Requeued", true);
 }

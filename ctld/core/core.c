@@ -638,16 +638,23 @@ int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	}
 	if (!job->cancel_sent) {
 		job->cancel_sent = true;
-		core_push_action(core, &(struct core_action){
-					       .type = CORE_ACTION_SIGNAL,
-					       .job_id = job->id,
-					       .run = job->run,
-					       .node = job->alloc[0].node,
-					       .signo = SIGTERM,
-					       .cancel = true,
-				       });
+		core_end_run(core, job->id, job->run, job->alloc[0].node,
+			     SIGTERM);
 	}
 	return 0;
+}
+
+void core_end_run(struct core *core, uint32_t id, uint32_t run,
+		  uint32_t node, int signo)
+{
+	core_push_action(core, &(struct core_action){
+				       .type = CORE_ACTION_SIGNAL,
+				       .job_id = id,
+				       .run = run,
+				       .node = node,
+				       .signo = signo,
+				       .cancel = true,
+			       });
 }
 
 int core_job_end(struct core *core, int64_t now, const char *node,

@@ -134,6 +134,12 @@ static inline int64_t job_limit_end(const struct core_job *j)
  * that leaves the queue another way.
  */
 void fence_set(struct core *core, struct core_job *job);
+/*
+ * core.c: tell 'node' to end run 'run' of job 'id' as a cancel does (its
+ * supervisor sends SIGTERM, then SIGKILL after KillWait).
+ */
+void core_end_run(struct core *core, uint32_t id, uint32_t run,
+		  uint32_t node, int signo);
 bool fence_end(struct core *core, struct core_job *job, uint32_t node,
 	       uint32_t run);
 void fence_register(struct core *core, uint32_t node,

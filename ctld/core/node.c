@@ -199,14 +199,7 @@ static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
 		} else if (job->alloc[0].node == idx && job->cancel_sent) {
 			/* the first order may have found no link: again */
-			core_push_action(core, &(struct core_action){
-						       .type = CORE_ACTION_SIGNAL,
-						       .job_id = job->id,
-						       .run = job->run,
-						       .node = idx,
-						       .signo = SIGTERM,
-						       .cancel = true,
-					       });
+			core_end_run(core, job->id, job->run, idx, SIGTERM);
 		}
 		job = next;
 	}
@@ -250,14 +243,7 @@ static void kill_strays(struct core *core, uint32_t idx,
 		rota_warn("job %u: still on node '%s', which no longer runs "
 			  "it: killing it there",
 			  info->jobs[i], core->nodes[idx].name);
-		core_push_action(core, &(struct core_action){
-					       .type = CORE_ACTION_SIGNAL,
-					       .job_id = info->jobs[i],
-					       .run = run,
-					       .node = idx,
-					       .signo = SIGKILL,
-					       .cancel = true,
-				       });
+		core_end_run(core, info->jobs[i], run, idx, SIGKILL);
 	}
 }
 
@@ -345,18 +331,6 @@ void core_node_unreachable(struct core *core, int64_t now, const char *name,
 		 "%s", reason);
 }
 
-static void kill_run(struct core *core, const struct core_job *job)
-{
-	core_push_action(core, &(struct core_action){
-				       .type = CORE_ACTION_SIGNAL,
-				       .job_id = job->id,
-				       .run = job->run,
-				       .node = job->alloc[0].node,
-				       .signo = SIGKILL,
-				       .cancel = true,
-			       });
-}
-
 void core_node_down(struct core *core, int64_t now, const char *name,
 		    const char *reason)
 {
@@ -381,7 +355,8 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 			 * linked (an operator's down) hears it now, a silent
 			 * one kills it at its lease's end, or when back.
 			 */
-			kill_run(core, job);
+			core_end_run(core, job->id, job->run,
+				     job->alloc[0].node, SIGKILL);
 			/*
 			 * Requeued, fenced until that run is over; its end,
 			 * of an earlier run, is not taken for the next's.
