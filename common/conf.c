@@ -103,6 +103,7 @@ static const struct conf_key global_keys[] = {
 	       1, 86400, "5m"),
 	GLOBAL("EnforceAccounts", conf_set_bool, enforce_accounts, 0, 0, NULL),
 	GLOBAL("ConstrainRAMSpace", conf_set_bool, constrain_ram, 0, 0, "yes"),
+	GLOBAL("ClientRetry", conf_set_duration, client_retry, 0, 86400, "60s"),
 };
 
 /* A NodeName line before it is expanded into nodes. */

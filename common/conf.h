@@ -159,6 +159,7 @@ struct rota_conf {
 	int64_t priority_calc_period; /* PriorityCalcPeriod, default 5m */
 	bool enforce_accounts;	/* EnforceAccounts: unlisted users refused */
 	bool constrain_ram;	/* ConstrainRAMSpace: --mem is a hard limit */
+	int64_t client_retry;	/* ClientRetry: clients retry this long, 60s */
 	struct rota_conf_node *nodes;
 	size_t nnodes;
 	struct rota_conf_queue *queues;

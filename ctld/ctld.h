@@ -20,6 +20,7 @@ struct rota_conn;
 struct rota_evloop;
 struct rota_timer;
 struct core;
+struct idem;
 struct journal;
 struct user_cache;
 
@@ -37,6 +38,7 @@ struct ctld_stats {
 	uint64_t denied;	 /* authenticated but not allowed */
 	uint64_t bad_frames;
 	uint64_t unknown_types;
+	uint64_t requests_repeated; /* answered again by request id (idem.c) */
 	uint64_t sched_passes;
 	uint64_t sched_last_us;	 /* the last scheduling pass */
 	uint64_t sched_max_us;
@@ -62,6 +64,7 @@ struct ctld {
 	const struct rota_clock *clock; /* the real one; injected for tests */
 	struct ctld_stats stats;
 	struct jobcomp *jobcomp;	/* JobComp plugins (jobcomp.h) */
+	struct idem *idem;		/* recent request ids (idem.h) */
 };
 
 /* A connected peer: a client for one request, or a node daemon's link. */
