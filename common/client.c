@@ -343,7 +343,8 @@ static void gave_up(const struct rota_request *rq, uint16_t type, int rc,
 	const char *applied = "";
 
 	snprintf(why, sizeof(why), "%s",
-		 stage == STAGE_ANSWERED ? err->text : strerror(-rc));
+		 stage == STAGE_ANSWERED || !rq->retry_ms ? err->text
+							  : strerror(-rc));
 	if (rota_msg_type_has_rid(type))
 		applied = maybe ? "; the request may have been applied: look "
 				  "before repeating it"

@@ -225,7 +225,7 @@ int idem_record_apply(struct idem *t, int64_t before, const char *rec,
 	if (!is_request_record(rec, len))
 		return 0;
 	o = json_loadb(rec, len, JSON_REJECT_DUPLICATES, NULL);
-	if (!o || json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:I, s:s, s%}",
+	if (!o || json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:I, s:s, s:s%}",
 			      "kind", &kind, "uid", &uid, "rid", &rid, "time",
 			      &time, "req_type", &req_type, "type", &type,
 			      "digest", &digest, "answer", &answer,
