@@ -34,6 +34,7 @@ struct rota_client {
 	uid_t ctld_uid;
 	struct rota_auth *auth;
 	struct rota_session sess;
+	bool sent;	/* a whole request went out: it may have been done */
 };
 
 int rota_client_connect(const char *addr, unsigned port, uid_t ctld_uid,
@@ -138,6 +139,7 @@ static int send_frame(struct rota_client *c, uint16_t type, const char *body,
 	if (rc < 0)
 		return rota_errorf(err, rc, "sending to the controller: %s",
 				   strerror(-rc));
+	c->sent = true;
 	return 0;
 }
 
@@ -184,14 +186,19 @@ static int recv_frame(struct rota_client *c, struct rota_reply *reply,
 	return 0;
 }
 
-/* An ERROR reply into its code and 'err'; any other reply stays. */
-static int error_reply(struct rota_reply *reply, struct rota_error *err)
+int rota_client_call(struct rota_client *c, uint16_t type, const char *body,
+		     size_t len, struct rota_reply *reply,
+		     struct rota_error *err)
 {
 	struct rota_msg_error e;
 	int rc;
 
-	if (reply->type != ROTA_MSG_ERROR)
-		return 0;
+	*reply = (struct rota_reply){ 0 };
+	rc = send_frame(c, type, body, len, err);
+	if (rc == 0)
+		rc = recv_frame(c, reply, err);
+	if (rc < 0 || reply->type != ROTA_MSG_ERROR)
+		return rc;
 	rc = rota_msg_error_decode(reply->body, reply->len, &e, err);
 	if (rc < 0) {
 		rota_reply_clear(reply);
@@ -203,21 +210,6 @@ static int error_reply(struct rota_reply *reply, struct rota_error *err)
 	rota_msg_error_clear(&e);
 	rota_reply_clear(reply);
 	return rc;
-}
-
-int rota_client_call(struct rota_client *c, uint16_t type, const char *body,
-		     size_t len, struct rota_reply *reply,
-		     struct rota_error *err)
-{
-	int rc;
-
-	*reply = (struct rota_reply){ 0 };
-	rc = send_frame(c, type, body, len, err);
-	if (rc == 0)
-		rc = recv_frame(c, reply, err);
-	if (rc < 0)
-		return rc;
-	return error_reply(reply, err);
 }
 
 #define RETRY_FIRST_MS 100
@@ -296,16 +288,12 @@ static int attempt(const struct rota_request *rq, uint16_t type,
 				 rq->timeout_ms, &c, err);
 	if (rc < 0)
 		return rc;
-	rc = send_frame(c, type, body, len, err);
-	if (rc == 0) {
-		*stage = STAGE_SENT;
-		rc = recv_frame(c, reply, err);
-	}
-	/* an unreadable or unsealed reply is an answer, not a silence */
-	if (rc == 0 || (*stage == STAGE_SENT && !is_transport(rc)))
+	rc = rota_client_call(c, type, body, len, reply, err);
+	/* a reply, even an ERROR or an unreadable one, is no silence */
+	if (rc == 0 || !is_transport(rc))
 		*stage = STAGE_ANSWERED;
-	if (rc == 0)
-		rc = error_reply(reply, err);
+	else if (c->sent)
+		*stage = STAGE_SENT;
 	rota_client_destroy(c);
 	return rc;
 }
