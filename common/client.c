@@ -270,8 +270,9 @@ static bool is_transport(int rc)
 
 static bool is_retriable(int rc, enum stage stage)
 {
+	/* -EAGAIN alone: -EBUSY also says "node in use" (rpc_resv.c) */
 	if (stage == STAGE_ANSWERED)
-		return rc == -EBUSY || rc == -EAGAIN;
+		return rc == -EAGAIN;
 	return is_transport(rc);
 }
 

@@ -49,7 +49,7 @@ void rota_reply_clear(struct rota_reply *r);
  * ---- One request that outlives the controller's restarts (issue 18) ----
  * rota_client_request() connects, sends and reads the reply, and while
  * the controller does not answer (connection refused, reset, closed
- * without a reply, timed out) or answers busy (-EBUSY, -EAGAIN) it tries
+ * without a reply, timed out) or answers busy (an ERROR of -EAGAIN) it tries
  * again, after 100 ms doubling to 2 s with jitter, for 'retry_ms'.  A
  * request that changes state (rota_msg_type_has_rid) carries a request id,
  * the same on every attempt, so that the controller answers a repeat of a
