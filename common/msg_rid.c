@@ -33,10 +33,8 @@ bool rota_msg_type_has_rid(unsigned type)
 	case ROTA_MSG_UPDATE:
 	case ROTA_MSG_REQUEUE:
 	case ROTA_MSG_RESV_CREATE:
-	case ROTA_MSG_RESV_DELETE:
-		return true;
-	default:
-		return false;
+	case ROTA_MSG_RESV_DELETE: return true;
+	default: return false;
 	}
 }
 
@@ -88,9 +86,8 @@ char *rota_msg_rid_add(const char *buf, size_t len, const char *rid,
 	return msg_dump(root, out_len);
 }
 
-int rota_msg_rid_take(const char *buf, size_t len,
-		      char rid[ROTA_RID_LEN + 1], char **rest, size_t *rest_len,
-		      struct rota_error *err)
+int rota_msg_rid_take(const char *buf, size_t len, char rid[ROTA_RID_LEN + 1],
+		      char **rest, size_t *rest_len, struct rota_error *err)
 {
 	json_t *root;
 	json_t *v;
@@ -111,8 +108,10 @@ int rota_msg_rid_take(const char *buf, size_t len,
 	}
 	if (!json_is_string(v) || !rota_rid_is_valid(json_string_value(v))) {
 		json_decref(root);
-		return rota_errorf(err, -EPROTO, "rid: expected %d lowercase "
-				   "hex digits", ROTA_RID_LEN);
+		return rota_errorf(err, -EPROTO,
+				   "rid: expected %d lowercase "
+				   "hex digits",
+				   ROTA_RID_LEN);
 	}
 	memcpy(rid, json_string_value(v), ROTA_RID_LEN + 1);
 	json_object_del(root, "rid");

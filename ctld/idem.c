@@ -35,20 +35,20 @@
 #include "ctld/idem.h"
 #include "ctld/journal.h"
 
-#define IDEM_MARGIN 600		/* seconds kept past ClientRetry */
-#define IDEM_MAX 200000		/* ids kept at most, over all users */
-#define IDEM_BUCKETS 16384	/* a power of two */
+#define IDEM_MARGIN	600	   /* seconds kept past ClientRetry */
+#define IDEM_MAX	200000	   /* ids kept at most, over all users */
+#define IDEM_BUCKETS	16384	   /* a power of two */
 #define IDEM_ANSWER_MAX (1u << 20) /* a longer answer is not kept */
 
 struct idem_entry {
-	struct idem_entry *hnext;	/* in its bucket */
-	struct idem_entry *older;	/* the age list: oldest first */
+	struct idem_entry *hnext; /* in its bucket */
+	struct idem_entry *older; /* the age list: oldest first */
 	struct idem_entry *newer;
 	uid_t uid;
 	char rid[ROTA_RID_LEN + 1];
-	int64_t time;			/* when answered, Unix seconds */
-	uint16_t req_type;		/* the request's type */
-	uint16_t type;			/* the answer's */
+	int64_t time;	   /* when answered, Unix seconds */
+	uint16_t req_type; /* the request's type */
+	uint16_t type;	   /* the answer's */
 	uint8_t digest[ROTA_SHA256_LEN];
 	char *answer;
 	size_t len;
@@ -225,11 +225,11 @@ int idem_record_apply(struct idem *t, int64_t before, const char *rec,
 	if (!is_request_record(rec, len))
 		return 0;
 	o = json_loadb(rec, len, JSON_REJECT_DUPLICATES, NULL);
-	if (!o || json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:I, s:s, s:s%}",
-			      "kind", &kind, "uid", &uid, "rid", &rid, "time",
-			      &time, "req_type", &req_type, "type", &type,
-			      "digest", &digest, "answer", &answer,
-			      &alen) < 0 ||
+	if (!o ||
+	    json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:I, s:s, s:s%}", "kind",
+			&kind, "uid", &uid, "rid", &rid, "time", &time,
+			"req_type", &req_type, "type", &type, "digest", &digest,
+			"answer", &answer, &alen) < 0 ||
 	    uid < 0 || uid > UINT32_MAX || !rota_rid_is_valid(rid) ||
 	    req_type <= 0 || req_type > UINT16_MAX || type <= 0 ||
 	    type > UINT16_MAX) {
@@ -286,8 +286,7 @@ static void digest_of(const struct rota_frame *f, uint8_t *out)
 	rota_sha256_final(&s, out);
 }
 
-bool idem_begin(struct peer *p, const struct rota_frame *f,
-		struct idem_req *r)
+bool idem_begin(struct peer *p, const struct rota_frame *f, struct idem_req *r)
 {
 	struct ctld *ctld = p->ctld;
 	const struct idem_entry *e;
@@ -317,8 +316,9 @@ bool idem_begin(struct peer *p, const struct rota_frame *f,
 	    memcmp(e->digest, r->digest, sizeof(e->digest)) != 0) {
 		rota_warn("uid %u: request id %s reused for another request",
 			  (unsigned)p->uid, r->rid);
-		peer_send_error(p, -EINVAL, "request id already used for "
-					    "another request");
+		peer_send_error(p, -EINVAL,
+				"request id already used for "
+				"another request");
 	} else {
 		rota_info("uid %u: %s %s repeated: its first answer again",
 			  (unsigned)p->uid, rota_msg_type_name(f->type),

@@ -68,8 +68,7 @@ struct idem_req {
  * repeat of a remembered id gets its first answer, a malformed id or an
  * id reused for another request an ERROR.  Event loop only.
  */
-bool idem_begin(struct peer *p, const struct rota_frame *f,
-		struct idem_req *r);
+bool idem_begin(struct peer *p, const struct rota_frame *f, struct idem_req *r);
 /*
  * The answer of an accepted change, given before state_commit(): its
  * record is appended to the journal, to be synced with the change, and

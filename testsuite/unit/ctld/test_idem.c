@@ -21,8 +21,8 @@
 #include "ctld/idem.h"
 #include "ctld/journal.h"
 
-#define RID "0123456789abcdef0123456789abcdef"
-#define BODY "{\"jobs\":[7]}"
+#define RID	 "0123456789abcdef0123456789abcdef"
+#define BODY	 "{\"jobs\":[7]}"
 #define WITH_RID "{\"jobs\":[7],\"rid\":\"" RID "\"}"
 
 /* ---- stubs of what idem.c calls in the daemon ---- */
@@ -79,9 +79,9 @@ static void restart(void)
 		journal_close(ctld.journal);
 	idem_destroy(ctld.idem);
 	ctld.idem = idem_create();
-	ck_assert_int_eq(journal_open(dir, replay_cb, ctld.idem, &ctld.journal,
-				      &err),
-			 0);
+	ck_assert_int_eq(
+		journal_open(dir, replay_cb, ctld.idem, &ctld.journal, &err),
+		0);
 }
 
 static void setup(void)
@@ -257,9 +257,10 @@ START_TEST(test_snapshot_and_expiry)
 	ck_assert(!begin(&root, ROTA_MSG_CANCEL, WITH_RID, &r));
 	accept(&r, "{\"lines\":[\"old\"]}");
 	now += 300;
-	ck_assert(!begin(&root, ROTA_MSG_CANCEL,
-			 "{\"jobs\":[7],\"rid\":\"ffffffffffffffffffffffffffffffff\"}",
-			 &r));
+	ck_assert(!begin(
+		&root, ROTA_MSG_CANCEL,
+		"{\"jobs\":[7],\"rid\":\"ffffffffffffffffffffffffffffffff\"}",
+		&r));
 	accept(&r, "{\"lines\":[\"new\"]}");
 	ck_assert_int_eq(journal_compact(ctld.journal, emit, ctld.idem, &err),
 			 0);
