@@ -54,11 +54,20 @@ struct idem_entry {
 	size_t len;
 };
 
+/* A record waiting for idem_flush(), behind the change it answers. */
+struct idem_pending {
+	char *rec;
+	size_t len;
+};
+
 struct idem {
 	struct idem_entry *buckets[IDEM_BUCKETS];
 	struct idem_entry *oldest;
 	struct idem_entry *newest;
 	size_t n;
+	struct idem_pending *pending;
+	size_t npending;
+	size_t cap;
 };
 
 struct idem *idem_create(void)
@@ -82,6 +91,9 @@ void idem_destroy(struct idem *t)
 		t->oldest = e->newer;
 		entry_free(e);
 	}
+	for (size_t i = 0; i < t->npending; i++)
+		free(t->pending[i].rec);
+	free(t->pending);
 	free(t);
 }
 
@@ -334,6 +346,7 @@ void idem_answer(struct idem_req *r, uint16_t type, const char *body,
 		 size_t len)
 {
 	struct ctld *ctld = r->p->ctld;
+	struct idem *t = ctld->idem;
 	struct idem_entry *e;
 	size_t rlen;
 	char *rec;
@@ -352,10 +365,23 @@ void idem_answer(struct idem_req *r, uint16_t type, const char *body,
 	e->answer[len] = '\0';
 	e->len = len;
 	rec = record_encode(e, &rlen);
-	journal_append(ctld->journal, rec, rlen);
-	free(rec);
-	insert(ctld->idem, e);
+	insert(t, e);
 	r->kept = true;
+	if (t->npending == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 4;
+		t->pending =
+			rota_xrealloc(t->pending, t->cap * sizeof(*t->pending));
+	}
+	t->pending[t->npending++] = (struct idem_pending){ rec, rlen };
+}
+
+void idem_flush(struct idem *t, struct journal *j)
+{
+	for (size_t i = 0; i < t->npending; i++) {
+		journal_append(j, t->pending[i].rec, t->pending[i].len);
+		free(t->pending[i].rec);
+	}
+	t->npending = 0;
 }
 
 void idem_forget(struct idem_req *r)

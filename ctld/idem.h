@@ -23,6 +23,7 @@
  */
 struct idem;
 struct peer;
+struct journal;
 struct journal_snapshot;
 
 /* Caller frees with idem_destroy(). */
@@ -70,12 +71,18 @@ struct idem_req {
  */
 bool idem_begin(struct peer *p, const struct rota_frame *f, struct idem_req *r);
 /*
- * The answer of an accepted change, given before state_commit(): its
- * record is appended to the journal, to be synced with the change, and
- * it is remembered.  Nothing without a request id.
+ * The answer of an accepted change, given before state_commit(): it is
+ * remembered, and its record waits for idem_flush().  Nothing without a
+ * request id.
  */
 void idem_answer(struct idem_req *r, uint16_t type, const char *body,
 		 size_t len);
+/*
+ * state_commit(): append the waiting records to 'j', after the change's
+ * own records and before the sync: a replay that finds an answer finds
+ * what it answers (a torn tail loses the answer first).
+ */
+void idem_flush(struct idem *t, struct journal *j);
 /* state_commit() failed: the answer was not made durable, forget it. */
 void idem_forget(struct idem_req *r);
 /* Free what idem_begin() made (idem_answer's answer stays). */

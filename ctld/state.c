@@ -165,6 +165,8 @@ int state_commit(struct ctld *ctld)
 	if (rec)
 		journal_append(ctld->journal, rec, len);
 	free(rec);
+	/* last: the answers of the requests whose changes precede them */
+	idem_flush(ctld->idem, ctld->journal);
 	rc = journal_sync(ctld->journal, &err);
 	if (rc < 0) {
 		rota_err("journal: %s", err.text);

@@ -129,6 +129,7 @@ static void accept(struct idem_req *r, const char *answer)
 	struct rota_error err;
 
 	idem_answer(r, ROTA_MSG_CANCEL_REPLY, answer, strlen(answer));
+	idem_flush(ctld.idem, ctld.journal);
 	ck_assert_int_eq(journal_sync(ctld.journal, &err), 0);
 	idem_end(r);
 }
