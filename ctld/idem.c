@@ -367,6 +367,7 @@ void idem_answer(struct idem_req *r, uint16_t type, const char *body,
 	rec = record_encode(e, &rlen);
 	insert(t, e);
 	r->kept = true;
+	r->pending_at = t->npending;
 	if (t->npending == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 4;
 		t->pending =
@@ -386,13 +387,17 @@ void idem_flush(struct idem *t, struct journal *j)
 
 void idem_forget(struct idem_req *r)
 {
+	struct idem *t = r->p->ctld->idem;
 	struct idem_entry *e;
 
 	if (!r->kept)
 		return;
-	e = find(r->p->ctld->idem, r->p->uid, r->rid);
+	e = find(t, r->p->uid, r->rid);
 	if (e)
-		unlink_entry(r->p->ctld->idem, e);
+		unlink_entry(t, e);
+	/* its record, if the commit failed before flushing it */
+	while (t->npending > r->pending_at)
+		free(t->pending[--t->npending].rec);
 	r->kept = false;
 }
 

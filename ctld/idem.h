@@ -61,6 +61,7 @@ struct idem_req {
 	char *body;		    /* owns f.body when it had a "rid" */
 	uint8_t digest[32];	    /* of f.body: a reused id is refused */
 	bool kept;		    /* idem_answer() added an answer */
+	size_t pending_at;	    /* where its record waits (idem_flush) */
 };
 
 /*

@@ -218,15 +218,21 @@ END_TEST
 
 START_TEST(test_forget)
 {
+	struct rota_error err;
 	struct idem_req r;
 
 	ck_assert(!begin(&root, ROTA_MSG_CANCEL, WITH_RID, &r));
 	idem_answer(&r, ROTA_MSG_CANCEL_REPLY, "{}", 2);
-	idem_forget(&r); /* the commit failed */
+	idem_forget(&r); /* the commit failed before it flushed */
 	idem_end(&r);
 	ck_assert_uint_eq(idem_count(ctld.idem), 0);
 	ck_assert(!begin(&root, ROTA_MSG_CANCEL, WITH_RID, &r));
 	idem_end(&r);
+	/* nor does its record reach the journal with the next commit */
+	idem_flush(ctld.idem, ctld.journal);
+	ck_assert_int_eq(journal_sync(ctld.journal, &err), 0);
+	restart();
+	ck_assert_uint_eq(idem_count(ctld.idem), 0);
 }
 END_TEST
 
