@@ -36,9 +36,9 @@ struct ctld_stats {
 	uint64_t requests;
 	uint64_t auth_refused;	 /* missing, forged, expired, replayed */
 	uint64_t denied;	 /* authenticated but not allowed */
+	uint64_t requests_repeated; /* answered again by request id (idem.c) */
 	uint64_t bad_frames;
 	uint64_t unknown_types;
-	uint64_t requests_repeated; /* answered again by request id (idem.c) */
 	uint64_t sched_passes;
 	uint64_t sched_last_us;	 /* the last scheduling pass */
 	uint64_t sched_max_us;
@@ -54,6 +54,7 @@ struct ctld {
 	struct rota_auth *auth;
 	struct user_cache *users;
 	struct journal *journal;
+	struct idem *idem;		/* recent request ids (idem.h) */
 	int listen_fd;
 	struct rota_timer *tick;
 	struct rota_timer *kick;	/* a scheduling pass soon */
@@ -64,7 +65,6 @@ struct ctld {
 	const struct rota_clock *clock; /* the real one; injected for tests */
 	struct ctld_stats stats;
 	struct jobcomp *jobcomp;	/* JobComp plugins (jobcomp.h) */
-	struct idem *idem;		/* recent request ids (idem.h) */
 };
 
 /* A connected peer: a client for one request, or a node daemon's link. */
