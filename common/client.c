@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: MIT
-/* The blocking request/reply client that all commands share (client.h). */
+/*
+ * The blocking request/reply client that all commands share (client.h),
+ * and the request that retries (issue 18).  A controller being restarted
+ * refuses connections for a moment, and one killed mid-request resets the
+ * connection after it may have done the request; a user who then submits
+ * again would get the job twice.  So every command retries, with the same
+ * request id, until the controller answers or ClientRetry has passed, and
+ * says once on stderr that it is waiting.
+ */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/auth.h"
@@ -23,6 +34,7 @@ struct rota_client {
 	uid_t ctld_uid;
 	struct rota_auth *auth;
 	struct rota_session sess;
+	bool sent;	/* a whole request went out: it may have been done */
 };
 
 int rota_client_connect(const char *addr, unsigned port, uid_t ctld_uid,
@@ -129,6 +141,7 @@ static int send_frame(struct rota_client *c, uint16_t type, const char *body,
 	if (rc < 0)
 		return rota_errorf(err, rc, "sending to the controller: %s",
 				   strerror(-rc));
+	c->sent = true;
 	return 0;
 }
 
@@ -213,5 +226,191 @@ int rota_client_call(struct rota_client *c, uint16_t type, const char *body,
 					 : "");
 	rota_msg_error_clear(&e);
 	rota_reply_clear(reply);
+	return rc;
+}
+
+#define RETRY_FIRST_MS 100
+#define RETRY_MAX_MS 2000
+
+/* How far one attempt got: a failure after SENT may have been applied. */
+enum stage {
+	STAGE_CONNECT = 0,
+	STAGE_SENT,
+	STAGE_ANSWERED,
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000,
+			       .tv_nsec = (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Between half of 'ms' and 'ms': clients restarted together spread out. */
+static int64_t jitter(int64_t ms)
+{
+	uint32_t r = 0;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r = (uint32_t)mono_ms();
+	return ms / 2 + (int64_t)(r % (uint32_t)(ms / 2 + 1));
+}
+
+/* The connection failing, as opposed to what was said on it. */
+static bool is_transport(int rc)
+{
+	switch (-rc) {
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ECONNABORTED:
+	case EPIPE:
+	case ENOTCONN:
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case ENETDOWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool is_retriable(int rc, enum stage stage)
+{
+	/* -EAGAIN alone: -EBUSY also says "node in use" (rpc_resv.c) */
+	if (stage == STAGE_ANSWERED)
+		return rc == -EAGAIN;
+	return is_transport(rc);
+}
+
+static int attempt(const struct rota_request *rq, uint16_t type,
+		   const char *body, size_t len, struct rota_reply *reply,
+		   enum stage *stage, struct rota_error *err)
+{
+	struct rota_client *c;
+	int rc;
+
+	*stage = STAGE_CONNECT;
+	*reply = (struct rota_reply){ 0 };
+	rc = rota_client_connect(rq->host, rq->port, rq->ctld_uid,
+				 rq->timeout_ms, &c, err);
+	if (rc < 0)
+		return rc;
+	rc = rota_client_call(c, type, body, len, reply, err);
+	/* a reply, even an ERROR or an unreadable one, is no silence */
+	if (rc == 0 || !is_transport(rc))
+		*stage = STAGE_ANSWERED;
+	else if (c->sent)
+		*stage = STAGE_SENT;
+	rota_client_destroy(c);
+	return rc;
+}
+
+/* An older controller's strict decoder refusing the id by its name. */
+static bool is_rid_refused(int rc, enum stage stage,
+			   const struct rota_error *err)
+{
+	return stage == STAGE_ANSWERED && rc == -EPROTO &&
+	       strstr(err->text, "unpacked: rid");
+}
+
+static void tell_waiting(const struct rota_request *rq, int rc,
+			 enum stage stage, const struct rota_error *err)
+{
+	char line[sizeof(err->text) + 128];
+
+	if (!rq->waiting_cb)
+		return;
+	snprintf(line, sizeof(line),
+		 "controller at %s:%u %s (%s); retrying for up to %llds",
+		 rq->host, rq->port,
+		 stage == STAGE_ANSWERED ? "busy" : "not answering",
+		 stage == STAGE_ANSWERED ? err->text : strerror(-rc),
+		 (long long)(rq->retry_ms / 1000));
+	rq->waiting_cb(line, rq->arg);
+}
+
+/* The one line on giving up: how long, why, and was it done. */
+static void gave_up(const struct rota_request *rq, uint16_t type, int rc,
+		    enum stage stage, bool maybe, int64_t ms,
+		    struct rota_error *err)
+{
+	char why[sizeof(err->text)];
+	const char *applied = "";
+
+	snprintf(why, sizeof(why), "%s",
+		 stage == STAGE_ANSWERED || !rq->retry_ms ? err->text
+							  : strerror(-rc));
+	if (rota_msg_type_has_rid(type))
+		applied = maybe ? "; the request may have been applied: look "
+				  "before repeating it"
+				: "; the request was not applied";
+	if (!rq->retry_ms) {
+		/* no retrying asked: the reason as it was, and the verdict */
+		rota_errorf(err, rc, "%s%s", why, applied);
+		return;
+	}
+	rota_errorf(err, rc, "controller at %s:%u %s (%s) after %llds%s",
+		    rq->host, rq->port,
+		    stage == STAGE_ANSWERED ? "busy" : "not answering", why,
+		    (long long)(ms / 1000), applied);
+}
+
+int rota_client_request(const struct rota_request *rq, uint16_t type,
+			const char *body, size_t len, struct rota_reply *reply,
+			struct rota_error *err)
+{
+	char rid[ROTA_RID_LEN + 1] = "";
+	char *with_rid = NULL;
+	size_t wlen = 0;
+	int64_t start = mono_ms(), delay = RETRY_FIRST_MS, left, wait;
+	bool told = false, maybe = false;
+	enum stage stage;
+	int rc;
+
+	if (rota_msg_type_has_rid(type)) {
+		if (rq->rid)
+			snprintf(rid, sizeof(rid), "%s", rq->rid);
+		else if (rota_rid_make(rid) < 0)
+			rid[0] = '\0'; /* no entropy: as an older client */
+		if (rid[0])
+			with_rid = rota_msg_rid_add(body, len, rid, &wlen);
+	}
+	for (;;) {
+		rc = attempt(rq, type, with_rid ? with_rid : body,
+			     with_rid ? wlen : len, reply, &stage, err);
+		if (with_rid && is_rid_refused(rc, stage, err)) {
+			free(with_rid);
+			with_rid = NULL;
+			continue;
+		}
+		if (rc < 0 && stage == STAGE_SENT)
+			maybe = true;
+		if (rc == 0 || !is_retriable(rc, stage))
+			break;
+		left = rq->retry_ms - (mono_ms() - start);
+		if (left <= 0) {
+			gave_up(rq, type, rc, stage, maybe,
+				mono_ms() - start, err);
+			break;
+		}
+		if (!told)
+			tell_waiting(rq, rc, stage, err);
+		told = true;
+		wait = jitter(delay);
+		sleep_ms(wait < left ? wait : left);
+		delay = delay * 2 < RETRY_MAX_MS ? delay * 2 : RETRY_MAX_MS;
+	}
+	free(with_rid);
 	return rc;
 }

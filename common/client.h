@@ -45,4 +45,36 @@ int rota_client_call(struct rota_client *c, uint16_t type, const char *body,
 		     struct rota_error *err);
 void rota_reply_clear(struct rota_reply *r);
 
+/*
+ * ---- One request that outlives the controller's restarts (issue 18) ----
+ * rota_client_request() connects, sends and reads the reply, and while
+ * the controller does not answer (connection refused, reset, closed
+ * without a reply, timed out) or answers busy (an ERROR of -EAGAIN) it tries
+ * again, after 100 ms doubling to 2 s with jitter, for 'retry_ms'.  A
+ * request that changes state (rota_msg_type_has_rid) carries a request id,
+ * the same on every attempt, so that the controller answers a repeat of a
+ * request it did with its first answer: retrying never submits twice.  An
+ * older controller that refuses the id by name is asked again without it.
+ */
+struct rota_request {
+	const char *host;
+	unsigned port;
+	uid_t ctld_uid;
+	int timeout_ms;		/* each attempt's */
+	int64_t retry_ms;	/* retry this long; 0: one attempt */
+	const char *rid;	/* NULL: a fresh id (tests fix one) */
+	/* called once, with its line, when the retrying begins; optional */
+	void (*waiting_cb)(const char *line, void *arg);
+	void *arg;
+};
+
+/*
+ * Send (type, body) as rota_client_call() does, retrying as above.  On
+ * giving up, 'err' says so in one line, and for a request that changes
+ * state whether it may have been applied.  Blocking: for commands.
+ */
+int rota_client_request(const struct rota_request *rq, uint16_t type,
+			const char *body, size_t len, struct rota_reply *reply,
+			struct rota_error *err);
+
 #endif

@@ -105,6 +105,7 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("CtldAddr", conf_set_string, ctld_addr, 0, 0, "127.0.0.1"),
 	GLOBAL("CtldPort", conf_set_uint, ctld_port, 0, 65535, "6817"),
 	GLOBAL("CtldUser", conf_set_name, ctld_user, 0, 0, "root"),
+	GLOBAL("ClientRetry", conf_set_duration, client_retry, 0, 86400, "60s"),
 	GLOBAL("NodedPort", conf_set_uint, noded_port, 0, 65535, "0"),
 	GLOBAL("StateDir", conf_set_path, state_dir, 0, 0, "/var/spool/rota/ctld"),
 	GLOBAL("SpoolDir", conf_set_path, spool_dir, 0, 0, "/var/spool/rota/noded"),

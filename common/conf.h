@@ -153,6 +153,7 @@ struct rota_conf {
 	char *cluster_name;	/* ClusterName, default "rota" */
 	char *ctld_addr;	/* CtldAddr, default "127.0.0.1" */
 	char *ctld_user;	/* CtldUser: the controller's user, "root" */
+	int64_t client_retry;	/* ClientRetry: clients retry this long, 60s */
 	unsigned ctld_port;	/* CtldPort, default 6817, 0 = any (tests) */
 	unsigned noded_port;	/* NodedPort, default 0 (any) */
 	char *state_dir;	/* StateDir, default /var/spool/rota/ctld */

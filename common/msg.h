@@ -584,4 +584,35 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 			struct rota_error *err);
 void rota_msg_why_clear(struct rota_msg_why *m);
 
+/*
+ * ---- request ids (msg_rid.c, issue 18) ----
+ * A request that changes state may carry {"rid":"<32 hex digits>"}, made
+ * by the client at random and kept over its retries: the controller
+ * answers a repeat of (its uid, rid) with the first answer.  The key is
+ * optional, so no ROTA_PROTO_VERSION bump (see proto.h).
+ */
+#define ROTA_RID_LEN 32
+
+/* SUBMIT, CANCEL, NODE_ADMIN, HOLD, ...: the types that take a "rid". */
+bool rota_msg_type_has_rid(unsigned type);
+/* Exactly ROTA_RID_LEN lowercase hex digits. */
+bool rota_rid_is_valid(const char *s);
+/* A fresh random id (getrandom); -errno if the kernel gives none. */
+int rota_rid_make(char out[ROTA_RID_LEN + 1]);
+/*
+ * The body 'buf' (a JSON object) with "rid" added; caller frees with
+ * free().  NULL if 'buf' is not a JSON object.
+ */
+char *rota_msg_rid_add(const char *buf, size_t len, const char *rid,
+		       size_t *out_len);
+/*
+ * Take "rid" off a request body: 'rid' gets it ("" if there is none) and
+ * '*rest' the body without it (caller frees with free()), or NULL when
+ * the body had none and is to be used as it is.  -EPROTO with 'err' for
+ * a malformed body or id.
+ */
+int rota_msg_rid_take(const char *buf, size_t len,
+		      char rid[ROTA_RID_LEN + 1], char **rest, size_t *rest_len,
+		      struct rota_error *err);
+
 #endif

@@ -11,6 +11,11 @@
  * only the requests that use it, while a bump would refuse every frame
  * between the two versions.  Until a first release, version 1 is
  * whatever shape main has.
+ * The request id of a state-changing request ("rid", msg_rid.c) is such
+ * an optional key: the controller takes it off before the request's own
+ * decoder, and a client that hears an older controller refuse it by name
+ * sends the request again without it (client.c).  An ERROR of code
+ * -EAGAIN says "busy, try again": clients retry it for ClientRetry.
  * The body of every message is a JSON object, coded in common/msg_*.c.
  */
 #define ROTA_PROTO_VERSION 1

@@ -20,6 +20,7 @@ struct rota_conn;
 struct rota_evloop;
 struct rota_timer;
 struct core;
+struct idem;
 struct journal;
 struct user_cache;
 struct admit;
@@ -36,6 +37,7 @@ struct ctld_stats {
 	uint64_t requests;
 	uint64_t auth_refused;	 /* missing, forged, expired, replayed */
 	uint64_t denied;	 /* authenticated but not allowed */
+	uint64_t requests_repeated; /* answered again by request id (idem.c) */
 	uint64_t bad_frames;
 	uint64_t unknown_types;
 	uint64_t conns_accepted;
@@ -58,6 +60,7 @@ struct ctld {
 	struct rota_auth *auth;
 	struct user_cache *users;
 	struct journal *journal;
+	struct idem *idem;		/* recent request ids (idem.h) */
 	int listen_fd;
 	struct rota_timer *tick;
 	struct rota_timer *kick;	/* a scheduling pass soon */

@@ -14,7 +14,9 @@
  *   {"kind":"next_id", "next_id":N}            ids never go back;
  *   {"kind":"usage", "time":T, "usage":[{"account":"a","user":"u",
  *    "usage":X}]}                              every user's decayed
- *                                              usage at T (the last wins).
+ *                                              usage at T (the last wins);
+ *   {"kind":"request", ...}                    a request's first answer,
+ *                                              ctld/idem.h's, not here.
  */
 struct core;
 struct core_job;

@@ -24,6 +24,7 @@
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "ctld/jobcomp.h"
+#include "ctld/idem.h"
 #include "ctld/journal.h"
 #include "ctld/users.h"
 
@@ -199,6 +200,7 @@ static int setup(struct ctld *ctld, const struct options *o)
 		rota_err("%s", err.text);
 		return rc;
 	}
+	ctld->idem = idem_create();
 	rc = state_load(ctld);
 	if (rc < 0)
 		return rc;
@@ -302,6 +304,7 @@ int main(int argc, char **argv)
 	core_destroy(ctld.core);
 	rota_auth_destroy(ctld.auth);
 	user_cache_destroy(ctld.users);
+	idem_destroy(ctld.idem);
 	free(ctld.node_links);
 	if (ctld.listen_fd >= 0)
 		close(ctld.listen_fd);

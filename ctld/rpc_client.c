@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/idem.h"
 #include "ctld/journal.h"
 #include "ctld/users.h"
 
@@ -26,8 +27,14 @@ static void reply_decode_error(struct peer *p, const struct rota_frame *f,
 	peer_send_error(p, -EPROTO, err->text);
 }
 
-void rpc_submit(struct peer *p, const struct rota_frame *f)
+/*
+ * State-changing requests go through idem_begin(): a retry of one already
+ * answered gets that answer, and a new one's answer is journaled with its
+ * change (idem_answer before state_commit).
+ */
+static void submit(struct peer *p, struct idem_req *ir)
 {
+	const struct rota_frame *f = &ir->f;
 	struct ctld *ctld = p->ctld;
 	struct rota_job_desc desc;
 	struct core_submit req = {
@@ -53,15 +60,28 @@ void rpc_submit(struct peer *p, const struct rota_frame *f)
 	}
 	rota_debug("job %u: submitted by uid %u", id, (unsigned)p->uid);
 	ctld_schedule_now(ctld);
+	body = rota_msg_submit_reply_encode(id, &len);
+	idem_answer(ir, ROTA_MSG_SUBMIT_REPLY, body, len);
 	if (state_commit(ctld) < 0) {
+		idem_forget(ir);
+		free(body);
 		peer_send_error(p, -EIO, "the controller cannot write its "
 					 "journal: job not accepted");
 		return;
 	}
-	body = rota_msg_submit_reply_encode(id, &len);
 	peer_send(p, ROTA_MSG_SUBMIT_REPLY, body, len);
 	free(body);
 	ctld_run_actions(ctld);
+}
+
+void rpc_submit(struct peer *p, const struct rota_frame *f)
+{
+	struct idem_req ir;
+
+	if (idem_begin(p, f, &ir))
+		return;
+	submit(p, &ir);
+	idem_end(&ir);
 }
 
 struct list_ctx {
@@ -155,8 +175,9 @@ out:
 	free(lc.jobs);
 }
 
-void rpc_cancel(struct peer *p, const struct rota_frame *f)
+static void cancel(struct peer *p, struct idem_req *ir)
 {
+	const struct rota_frame *f = &ir->f;
 	struct ctld *ctld = p->ctld;
 	bool op = ctld_is_operator(ctld, p->uid);
 	struct rota_msg_job_ids m;
@@ -178,10 +199,15 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 			rota_info("job %u: cancel requested by uid %u",
 				  m.job_ids[i], (unsigned)p->uid);
 	}
-	if (state_commit(ctld) < 0)
+	body = rota_msg_text_list_encode(lines, n, &len);
+	idem_answer(ir, ROTA_MSG_CANCEL_REPLY, body, len);
+	if (state_commit(ctld) < 0) {
+		idem_forget(ir);
+		free(body);
 		lines[n++] = rota_xstrdup("the controller cannot write its "
 					  "journal: cancels may not last");
-	body = rota_msg_text_list_encode(lines, n, &len);
+		body = rota_msg_text_list_encode(lines, n, &len);
+	}
 	peer_send(p, ROTA_MSG_CANCEL_REPLY, body, len);
 	free(body);
 	for (size_t i = 0; i < n; i++)
@@ -190,6 +216,16 @@ void rpc_cancel(struct peer *p, const struct rota_frame *f)
 	rota_msg_job_ids_clear(&m);
 	ctld_run_actions(ctld);
 	ctld_kick(ctld);
+}
+
+void rpc_cancel(struct peer *p, const struct rota_frame *f)
+{
+	struct idem_req ir;
+
+	if (idem_begin(p, f, &ir))
+		return;
+	cancel(p, &ir);
+	idem_end(&ir);
 }
 
 const char *rpc_job_where(const struct core *core, const struct core_job *job,
@@ -290,8 +326,9 @@ void rpc_ping(struct peer *p, const struct rota_frame *f)
 	peer_send(p, ROTA_MSG_OK, "{}", 2);
 }
 
-void rpc_node_admin(struct peer *p, const struct rota_frame *f)
+static void node_admin(struct peer *p, struct idem_req *ir)
 {
+	const struct rota_frame *f = &ir->f;
 	struct ctld *ctld = p->ctld;
 	struct rota_msg_node_admin m;
 	struct rota_error err;
@@ -310,12 +347,25 @@ void rpc_node_admin(struct peer *p, const struct rota_frame *f)
 		rota_info("node '%s': %s by uid %u%s%s", m.name, m.action,
 			  (unsigned)p->uid, m.reason ? ": " : "",
 			  m.reason ? m.reason : "");
-		if (state_commit(ctld) < 0)
+		idem_answer(ir, ROTA_MSG_OK, "{}", 2);
+		if (state_commit(ctld) < 0) {
+			idem_forget(ir);
 			peer_send_error(p, -EIO, "the controller cannot write "
 						 "its journal");
-		else
+		} else {
 			peer_send(p, ROTA_MSG_OK, "{}", 2);
+		}
 		ctld_kick(ctld);
 	}
 	rota_msg_node_admin_clear(&m);
+}
+
+void rpc_node_admin(struct peer *p, const struct rota_frame *f)
+{
+	struct idem_req ir;
+
+	if (idem_begin(p, f, &ir))
+		return;
+	node_admin(p, &ir);
+	idem_end(&ir);
 }

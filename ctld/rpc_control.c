@@ -25,6 +25,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/idem.h"
 
 /* What one request asks of each of its jobs. */
 struct control {
@@ -118,9 +119,10 @@ static int parse_set(struct control *c, struct rota_error *err)
 	return 0;
 }
 
-static void control(struct peer *p, const struct rota_frame *f,
-		    control_fn fn, const char *verb)
+static void control_one(struct peer *p, struct idem_req *ir, control_fn fn,
+			const char *verb)
 {
+	const struct rota_frame *f = &ir->f;
 	struct ctld *ctld = p->ctld;
 	struct rota_msg_control m;
 	struct control c = {
@@ -162,10 +164,15 @@ static void control(struct peer *p, const struct rota_frame *f,
 				  (unsigned)p->uid);
 		}
 	}
-	if (state_commit(ctld) < 0)
+	body = rota_msg_text_list_encode(lines, n, &len);
+	idem_answer(ir, ROTA_MSG_CONTROL_REPLY, body, len);
+	if (state_commit(ctld) < 0) {
+		idem_forget(ir);
+		free(body);
 		lines[n++] = rota_xstrdup("the controller cannot write its "
 					  "journal: changes may not last");
-	body = rota_msg_text_list_encode(lines, n, &len);
+		body = rota_msg_text_list_encode(lines, n, &len);
+	}
 	peer_send(p, ROTA_MSG_CONTROL_REPLY, body, len);
 	free(body);
 	for (size_t i = 0; i < n; i++)
@@ -174,6 +181,18 @@ static void control(struct peer *p, const struct rota_frame *f,
 	rota_msg_control_clear(&m);
 	ctld_run_actions(ctld);
 	ctld_kick(ctld);
+}
+
+/* A repeat of an answered request (idem.h) gets its first answer. */
+static void control(struct peer *p, const struct rota_frame *f,
+		    control_fn fn, const char *verb)
+{
+	struct idem_req ir;
+
+	if (idem_begin(p, f, &ir))
+		return;
+	control_one(p, &ir, fn, verb);
+	idem_end(&ir);
 }
 
 void rpc_hold(struct peer *p, const struct rota_frame *f)

@@ -19,6 +19,7 @@
 #include "ctld/admit.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/idem.h"
 #include "ctld/journal.h"
 
 #define DIAG_MAX (48 + 3 * CTLD_RPC_MAX)
@@ -127,6 +128,8 @@ void rpc_diag(struct peer *p, const struct rota_frame *f)
 	add(&d, "nodes_up", (int64_t)c.nodes_up);
 	add_sched(&d, ctld);
 	add(&d, "journal_bytes", (int64_t)journal_size(ctld->journal));
+	add(&d, "request_ids", (int64_t)idem_count(ctld->idem));
+	add(&d, "requests_repeated", (int64_t)s->requests_repeated);
 	add_rpcs(&d, ctld);
 	body = rota_msg_counters_encode(d.names, d.values, d.n, &len);
 	peer_send(p, ROTA_MSG_DIAG_REPLY, body, len);

@@ -26,6 +26,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/idem.h"
 #include "ctld/journal.h"
 #include "ctld/resv_record.h"
 
@@ -238,8 +239,9 @@ static void answer(struct peer *p, int rc, const struct rota_error *err,
 	ctld_kick(p->ctld);
 }
 
-void rpc_resv_create(struct peer *p, const struct rota_frame *f)
+static void resv_create(struct peer *p, struct idem_req *ir)
 {
+	const struct rota_frame *f = &ir->f;
 	struct ctld *ctld = p->ctld;
 	struct rota_msg_resv_create m;
 	struct resv_parse rp = { 0 };
@@ -260,13 +262,18 @@ void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 		rc = parse(&rp, &m, now, &err);
 	if (rc == 0)
 		rc = core_resv_create(ctld->core, now, &rp.req, &r, &err);
+	if (rc == 0) {
+		body = rota_msg_name_encode(r->name, &len);
+		idem_answer(ir, ROTA_MSG_RESV_CREATE_REPLY, body, len);
+	}
 	if (rc == 0 && commit(ctld, r, NULL) < 0) {
+		idem_forget(ir);
+		free(body);
+		body = NULL;
 		core_resv_delete(ctld->core, now, r->name, &err);
 		rc = rota_errorf(&err, -EIO, "the controller cannot write its "
 				 "journal: reservation not created");
 	}
-	if (rc == 0)
-		body = rota_msg_name_encode(r->name, &len);
 	answer(p, rc, &err, "create", rc == 0 ? r->name : NULL,
 	       ROTA_MSG_RESV_CREATE_REPLY, body);
 	free(body);
@@ -274,8 +281,20 @@ void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 	rota_msg_resv_create_clear(&m);
 }
 
-void rpc_resv_delete(struct peer *p, const struct rota_frame *f)
+/* A repeat of an answered request (idem.h) gets its first answer. */
+void rpc_resv_create(struct peer *p, const struct rota_frame *f)
 {
+	struct idem_req ir;
+
+	if (idem_begin(p, f, &ir))
+		return;
+	resv_create(p, &ir);
+	idem_end(&ir);
+}
+
+static void resv_delete(struct peer *p, struct idem_req *ir)
+{
+	const struct rota_frame *f = &ir->f;
 	struct ctld *ctld = p->ctld;
 	struct rota_error err;
 	char *name = NULL;
@@ -289,11 +308,25 @@ void rpc_resv_delete(struct peer *p, const struct rota_frame *f)
 	rc = operator_only(p, "delete", &err);
 	if (rc == 0)
 		rc = core_resv_delete(ctld->core, ctld_now(ctld), name, &err);
-	if (rc == 0 && commit(ctld, NULL, name) < 0)
+	if (rc == 0)
+		idem_answer(ir, ROTA_MSG_OK, "{}", 2);
+	if (rc == 0 && commit(ctld, NULL, name) < 0) {
+		idem_forget(ir);
 		rc = rota_errorf(&err, -EIO, "the controller cannot write its "
 				 "journal: the delete may not last");
+	}
 	answer(p, rc, &err, "delete", name, ROTA_MSG_OK, "{}");
 	free(name);
+}
+
+void rpc_resv_delete(struct peer *p, const struct rota_frame *f)
+{
+	struct idem_req ir;
+
+	if (idem_begin(p, f, &ir))
+		return;
+	resv_delete(p, &ir);
+	idem_end(&ir);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/idem.h"
 #include "ctld/job_record.h"
 #include "ctld/jobcomp.h"
 #include "ctld/journal.h"
@@ -34,8 +35,14 @@ static int replay_cb(const char *rec, size_t len, void *arg,
 		     struct rota_error *err)
 {
 	struct replay_ctx *rc = arg;
+	int r;
 
 	rc->records++;
+	/* a request's answer (idem.h), else a job, usage or reservation */
+	r = idem_record_apply(rc->ctld->idem, idem_keep_since(rc->ctld), rec,
+			      len, err);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	return job_record_apply(rc->ctld->core, ctld_now(rc->ctld), rec, len,
 				err);
 }
@@ -87,6 +94,10 @@ static int emit_all(struct journal_snapshot *snap, void *arg)
 		free(rec);
 	}
 	core_job_foreach(ec.ctld->core, emit_job, &ec);
+	/* the recent requests' answers, as the jobs they made */
+	if (ec.rc == 0)
+		ec.rc = idem_snapshot(ec.ctld->idem,
+				      idem_keep_since(ec.ctld), snap);
 	rec = usage_record(ec.ctld, true, &len);
 	if (ec.rc == 0)
 		ec.rc = journal_snapshot_add(snap, rec, len);
@@ -185,6 +196,8 @@ int state_commit(struct ctld *ctld)
 	if (rec)
 		journal_append(ctld->journal, rec, len);
 	free(rec);
+	/* last: the answers of the requests whose changes precede them */
+	idem_flush(ctld->idem, ctld->journal);
 	rc = journal_sync(ctld->journal, &err);
 	if (rc < 0) {
 		rota_err("journal: %s", err.text);

@@ -64,11 +64,16 @@ void cmd_error(const char *name, const char *fmt, ...)
  * Send one request to the controller found through $ROTA_CTLD (ADDR:PORT)
  * or rota.conf ($ROTA_CONF, else the installed one).  On failure prints
  * "rota NAME: reason" and returns -errno; 'reply' must then not be used.
+ * While the controller does not answer it retries for ClientRetry (or
+ * $ROTA_CLIENT_RETRY), saying so once on stderr (client.h).
  */
 int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
 	     struct rota_reply *reply);
 
-/* cmd_call without printing: the reason is in 'err' (rota top's worker). */
+/*
+ * cmd_call without printing and without retrying (rota top's worker asks
+ * again at its next refresh anyway): the reason is in 'err'.
+ */
 int cmd_call_quiet(uint16_t type, const char *body, size_t len,
 		   int timeout_ms, struct rota_reply *reply,
 		   struct rota_error *err);

@@ -14,6 +14,7 @@
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/net.h"
+#include "common/units.h"
 #include "ui/cmd.h"
 
 void cmd_error(const char *name, const char *fmt, ...)
@@ -37,7 +38,32 @@ struct ctld_where {
 	char host[256];
 	unsigned port;
 	uid_t uid;
+	int64_t retry_s;	/* ClientRetry, or $ROTA_CLIENT_RETRY */
 };
+
+#define CLIENT_RETRY_DEFAULT 60 /* seconds, as rota.conf's default */
+
+/* $ROTA_CLIENT_RETRY: seconds ("30") or a duration ("2m"); 0 disables. */
+static int env_retry(int64_t *out, struct rota_error *err)
+{
+	const char *env = getenv("ROTA_CLIENT_RETRY");
+	char *end;
+	long long v;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoll(env, &end, 10);
+	if (*env >= '0' && *env <= '9' && !*end && !errno) {
+		*out = v;
+		return 0;
+	}
+	if (rota_duration_parse(env, ROTA_DURATION_NEED_UNIT, out, err) < 0 ||
+	    *out < 0)
+		return rota_errorf(err, -EINVAL, "ROTA_CLIENT_RETRY '%s': "
+				   "expected seconds or a duration (2m)", env);
+	return 0;
+}
 
 /*
  * Where the controller is and whom it runs as: rota.conf, with ADDR:PORT
@@ -51,6 +77,7 @@ static int find_ctld(struct ctld_where *w, struct rota_error *err)
 	int rc = rota_conf_load(rota_conf_default_path(), &conf, err);
 
 	w->uid = 0;
+	w->retry_s = conf ? conf->client_retry : CLIENT_RETRY_DEFAULT;
 	if (rc < 0 && !(env && *env))
 		return -EINVAL;
 	if (conf && rota_auth_uid(conf->ctld_user, &w->uid) < 0) {
@@ -70,34 +97,64 @@ static int find_ctld(struct ctld_where *w, struct rota_error *err)
 		w->port = conf->ctld_port;
 	}
 	rota_conf_destroy(conf);
+	if (rc == 0)
+		rc = env_retry(&w->retry_s, err);
 	return rc;
 }
 
-int cmd_call_quiet(uint16_t type, const char *body, size_t len,
-		   int timeout_ms, struct rota_reply *reply,
-		   struct rota_error *err)
+/* The one line a command prints while it waits for the controller. */
+static void waiting_cb(const char *line, void *arg)
 {
-	struct rota_client *c;
+	cmd_error(arg, "%s", line);
+}
+
+/*
+ * One request, retried for ClientRetry when 'name' is given (a command
+ * that can say on stderr that it waits); $ROTA_TEST_REQUEST_ID fixes the
+ * request id, for the tests of the controller's replay (t0035) only.
+ */
+static int call(const char *name, uint16_t type, const char *body,
+		size_t len, int timeout_ms, struct rota_reply *reply,
+		struct rota_error *err)
+{
+	const char *rid = getenv("ROTA_TEST_REQUEST_ID");
 	struct ctld_where w;
+	struct rota_request rq;
 	int rc;
 
 	*reply = (struct rota_reply){ 0 };
 	rc = find_ctld(&w, err);
 	if (rc < 0)
 		return rc;
-	rc = rota_client_connect(w.host, w.port, w.uid, timeout_ms, &c, err);
-	if (rc == 0) {
-		rc = rota_client_call(c, type, body, len, reply, err);
-		rota_client_destroy(c);
-	}
-	return rc;
+	if (rid && !rota_rid_is_valid(rid))
+		return rota_errorf(err, -EINVAL, "ROTA_TEST_REQUEST_ID '%.40s': "
+				   "expected %d lowercase hex digits", rid,
+				   ROTA_RID_LEN);
+	rq = (struct rota_request){
+		.host = w.host,
+		.port = w.port,
+		.ctld_uid = w.uid,
+		.timeout_ms = timeout_ms,
+		.retry_ms = name ? w.retry_s * 1000 : 0,
+		.rid = rid,
+		.waiting_cb = waiting_cb,
+		.arg = (void *)name,
+	};
+	return rota_client_request(&rq, type, body, len, reply, err);
+}
+
+int cmd_call_quiet(uint16_t type, const char *body, size_t len,
+		   int timeout_ms, struct rota_reply *reply,
+		   struct rota_error *err)
+{
+	return call(NULL, type, body, len, timeout_ms, reply, err);
 }
 
 int cmd_call(const char *name, uint16_t type, const char *body, size_t len,
 	     struct rota_reply *reply)
 {
 	struct rota_error err;
-	int rc = cmd_call_quiet(type, body, len, 30000, reply, &err);
+	int rc = call(name, type, body, len, 30000, reply, &err);
 
 	if (rc < 0)
 		cmd_error(name, "%s", err.text);

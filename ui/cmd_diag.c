@@ -46,6 +46,9 @@ static const char help[] =
 	"  rpc_<type>_count, rpc_<type>_mean_us, rpc_<type>_max_us\n"
 	"                 each request type: how many, how long handled\n"
 	"  journal_bytes  the journal since its last snapshot\n"
+	"  request_ids    request ids remembered with their first answers\n"
+	"  requests_repeated  retried requests given their first answer\n"
+	"                 again instead of being done twice\n"
 	"\n"
 	"      --json   one JSON object of name: value (docs/json.md)\n";
 

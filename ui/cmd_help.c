@@ -37,6 +37,14 @@ static int help_run(int argc, char **argv)
 	printf("\n'rota help COMMAND' shows a command's manual.  The "
 	       "controller is\nfound through $ROTA_CTLD (ADDR:PORT) or "
 	       "rota.conf ($ROTA_CONF).\n");
+	printf("\nWhile the controller does not answer (it restarts) or is "
+	       "busy, a command\ntries again for ClientRetry (rota.conf, 60s; "
+	       "$ROTA_CLIENT_RETRY=SECONDS\noverrides it, 0 disables), saying "
+	       "so once on stderr.  A request that\nchanges state carries a "
+	       "request id, the same on every try, and the\ncontroller "
+	       "answers a repeat with its first answer: a retried submit\n"
+	       "never makes a second job.  On giving up, the command says "
+	       "whether the\nrequest may have been applied.\n");
 	return 0;
 }
 

@@ -75,7 +75,10 @@ static const char help[] =
 
 	"  -h, --help                this text\n"
 	"\n"
-	"Exit status: 0 queued, 1 refused by the controller, 2 bad usage.\n";
+	"Exit status: 0 queued, 1 refused by the controller, 2 bad usage.\n"
+	"While the controller restarts, rota submit waits and tries again\n"
+	"for ClientRetry (60s, $ROTA_CLIENT_RETRY); a retry never queues the\n"
+	"job twice, and the job id printed is the one queued.\n";
 
 enum {
 	OPT_MEM = 256,

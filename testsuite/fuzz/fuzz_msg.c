@@ -50,6 +50,11 @@ union any {
 	struct rota_msg_resv_create resv_create;
 	struct rota_msg_resv_list resv_list;
 	struct rota_msg_why why;
+	struct {
+		char rid[ROTA_RID_LEN + 1];
+		char *rest;
+		size_t len;
+	} rid;
 };
 
 /* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
@@ -1058,6 +1063,56 @@ struct codec {
 		.check = ch, .clear = cl,                                      \
 	}
 
+/* ---- a request's "rid", taken off before its own decoder (issue 18) ---- */
+
+static int dec_rid(const char *b, size_t n, union any *u, struct rota_error *e)
+{
+	return rota_msg_rid_take(b, n, u->rid.rid, &u->rid.rest, &u->rid.len,
+				 e);
+}
+
+static char *enc_rid(const union any *u, size_t *len)
+{
+	char *body;
+
+	if (!u->rid.rid[0]) {
+		*len = 2;
+		body = malloc(3);
+		FUZZ_CHECK(body);
+		memcpy(body, "{}", 3);
+		return body;
+	}
+	body = rota_msg_rid_add(u->rid.rest, u->rid.len, u->rid.rid, len);
+	FUZZ_CHECK(body);
+	return body;
+}
+
+static bool eq_rid(const union any *a, const union any *b)
+{
+	return strcmp(a->rid.rid, b->rid.rid) == 0 &&
+	       str_eq(a->rid.rest, b->rid.rest);
+}
+
+static bool empty_rid(const union any *u)
+{
+	return !u->rid.rid[0] && !u->rid.rest;
+}
+
+static void check_rid(const union any *u, size_t len)
+{
+	FUZZ_CHECK(!u->rid.rid[0] || rota_rid_is_valid(u->rid.rid));
+	/* a body with an id is given back without it, and only then */
+	FUZZ_CHECK(!u->rid.rid[0] == !u->rid.rest);
+	FUZZ_CHECK(!u->rid.rest || u->rid.len < len);
+}
+
+static void clear_rid(union any *u)
+{
+	free(u->rid.rest);
+	u->rid.rest = NULL;
+	u->rid.rid[0] = '\0';
+}
+
 /* ---- RESV_CREATE, RESV_LIST_REPLY (issue 6) ---- */
 
 static int dec_resv_create(const char *b, size_t n, union any *u,
@@ -1265,6 +1320,8 @@ static const struct codec codecs[] = {
 	      empty_resv_list, check_resv_list, clear_resv_list),
 	CODEC("why", dec_why, enc_why, eq_why, empty_why, check_why,
 	      clear_why),
+	CODEC("rid", dec_rid, enc_rid, eq_rid, empty_rid, check_rid,
+	      clear_rid),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/msg.h"
+#include "common/proto.h"
 #include "common/strbuf.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof(*(a))))
@@ -2264,6 +2265,149 @@ START_TEST(test_strbuf_basics)
 }
 END_TEST
 
+/* ---- request ids: "rid", taken off before the strict decoders (issue 18) */
+
+#define RID "0123456789abcdef0123456789abcdef"
+
+START_TEST(test_rid_make)
+{
+	char a[ROTA_RID_LEN + 1], b[ROTA_RID_LEN + 1];
+
+	ck_assert_int_eq(rota_rid_make(a), 0);
+	ck_assert_int_eq(rota_rid_make(b), 0);
+	ck_assert(rota_rid_is_valid(a));
+	ck_assert(rota_rid_is_valid(b));
+	ck_assert_str_ne(a, b);
+}
+END_TEST
+
+static const struct {
+	const char *rid;
+	bool valid;
+} rids[] = {
+	{ RID, true },
+	{ "ffffffffffffffffffffffffffffffff", true },
+	{ "", false },
+	{ "0123456789abcdef0123456789abcde", false },	/* 31 */
+	{ "0123456789abcdef0123456789abcdef0", false }, /* 33 */
+	{ "0123456789ABCDEF0123456789abcdef", false },	/* upper case */
+	{ "0123456789abcdef0123456789abcdeg", false },
+	{ "0123456789abcdef 123456789abcdef", false },
+};
+
+START_TEST(test_rid_valid)
+{
+	ck_assert_int_eq(rota_rid_is_valid(rids[_i].rid), rids[_i].valid);
+}
+END_TEST
+
+/* The requests that carry an id: with one added and taken off, each
+ * decodes as it did without (what the controller does before decoding). */
+static const int rid_codecs[] = { C_SUBMIT, C_CANCEL, C_NAME, C_JOB_ID };
+
+START_TEST(test_rid_add_take)
+{
+	const struct codec *c = &codecs[rid_codecs[_i]];
+	struct rota_error err = { "" };
+	char rid[ROTA_RID_LEN + 1];
+	char *with, *rest;
+	size_t wlen, rlen;
+	union any u;
+
+	with = rota_msg_rid_add(c->good, strlen(c->good), RID, &wlen);
+	ck_assert_ptr_nonnull(with);
+	ck_assert_uint_eq(wlen, strlen(with));
+	/* what an older controller says, and the client looks for */
+	ck_assert_int_eq(c->decode(with, wlen, &u, &err), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(err.text, "unpacked: rid"));
+	ck_assert(c->empty(&u));
+	ck_assert_int_eq(rota_msg_rid_take(with, wlen, rid, &rest, &rlen,
+					   &err),
+			 0);
+	ck_assert_str_eq(rid, RID);
+	ck_assert_ptr_nonnull(rest);
+	ck_assert_ptr_null(strstr(rest, "\"rid\""));
+	ck_assert_int_eq(c->decode(rest, rlen, &u, &err), 0);
+	c->clear(&u);
+	free(rest);
+	free(with);
+}
+END_TEST
+
+START_TEST(test_rid_none)
+{
+	static const char *const bodies[] = {
+		"{}",
+		"{\"jobs\":[1,2]}",
+		/* the word in a value is no key */
+		"{\"name\":\"\\\"rid\\\"\"}",
+		"{\"x\":{\"rid\":\"" RID "\"}}",
+	};
+	struct rota_error err = { "" };
+	char rid[ROTA_RID_LEN + 1] = "x";
+	char *rest = (char *)bodies;
+	size_t rlen = 7;
+
+	for (int i = 0; i < N(bodies); i++) {
+		ck_assert_int_eq(rota_msg_rid_take(bodies[i], strlen(bodies[i]),
+						   rid, &rest, &rlen, &err),
+				 0);
+		ck_assert_str_eq(rid, "");
+		ck_assert_ptr_null(rest);
+		ck_assert_uint_eq(rlen, 0);
+	}
+}
+END_TEST
+
+static const struct {
+	const char *body;
+	const char *text;
+} bad_rids[] = {
+	{ "{\"rid\":12}", "rid: expected 32 lowercase hex digits" },
+	{ "{\"rid\":null}", "rid: expected 32 lowercase hex digits" },
+	{ "{\"rid\":\"0123456789ABCDEF0123456789abcdef\"}",
+	  "rid: expected 32 lowercase hex digits" },
+	{ "{\"rid\":\"" RID "0\"}", "rid: expected 32 lowercase hex digits" },
+	{ "{\"rid\":\"\"}", "rid: expected 32 lowercase hex digits" },
+	{ "{\"rid\":\"" RID "\",\"rid\":\"" RID "\"}", "malformed JSON" },
+	{ "[\"rid\"]", "message body is not a JSON object" },
+	{ "{\"rid\":\"" RID "\"", "malformed JSON" },
+};
+
+START_TEST(test_rid_bad)
+{
+	const char *b = bad_rids[_i].body;
+	struct rota_error err = { "" };
+	char rid[ROTA_RID_LEN + 1] = "x";
+	char *rest = (char *)b;
+	size_t rlen = 7;
+
+	ck_assert_int_eq(rota_msg_rid_take(b, strlen(b), rid, &rest, &rlen,
+					   &err),
+			 -EPROTO);
+	ck_assert_ptr_nonnull(strstr(err.text, bad_rids[_i].text));
+	ck_assert_str_eq(rid, "");
+	ck_assert_ptr_null(rest);
+	ck_assert_uint_eq(rlen, 0);
+}
+END_TEST
+
+START_TEST(test_rid_types)
+{
+	ck_assert(rota_msg_type_has_rid(ROTA_MSG_SUBMIT));
+	ck_assert(rota_msg_type_has_rid(ROTA_MSG_CANCEL));
+	ck_assert(rota_msg_type_has_rid(ROTA_MSG_NICE));
+	ck_assert(rota_msg_type_has_rid(ROTA_MSG_NODE_ADMIN));
+	ck_assert(rota_msg_type_has_rid(ROTA_MSG_RESV_DELETE));
+	ck_assert(!rota_msg_type_has_rid(ROTA_MSG_JOB_LIST));
+	ck_assert(!rota_msg_type_has_rid(ROTA_MSG_PING));
+	ck_assert(!rota_msg_type_has_rid(ROTA_MSG_RECONFIGURE));
+	ck_assert(!rota_msg_type_has_rid(ROTA_MSG_JOB_END));
+	/* not a JSON object: nothing to add to */
+	ck_assert_ptr_null(rota_msg_rid_add("[1]", 3, RID, &(size_t){ 0 }));
+}
+END_TEST
+
 static Suite *msg_suite(void)
 {
 	Suite *s = suite_create("msg");
@@ -2313,6 +2457,15 @@ static Suite *msg_suite(void)
 	tcase_add_test(tc, test_strbuf_json_controls);
 	tcase_add_test(tc, test_strbuf_basics);
 	tcase_add_test(tc, test_resv_create_long_value);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("rid");
+	tcase_add_test(tc, test_rid_make);
+	tcase_add_loop_test(tc, test_rid_valid, 0, N(rids));
+	tcase_add_loop_test(tc, test_rid_add_take, 0, N(rid_codecs));
+	tcase_add_test(tc, test_rid_none);
+	tcase_add_loop_test(tc, test_rid_bad, 0, N(bad_rids));
+	tcase_add_test(tc, test_rid_types);
 	suite_add_tcase(s, tc);
 	return s;
 }
