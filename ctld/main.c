@@ -235,7 +235,10 @@ static int salvage(struct ctld *ctld)
 
 	rota_log_init("rota-ctld", ROTA_LOG_INFO, NULL);
 	ctld->clock = &rota_clock_real;
+	/* the answers of requests are state too: kept through the salvage */
+	ctld->idem = idem_create();
 	rc = state_salvage(ctld);
+	idem_destroy(ctld->idem);
 	core_destroy(ctld->core);
 	rota_conf_destroy(ctld->conf);
 	return rc < 0 ? 1 : 0;
