@@ -401,7 +401,8 @@ static int list_dir(const char *dir, struct listing *l, struct rota_error *err)
 		l->any = true;
 	}
 	closedir(d);
-	qsort(l->snaps, l->nsnaps, sizeof(*l->snaps), cmp_desc);
+	if (l->nsnaps > 1) /* qsort takes no NULL, even for none */
+		qsort(l->snaps, l->nsnaps, sizeof(*l->snaps), cmp_desc);
 	return 0;
 }
 
