@@ -145,7 +145,7 @@ enum rota_usage_decay {
  */
 static inline int64_t rota_conf_lease_margin(int64_t node_timeout)
 {
-	return 2 + node_timeout / 50;
+	return 2 + (node_timeout + 49) / 50; /* rounded up */
 }
 
 struct rota_conf {

@@ -204,7 +204,11 @@ int rota_msg_lease_decode(const char *buf, size_t len, int64_t *lease,
 	*lease = 0;
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s?I !}", "lease", &v);
+	/*
+	 * Not strict, unlike every other decoder: a key a newer controller
+	 * adds here must not stop the renewals, and with them every job.
+	 */
+	rc = msg_unpack(root, err, "{s?I}", "lease", &v);
 	json_decref(root);
 	if (rc == 0 && (v < 0 || v > 7 * 86400))
 		rc = rota_errorf(err, -EPROTO, "lease: %lld is out of range",

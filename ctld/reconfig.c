@@ -65,6 +65,7 @@ static void move_admin(const struct core *from, struct core *to, int64_t now)
 		struct rota_error err;
 
 		why = why ? why + 2 : NULL;
+		core_node_keep_lease(to, n->name, n->lease_until);
 		if (n->admin_down)
 			core_node_admin(to, now, n->name, "down", why, &err);
 		else if (n->drain)

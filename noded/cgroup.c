@@ -356,15 +356,12 @@ static void job_free(struct cgroup_job *cg)
 	free(cg);
 }
 
-int cgroup_job_create(const struct cgroup_env *env, uint32_t job_id,
-		      uint32_t run, int pid, const struct cgroup_limits *lim,
-		      struct cgroup_job **out, struct rota_error *err)
+/* The job's cgroup paths, made or not. */
+static struct cgroup_job *job_named(const struct cgroup_env *env,
+				    uint32_t job_id, uint32_t run, int pid)
 {
 	struct cgroup_job *cg = rota_xcalloc(1, sizeof(*cg));
-	size_t n = 0;
-	int rc;
 
-	*out = NULL;
 	cg->env = env;
 	for (int c = 0; c < CGROUP_NCTL; c++) {
 		if (!env->base[c])
@@ -375,6 +372,41 @@ int cgroup_job_create(const struct cgroup_env *env, uint32_t job_id,
 			cg->shared[c] |= env->base[d] &&
 					 !strcmp(env->base[d], env->base[c]);
 	}
+	return cg;
+}
+
+void cgroup_job_kill(struct cgroup_job *cg)
+{
+	if (cg)
+		cg->env->version == 1 ? cgroup_v1_kill(cg) : cgroup_v2_kill(cg);
+}
+
+unsigned cgroup_job_reap(const struct cgroup_env *env, uint32_t job_id,
+			 uint32_t run, int pid)
+{
+	struct cgroup_job *cg = job_named(env, job_id, run, pid);
+	struct cgroup_usage u = { 0 };
+	bool there = false;
+
+	for (int c = 0; c < CGROUP_NCTL; c++)
+		there |= cg->dir[c] && access(cg->dir[c], F_OK) == 0;
+	if (!there) {
+		job_free(cg);
+		return 0;
+	}
+	cgroup_job_end(cg, &u);
+	return u.left;
+}
+
+int cgroup_job_create(const struct cgroup_env *env, uint32_t job_id,
+		      uint32_t run, int pid, const struct cgroup_limits *lim,
+		      struct cgroup_job **out, struct rota_error *err)
+{
+	struct cgroup_job *cg = job_named(env, job_id, run, pid);
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
 	rc = env->version == 1 ? cgroup_v1_create(cg, lim, err)
 			       : cgroup_v2_create(cg, lim, err);
 	if (rc < 0) {

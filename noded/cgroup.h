@@ -99,4 +99,18 @@ const char *const *cgroup_job_procs(const struct cgroup_job *cg);
  */
 void cgroup_job_end(struct cgroup_job *cg, struct cgroup_usage *usage);
 
+/*
+ * Kill everything in the job's cgroup now, as cgroup_job_end() does, but
+ * keep it ('cg' may be NULL: nothing to do).  Blocks as that does.
+ */
+void cgroup_job_kill(struct cgroup_job *cg);
+
+/*
+ * A supervisor died without ending its job: end what is left in the
+ * job's cgroup "job<ID>.<RUN>.<PID>" as cgroup_job_end() does, if it is
+ * there.  Returns how many processes it killed.  Blocks as that does.
+ */
+unsigned cgroup_job_reap(const struct cgroup_env *env, uint32_t job_id,
+			 uint32_t run, int pid);
+
 #endif

@@ -27,6 +27,7 @@
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
+#include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/supervise.h"
 
@@ -160,6 +161,44 @@ static void inotify_cb(struct rota_evloop *loop, int fd, unsigned events,
 	}
 }
 
+/*
+ * Its supervisor died without a word: end what is left of the job before
+ * anyone hears it ended, or the controller would start it again beside
+ * its remains, which no lease holds any more.  Its cgroup (named after
+ * the supervisor) holds all of it; without cgroups, its process group.
+ * Blocks while the cgroup empties (a few seconds at most), on this rare
+ * path only.
+ */
+static void reap_vanished(struct noded *nd, uint32_t id, uint32_t run,
+			  pid_t sup, pid_t job)
+{
+	unsigned left = 0;
+
+	if (nd->cgroups)
+		left = cgroup_job_reap(nd->cgroups, id, run, (int)sup);
+	else if (job > 0 && killpg(job, SIGKILL) == 0)
+		left = 1;
+	if (left)
+		rota_warn("job %u: killed what its vanished supervisor left "
+			  "running", id);
+}
+
+/* The job's pid from its .sup file ("<sup> <start> <job> <sup start>"). */
+static pid_t sup_job_pid(struct noded *nd, uint32_t id, uint32_t run)
+{
+	char *path = spool_path(nd, id, run, "sup");
+	size_t len;
+	char *text = slurp(path, &len);
+	long pid = 0, job = 0;
+	long long start = 0;
+
+	if (text)
+		sscanf(text, "%ld %lld %ld", &pid, &start, &job);
+	free(text);
+	free(path);
+	return (pid_t)job;
+}
+
 /* A .sup file: the job runs on if its supervisor does. */
 static void recover_running(struct noded *nd, uint32_t id, uint32_t run)
 {
@@ -183,6 +222,7 @@ static void recover_running(struct noded *nd, uint32_t id, uint32_t run)
 			  pid);
 	} else if (access(end_path, F_OK) != 0) {
 		/* gone without a word: report it rather than lose it */
+		reap_vanished(nd, id, run, (pid_t)pid, (pid_t)job);
 		j = add_job(nd, id, run);
 		j->ended = true;
 		j->end = (struct rota_msg_job_end){
@@ -237,6 +277,8 @@ static void check_cb(struct rota_evloop *loop, void *arg)
 		} else {
 			rota_err("job %u: its supervisor %d vanished", j->id,
 				 (int)j->sup);
+			reap_vanished(nd, j->id, j->run, j->sup,
+				      sup_job_pid(nd, j->id, j->run));
 			j->ended = true;
 			j->end = (struct rota_msg_job_end){
 				.job_id = j->id, .run = j->run,

@@ -7,11 +7,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -257,6 +259,30 @@ static void noded_fini(struct noded *nd)
 	rota_conf_destroy(nd->conf);
 }
 
+/*
+ * One daemon per node: a second one would register without the first
+ * one's jobs, and the controller would take them for ended.  Held until
+ * exit (supervisors close it: see supervise.c).
+ */
+static int lock_spool(struct noded *nd)
+{
+	char *path = rota_xasprintf("%s/lock", nd->spool);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		rota_err("SpoolDir '%s': %s", nd->spool,
+			 errno == EWOULDBLOCK
+				 ? "another rota-noded of this node runs there"
+				 : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct noded nd = { 0 };
@@ -290,6 +316,10 @@ int main(int argc, char **argv)
 	if ((mkdir(nd.conf->spool_dir, 0755) < 0 && errno != EEXIST) ||
 	    (mkdir(nd.spool, 0755) < 0 && errno != EEXIST)) {
 		rota_err("SpoolDir '%s': %s", nd.spool, strerror(errno));
+		noded_fini(&nd);
+		return 1;
+	}
+	if (lock_spool(&nd) < 0) {
 		noded_fini(&nd);
 		return 1;
 	}

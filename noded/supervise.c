@@ -34,6 +34,7 @@ struct sup {
 	bool timed_out;
 	struct cgroup_usage usage; /* read from its cgroup at its end */
 	bool lease_lost;	/* killed: the node's lease ran out */
+	struct cgroup_job *cg;	/* its cgroup; NULL: none */
 	struct timespec kill_at; /* SIGKILL deadline once terminating */
 	bool terminating;
 };
@@ -106,6 +107,8 @@ static void check_lease(struct sup *s)
 		return;
 	s->lease_lost = true;
 	killpg(s->job, SIGKILL);
+	/* and at once what left its process group, stuck script or not */
+	cgroup_job_kill(s->cg);
 }
 
 /* Until the job is reaped: its status. */
@@ -158,14 +161,16 @@ static void write_end(struct sup *s, int status)
 	size_t len;
 	char *body, *sup;
 
-	if (s->lease_lost) {
-		/* the controller requeues it, unless --no-requeue */
-		end.state = ROTA_JOB_NODE_FAIL;
-		end.text = (char *)"LeaseExpired";
-	} else if (s->cancelled)
+	/* ending already (cancel, time limit): that is how it ended */
+	if (s->cancelled)
 		end.state = ROTA_JOB_CANCELLED;
 	else if (s->timed_out)
 		end.state = ROTA_JOB_TIMEOUT;
+	else if (s->lease_lost) {
+		/* the controller requeues it, unless --no-requeue */
+		end.state = ROTA_JOB_NODE_FAIL;
+		end.text = (char *)"LeaseExpired";
+	}
 	else if (s->usage.oom_killed) {
 		/*
 		 * Even if the script itself carried on: the OOM killer's
@@ -252,6 +257,7 @@ __attribute__((noreturn)) static void supervisor(
 	sigaddset(&set, SUPERVISE_SIG_CANCEL);
 	sigprocmask(SIG_SETMASK, &set, NULL);
 	rc = join_cgroup(spec, &launch, &cg, &err);
+	s.cg = cg;
 	if (rc == 0)
 		rc = launch_start(&launch, &s.job, &err);
 	if (rc == 0) {

@@ -232,6 +232,7 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	init_queues(core, conf);
 	core->next_id = 1;
 	core->node_timeout = conf->node_timeout;
+	core->node_lease = conf->node_lease;
 	core->min_job_age = conf->min_job_age;
 	core->mem_weight = conf->usage_mem_weight;
 	core->calc_period = conf->priority_calc_period;
@@ -676,7 +677,8 @@ int core_job_end(struct core *core, int64_t now, const char *node,
 				   "job %u: the end of run %u, not of run %u",
 				   end->job_id, end->run, job->run);
 	/* its node lost its lease and killed it: a node failure */
-	if (end->state == ROTA_JOB_NODE_FAIL && !job->desc.no_requeue) {
+	if (end->state == ROTA_JOB_NODE_FAIL && !job->desc.no_requeue &&
+	    !job->cancel_sent) {
 		rota_warn("job %u: killed on '%s' (%s): requeued", job->id,
 			  node, end->text ? end->text : "node failure");
 		return core_requeue(core, now, job->id, "NodeFail", false);

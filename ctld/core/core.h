@@ -43,6 +43,9 @@ struct core_node {
 	uint64_t mem_used_mb;
 	uint8_t *core_busy;	/* per core: 1 if allocated */
 	int64_t last_seen;
+	int64_t lease_until;	/* its jobs may live until then at most, by
+				   the leases granted it (fence.c); 0: none
+				   granted since this core began */
 	bool drain;		/* an operator drains it: no new jobs */
 	bool admin_down;	/* an operator set it down */
 	uint32_t test_reserved;	/* cores kept for test queues' jobs */
@@ -275,6 +278,12 @@ int core_node_register(struct core *core, int64_t now,
  * reconciled, and its lease runs out meanwhile.
  */
 bool core_node_seen(struct core *core, int64_t now, const char *name);
+/*
+ * A reconfigure: the lease another core granted node 'name' runs until
+ * 'until' whatever this core's NodeLease (fence.c waits for it).
+ */
+void core_node_keep_lease(struct core *core, const char *name,
+			  int64_t until);
 /*
  * The node's daemon stopped answering (its link closed): no new jobs go
  * there, but its jobs run on under their supervisors; if it is not back

@@ -55,6 +55,7 @@ struct core {
 	size_t ended_cap;
 
 	int64_t node_timeout;
+	int64_t node_lease;	 /* NodeLease, seconds; 0: off */
 	int64_t min_job_age;
 
 	struct plugin *fairshare;
@@ -148,6 +149,8 @@ void fence_tick(struct core *core, int64_t now);
 void fence_restore(struct core *core, struct core_job *job, uint32_t node,
 		   int64_t now);
 void fence_forget(struct core *core, struct core_job *job);
+/* The node was granted a lease (registered, or heartbeat answered) now. */
+void fence_granted(struct core *core, struct core_node *n, int64_t now);
 
 /* sched.c: a job, node or order changed: the next passes must look. */
 void sched_changed(struct core *core);

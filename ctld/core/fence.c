@@ -8,14 +8,20 @@
  *   - the node reports the end of that run (whatever state);
  *   - the node registers without that run (one that registers with the
  *     run of a job requeued meanwhile fences it again);
- *   - the node has been silent for NodeTimeout: its lease has then run
- *     out, and its supervisors killed their jobs before it did (the
- *     lease argument is in docs/config.md, NodeLease).
+ *   - the node has been silent for NodeTimeout and the last lease the
+ *     controller granted it has surely run out: its supervisors killed
+ *     their jobs by then (the lease argument is in docs/config.md,
+ *     NodeLease).  Both, because a reconfigure may have lowered
+ *     NodeTimeout below a lease granted before it, or turned leases on
+ *     for a node that holds none (NodeLease=off: never by time).
  * A node that heartbeats on, yet never reports the run's end, keeps the
  * job fenced: better a job that waits than one that runs twice.
  */
 #include "config.h"
 
+#include <stdint.h>
+
+#include "common/conf.h"
 #include "common/log.h"
 #include "ctld/core/core_internal.h"
 
@@ -88,6 +94,15 @@ void fence_register(struct core *core, uint32_t node,
 	}
 }
 
+void fence_granted(struct core *core, struct core_node *n, int64_t now)
+{
+	n->lease_until = core->node_lease
+				 ? now + core->node_lease +
+					   rota_conf_lease_margin(
+						   core->node_timeout)
+				 : INT64_MAX;
+}
+
 void fence_tick(struct core *core, int64_t now)
 {
 	struct core_job *job, *next;
@@ -101,7 +116,8 @@ void fence_tick(struct core *core, int64_t now)
 		if (!job->fence_node)
 			continue;
 		n = &core->nodes[job->fence_node - 1];
-		if (now - n->last_seen > core->node_timeout)
+		if (now - n->last_seen > core->node_timeout &&
+		    now > n->lease_until)
 			lift(core, job, "its node's lease has run out");
 	}
 }

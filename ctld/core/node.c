@@ -295,6 +295,7 @@ int core_node_register(struct core *core, int64_t now,
 	sched_changed(core);
 	merge_features(n, info->features);
 	n->last_seen = now;
+	fence_granted(core, n, now);
 	if (n->admin_down)
 		return 0; /* an operator's down holds until resume */
 	n->state = NODE_UP;
@@ -314,7 +315,18 @@ bool core_node_seen(struct core *core, int64_t now, const char *name)
 	if (n->state == NODE_DOWN && !n->admin_down)
 		return false;
 	n->last_seen = now;
+	fence_granted(core, n, now);
 	return true;
+}
+
+void core_node_keep_lease(struct core *core, const char *name,
+			  int64_t until)
+{
+	uint32_t idx;
+
+	if (core_node_find(core, name, &idx) &&
+	    core->nodes[idx].lease_until < until)
+		core->nodes[idx].lease_until = until;
 }
 
 void core_node_unreachable(struct core *core, int64_t now, const char *name,
@@ -361,7 +373,7 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 			 * Requeued, fenced until that run is over; its end,
 			 * of an earlier run, is not taken for the next's.
 			 */
-			if (!job->desc.no_requeue) {
+			if (!job->desc.no_requeue && !job->cancel_sent) {
 				rota_warn("job %u: node '%s' down: requeued",
 					  job->id, name);
 				core_requeue(core, now, job->id, "NodeFail",
@@ -372,7 +384,10 @@ void core_node_down(struct core *core, int64_t now, const char *name,
 			job->end_text = rota_xasprintf("node %s: %s",
 						       core->nodes[idx].name,
 						       reason);
-			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
+			/* a job being cancelled is over: never run again */
+			core_job_finish(core, job, now,
+					job->cancel_sent ? ROTA_JOB_CANCELLED
+							 : ROTA_JOB_NODE_FAIL);
 			break;
 		}
 	}

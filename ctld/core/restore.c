@@ -116,6 +116,13 @@ int core_restore_job(struct core *core, int64_t now,
 					&job->alloc[i],
 					core_job_node_mem(job, job->alloc[i].ncores));
 	}
+	/* as for a running job's node: its previous run may live there */
+	if (rc == 0 && st->fence && st->state == ROTA_JOB_PENDING &&
+	    !core_node_find(core, st->fence, &node))
+		rc = rota_errorf(err, -ENOENT,
+				 "its previous run may still be alive on node "
+				 "'%s', which rota.conf no longer has",
+				 st->fence);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
 		core_job_free(job);
@@ -162,9 +169,7 @@ int core_restore_job(struct core *core, int64_t now,
 	job->eligible = st->state == ROTA_JOB_PENDING && !st->hold;
 	job->end_text = st->end_text ? rota_xstrdup(st->end_text) : NULL;
 	job->recorded = st->recorded;
-	/* a fence on a node rota.conf no longer has: nothing left to wait on */
-	if (st->fence && st->state == ROTA_JOB_PENDING &&
-	    core_node_find(core, st->fence, &node))
+	if (st->fence && st->state == ROTA_JOB_PENDING)
 		fence_restore(core, job, node, now);
 	jobtab_insert(core, job);
 	place_in_list(core, job);

@@ -9,9 +9,9 @@ PATH="$BIN:$PATH"
 need_root_and_munge
 id rotatest1 >/dev/null 2>&1 || skip_all "needs user rotatest1"
 
-plan 16
+plan 18
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
-HEARTBEAT=1s NODE_TIMEOUT=4s # a lease of 2s
+HEARTBEAT=1s NODE_TIMEOUT=5s # a lease of 2s
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up"
 W="$T/work"
@@ -91,3 +91,15 @@ sleep 3
 is "$(grep -c "refused registration" "$CL/log/impostor.log")" 1 \
 	"a refused daemon says so once, not at every retry"
 is "$(node_state n02)" UP "and the real node is untouched"
+
+# --- a supervisor killed: what it held dies before its end is told ---
+marker=$((RANDOM + 400000))
+d=$(rota submit --wrap "setsid sleep $marker & sleep $marker")
+wait_until "ls $CL/spool/*/job$d.1.sup >/dev/null 2>&1"
+read -r sup _ <"$(ls $CL/spool/*/job$d.1.sup)"
+kill -9 "$sup"
+wait_job_done "$d"
+is "$(job_state "$d")" FAILED "a job whose supervisor was killed ends FAILED"
+! pgrep -f "slee[p] $marker" >/dev/null
+ok $? "and nothing of it runs on (it would hold no lease)"
+pkill -f "slee[p] $marker" || true

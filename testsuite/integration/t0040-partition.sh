@@ -37,7 +37,7 @@ for i in $(seq $NODES); do
 done
 
 plan 7
-# NodeLease: 8s - 2s = 6s; a short cut lasts 2s, a long one 12s
+# NodeLease: 8s - 3s = 5s; a short cut lasts 2s, a long one 12s
 HEARTBEAT=1s NODE_TIMEOUT=8s KILL_WAIT=1s
 SHORT=2 LONG=12
 mkdir -p "$CL"

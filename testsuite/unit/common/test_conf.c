@@ -147,7 +147,7 @@ START_TEST(test_full)
 	ck_assert_str_eq(conf->log_level, "debug");
 	ck_assert_int_eq(conf->heartbeat_interval, 1);
 	ck_assert_int_eq(conf->node_timeout, 90);
-	ck_assert_int_eq(conf->node_lease, 90 - 2 - 1);
+	ck_assert_int_eq(conf->node_lease, 90 - 2 - 2); /* 1.8s: 2 */
 	ck_assert_int_eq(conf->kill_wait, 0);
 	ck_assert_int_eq(conf->min_job_age, 86400);
 	ck_assert_int_eq(conf->sched_interval, 120);
@@ -291,7 +291,7 @@ static const struct {
 	  "rota.conf:1: NodeLease: a node lease of 20s is not above "
 	  "HeartbeatInterval 20s (raise NodeTimeout, or set NodeLease=off)" },
 	{ "NodeTimeout=4s\nHeartbeatInterval=2s",
-	  "rota.conf:1: NodeTimeout: a node lease of 2s is not above "
+	  "rota.conf:1: NodeTimeout: a node lease of 1s is not above "
 	  "HeartbeatInterval 2s (raise NodeTimeout, or set NodeLease=off)" },
 	{ "NodeLease=soon",
 	  "rota.conf:1: NodeLease: 'soon' is not a duration" },

@@ -139,7 +139,8 @@ static uint8_t *frame(const char *cred, size_t body_len, size_t *len)
 	uint8_t *f = malloc(ROTA_FRAME_HEADER_LEN + clen + body_len);
 
 	rota_frame_header_encode(f, 7, (uint32_t)clen, (uint32_t)body_len);
-	memcpy(f + ROTA_FRAME_HEADER_LEN, cred, clen);
+	if (clen) /* memcpy takes no NULL, even for 0 bytes */
+		memcpy(f + ROTA_FRAME_HEADER_LEN, cred, clen);
 	memset(f + ROTA_FRAME_HEADER_LEN + clen, 'x', body_len);
 	*len = ROTA_FRAME_HEADER_LEN + clen + body_len;
 	return f;

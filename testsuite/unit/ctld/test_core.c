@@ -1095,6 +1095,34 @@ START_TEST(test_lease_node_fail)
 }
 END_TEST
 
+/*
+ * A lease granted before a reconfigure that lowered NodeTimeout (here
+ * kept by hand, as reconfig.c does) holds the fence past NodeTimeout; a
+ * job being cancelled on a node that goes down ends CANCELLED, never
+ * requeued.
+ */
+START_TEST(test_fence_kept_lease)
+{
+	uint32_t x, c;
+
+	up(0, REG("n1", 8, 16 * GB));
+	x = submit(1, &(struct req){ .ntasks = 4 });
+	c = submit(1, &(struct req){ .ntasks = 4 });
+	ck_assert_uint_eq(core_schedule(core, 2), 2);
+	free(take(2));
+	ck_assert_int_eq(core_cancel(core, 3, c, 0, true, NULL), 0);
+	core_node_keep_lease(core, "n1", 1000);
+	core_tick(core, 61); /* NodeTimeout=60s: down */
+	ck_assert_int_eq(node("n1")->state, NODE_DOWN);
+	ck_assert_int_eq(job(c)->state, ROTA_JOB_CANCELLED);
+	ck_assert_int_eq(job(x)->state, ROTA_JOB_PENDING);
+	core_tick(core, 1000);
+	ck_assert_uint_eq(job(x)->fence_node, idx("n1") + 1);
+	core_tick(core, 1001);
+	ck_assert_uint_eq(job(x)->fence_node, 0);
+}
+END_TEST
+
 START_TEST(test_reregister)
 {
 	uint32_t x, y, kept, lost;
@@ -1345,6 +1373,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_requeue_runs);
 	tcase_add_test(tc, test_fence_requeue);
 	tcase_add_test(tc, test_lease_node_fail);
+	tcase_add_test(tc, test_fence_kept_lease);
 	tcase_add_test(tc, test_reregister);
 	tcase_add_loop_test(tc, test_register_small, 0, N(small_cases));
 	tcase_add_test(tc, test_register_unknown);
