@@ -92,7 +92,7 @@ int core_restore_job(struct core *core, int64_t now,
 		     struct core_job_state *st, struct rota_error *err)
 {
 	struct core_job *job, *old;
-	uint32_t node;
+	uint32_t node = 0;
 	int rc;
 
 	if (st->id == 0 || st->state == ROTA_JOB_NONE ||
