@@ -14,6 +14,7 @@
 #include <sys/random.h>
 
 #include "common/auth.h"
+#include "common/hex.h"
 #include "common/log.h"
 #include "common/sha256.h"
 #include "common/xalloc.h"
@@ -217,17 +218,6 @@ static int check_munge(struct rota_auth *auth, struct rota_session *s,
 	return rota_auth_finish(&pre, s, type, body, len, err);
 }
 
-static void hex(const uint8_t *d, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 void rota_auth_mac(struct rota_session *s, uint16_t type, const void *body,
 		   size_t len, char out[ROTA_AUTH_MAC_TEXT])
 {
@@ -235,7 +225,7 @@ void rota_auth_mac(struct rota_session *s, uint16_t type, const void *body,
 
 	hmac(s->key, s->seq_out++, type, body, len, mac);
 	memcpy(out, "HMAC:", 5);
-	hex(mac, sizeof(mac), out + 5);
+	rota_hex_encode(mac, sizeof(mac), out + 5);
 }
 
 static int check_mac(struct rota_session *s, uint16_t type, const void *body,
@@ -251,7 +241,7 @@ static int check_mac(struct rota_session *s, uint16_t type, const void *body,
 				   "no session: send a munge credential first");
 	hmac(s->key, s->seq_in, type, body, len, mac);
 	memcpy(want, "HMAC:", 5);
-	hex(mac, sizeof(mac), want + 5);
+	rota_hex_encode(mac, sizeof(mac), want + 5);
 	if (cred_len != strlen(want))
 		return rota_errorf(err, -EACCES, "session MAC malformed");
 	for (size_t i = 0; i < cred_len; i++)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "common/hex.h"
 #include "common/msg.h"
 #include "common/msg_internal.h"
 #include "common/proto.h"
@@ -52,8 +53,7 @@ bool rota_rid_is_valid(const char *s)
 
 int rota_rid_make(char out[ROTA_RID_LEN + 1])
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char r[ROTA_RID_LEN / 2];
+	uint8_t r[ROTA_RID_LEN / 2];
 	size_t got = 0;
 
 	out[0] = '\0';
@@ -66,11 +66,7 @@ int rota_rid_make(char out[ROTA_RID_LEN + 1])
 			return -errno;
 		got += (size_t)n;
 	}
-	for (size_t i = 0; i < sizeof(r); i++) {
-		out[2 * i] = hex[r[i] >> 4];
-		out[2 * i + 1] = hex[r[i] & 15];
-	}
-	out[ROTA_RID_LEN] = '\0';
+	rota_hex_encode(r, sizeof(r), out);
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/hex.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/sha256.h"
@@ -166,41 +167,13 @@ static void insert(struct idem *t, struct idem_entry *e)
 	t->n++;
 }
 
-static void hex_encode(const uint8_t *in, size_t n, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = hex[in[i] >> 4];
-		out[2 * i + 1] = hex[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static int hex_decode(const char *in, uint8_t *out, size_t n)
-{
-	if (strlen(in) != 2 * n)
-		return -EINVAL;
-	for (size_t i = 0; i < 2 * n; i++) {
-		char c = in[i];
-		int v = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-					       : -1;
-
-		if (v < 0)
-			return -EINVAL;
-		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | v : v << 4);
-	}
-	return 0;
-}
-
 static char *record_encode(const struct idem_entry *e, size_t *len)
 {
 	char digest[2 * ROTA_SHA256_LEN + 1];
 	json_t *o;
 	char *text;
 
-	hex_encode(e->digest, sizeof(e->digest), digest);
+	rota_hex_encode(e->digest, sizeof(e->digest), digest);
 	o = json_pack("{s:s, s:I, s:s, s:I, s:i, s:i, s:s, s:s%}", "kind",
 		      "request", "uid", (json_int_t)e->uid, "rid", e->rid,
 		      "time", (json_int_t)e->time, "req_type", e->req_type,
@@ -249,7 +222,7 @@ int idem_record_apply(struct idem *t, int64_t before, const char *rec,
 		return rota_errorf(err, -EINVAL, "malformed request record");
 	}
 	e = rota_xcalloc(1, sizeof(*e));
-	if (hex_decode(digest, e->digest, sizeof(e->digest)) < 0) {
+	if (rota_hex_decode(digest, e->digest, sizeof(e->digest)) < 0) {
 		free(e);
 		json_decref(o);
 		return rota_errorf(err, -EINVAL, "malformed request record");
