@@ -135,6 +135,8 @@ static inline int64_t job_limit_end(const struct core_job *j)
  * that leaves the queue another way.
  */
 void fence_set(struct core *core, struct core_job *job);
+/* Fence 'job' on node index 'node' (a run of it found there). */
+void fence_on(struct core *core, struct core_job *job, uint32_t node);
 /*
  * core.c: tell 'node' to end run 'run' of job 'id' as a cancel does (its
  * supervisor sends SIGTERM, then SIGKILL after KillWait).
@@ -145,6 +147,9 @@ bool fence_end(struct core *core, struct core_job *job, uint32_t node,
 	       uint32_t run);
 void fence_register(struct core *core, uint32_t node,
 		    const struct rota_node_info *info);
+/* node.c: does the node's registration list this run of the job? */
+bool node_reports_run(const struct rota_node_info *info,
+		      const struct core_job *job);
 void fence_tick(struct core *core, int64_t now);
 void fence_restore(struct core *core, struct core_job *job, uint32_t node,
 		   int64_t now);

@@ -25,13 +25,28 @@
 #include "common/log.h"
 #include "ctld/core/core_internal.h"
 
+void fence_on(struct core *core, struct core_job *job, uint32_t node)
+{
+	if (job->fence_node)
+		return;
+	job->fence_node = node + 1;
+	core->nfenced++;
+	core_mark_dirty(core, job);
+}
+
 void fence_set(struct core *core, struct core_job *job)
 {
-	if (job->fence_node || !job->nalloc)
-		return;
 	/* the batch script (and all a job runs) is on its first node */
-	job->fence_node = job->alloc[0].node + 1;
-	core->nfenced++;
+	if (job->nalloc)
+		fence_on(core, job, job->alloc[0].node);
+}
+
+void fence_forget(struct core *core, struct core_job *job)
+{
+	if (!job->fence_node)
+		return;
+	job->fence_node = 0;
+	core->nfenced--;
 }
 
 static void lift(struct core *core, struct core_job *job, const char *why)
@@ -39,8 +54,7 @@ static void lift(struct core *core, struct core_job *job, const char *why)
 	rota_info("job %u: run %u ended on '%s' (%s): it may start again",
 		  job->id, job->run, core->nodes[job->fence_node - 1].name,
 		  why);
-	job->fence_node = 0;
-	core->nfenced--;
+	fence_forget(core, job);
 	core_mark_dirty(core, job);
 	sched_changed(core);
 }
@@ -55,41 +69,17 @@ bool fence_end(struct core *core, struct core_job *job, uint32_t node,
 	return true;
 }
 
-/* Does the node's registration list this run of the job? */
-static bool reported(const struct rota_node_info *info, uint32_t id,
-		     uint32_t run)
-{
-	for (size_t i = 0; i < info->njobs; i++) {
-		if (info->jobs[i] == id && (!info->runs || info->runs[i] == run))
-			return true;
-	}
-	return false;
-}
-
 void fence_register(struct core *core, uint32_t node,
 		    const struct rota_node_info *info)
 {
 	struct core_job *job, *next;
 
-	/* a run it still has, of a job back in the queue: wait for its end */
-	for (size_t i = 0; i < info->njobs; i++) {
-		job = jobtab_find(core, info->jobs[i]);
-		if (job && job->state == ROTA_JOB_PENDING && !job->fence_node &&
-		    job->run && (!info->runs || info->runs[i] == job->run)) {
-			rota_info("job %u: run %u is still on '%s': it waits "
-				  "for its end", job->id, job->run,
-				  core->nodes[node].name);
-			job->fence_node = node + 1;
-			core->nfenced++;
-			core_mark_dirty(core, job);
-		}
-	}
 	if (!core->nfenced)
 		return;
 	for (job = core->pending.head; job; job = next) {
 		next = job->next;
 		if (job->fence_node == node + 1 &&
-		    !reported(info, job->id, job->run))
+		    !node_reports_run(info, job))
 			lift(core, job, "its node registered without it");
 	}
 }
@@ -125,17 +115,9 @@ void fence_tick(struct core *core, int64_t now)
 void fence_restore(struct core *core, struct core_job *job, uint32_t node,
 		   int64_t now)
 {
-	job->fence_node = node + 1;
+	job->fence_node = node + 1; /* as recorded: not a change */
 	core->nfenced++;
 	/* as for a running job: NodeTimeout from now to hear from it */
 	if (core->nodes[node].last_seen < now)
 		core->nodes[node].last_seen = now;
-}
-
-void fence_forget(struct core *core, struct core_job *job)
-{
-	if (!job->fence_node)
-		return;
-	job->fence_node = 0;
-	core->nfenced--;
 }

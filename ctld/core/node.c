@@ -157,9 +157,8 @@ static void merge_features(struct core_node *n, char *const *extra)
 	n->features[have] = NULL;
 }
 
-/* Does the node report this run of the job? (any run: an old daemon) */
-static bool job_reported(const struct rota_node_info *info,
-			 const struct core_job *job)
+bool node_reports_run(const struct rota_node_info *info,
+		      const struct core_job *job)
 {
 	for (size_t i = 0; i < info->njobs; i++) {
 		if (info->jobs[i] == job->id &&
@@ -178,30 +177,29 @@ static bool job_reported(const struct rota_node_info *info,
 static void reconcile_jobs(struct core *core, int64_t now, uint32_t idx,
 			   const struct rota_node_info *info)
 {
-	struct core_job *job = core->running.head;
+	const char *name = core->nodes[idx].name;
+	struct core_job *job, *next;
 
-	while (job) {
-		struct core_job *next = job->next;
-
-		if (job->alloc[0].node == idx && !job_reported(info, job) &&
-		    !job->desc.no_requeue) {
-			rota_warn("job %u: node '%s' registered without it: "
-				  "requeued", job->id, core->nodes[idx].name);
-			core_requeue(core, now, job->id, "NodeFail", false);
-		} else if (job->alloc[0].node == idx &&
-			   !job_reported(info, job)) {
-			rota_warn("job %u: node '%s' registered without it, "
-				  "ending it as NODE_FAIL",
-				  job->id, core->nodes[idx].name);
-			job->end_text = rota_xasprintf(
-				"node %s restarted without it",
-				core->nodes[idx].name);
-			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
-		} else if (job->alloc[0].node == idx && job->cancel_sent) {
+	for (job = core->running.head; job; job = next) {
+		next = job->next;
+		if (job->alloc[0].node != idx)
+			continue;
+		if (node_reports_run(info, job)) {
 			/* the first order may have found no link: again */
-			core_end_run(core, job->id, job->run, idx, SIGTERM);
+			if (job->cancel_sent)
+				core_end_run(core, job->id, job->run, idx,
+					     SIGTERM);
+		} else if (!job->desc.no_requeue) {
+			rota_warn("job %u: node '%s' registered without it: "
+				  "requeued", job->id, name);
+			core_requeue(core, now, job->id, "NodeFail", false);
+		} else {
+			rota_warn("job %u: node '%s' registered without it, "
+				  "ending it as NODE_FAIL", job->id, name);
+			job->end_text = rota_xasprintf(
+				"node %s restarted without it", name);
+			core_job_finish(core, job, now, ROTA_JOB_NODE_FAIL);
 		}
-		job = next;
 	}
 }
 
@@ -226,24 +224,37 @@ static void resize_cores(struct core_node *n, uint32_t cores)
 }
 
 /*
+ * The node's registration lists the job's run (any run: an old daemon);
+ * its run 'run', 0 when the daemon does not say.
+ */
+static bool is_run(const struct core_job *job, uint32_t run)
+{
+	return !run || run == job->run;
+}
+
+/*
  * A returning node may still run jobs that have moved on meanwhile
  * (requeued when it was declared down, cancelled, forgotten): tell it to
- * kill them, so that no job runs in two places.
+ * kill them, so that no job runs in two places; a job back in the queue
+ * waits for that run's end (a fence).
  */
 static void kill_strays(struct core *core, uint32_t idx,
 			const struct rota_node_info *info)
 {
 	for (size_t i = 0; i < info->njobs; i++) {
-		const struct core_job *job = jobtab_find(core, info->jobs[i]);
+		struct core_job *job = jobtab_find(core, info->jobs[i]);
 		uint32_t run = info->runs ? info->runs[i] : 0;
 
 		if (job && job->state == ROTA_JOB_RUNNING &&
-		    job->alloc[0].node == idx && (!run || run == job->run))
+		    job->alloc[0].node == idx && is_run(job, run))
 			continue;
 		rota_warn("job %u: still on node '%s', which no longer runs "
 			  "it: killing it there",
 			  info->jobs[i], core->nodes[idx].name);
 		core_end_run(core, info->jobs[i], run, idx, SIGKILL);
+		if (job && job->state == ROTA_JOB_PENDING && job->run &&
+		    is_run(job, run))
+			fence_on(core, job, idx);
 	}
 }
 
