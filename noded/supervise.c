@@ -170,8 +170,7 @@ static void write_end(struct sup *s, int status)
 		/* the controller requeues it, unless --no-requeue */
 		end.state = ROTA_JOB_NODE_FAIL;
 		end.text = (char *)"LeaseExpired";
-	}
-	else if (s->usage.oom_killed) {
+	} else if (s->usage.oom_killed) {
 		/*
 		 * Even if the script itself carried on: the OOM killer's
 		 * SIGKILL as its signal (ExitCode 0:9), not a clean 0
@@ -232,7 +231,6 @@ __attribute__((noreturn)) static void supervisor(
 	struct sup s = { .spec = spec, .start = (int64_t)time(NULL) };
 	struct launch_spec launch = spec->launch;
 	struct rota_error err = { "" };
-	struct cgroup_job *cg = NULL;
 	char line[256], name[16];
 	sigset_t set;
 	int rc, status;
@@ -256,8 +254,7 @@ __attribute__((noreturn)) static void supervisor(
 	sigaddset(&set, SUPERVISE_SIG_SIGNAL);
 	sigaddset(&set, SUPERVISE_SIG_CANCEL);
 	sigprocmask(SIG_SETMASK, &set, NULL);
-	rc = join_cgroup(spec, &launch, &cg, &err);
-	s.cg = cg;
+	rc = join_cgroup(spec, &launch, &s.cg, &err);
 	if (rc == 0)
 		rc = launch_start(&launch, &s.job, &err);
 	if (rc == 0) {
@@ -285,12 +282,12 @@ __attribute__((noreturn)) static void supervisor(
 	if (rc < 0) {
 		if (s.job > 0)
 			killpg(s.job, SIGKILL);
-		cgroup_job_end(cg, NULL);
+		cgroup_job_end(s.cg, NULL);
 		_exit(1);
 	}
 	status = watch(&s, &set);
 	killpg(s.job, SIGKILL); /* what the script left behind goes too */
-	cgroup_job_end(cg, &s.usage); /* and what left its process group */
+	cgroup_job_end(s.cg, &s.usage); /* and what left its process group */
 	write_end(&s, status);
 	launch_cleanup(spec->launch.spool_dir, spec->launch.job_id);
 	_exit(0);

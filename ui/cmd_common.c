@@ -43,25 +43,32 @@ struct ctld_where {
 
 #define CLIENT_RETRY_DEFAULT 60 /* seconds, as rota.conf's default */
 
-/* $ROTA_CLIENT_RETRY: seconds ("30") or a duration ("2m"); 0 disables. */
+/*
+ * $ROTA_CLIENT_RETRY: seconds ("30") or a duration ("2m"); 0 disables.
+ * It only shortens ClientRetry ('*out'): a longer wait could outlive the
+ * controller's memory of answers (ClientRetry plus 10 minutes), and a
+ * late retry of a done submit would submit again.
+ */
 static int env_retry(int64_t *out, struct rota_error *err)
 {
 	const char *env = getenv("ROTA_CLIENT_RETRY");
 	char *end;
 	long long v;
+	int64_t d;
 
 	if (!env || !*env)
 		return 0;
 	errno = 0;
 	v = strtoll(env, &end, 10);
-	if (*env >= '0' && *env <= '9' && !*end && !errno) {
-		*out = v;
-		return 0;
-	}
-	if (rota_duration_parse(env, ROTA_DURATION_NEED_UNIT, out, err) < 0 ||
-	    *out < 0)
+	if (*env >= '0' && *env <= '9' && !*end && !errno)
+		d = v;
+	else if (rota_duration_parse(env, ROTA_DURATION_NEED_UNIT, &d,
+				     err) < 0 ||
+		 d < 0)
 		return rota_errorf(err, -EINVAL, "ROTA_CLIENT_RETRY '%s': "
 				   "expected seconds or a duration (2m)", env);
+	if (d < *out)
+		*out = d;
 	return 0;
 }
 

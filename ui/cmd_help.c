@@ -39,7 +39,7 @@ static int help_run(int argc, char **argv)
 	       "rota.conf ($ROTA_CONF).\n");
 	printf("\nWhile the controller does not answer (it restarts) or is "
 	       "busy, a command\ntries again for ClientRetry (rota.conf, 60s; "
-	       "$ROTA_CLIENT_RETRY=SECONDS\noverrides it, 0 disables), saying "
+	       "$ROTA_CLIENT_RETRY=SECONDS\nshortens it, 0 disables), saying "
 	       "so once on stderr.  A request that\nchanges state carries a "
 	       "request id, the same on every try, and the\ncontroller "
 	       "answers a repeat with its first answer: a retried submit\n"
