@@ -304,3 +304,48 @@ int rota_auth_uid(const char *user, uid_t *uid)
 	}
 	return -ENOENT;
 }
+
+int rota_auth_seal(struct rota_auth *auth, uid_t peer_uid, const void *payload,
+		   size_t len, char **cred, struct rota_error *err)
+{
+	munge_err_t e;
+
+	*cred = NULL;
+	if (len > INT32_MAX)
+		return rota_errorf(err, -EMSGSIZE, "munge: payload too large");
+	if (auth->restricted != peer_uid) {
+		munge_ctx_set(auth->ctx, MUNGE_OPT_UID_RESTRICTION, peer_uid);
+		auth->restricted = peer_uid;
+	}
+	e = munge_encode(cred, auth->ctx, payload, (int)len);
+	if (e != EMUNGE_SUCCESS) {
+		free(*cred);
+		*cred = NULL;
+		return rota_errorf(err, -ECONNREFUSED, "munge: %s",
+				   munge_ctx_strerror(auth->ctx));
+	}
+	return 0;
+}
+
+int rota_auth_unseal(struct rota_auth *auth, const char *cred,
+		     char **payload, size_t *len, uid_t *uid, gid_t *gid,
+		     struct rota_error *err)
+{
+	void *p = NULL;
+	int plen = 0;
+	munge_err_t e = munge_decode(cred, auth->ctx, &p, &plen, uid, gid);
+
+	*payload = NULL;
+	*len = 0;
+	if (e != EMUNGE_SUCCESS) {
+		free(p);
+		return munge_error(auth, e, err);
+	}
+	*payload = rota_xmalloc((size_t)plen + 1);
+	if (plen)
+		memcpy(*payload, p, (size_t)plen);
+	(*payload)[plen] = '\0';
+	*len = (size_t)plen;
+	free(p);
+	return 0;
+}

@@ -114,4 +114,20 @@ void rota_auth_mac(struct rota_session *s, uint16_t type, const void *body,
 /* The uid of a user name, or of a number; -ENOENT if unknown. */
 int rota_auth_uid(const char *user, uid_t *uid);
 
+/*
+ * A sealed payload: a munge credential carrying 'payload' itself, which
+ * only 'peer_uid' can open, once (munge refuses a replay).  The controller
+ * seals a job step's credential for one node daemon with it (msg.h's
+ * rota_step_cred).  Errors as rota_auth_open().
+ */
+int rota_auth_seal(struct rota_auth *auth, uid_t peer_uid, const void *payload,
+		   size_t len, char **cred, struct rota_error *err);
+/*
+ * Open a sealed payload: '*payload' (NUL-terminated, caller frees) and the
+ * sealer's uid/gid.  Errors as rota_auth_check().
+ */
+int rota_auth_unseal(struct rota_auth *auth, const char *cred,
+		     char **payload, size_t *len, uid_t *uid, gid_t *gid,
+		     struct rota_error *err);
+
 #endif

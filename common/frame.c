@@ -109,6 +109,17 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_RESV_LIST_REPLY: return "RESV_LIST_REPLY";
 	case ROTA_MSG_WHY: return "WHY";
 	case ROTA_MSG_WHY_REPLY: return "WHY_REPLY";
+	case ROTA_MSG_STEP_CREATE: return "STEP_CREATE";
+	case ROTA_MSG_STEP_CREATE_REPLY: return "STEP_CREATE_REPLY";
+	case ROTA_MSG_STEP_COMPLETE: return "STEP_COMPLETE";
+	case ROTA_MSG_STEPS_KILL: return "STEPS_KILL";
+	case ROTA_MSG_STEP_LAUNCH: return "STEP_LAUNCH";
+	case ROTA_MSG_STEP_IO: return "STEP_IO";
+	case ROTA_MSG_STEP_SIGNAL: return "STEP_SIGNAL";
+	case ROTA_MSG_STEP_TASK_END: return "STEP_TASK_END";
+	case ROTA_MSG_STEP_WIREUP: return "STEP_WIREUP";
+	case ROTA_MSG_STEP_WINSIZE: return "STEP_WINSIZE";
+	case ROTA_MSG_STEP_DONE: return "STEP_DONE";
 	default: return "UNKNOWN";
 	}
 }

@@ -306,6 +306,10 @@ struct rota_node_info {
 	uint32_t cores_kept_used; /* of those, used by test jobs */
 	uint64_t memory_mb;
 	uint64_t memory_used_mb;
+	uint32_t step_port;	/* registration: where it takes job steps;
+				   0: it takes none (an older daemon) */
+	uint32_t step_uid;	/* and the uid it runs as (auth.h: only that
+				   uid opens a step client's credential) */
 	uint32_t *jobs;		/* running job ids (registration) */
 	uint32_t *runs;		/* and which run of each (same count) */
 	size_t njobs;
@@ -614,5 +618,134 @@ char *rota_msg_rid_add(const char *buf, size_t len, const char *rid,
 int rota_msg_rid_take(const char *buf, size_t len,
 		      char rid[ROTA_RID_LEN + 1], char **rest, size_t *rest_len,
 		      struct rota_error *err);
+
+/* ---- Job steps (msg_step.c; DESIGN.md "Parallel work inside a job") ---- */
+#define ROTA_STEP_TASKS_MAX (1u << 20)
+
+/* STEP_CREATE: `rota run` asks for a step inside its job. */
+struct rota_msg_step_create {
+	uint32_t job_id;
+	uint32_t ntasks;	  /* 0: one per core of the nodes used */
+	uint32_t nnodes;	  /* 0: the job's, or fewer if fewer tasks */
+	uint32_t cpus_per_task;	  /* 0: 1 */
+	uint32_t ntasks_per_node; /* 0: spread evenly */
+	bool overlap;		  /* one task per node on all the job's cores
+				     there, beside other steps (rota-rsh) */
+	char *nodelist;		  /* only these of the job's nodes; or NULL */
+	char *name;		  /* the command, for listings; or NULL */
+};
+char *rota_msg_step_create_encode(const struct rota_msg_step_create *m,
+				  size_t *len);
+int rota_msg_step_create_decode(const char *buf, size_t len,
+				struct rota_msg_step_create *m,
+				struct rota_error *err);
+void rota_msg_step_create_clear(struct rota_msg_step_create *m);
+
+/* One node of a step, as the controller hands it to `rota run`. */
+struct rota_step_node {
+	char *name;
+	char *addr;		/* where its daemon takes steps */
+	uint32_t port;
+	uint32_t uid;		/* the uid that daemon runs as */
+	uint32_t ntasks;
+	char *cred;		/* the sealed rota_step_cred for that node */
+};
+struct rota_msg_step_create_reply {
+	uint32_t job_id;
+	uint32_t step_id;
+	uint32_t ntasks;
+	struct rota_step_node *nodes;
+	size_t nnodes;
+};
+char *rota_msg_step_reply_encode(const struct rota_msg_step_create_reply *m,
+				 size_t *len);
+int rota_msg_step_reply_decode(const char *buf, size_t len,
+			       struct rota_msg_step_create_reply *m,
+			       struct rota_error *err);
+void rota_msg_step_reply_clear(struct rota_msg_step_create_reply *m);
+
+/*
+ * What a step credential vouches for, sealed by the controller for one
+ * node (rota_auth_seal): that job, that run, that step, that owner, these
+ * cores.  Ranks are given out in node order: node n has counts[n] tasks.
+ */
+struct rota_step_cred {
+	uint32_t job_id;
+	uint32_t run;
+	uint32_t step_id;
+	uint32_t uid;
+	uint32_t gid;
+	char *node;		/* the node it is for */
+	uint32_t node_id;	/* its place in 'nodes' */
+	char **nodes;		/* the step's nodes, NULL-terminated */
+	uint32_t *counts;	/* tasks per node, in that order */
+	size_t nnodes;
+	uint32_t *cores;	/* the node's cores for the step (logical) */
+	size_t ncores;
+	uint32_t cpus_per_task;
+	bool overlap;		/* every task may use all of 'cores' */
+	uint64_t mem_mb;	/* the job's memory on the node; 0: none */
+	int64_t end_time;	/* when the job's time runs out; 0: never */
+};
+char *rota_step_cred_encode(const struct rota_step_cred *c, size_t *len);
+/* Checks the layout too: counts match nodes, node_id in range, cores
+ * enough for the node's tasks. */
+int rota_step_cred_decode(const char *buf, size_t len,
+			  struct rota_step_cred *c, struct rota_error *err);
+void rota_step_cred_clear(struct rota_step_cred *c);
+
+/* STEP_LAUNCH: `rota run` to a node daemon. */
+struct rota_msg_step_launch {
+	char *cred;
+	char **argv;		/* NULL-terminated, at least one */
+	char **env;		/* NULL-terminated */
+	char *cwd;		/* absolute */
+	char *mpi;		/* "none", "pmi2", "pmix" */
+	bool pty;		/* rank 0 on a pseudo-terminal */
+	uint32_t rows;		/* its size; 0: unknown */
+	uint32_t cols;
+};
+char *rota_msg_step_launch_encode(const struct rota_msg_step_launch *m,
+				  size_t *len);
+int rota_msg_step_launch_decode(const char *buf, size_t len,
+				struct rota_msg_step_launch *m,
+				struct rota_error *err);
+void rota_msg_step_launch_clear(struct rota_msg_step_launch *m);
+
+/* STEP_COMPLETE: `rota run` tells the controller how its step ended. */
+struct rota_msg_step_complete {
+	uint32_t job_id;
+	uint32_t step_id;
+	int exit_code;		/* the largest of the tasks' (128+signal) */
+	int32_t failed_rank;	/* the first task that failed; -1: none */
+	uint64_t cpu_usec;	/* of all its tasks, as their nodes said */
+	char *text;		/* why it failed, one line; or NULL */
+};
+char *rota_msg_step_complete_encode(const struct rota_msg_step_complete *m,
+				    size_t *len);
+int rota_msg_step_complete_decode(const char *buf, size_t len,
+				  struct rota_msg_step_complete *m,
+				  struct rota_error *err);
+void rota_msg_step_complete_clear(struct rota_msg_step_complete *m);
+
+/*
+ * The small step frames, {"key":int,...} with exactly these keys:
+ * STEP_SIGNAL {signal}, STEP_TASK_END {rank, status}, STEP_WINSIZE
+ * {rows, cols}, STEP_DONE {cpu_usec, mem_peak}.  Each value must lie in
+ * [0, max[i]].
+ */
+char *rota_msg_ints_encode(const char *const *keys, const int64_t *v,
+			   size_t n, size_t *len);
+int rota_msg_ints_decode(const char *buf, size_t len,
+			 const char *const *keys, const int64_t *max,
+			 int64_t *v, size_t n, struct rota_error *err);
+
+/* STEP_IO's raw body: "<rank> <fd>\n" then the bytes. */
+char *rota_step_io_encode(uint32_t rank, unsigned fd, const void *data,
+			  size_t n, size_t *len);
+/* '*data' points into 'buf'. */
+int rota_step_io_decode(const char *buf, size_t len, uint32_t *rank,
+			unsigned *fd, const char **data, size_t *n,
+			struct rota_error *err);
 
 #endif

@@ -30,6 +30,10 @@ static json_t *node_pack(const struct rota_node_info *n)
 		json_object_set_new(o, "addr", json_string(n->addr));
 	if (n->runs)
 		json_object_set_new(o, "runs", msg_u32v_pack(n->runs, n->njobs));
+	if (n->step_port) {
+		json_object_set_new(o, "step_port", json_integer(n->step_port));
+		json_object_set_new(o, "step_uid", json_integer(n->step_uid));
+	}
 	if (n->cores_kept) {
 		json_object_set_new(o, "cores_kept",
 				    json_integer(n->cores_kept));
@@ -44,7 +48,7 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 {
 	const char *name = NULL, *state = NULL, *reason = NULL, *addr = NULL;
 	json_int_t sockets, cores, pus, used, mem, mem_used, kept = 0;
-	json_int_t kept_used = 0;
+	json_int_t kept_used = 0, step_port = 0, step_uid = 0;
 	json_t *features = NULL, *jobs = NULL, *runs = NULL;
 	size_t nruns = 0;
 	int rc;
@@ -52,13 +56,14 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 	*n = (struct rota_node_info){ 0 };
 	rc = msg_unpack(o, err,
 			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s?s, "
-			"s?s, s?s, s?o, s?I, s?I !}",
+			"s?s, s?s, s?o, s?I, s?I, s?I, s?I !}",
 			"name", &name, "sockets", &sockets, "cores", &cores,
 			"pus", &pus, "cores_used", &used, "memory_mb", &mem,
 			"memory_used_mb", &mem_used, "features", &features,
 			"jobs", &jobs, "state", &state, "reason", &reason,
 			"addr", &addr, "runs", &runs, "cores_kept", &kept,
-			"cores_kept_used", &kept_used);
+			"cores_kept_used", &kept_used, "step_port", &step_port,
+			"step_uid", &step_uid);
 	if (rc == 0)
 		rc = msg_range(cores, 1, 1 << 20, "cores", err);
 	if (rc == 0)
@@ -71,6 +76,10 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 		rc = msg_range(kept, 0, cores, "cores_kept", err);
 	if (rc == 0)
 		rc = msg_range(kept_used, 0, kept, "cores_kept_used", err);
+	if (rc == 0)
+		rc = msg_range(step_port, 0, 65535, "step_port", err);
+	if (rc == 0)
+		rc = msg_range(step_uid, 0, UINT32_MAX - 1, "step_uid", err);
 	if (rc == 0)
 		rc = msg_range(mem, 0, (json_int_t)1 << 40, "memory_mb", err);
 	if (rc == 0)
@@ -103,6 +112,8 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 	n->cores_used = (uint32_t)used;
 	n->cores_kept = (uint32_t)kept;
 	n->cores_kept_used = (uint32_t)kept_used;
+	n->step_port = (uint32_t)step_port;
+	n->step_uid = (uint32_t)step_uid;
 	n->memory_mb = (uint64_t)mem;
 	n->memory_used_mb = (uint64_t)mem_used;
 	return 0;

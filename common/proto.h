@@ -67,6 +67,15 @@ enum rota_msg_type {
 	ROTA_MSG_WHY = 145,	    /* job id -> WHY_REPLY (rota why) */
 	ROTA_MSG_WHY_REPLY = 146,
 
+	/*
+	 * Job steps (msg_step.c): `rota run` asks for a step inside its
+	 * job and gets a credential per node, sealed by the controller;
+	 * it reports the step's end.
+	 */
+	ROTA_MSG_STEP_CREATE = 150,	  /* -> STEP_CREATE_REPLY */
+	ROTA_MSG_STEP_CREATE_REPLY = 151,
+	ROTA_MSG_STEP_COMPLETE = 152,	  /* -> OK */
+
 	/* 200-299: node daemons to the controller */
 	/*
 	 * REGISTER and HEARTBEAT are answered in order, OK {"lease":N}
@@ -83,6 +92,25 @@ enum rota_msg_type {
 	ROTA_MSG_SIGNAL_JOB = 301,  /* no reply */
 	ROTA_MSG_JOB_END_ACK = 302, /* the controller has recorded the end */
 	ROTA_MSG_RECONFIGURE_NODE = 303, /* {}: re-read rota.conf, register */
+	ROTA_MSG_STEPS_KILL = 304,  /* {job_id, run}: the job is over: end
+				       its steps here */
+
+	/*
+	 * 400-499: `rota run` and the step supervisor of one node
+	 * (noded/step.c), on a connection of their own: the first frame
+	 * opens the session, every later one is sealed (auth.h).
+	 */
+	ROTA_MSG_STEP_LAUNCH = 400,   /* credential + command -> OK or ERROR */
+	ROTA_MSG_STEP_IO = 401,	      /* raw: "<rank> <fd>\n" + bytes; to the
+					 node only fd 0 of rank 0 (stdin);
+					 no bytes: end of that stream */
+	ROTA_MSG_STEP_SIGNAL = 402,   /* {signal}: to every task here */
+	ROTA_MSG_STEP_TASK_END = 403, /* {rank, status}: a wait() status */
+	ROTA_MSG_STEP_WIREUP = 404,   /* raw: this node's allgather blob; to
+					 the node: all of them (wireup.h) */
+	ROTA_MSG_STEP_WINSIZE = 405,  /* {rows, cols}: the --pty terminal's */
+	ROTA_MSG_STEP_DONE = 406,     /* {cpu_usec, mem_peak}: every task
+					 here has ended; the node closes */
 };
 
 /* "SUBMIT", "JOB_LIST", ...; "UNKNOWN" for others.  Static string. */

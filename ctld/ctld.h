@@ -24,6 +24,7 @@ struct idem;
 struct journal;
 struct user_cache;
 struct admit;
+struct jobsteps;
 
 #define CTLD_RPC_MAX 48
 
@@ -72,6 +73,7 @@ struct ctld {
 	struct ctld_stats stats;
 	struct jobcomp *jobcomp;	/* JobComp plugins (jobcomp.h) */
 	struct admit *admit;		/* connection caps (admit.h) */
+	struct jobsteps *steps;		/* jobs with steps (step.h) */
 	int spare_fd;			/* given up to shed a peer on EMFILE */
 	int64_t refusal_logged;		/* when a refusal was last logged */
 	uint64_t refusals_quiet;	/* refusals since, not logged */
@@ -90,6 +92,8 @@ struct peer {
 	/* a credential opened before its body came (conn.h's cred_cb) */
 	struct rota_auth_pending pre;
 	bool from_node;	/* admitted from a node's address (admit.h) */
+	unsigned step_port;	/* a node link: where it takes steps; 0 none */
+	uid_t step_uid;		/* and the uid that daemon runs as */
 	char addr[48];	/* the peer's address, as admitted */
 };
 

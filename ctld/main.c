@@ -23,6 +23,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "ctld/jobcomp.h"
 #include "ctld/idem.h"
 #include "ctld/journal.h"
@@ -304,6 +305,7 @@ int main(int argc, char **argv)
 	/* before the loop: plugins remove their watchers and timers */
 	jobcomp_destroy(ctld.jobcomp);
 	rota_evloop_destroy(ctld.loop);
+	steps_destroy(&ctld);
 	core_destroy(ctld.core);
 	rota_auth_destroy(ctld.auth);
 	user_cache_destroy(ctld.users);

@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "ctld/users.h"
 
 static bool is_ip_literal(const char *s)
@@ -79,6 +80,8 @@ void rpc_node_register(struct peer *p, const struct rota_frame *f)
 	}
 	ctld->node_links[idx] = p;
 	p->node = (int)idx;
+	p->step_port = info.step_port;
+	p->step_uid = (uid_t)info.step_uid;
 	state_commit(ctld); /* jobs it no longer has have ended */
 	rota_info("node '%s' up: %u cores, %llu MB", info.name, node->cores,
 		  (unsigned long long)node->memory_mb);
@@ -295,6 +298,7 @@ void ctld_run_actions(struct ctld *ctld)
 	if (state_commit(ctld) < 0)
 		return; /* the actions wait for the journal */
 	n = core_take_actions(ctld->core, &acts);
+	steps_sweep(ctld);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct core_job *job = core_job_find(ctld->core,

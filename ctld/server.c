@@ -38,6 +38,7 @@
 #include "ctld/admit.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "ctld/users.h"
 
 enum role {
@@ -71,6 +72,8 @@ static const struct rpc_entry {
 	{ ROTA_MSG_RESV_DELETE, ROLE_USER, rpc_resv_delete },
 	{ ROTA_MSG_RESV_LIST, ROLE_USER, rpc_resv_list },
 	{ ROTA_MSG_WHY, ROLE_USER, rpc_why },
+	{ ROTA_MSG_STEP_CREATE, ROLE_USER, rpc_step_create },
+	{ ROTA_MSG_STEP_COMPLETE, ROLE_USER, rpc_step_complete },
 	{ ROTA_MSG_NODE_REGISTER, ROLE_NODE, rpc_node_register },
 	{ ROTA_MSG_HEARTBEAT, ROLE_NODE, rpc_heartbeat },
 	{ ROTA_MSG_JOB_END, ROLE_NODE, rpc_job_end },

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/*
+ * STEP_CREATE and STEP_COMPLETE: `rota run` inside a job (step.h).  Not
+ * journaled: a step is the work of one client, and ends with it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/msg.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/step.h"
+
+void rpc_step_create(struct peer *p, const struct rota_frame *f)
+{
+	struct rota_msg_step_create req;
+	struct rota_msg_step_create_reply reply;
+	struct rota_error err;
+	size_t len;
+	char *body;
+	int rc;
+
+	if (rota_msg_step_create_decode(f->body, f->body_len, &req, &err) <
+	    0) {
+		peer_send_error(p, -EPROTO, err.text);
+		return;
+	}
+	rc = steps_create(p->ctld, p->uid, &req, &reply, &err);
+	rota_msg_step_create_clear(&req);
+	if (rc < 0) {
+		if (rc == -EPERM)
+			p->ctld->stats.denied++;
+		peer_send_error(p, rc, err.text);
+		return;
+	}
+	body = rota_msg_step_reply_encode(&reply, &len);
+	peer_send(p, ROTA_MSG_STEP_CREATE_REPLY, body, len);
+	free(body);
+	rota_msg_step_reply_clear(&reply);
+}
+
+void rpc_step_complete(struct peer *p, const struct rota_frame *f)
+{
+	struct rota_msg_step_complete m;
+	struct rota_error err;
+	int rc;
+
+	if (rota_msg_step_complete_decode(f->body, f->body_len, &m, &err) <
+	    0) {
+		peer_send_error(p, -EPROTO, err.text);
+		return;
+	}
+	rc = steps_complete(p->ctld, p->uid, &m, &err);
+	rota_msg_step_complete_clear(&m);
+	if (rc < 0) {
+		peer_send_error(p, rc, err.text);
+		return;
+	}
+	peer_send(p, ROTA_MSG_OK, "{}", 2);
+}
