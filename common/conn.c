@@ -477,3 +477,8 @@ size_t rota_conn_queued(const struct rota_conn *c)
 {
 	return c->out.len - c->out.off;
 }
+
+int rota_conn_fd(const struct rota_conn *c)
+{
+	return c->fd;
+}

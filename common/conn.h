@@ -95,6 +95,8 @@ const char *rota_conn_peer(const struct rota_conn *c);
 /* The peer's IPv4/IPv6 address text without the port. */
 const char *rota_conn_peer_addr(const struct rota_conn *c);
 void rota_conn_set_arg(struct rota_conn *c, void *arg);
+/* The socket, for a child that takes the connection over (noded/steps.c). */
+int rota_conn_fd(const struct rota_conn *c);
 /* Whether a credential passed cred_cb (always, without preauth_max). */
 bool rota_conn_is_authenticated(const struct rota_conn *c);
 /* Bytes held in the input buffer (its capacity), for tests and limits. */

@@ -712,7 +712,11 @@ int rota_msg_step_launch_decode(const char *buf, size_t len,
 				struct rota_error *err);
 void rota_msg_step_launch_clear(struct rota_msg_step_launch *m);
 
-/* STEP_COMPLETE: `rota run` tells the controller how its step ended. */
+/*
+ * STEP_COMPLETE: `rota run` tells the controller how its step ended;
+ * step_id ROTA_STEP_NONE with end_job: `rota alloc` ends its job.
+ */
+#define ROTA_STEP_NONE UINT32_MAX
 struct rota_msg_step_complete {
 	uint32_t job_id;
 	uint32_t step_id;
@@ -720,6 +724,9 @@ struct rota_msg_step_complete {
 	int32_t failed_rank;	/* the first task that failed; -1: none */
 	uint64_t cpu_usec;	/* of all its tasks, as their nodes said */
 	char *text;		/* why it failed, one line; or NULL */
+	bool end_job;		/* an interactive job: end it with its step
+				   (its holder script exits 0, or 1 when
+				   the step failed) */
 };
 char *rota_msg_step_complete_encode(const struct rota_msg_step_complete *m,
 				    size_t *len);

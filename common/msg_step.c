@@ -402,6 +402,8 @@ char *rota_msg_step_complete_encode(const struct rota_msg_step_complete *m,
 
 	if (m->text)
 		json_object_set_new(o, "text", json_string(m->text));
+	if (m->end_job)
+		json_object_set_new(o, "end_job", json_true());
 	return msg_dump(o, len);
 }
 
@@ -412,14 +414,15 @@ int rota_msg_step_complete_decode(const char *buf, size_t len,
 	json_t *root = msg_parse(buf, len, err);
 	json_int_t id, step, code, rank, cpu;
 	const char *text = NULL;
-	int rc;
+	int end_job = 0, rc;
 
 	*m = (struct rota_msg_step_complete){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:I, s:I, s:I, s:I, s?s !}",
+	rc = msg_unpack(root, err, "{s:I, s:I, s:I, s:I, s:I, s?s, s?b !}",
 			"job_id", &id, "step_id", &step, "exit_code", &code,
-			"failed_rank", &rank, "cpu_usec", &cpu, "text", &text);
+			"failed_rank", &rank, "cpu_usec", &cpu, "text", &text,
+			"end_job", &end_job);
 	if (rc == 0) {
 		const struct msg_range_field r[] = {
 			{ "job_id", id, 1, UINT32_MAX },
@@ -443,6 +446,7 @@ int rota_msg_step_complete_decode(const char *buf, size_t len,
 	m->exit_code = (int)code;
 	m->failed_rank = (int32_t)rank;
 	m->cpu_usec = (uint64_t)cpu;
+	m->end_job = end_job;
 	return 0;
 }
 

@@ -6,10 +6,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/msg.h"
 #include "common/proto.h"
+#include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "ctld/step.h"
 
@@ -52,8 +55,16 @@ void rpc_step_complete(struct peer *p, const struct rota_frame *f)
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
+	bool end_job = m.end_job;
+
 	rc = steps_complete(p->ctld, p->uid, &m, &err);
+	if (rc == 0 && end_job)
+		rc = core_signal(p->ctld->core, m.job_id, p->uid,
+				 ctld_is_operator(p->ctld, p->uid),
+				 m.exit_code ? SIGUSR1 : SIGTERM, &err);
 	rota_msg_step_complete_clear(&m);
+	if (rc == 0 && end_job)
+		ctld_run_actions(p->ctld);
 	if (rc < 0) {
 		peer_send_error(p, rc, err.text);
 		return;

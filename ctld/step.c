@@ -456,6 +456,8 @@ int steps_complete(struct ctld *ctld, uid_t uid,
 	if (job && uid != job->uid && uid != 0)
 		return rota_errorf(err, -EPERM, "job %u: not yours",
 				   m->job_id);
+	if (m->step_id == ROTA_STEP_NONE && m->end_job)
+		return 0; /* rota alloc's end: no step of its own */
 	while (s && s->id != m->step_id)
 		s = s->next;
 	if (!s)

@@ -316,10 +316,16 @@ static char **build_env(struct noded *nd, const struct rota_msg_launch *m)
 
 	while (m->env[n])
 		n++;
-	env = rota_xcalloc(n + 6, sizeof(char *));
+	env = rota_xcalloc(n + 8, sizeof(char *));
 	for (i = 0; i < n; i++)
 		env[i] = m->env[i];
 	env[i++] = rota_xasprintf("ROTA_NODENAME=%s", nd->name);
+	/* where the job's own rota commands (rota run) find the controller */
+	env[i++] = rota_xasprintf("ROTA_CTLD=%s:%u", nd->ctld_host,
+				  nd->ctld_port);
+	if (getenv("ROTA_MUNGE_SOCKET")) /* a private munged (tests) */
+		env[i++] = rota_xasprintf("ROTA_MUNGE_SOCKET=%s",
+					  getenv("ROTA_MUNGE_SOCKET"));
 	if (pw) {
 		env[i++] = rota_xasprintf("USER=%s", pw->pw_name);
 		env[i++] = rota_xasprintf("LOGNAME=%s", pw->pw_name);
@@ -451,9 +457,11 @@ void jobs_resend_ends(struct noded *nd)
 
 void jobs_reap(struct noded *nd)
 {
+	pid_t pid;
+
 	/* supervisors: their jobs' ends come through their .end files */
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		steps_reaped(nd, pid);
 }
 
 void jobs_fini(struct noded *nd)

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -271,12 +272,28 @@ static int open_output(const char *path)
 		    0644);
 }
 
+/* Child only: a step task's streams, given by its supervisor. */
+static void child_task_stdio(const struct launch_spec *spec, int fd)
+{
+	for (int i = 0; i < 3; i++)
+		if (dup2(spec->stdio[i], i) < 0)
+			child_fail(fd, errno, "job %u: dup2: %s",
+				   spec->job_id, strerror(errno));
+	if (spec->ctty && ioctl(STDIN_FILENO, TIOCSCTTY, 0) < 0)
+		child_fail(fd, errno, "job %u: terminal: %s", spec->job_id,
+			   strerror(errno));
+}
+
 /* Child only: stdin from /dev/null, stdout and stderr to the job's files. */
 static void child_stdio(const struct launch_spec *spec, int fd)
 {
 	const char *errpath = spec->stderr_path;
 	int in, out, errfd;
 
+	if (spec->stdio) {
+		child_task_stdio(spec, fd);
+		return;
+	}
 	out = above_stdio(open_output(spec->stdout_path));
 	if (out < 0)
 		child_fail(fd, errno, "job %u: open '%s': %s",
@@ -299,9 +316,57 @@ static void child_stdio(const struct launch_spec *spec, int fd)
 	/* The originals are close-on-exec: exec leaves only 0, 1 and 2. */
 }
 
+/* The value of 'name' in a NULL-terminated environment, or NULL. */
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; *env; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+/*
+ * Child only: exec a task's argv, looking argv[0] up in the PATH of the
+ * task's own environment (execvpe would search the daemon's), in stack
+ * buffers: the child allocates nothing.
+ */
+static void child_exec_argv(const struct launch_spec *spec, int fd)
+{
+	const char *name = spec->argv[0];
+	const char *path = env_get(spec->env, "PATH");
+	int first = ENOENT;
+	char buf[4096];
+
+	if (strchr(name, '/')) {
+		execve(name, spec->argv, spec->env);
+		child_fail(fd, errno, "exec '%s': %s", name, strerror(errno));
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+		int n = snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, path,
+				 len ? "/" : "", name);
+
+		if (n > 0 && (size_t)n < sizeof(buf)) {
+			execve(buf, spec->argv, spec->env);
+			if (errno != ENOENT && errno != ENOTDIR)
+				first = first == ENOENT ? errno : first;
+		}
+		path += len + (end != NULL);
+	}
+	child_fail(fd, first, "exec '%s': %s", name,
+		   first == ENOENT ? "command not found" : strerror(first));
+}
+
 static void child_exec(const struct launch_spec *spec, const char *path,
 		       int fd)
 {
+	if (spec->argv)
+		child_exec_argv(spec, fd);
 	char *argv[] = { (char *)path, NULL };
 	char *sh_argv[] = { "sh", (char *)path, NULL };
 
@@ -348,6 +413,10 @@ static int child_run(void *arg)
 			   spec->job_id, strerror(errno));
 	/* Descriptors the daemon forgot to mark must not reach the job. */
 	close_range(STDERR_FILENO + 1, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (spec->keep_fd > STDERR_FILENO && spec->keep_fd != fd &&
+	    fcntl(spec->keep_fd, F_SETFD, 0) < 0)
+		child_fail(fd, errno, "job %u: keep fd %d: %s", spec->job_id,
+			   spec->keep_fd, strerror(errno));
 	child_exec(spec, c->path, fd);
 	_exit(127); /* not reached: child_exec() execs or fails */
 }
@@ -424,14 +493,15 @@ static int check_spec(const struct launch_spec *spec, struct rota_error *err)
 {
 	uint32_t id = spec->job_id;
 
-	if (!spec->script || !spec->spool_dir || !spec->env)
+	if ((!spec->script && !spec->argv) || !spec->spool_dir || !spec->env ||
+	    (spec->argv && (!spec->argv[0] || !spec->stdio)))
 		return rota_errorf(err, -EINVAL,
 				   "job %u: incomplete launch", id);
 	if (!spec->workdir || spec->workdir[0] != '/')
 		return rota_errorf(err, -EINVAL,
 				   "job %u: workdir is not absolute", id);
-	if (!spec->stdout_path || spec->stdout_path[0] != '/' ||
-	    (spec->stderr_path && spec->stderr_path[0] != '/'))
+	if (!spec->stdio && (!spec->stdout_path || spec->stdout_path[0] != '/' ||
+	    (spec->stderr_path && spec->stderr_path[0] != '/')))
 		return rota_errorf(err, -EINVAL,
 				   "job %u: output path is not absolute", id);
 	if (geteuid() != 0 && spec->uid != getuid())
@@ -469,10 +539,12 @@ int launch_start(const struct launch_spec *spec, pid_t *pid,
 	if (rc < 0)
 		goto out_free;
 	c.mask = mask;
-	c.path = script_path(spec->spool_dir, spec->job_id);
-	rc = write_script(spec, c.path, err);
-	if (rc < 0)
-		goto out_free;
+	if (!spec->argv) {
+		c.path = script_path(spec->spool_dir, spec->job_id);
+		rc = write_script(spec, c.path, err);
+		if (rc < 0)
+			goto out_free;
+	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		rc = rota_errorf(err, -errno, "job %u: pipe: %s",
 				 spec->job_id, strerror(errno));
@@ -498,7 +570,8 @@ int launch_start(const struct launch_spec *spec, pid_t *pid,
 	goto out_free;
 
 out_unlink:
-	unlink(c.path);
+	if (c.path)
+		unlink(c.path);
 out_free:
 	free((char *)c.path);
 	if (who.owned)

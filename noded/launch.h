@@ -2,6 +2,7 @@
 #ifndef ROTA_NODED_LAUNCH_H
 #define ROTA_NODED_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +36,16 @@ struct launch_spec {
 	 * anything else; NULL-terminated; NULL: none
 	 */
 	const char *const *cgroup_procs;
+	/*
+	 * A job step's task instead of a batch script (noded/step.c):
+	 * 'argv' is exec'd (argv[0] looked up in the PATH of 'env', as the
+	 * user), 'script' and the output paths are unused, and the task's
+	 * standard streams are 'stdio' (a pipe or a pseudo-terminal).
+	 */
+	char *const *argv;
+	const int *stdio;	/* [3]; NULL: the files above */
+	bool ctty;		/* stdio[0] is a terminal: make it ours */
+	int keep_fd;		/* stays open across exec (PMI_FD); -1: none */
 };
 
 /*

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/auth.h"
 #include "common/conf.h"
@@ -115,6 +116,8 @@ static void send_register(struct noded *nd)
 		.cores = t->cores,
 		.pus = t->pus,
 		.memory_mb = t->memory_mb,
+		.step_port = nd->step_port,
+		.step_uid = (uint32_t)geteuid(),
 	};
 	struct rota_error err;
 	char *cred = NULL;
@@ -212,6 +215,15 @@ static void handle_order(struct noded *nd, const struct rota_frame *f)
 					     &err);
 		if (rc == 0)
 			jobs_acked(nd, id, run);
+		break;
+	}
+	case ROTA_MSG_STEPS_KILL: {
+		uint32_t id, run;
+
+		rc = rota_msg_job_run_decode(f->body, f->body_len, &id, &run,
+					     &err);
+		if (rc == 0)
+			steps_kill(nd, id, run);
 		break;
 	}
 	case ROTA_MSG_RECONFIGURE_NODE:

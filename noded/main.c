@@ -241,6 +241,7 @@ static void hup_cb(struct rota_evloop *loop, int signo, void *arg)
 
 static void noded_fini(struct noded *nd)
 {
+	steps_fini(nd);
 	jobs_fini(nd);
 	if (nd->link)
 		rota_conn_close(nd->link);
@@ -285,7 +286,7 @@ static int lock_spool(struct noded *nd)
 
 int main(int argc, char **argv)
 {
-	struct noded nd = { 0 };
+	struct noded nd = { .step_fd = -1 };
 	struct options o = { 0 };
 	enum rota_log_level level = ROTA_LOG_INFO;
 	struct rota_error err;
@@ -336,6 +337,10 @@ int main(int argc, char **argv)
 	if (jobs_start(&nd) < 0) {
 		rota_err("SpoolDir '%s': cannot watch it: %s", nd.spool,
 			 strerror(errno));
+		noded_fini(&nd);
+		return 1;
+	}
+	if (steps_listen(&nd) < 0) {
 		noded_fini(&nd);
 		return 1;
 	}

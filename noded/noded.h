@@ -68,6 +68,12 @@ struct noded {
 					  HEARTBEAT left, oldest first */
 	unsigned nsent;
 	char refused[160];	/* the controller's last refusal */
+	/* job steps (steps.c) */
+	int step_fd;		/* listening; -1: none */
+	unsigned step_port;
+	struct rota_watch *step_watch;
+	struct nstep *steps;	/* the step supervisors started */
+	uint64_t steps_refused;	/* launches refused (logged, counted) */
 	int64_t refused_at;	/* when it was last logged (loop ms) */
 };
 
@@ -91,6 +97,16 @@ struct topology_summary;
 char **noded_features(const struct topology_summary *t,
 		      const struct rota_conf *conf,
 		      const struct rota_conf_node *cn);
+
+/* steps.c: job steps' launches (step.h) */
+struct nstep;
+/* Listen for `rota run` on the node's address, NodedPort; -errno. */
+int steps_listen(struct noded *nd);
+/* The job's run is over (STEPS_KILL): end its steps here. */
+void steps_kill(struct noded *nd, uint32_t job_id, uint32_t run);
+/* A child was reaped: true if it was a step supervisor. */
+bool steps_reaped(struct noded *nd, pid_t pid);
+void steps_fini(struct noded *nd);
 
 /* jobs.c */
 void jobs_launch(struct noded *nd, const struct rota_msg_launch *m);

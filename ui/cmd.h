@@ -51,6 +51,8 @@ extern const struct cmd cmd_top;
 extern const struct cmd cmd_sim;
 extern const struct cmd cmd_resv;
 extern const struct cmd cmd_why;
+extern const struct cmd cmd_run;
+extern const struct cmd cmd_alloc;
 
 /* All commands, NULL-terminated (main.c). */
 extern const struct cmd *const rota_cmds[];

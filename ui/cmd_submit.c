@@ -416,8 +416,12 @@ static int finish_desc(struct submit_opts *o, const char *path)
 					 : path	 ? (base ? base + 1 : path)
 						 : "stdin");
 	}
+	/* Slurm's arithmetic: -N 4 --ntasks-per-node=4 is 16 tasks, -N 4 4 */
+	if (!o->d.ntasks && o->d.ntasks_per_node)
+		o->d.ntasks = o->d.ntasks_per_node *
+			      (o->d.nodes ? o->d.nodes : 1);
 	if (!o->d.ntasks)
-		o->d.ntasks = 1;
+		o->d.ntasks = o->d.nodes ? o->d.nodes : 1;
 	if (!o->d.cpus_per_task)
 		o->d.cpus_per_task = 1;
 	o->d.env = build_env(o->export);

@@ -12,7 +12,7 @@ const struct cmd *const rota_cmds[] = {
 	&cmd_show,   &cmd_node,	 &cmd_diag,  &cmd_share, &cmd_prio,
 	&cmd_showq, &cmd_history, &cmd_reconfigure,
 	&cmd_hold, &cmd_release, &cmd_nice, &cmd_update, &cmd_requeue,
-	&cmd_top, &cmd_sim, &cmd_resv, &cmd_why,
+	&cmd_top, &cmd_sim, &cmd_resv, &cmd_why, &cmd_run, &cmd_alloc,
 	&cmd_help, NULL,
 };
 

@@ -645,6 +645,27 @@ int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	return 0;
 }
 
+int core_signal(struct core *core, uint32_t job_id, uid_t uid, bool operator,
+		int signo, struct rota_error *err)
+{
+	struct core_job *job = jobtab_find(core, job_id);
+
+	if (!job || job->state != ROTA_JOB_RUNNING)
+		return rota_errorf(err, -ENOENT, "job %u: not running",
+				   job_id);
+	if (!operator && job->uid != uid)
+		return rota_errorf(err, -EPERM, "job %u: not yours to signal",
+				   job_id);
+	core_push_action(core, &(struct core_action){
+				       .type = CORE_ACTION_SIGNAL,
+				       .job_id = job->id,
+				       .run = job->run,
+				       .node = job->alloc[0].node,
+				       .signo = signo,
+			       });
+	return 0;
+}
+
 void core_end_run(struct core *core, uint32_t id, uint32_t run,
 		  uint32_t node, int signo)
 {

@@ -198,6 +198,13 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
  * job ends now; a running one gets SIGNAL actions and ends when its nodes
  * report.  -ENOENT, -EPERM, -EALREADY (already ended).
  */
+/*
+ * Send 'signo' to a running job's batch script (its process group), as
+ * 'uid'; the job ends as the script then does, not as CANCELLED.
+ * -ENOENT (not running), -EPERM.
+ */
+int core_signal(struct core *core, uint32_t job_id, uid_t uid, bool operator,
+		int signo, struct rota_error *err);
 int core_cancel(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		bool operator, struct rota_error *err);
 
