@@ -352,8 +352,12 @@ static void child_exec_argv(const struct launch_spec *spec, int fd)
 				 len ? "/" : "", name);
 
 		if (n > 0 && (size_t)n < sizeof(buf)) {
+			struct stat st;
+
 			execve(buf, spec->argv, spec->env);
-			if (errno != ENOENT && errno != ENOTDIR)
+			/* a directory we may not search is not "found" */
+			if (errno != ENOENT && errno != ENOTDIR &&
+			    (errno != EACCES || stat(buf, &st) == 0))
 				first = first == ENOENT ? errno : first;
 		}
 		path += len + (end != NULL);

@@ -44,6 +44,7 @@ struct task {
 	uint32_t rank;
 	pid_t pid;		/* 0: not started or reaped */
 	int fd[3];		/* our ends: stdin (rank 0), stdout, stderr */
+	bool pty;		/* fd[1] a terminal's master, fd[0] a dup */
 	struct rota_watch *w[3];
 };
 
@@ -176,9 +177,10 @@ static void stream_closed(struct stepsup *s, struct task *t, int i)
 
 	rota_watch_remove(t->w[i]);
 	t->w[i] = NULL;
-	if (t->fd[0] == t->fd[i]) { /* a terminal: its input goes too */
+	if (t->pty && t->fd[0] >= 0) { /* a terminal: its input goes too */
 		rota_watch_remove(t->w[0]);
 		t->w[0] = NULL;
+		close(t->fd[0]);
 		t->fd[0] = -1;
 	}
 	close(t->fd[i]);
@@ -267,7 +269,7 @@ static void in_flush(struct stepsup *s)
 	if (!t->w[0])
 		t->w[0] = rota_evloop_add_fd(s->loop, t->fd[0], 0, in_cb, s);
 	rota_watch_set_events(t->w[0], s->in.len ? ROTA_EV_WRITE : 0);
-	if (!s->in.len && s->in_eof && t->fd[0] != t->fd[1]) {
+	if (!s->in.len && s->in_eof && !t->pty) {
 		rota_watch_remove(t->w[0]);
 		t->w[0] = NULL;
 		close(t->fd[0]);
@@ -290,7 +292,7 @@ static void on_stdin(struct stepsup *s, const struct rota_frame *f)
 	if (n == 0) {
 		s->in_eof = true;
 		/* a terminal's end of input is its EOF character */
-		if (s->tasks[0].fd[0] == s->tasks[0].fd[1])
+		if (s->tasks[0].pty)
 			rota_strbuf_add(&s->in, "\x04", 1);
 	} else if (s->in.len < (16u << 20)) {
 		rota_strbuf_add(&s->in, data, n);
@@ -524,7 +526,10 @@ static int task_stdio(struct stepsup *s, struct task *t, bool first_node,
 		}
 		fcntl(master, F_SETFD, FD_CLOEXEC);
 		fcntl(master, F_SETFL, O_NONBLOCK);
-		t->fd[0] = t->fd[1] = master;
+		t->pty = true;
+		t->fd[1] = master;
+		/* a watcher each for reading and writing: two descriptors */
+		t->fd[0] = fcntl(master, F_DUPFD_CLOEXEC, 0);
 		child[0] = child[1] = child[2] = slave;
 		return 0;
 	}

@@ -138,7 +138,8 @@ int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
 			break;
 		}
 		state = list.jobs[0].state;
-		reason = rota_xstrdup(list.jobs[0].reason);
+		reason = rota_xstrdup(list.jobs[0].reason ? list.jobs[0].reason
+							  : "");
 		rota_msg_job_list_clear(&list);
 		if (state == ROTA_JOB_RUNNING) {
 			free(reason);
