@@ -196,6 +196,26 @@ static char *expand_path(const char *pattern, const char *workdir,
 	return rota_strbuf_take(&b, NULL);
 }
 
+/*
+ * ROTA_HOSTS=n01:4,n02:4: the job's nodes with the tasks each can hold,
+ * in the form mpirun's --host and mpiexec's -hosts take (docs/mpi.md).
+ */
+static char *job_hosts(struct ctld *ctld, const struct core_job *job)
+{
+	struct rota_strbuf b = { 0 };
+	uint32_t cpt = job->desc.cpus_per_task ? job->desc.cpus_per_task : 1;
+
+	rota_strbuf_adds(&b, "ROTA_HOSTS=");
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		rota_strbuf_addf(&b, "%s%s:%u", i ? "," : "",
+				 core_node_get(ctld->core, job->alloc[i].node)
+					 ->name,
+				 job->alloc[i].ncores / cpt
+					 ? job->alloc[i].ncores / cpt
+					 : 1);
+	return rota_strbuf_take(&b, NULL);
+}
+
 static char **job_env(struct ctld *ctld, const struct core_job *job,
 		      const char *nodelist)
 {
@@ -224,6 +244,7 @@ static char **job_env(struct ctld *ctld, const struct core_job *job,
 	if (job->desc.account)
 		env[i++] = rota_xasprintf("ROTA_JOB_ACCOUNT=%s",
 					  job->desc.account);
+	env[i++] = job_hosts(ctld, job);
 	env[i] = NULL;
 	return env;
 }

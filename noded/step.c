@@ -589,7 +589,8 @@ static int start_task(struct stepsup *s, uint32_t local,
 		free(ucores);
 		return rc;
 	}
-	env = step_task_env(c, t->rank, local, s->a->launch->env, extra);
+	env = step_task_env(c, t->rank, local, cores, cpt, s->a->launch->env,
+			    extra);
 	{
 		struct launch_spec spec = {
 			.job_id = c->job_id,
@@ -663,8 +664,8 @@ static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 		if (strcmp(s->a->launch->mpi, "pmix") == 0)
 			rc = -ENOTSUP;
 		else
-			rota_warn("step %u.%u: no PMI: %s", c->job_id,
-				  c->step_id, err);
+			rota_debug("step %u.%u: no PMI: %s", c->job_id,
+				   c->step_id, err);
 		s->wu = NULL;
 	}
 	s->ntasks = c->counts[c->node_id];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/hostlist.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "noded/step.h"
 
@@ -31,9 +32,10 @@ static bool taken(char *const *env, size_t n, const char *s)
 }
 
 char **step_task_env(const struct rota_step_cred *c, uint32_t rank,
-		     uint32_t local, char *const *client_env,
-		     char *const *extra)
+		     uint32_t local, const uint32_t *cores, uint32_t ncores,
+		     char *const *client_env, char *const *extra)
 {
+	struct rota_strbuf b = { 0 };
 	size_t n = count(client_env) + count(extra) + 16, i = 0, own;
 	char **env = rota_xcalloc(n + 1, sizeof(char *));
 	uint32_t ntasks = 0;
@@ -56,6 +58,10 @@ char **step_task_env(const struct rota_step_cred *c, uint32_t rank,
 	env[i++] = rota_xasprintf("ROTA_NODENAME=%s", c->node);
 	env[i++] = rota_xasprintf("ROTA_JOB_ID=%u", c->job_id);
 	env[i++] = rota_xasprintf("ROTA_CPUS_PER_TASK=%u", c->cpus_per_task);
+	rota_strbuf_adds(&b, "ROTA_TASK_CORES=");
+	for (uint32_t k = 0; k < ncores; k++)
+		rota_strbuf_addf(&b, "%s%u", k ? "," : "", cores[k]);
+	env[i++] = rota_strbuf_take(&b, NULL);
 	free(nodelist);
 	for (size_t k = 0; extra && extra[k]; k++)
 		if (!taken(env, i, extra[k]))

@@ -172,6 +172,30 @@ int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
 	return rc;
 }
 
+/*
+ * Until the job has ended (its holder script exits at once), so that the
+ * next command of a script sees it ended; at most a few seconds.
+ */
+void alloc_wait_end(const char *name, uint32_t id)
+{
+	int64_t until = mono_ms() + 5000, wait_ms = 5;
+
+	while (mono_ms() < until) {
+		struct rota_msg_job_list list;
+		bool running;
+
+		if (cmd_fetch_jobs(name, id, &list) < 0)
+			return;
+		running = list.njobs == 1 &&
+			  !rota_job_state_is_final(list.jobs[0].state);
+		rota_msg_job_list_clear(&list);
+		if (!running)
+			return;
+		usleep((useconds_t)wait_ms * 1000);
+		wait_ms = wait_ms * 2 > 100 ? 100 : wait_ms * 2;
+	}
+}
+
 void alloc_end(const char *name, uint32_t id, bool failed)
 {
 	struct rota_msg_step_complete m = {
@@ -188,4 +212,5 @@ void alloc_end(const char *name, uint32_t id, bool failed)
 	if (cmd_call(name, ROTA_MSG_STEP_COMPLETE, body, len, &reply) == 0)
 		rota_reply_clear(&reply);
 	free(body);
+	alloc_wait_end(name, id);
 }

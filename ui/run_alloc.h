@@ -28,6 +28,9 @@ struct alloc_req {
  */
 int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id);
 
+/* Wait (a few seconds at most) until the ended job says so. */
+void alloc_wait_end(const char *name, uint32_t id);
+
 /* End it: COMPLETED, or FAILED when 'failed'.  Errors printed. */
 void alloc_end(const char *name, uint32_t id, bool failed);
 

@@ -580,6 +580,30 @@ static void report(struct run *r, uint32_t job_id, bool end_job)
 			job_id, r->step.step_id, err.text);
 	free(body);
 	free(m.text);
+	if (end_job)
+		alloc_wait_end("run", job_id);
+}
+
+/*
+ * Tests only: ROTA_TEST_STEP_CREDS=FILE writes each node's "name addr
+ * port uid credential" there; with ROTA_TEST_STEP_HOLD=1 nothing is
+ * launched (the credentials stay unused, for the refusal tests).
+ */
+static bool test_dump(const struct run *r)
+{
+	const char *path = getenv("ROTA_TEST_STEP_CREDS");
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "w")))
+		return false;
+	for (size_t i = 0; i < r->step.nnodes; i++) {
+		const struct rota_step_node *n = &r->step.nodes[i];
+
+		fprintf(f, "%s %s %u %u %s\n", n->name, n->addr, n->port,
+			n->uid, n->cred);
+	}
+	fclose(f);
+	return getenv("ROTA_TEST_STEP_HOLD") != NULL;
 }
 
 int run_step(const struct run_opts *o, uint32_t job_id, bool end_job)
@@ -592,6 +616,11 @@ int run_step(const struct run_opts *o, uint32_t job_id, bool end_job)
 	if (create_step(&r, job_id) < 0) {
 		if (end_job)
 			alloc_end("run", job_id, true);
+		goto out;
+	}
+	if (test_dump(&r)) {
+		rota_msg_step_reply_clear(&r.step);
+		status = 0;
 		goto out;
 	}
 	r.loop = rota_evloop_create();

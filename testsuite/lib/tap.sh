@@ -13,7 +13,8 @@ tap_failed=0
 
 # Binaries in one folder, as an installation would have them.
 mkdir -p "$BIN"
-ln -sf "$top_builddir/ui/rota" "$top_builddir/ctld/rota-ctld" \
+ln -sf "$top_builddir/ui/rota" "$top_builddir/ui/rota-rsh" \
+	"$top_builddir/ctld/rota-ctld" \
 	"$top_builddir/noded/rota-noded" "$BIN/"
 
 skip_all() {
