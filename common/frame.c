@@ -112,6 +112,8 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_STEP_CREATE: return "STEP_CREATE";
 	case ROTA_MSG_STEP_CREATE_REPLY: return "STEP_CREATE_REPLY";
 	case ROTA_MSG_STEP_COMPLETE: return "STEP_COMPLETE";
+	case ROTA_MSG_STEP_LIST: return "STEP_LIST";
+	case ROTA_MSG_STEP_LIST_REPLY: return "STEP_LIST_REPLY";
 	case ROTA_MSG_STEPS_KILL: return "STEPS_KILL";
 	case ROTA_MSG_STEP_LAUNCH: return "STEP_LAUNCH";
 	case ROTA_MSG_STEP_IO: return "STEP_IO";

@@ -747,6 +747,33 @@ int rota_msg_ints_decode(const char *buf, size_t len,
 			 const char *const *keys, const int64_t *max,
 			 int64_t *v, size_t n, struct rota_error *err);
 
+/* STEP_LIST_REPLY: steps, for rota queue --steps and rota show job. */
+struct rota_step_info {
+	uint32_t job_id;
+	uint32_t step_id;
+	char *name;
+	char *user;
+	uint32_t ntasks;
+	char *nodelist;
+	enum rota_job_state state; /* RUNNING, COMPLETED, FAILED, CANCELLED */
+	int exit_code;
+	int32_t failed_rank;
+	uint64_t cpu_usec;
+	int64_t start;
+	int64_t end;		/* 0: running */
+};
+struct rota_msg_step_list {
+	struct rota_step_info *steps;
+	size_t n;
+	int64_t now;
+};
+char *rota_msg_step_list_encode(const struct rota_step_info *s, size_t n,
+				int64_t now, size_t *len);
+int rota_msg_step_list_decode(const char *buf, size_t len,
+			      struct rota_msg_step_list *m,
+			      struct rota_error *err);
+void rota_msg_step_list_clear(struct rota_msg_step_list *m);
+
 /* STEP_IO's raw body: "<rank> <fd>\n" then the bytes. */
 char *rota_step_io_encode(uint32_t rank, unsigned fd, const void *data,
 			  size_t n, size_t *len);

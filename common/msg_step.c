@@ -535,3 +535,120 @@ int rota_step_io_decode(const char *buf, size_t len, uint32_t *rank,
 	*n = len - (size_t)(nl + 1 - buf);
 	return 0;
 }
+
+char *rota_msg_step_list_encode(const struct rota_step_info *s, size_t n,
+				int64_t now, size_t *len)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(
+			arr,
+			json_pack("{s:I, s:I, s:s, s:s, s:I, s:s, s:s, s:i, "
+				  "s:i, s:I, s:I, s:I}",
+				  "job_id", (json_int_t)s[i].job_id, "step_id",
+				  (json_int_t)s[i].step_id, "name", s[i].name,
+				  "user", s[i].user, "ntasks",
+				  (json_int_t)s[i].ntasks, "nodelist",
+				  s[i].nodelist, "state",
+				  rota_job_state_name(s[i].state), "exit_code",
+				  s[i].exit_code, "failed_rank",
+				  (int)s[i].failed_rank, "cpu_usec",
+				  (json_int_t)s[i].cpu_usec, "start",
+				  (json_int_t)s[i].start, "end",
+				  (json_int_t)s[i].end));
+	return msg_dump(json_pack("{s:I, s:o}", "now", (json_int_t)now,
+				  "steps", arr),
+			len);
+}
+
+static int step_info_unpack(json_t *o, struct rota_step_info *s,
+			    struct rota_error *err)
+{
+	json_int_t id, step, nt, code, rank, cpu, start, end;
+	const char *name, *user, *nodes, *state;
+	int rc = msg_unpack(o, err,
+			    "{s:I, s:I, s:s, s:s, s:I, s:s, s:s, s:I, s:I, "
+			    "s:I, s:I, s:I !}",
+			    "job_id", &id, "step_id", &step, "name", &name,
+			    "user", &user, "ntasks", &nt, "nodelist", &nodes,
+			    "state", &state, "exit_code", &code,
+			    "failed_rank", &rank, "cpu_usec", &cpu, "start",
+			    &start, "end", &end);
+
+	if (rc == 0) {
+		const struct msg_range_field r[] = {
+			{ "job_id", id, 1, UINT32_MAX },
+			{ "step_id", step, 0, UINT32_MAX },
+			{ "ntasks", nt, 0, ROTA_STEP_TASKS_MAX },
+			{ "exit_code", code, 0, 255 },
+			{ "failed_rank", rank, -1, ROTA_STEP_TASKS_MAX },
+			{ "cpu_usec", cpu, 0, INT64_MAX },
+			{ "start", start, 0, (json_int_t)1 << 40 },
+			{ "end", end, 0, (json_int_t)1 << 40 },
+		};
+
+		rc = msg_ranges(r, sizeof(r) / sizeof(r[0]), err);
+	}
+	if (rc == 0 && rota_job_state_parse(state, &s->state) < 0)
+		rc = rota_errorf(err, -EPROTO, "state: '%.32s'", state);
+	if (rc == 0)
+		rc = msg_str(name, ROTA_MSG_NAME_MAX, "name", &s->name, err);
+	if (rc == 0)
+		rc = msg_str(user, ROTA_MSG_NAME_MAX, "user", &s->user, err);
+	if (rc == 0)
+		rc = msg_str(nodes, ROTA_MSG_PATH_MAX, "nodelist",
+			     &s->nodelist, err);
+	if (rc == 0) {
+		s->job_id = (uint32_t)id;
+		s->step_id = (uint32_t)step;
+		s->ntasks = (uint32_t)nt;
+		s->exit_code = (int)code;
+		s->failed_rank = (int32_t)rank;
+		s->cpu_usec = (uint64_t)cpu;
+		s->start = start;
+		s->end = end;
+	}
+	return rc;
+}
+
+int rota_msg_step_list_decode(const char *buf, size_t len,
+			      struct rota_msg_step_list *m,
+			      struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err), *arr = NULL;
+	json_int_t now = 0;
+	size_t n = 0;
+	int rc;
+
+	*m = (struct rota_msg_step_list){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_now_list(root, "steps", 1 << 22, &now, &arr, &n, err);
+	if (rc == 0) {
+		m->steps = rota_xcalloc(n ? n : 1, sizeof(*m->steps));
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			rc = step_info_unpack(json_array_get(arr, i),
+					      &m->steps[i], err);
+			m->n = i + 1;
+		}
+	}
+	json_decref(root);
+	if (rc < 0) {
+		rota_msg_step_list_clear(m);
+		return rc;
+	}
+	m->now = now;
+	return 0;
+}
+
+void rota_msg_step_list_clear(struct rota_msg_step_list *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->steps[i].name);
+		free(m->steps[i].user);
+		free(m->steps[i].nodelist);
+	}
+	free(m->steps);
+	*m = (struct rota_msg_step_list){ 0 };
+}

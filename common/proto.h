@@ -75,6 +75,8 @@ enum rota_msg_type {
 	ROTA_MSG_STEP_CREATE = 150,	  /* -> STEP_CREATE_REPLY */
 	ROTA_MSG_STEP_CREATE_REPLY = 151,
 	ROTA_MSG_STEP_COMPLETE = 152,	  /* -> OK */
+	ROTA_MSG_STEP_LIST = 153,	  /* {job_id}: 0 all -> STEP_LIST_REPLY */
+	ROTA_MSG_STEP_LIST_REPLY = 154,
 
 	/* 200-299: node daemons to the controller */
 	/*

@@ -20,7 +20,9 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/core/plugin_host.h"
+#include "ctld/ctld.h"
 #include "ctld/jobcomp.h"
+#include "ctld/step.h"
 
 struct jobcomp {
 	struct plugin **plugins;
@@ -268,16 +270,50 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 	};
 }
 
-/* 0 if every plugin took it. */
-static int record_one(struct jobcomp *jc, const struct core *core,
-		      const struct rota_conf *conf, const struct core_job *job)
+/* The job's steps as its record lists them (caller frees the array). */
+static struct rota_jobcomp_step *steps_fill(const struct ctld *ctld,
+					    uint32_t id, uint32_t *n)
 {
+	const struct ctld_step *s, *first = steps_of_job(ctld, id);
+	struct rota_jobcomp_step *v;
+
+	*n = 0;
+	for (s = first; s; s = s->next)
+		(*n)++;
+	v = rota_xcalloc(*n ? *n : 1, sizeof(*v));
+	*n = 0;
+	for (s = first; s; s = s->next)
+		v[(*n)++] = (struct rota_jobcomp_step){
+			.id = s->id,
+			.name = s->name,
+			.ntasks = s->ntasks,
+			.nodes = s->nodelist,
+			.state = rota_job_state_name(s->state),
+			.exit_code = s->exit_code,
+			.failed_rank = s->failed_rank,
+			.cpu_usec = s->cpu_usec,
+			.start = s->start,
+			.end = s->end,
+		};
+	return v;
+}
+
+/* 0 if every plugin took it. */
+static int record_one(struct jobcomp *jc, const struct ctld *ctld,
+		      const struct core_job *job)
+{
+	const struct core *core = ctld->core;
 	struct rota_jobcomp_record r;
 	char *nodes = job->nalloc ? core_job_nodelist(core, job)
 				  : rota_xstrdup("");
+	struct rota_jobcomp_step *steps;
+	uint32_t nsteps;
 	int failed = 0;
 
-	record_fill(core, conf, job, nodes, &r);
+	record_fill(core, ctld->conf, job, nodes, &r);
+	steps = steps_fill(ctld, job->id, &nsteps);
+	r.steps = steps;
+	r.nsteps = nsteps;
 	for (size_t i = 0; i < jc->n; i++) {
 		const struct rota_jobcomp_ops *ops = plugin_ops(
 			jc->plugins[i], offsetof(struct rota_jobcomp_ops, flush));
@@ -291,20 +327,24 @@ static int record_one(struct jobcomp *jc, const struct core *core,
 		}
 	}
 	free(nodes);
+	free(steps);
 	return failed;
 }
 
-void jobcomp_hand_over(struct jobcomp *jc, struct core *core,
-		       const struct rota_conf *conf)
+void jobcomp_hand_over(struct ctld *ctld)
 {
+	struct jobcomp *jc = ctld->jobcomp;
+	struct core *core = ctld->core;
 	uint32_t *ids;
 	size_t n = core_take_ended(core, &ids);
 	size_t k = 0;
 
+	if (n)
+		steps_sweep(ctld); /* steps still running end with their job */
 	for (size_t i = 0; jc && jc->n && i < n; i++) {
 		const struct core_job *job = core_job_find(core, ids[i]);
 
-		if (!job || job->recorded || record_one(jc, core, conf, job))
+		if (!job || job->recorded || record_one(jc, ctld, job))
 			continue;
 		ids[k++] = ids[i];
 	}

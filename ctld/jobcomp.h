@@ -39,7 +39,7 @@ bool jobcomp_conf_equal(const struct rota_conf *a, const struct rota_conf *b);
  * failure is logged and leaves the job unmarked (offered again at the next
  * start).  With no plugins the ids are dropped.  Event loop only.
  */
-void jobcomp_hand_over(struct jobcomp *jc, struct core *core,
-		       const struct rota_conf *conf);
+struct ctld;
+void jobcomp_hand_over(struct ctld *ctld);
 
 #endif

@@ -71,3 +71,25 @@ void rpc_step_complete(struct peer *p, const struct rota_frame *f)
 	}
 	peer_send(p, ROTA_MSG_OK, "{}", 2);
 }
+
+void rpc_step_list(struct peer *p, const struct rota_frame *f)
+{
+	static const char *const keys[] = { "job_id" };
+	static const int64_t max[] = { UINT32_MAX };
+	struct rota_step_info *steps;
+	struct rota_error err;
+	int64_t id;
+	size_t n, len;
+	char *body;
+
+	if (rota_msg_ints_decode(f->body, f->body_len, keys, max, &id, 1,
+				 &err) < 0) {
+		peer_send_error(p, -EPROTO, err.text);
+		return;
+	}
+	n = steps_list(p->ctld, (uint32_t)id, &steps);
+	body = rota_msg_step_list_encode(steps, n, ctld_now(p->ctld), &len);
+	peer_send(p, ROTA_MSG_STEP_LIST_REPLY, body, len);
+	free(body);
+	free(steps);
+}

@@ -74,6 +74,7 @@ static const struct rpc_entry {
 	{ ROTA_MSG_WHY, ROLE_USER, rpc_why },
 	{ ROTA_MSG_STEP_CREATE, ROLE_USER, rpc_step_create },
 	{ ROTA_MSG_STEP_COMPLETE, ROLE_USER, rpc_step_complete },
+	{ ROTA_MSG_STEP_LIST, ROLE_USER, rpc_step_list },
 	{ ROTA_MSG_NODE_REGISTER, ROLE_NODE, rpc_node_register },
 	{ ROTA_MSG_HEARTBEAT, ROLE_NODE, rpc_heartbeat },
 	{ ROTA_MSG_JOB_END, ROLE_NODE, rpc_job_end },

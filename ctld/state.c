@@ -140,7 +140,7 @@ int state_load(struct ctld *ctld)
 	r = state_compact(ctld);
 	/* ends journaled before a crash whose records may not be out */
 	if (r == 0)
-		jobcomp_hand_over(ctld->jobcomp, ctld->core, ctld->conf);
+		jobcomp_hand_over(ctld);
 	return r;
 }
 
@@ -204,7 +204,7 @@ int state_commit(struct ctld *ctld)
 		return rc;
 	}
 	/* only now, with the ends on disk, may anyone hear of them */
-	jobcomp_hand_over(ctld->jobcomp, ctld->core, ctld->conf);
+	jobcomp_hand_over(ctld);
 	if (journal_size(ctld->journal) > COMPACT_BYTES)
 		return state_compact(ctld);
 	return 0;

@@ -523,6 +523,43 @@ const struct ctld_step *steps_of_job(const struct ctld *ctld, uint32_t id)
 	return js ? js->steps : NULL;
 }
 
+size_t steps_list(const struct ctld *ctld, uint32_t job_id,
+		  struct rota_step_info **out)
+{
+	size_t n = 0, cap = 16;
+
+	*out = rota_xcalloc(cap, sizeof(**out));
+	for (const struct jobsteps *js = ctld->steps; js; js = js->next) {
+		const struct core_job *job = core_job_find(ctld->core,
+							   js->job_id);
+
+		if (job_id && js->job_id != job_id)
+			continue;
+		for (const struct ctld_step *s = js->steps; s; s = s->next) {
+			if (n == cap) {
+				cap *= 2;
+				*out = rota_xreallocarray(*out, cap,
+							  sizeof(**out));
+			}
+			(*out)[n++] = (struct rota_step_info){
+				.job_id = s->job_id,
+				.step_id = s->id,
+				.name = s->name,
+				.user = job && job->user ? job->user : "",
+				.ntasks = s->ntasks,
+				.nodelist = s->nodelist,
+				.state = s->state,
+				.exit_code = s->exit_code,
+				.failed_rank = s->failed_rank,
+				.cpu_usec = s->cpu_usec,
+				.start = s->start,
+				.end = s->end,
+			};
+		}
+	}
+	return n;
+}
+
 void steps_destroy(struct ctld *ctld)
 {
 	while (ctld->steps) {

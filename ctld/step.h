@@ -71,6 +71,13 @@ void steps_sweep(struct ctld *ctld);
 /* The steps of job 'id', oldest first (NULL: none). */
 const struct ctld_step *steps_of_job(const struct ctld *ctld, uint32_t id);
 
+/*
+ * The steps of job 'job_id' (0: of every job) as listings show them; the
+ * strings are borrowed until the next event.  Caller frees '*out'.
+ */
+size_t steps_list(const struct ctld *ctld, uint32_t job_id,
+		  struct rota_step_info **out);
+
 void steps_destroy(struct ctld *ctld);
 
 /* rpc_step.c */
@@ -78,5 +85,6 @@ struct peer;
 struct rota_frame;
 void rpc_step_create(struct peer *p, const struct rota_frame *f);
 void rpc_step_complete(struct peer *p, const struct rota_frame *f);
+void rpc_step_list(struct peer *p, const struct rota_frame *f);
 
 #endif

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 5 /* 5: jobcomp cpu_usec, mem_peak */
+#define ROTA_PLUGIN_ABI_MINOR 6 /* 5: jobcomp cpu_usec, mem_peak; 6: steps */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -481,6 +481,20 @@ struct rota_plugin {
  * One finished job, as the controller hands it over once its end is safe
  * in the journal.  A const view: strings are borrowed for the call.
  */
+/* One job step of a finished job (rota run), in its record. */
+struct rota_jobcomp_step {
+	uint32_t id;		/* job.id is the step's name: "12.0" */
+	const char *name;	/* its command */
+	uint32_t ntasks;
+	const char *nodes;	/* hostlist text */
+	const char *state;	/* COMPLETED, FAILED, CANCELLED */
+	int exit_code;		/* the largest of its tasks' (128+signal) */
+	int32_t failed_rank;	/* the first task that failed; -1: none */
+	uint64_t cpu_usec;	/* its tasks' CPU time, as their nodes said */
+	int64_t start;
+	int64_t end;
+};
+
 struct rota_jobcomp_record {
 	uint32_t id;
 	const char *cluster;	/* ClusterName */
@@ -506,6 +520,9 @@ struct rota_jobcomp_record {
 	uint32_t runs;		/* starts: 2 after one requeue */
 	uint64_t cpu_usec;	/* CPU time, from its cgroup; 0: not known */
 	uint64_t mem_peak;	/* memory peak (bytes), likewise */
+	/* ABI 1.6: its steps, oldest first (none after a controller restart) */
+	const struct rota_jobcomp_step *steps;
+	uint32_t nsteps;
 };
 
 struct rota_jobcomp_ops {

@@ -90,6 +90,14 @@ struct rota_msg_node_list;
 /* Fetch all jobs (job_id 0) or one; prints errors.  Clear 'list' after. */
 int cmd_fetch_jobs(const char *name, uint32_t job_id,
 		   struct rota_msg_job_list *list);
+/* cmd_steps.c: job steps (rota run) for rota queue --steps, show job. */
+struct rota_msg_step_list;
+int cmd_fetch_steps(const char *name, uint32_t job_id,
+		    struct rota_msg_step_list *m);
+int cmd_print_steps(const struct rota_msg_step_list *m, bool all,
+		    const char *user, bool noheader);
+/* Step=J.S lines of rota show job; errors printed. */
+void cmd_show_steps(const char *name, uint32_t job_id);
 /* Fetch all nodes; prints errors.  Clear 'list' after. */
 int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list);
 

@@ -34,6 +34,9 @@ static const char help[] =
 	"  -j, --job=JOB      only this job\n"
 	"  -R, --reservation=NAME  only the jobs of this advance reservation\n"
 	"                     (rota help resv)\n"
+	"  -s, --steps        job steps (rota run) instead of jobs: STEPID\n"
+	"                     NAME USER ST TIME TASKS NODELIST; the running\n"
+	"                     ones, with -a those ended in jobs still listed\n"
 	"      --start        pending jobs with their expected start time\n"
 	"                     and nodes (backfill's reservation; N/A and -\n"
 	"                     without one), as squeue --start: JOBID QUEUE\n"
@@ -53,6 +56,7 @@ struct filter {
 	const char *resv;	/* -R: only its jobs (from the full records) */
 	bool noheader;
 	bool json;
+	bool steps;
 };
 
 static bool keep(const struct filter *f, const struct rota_job_row *r)
@@ -171,13 +175,14 @@ static int parse(int argc, char **argv, struct filter *f)
 		{ "reservation", required_argument, NULL, 'R' },
 		{ "noheader", no_argument, NULL, 'H' },
 		{ "start", no_argument, NULL, 'S' },
+		{ "steps", no_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "au:t:j:R:Hh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "au:t:j:R:Hsh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'a': f->all = true; break;
@@ -196,6 +201,7 @@ static int parse(int argc, char **argv, struct filter *f)
 		case 'R': f->resv = optarg; break;
 		case 'H': f->noheader = true; break;
 		case 'S': f->start = true; break;
+		case 's': f->steps = true; break;
 		case 'J': f->json = true; break;
 		case 'h': cmd_print_help(&cmd_queue); return 0;
 		default: fputs(help, stderr); return 2;
@@ -293,6 +299,15 @@ static int queue_run(int argc, char **argv)
 		return rc;
 	if (f.start)
 		return queue_start(f.user, f.job, f.noheader);
+	if (f.steps) {
+		struct rota_msg_step_list s;
+
+		if (cmd_fetch_steps("queue", f.job, &s) < 0)
+			return 1;
+		rc = cmd_print_steps(&s, f.all, f.user, f.noheader);
+		rota_msg_step_list_clear(&s);
+		return rc;
+	}
 	if (f.json)
 		return queue_json(&f);
 	if (f.resv ? fetch_resv_rows(&f, &list, &m) < 0 : fetch_rows(&m) < 0)

@@ -19,7 +19,9 @@ static const char help[] =
 	"Show everything the controller knows of one job or node, one\n"
 	"Key=Value per line.  Times are local; 'none' when not yet.  An\n"
 	"ended job's CPUTime (seconds) and MemPeak are what its cgroup\n"
-	"counted; 'unknown' from a node without cgroups.\n"
+	"counted; 'unknown' from a node without cgroups.  A job's steps\n"
+	"(rota run) follow it, one Step= line each, while the controller\n"
+	"remembers them (not across its restarts).\n"
 	"\n"
 	"  --json   the same as one JSON object, as 'rota queue --json' and\n"
 	"           'rota nodes --json' give it, with one element (docs/json.md)\n";
@@ -157,6 +159,8 @@ static int show_job(const char *arg)
 	printf("WorkDir=%s\nStdOut=%s\nStdErr=%s\n", or_none(j->workdir),
 	       j->output ? j->output : "rota-%j.out",
 	       j->error ? j->error : "(with StdOut)");
+	if (j->start_time)
+		cmd_show_steps("show", j->id);
 	rota_msg_job_list_clear(&list);
 	return 0;
 }

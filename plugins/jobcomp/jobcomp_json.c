@@ -41,6 +41,28 @@ char *jobcomp_json_encode(const struct rota_jobcomp_record *r)
 		      "mem_peak", (json_int_t)r->mem_peak, "@timestamp", iso);
 	if (!o)
 		return NULL;
+	if (r->nsteps) {
+		json_t *steps = json_array();
+
+		for (uint32_t i = 0; i < r->nsteps; i++) {
+			const struct rota_jobcomp_step *s = &r->steps[i];
+
+			json_array_append_new(
+				steps,
+				json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:i, "
+					  "s:I, s:I, s:I}",
+					  "id", (json_int_t)s->id, "name",
+					  s->name, "ntasks",
+					  (json_int_t)s->ntasks, "nodes",
+					  s->nodes, "state", s->state,
+					  "exit_code", s->exit_code,
+					  "failed_rank", (int)s->failed_rank,
+					  "cpu_usec", (json_int_t)s->cpu_usec,
+					  "start", (json_int_t)s->start, "end",
+					  (json_int_t)s->end));
+		}
+		json_object_set_new(o, "steps", steps);
+	}
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return text;
