@@ -30,6 +30,7 @@
 #include "noded/cgroup.h"
 #include "noded/noded.h"
 #include "noded/supervise.h"
+#include "noded/textfile.h"
 
 static struct njob *find_job(struct noded *nd, uint32_t id, uint32_t run)
 {
@@ -66,23 +67,6 @@ static char *spool_path(struct noded *nd, uint32_t id, uint32_t run,
 	return rota_xasprintf("%s/job%u.%u.%s", nd->spool, id, run, ext);
 }
 
-/* Read a small spool file; NULL if it is not there. */
-static char *slurp(const char *path, size_t *len)
-{
-	char buf[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return NULL;
-	*len = (size_t)n;
-	return rota_xstrndup(buf, (size_t)n);
-}
-
 /* The supervisor of a run of job 'id' wrote its end: report it. */
 static void end_arrived(struct noded *nd, uint32_t id, uint32_t run)
 {
@@ -90,7 +74,7 @@ static void end_arrived(struct noded *nd, uint32_t id, uint32_t run)
 	struct rota_error err;
 	struct njob *j;
 	size_t len;
-	char *text = slurp(path, &len);
+	char *text = textfile_read(path, &len);
 
 	free(path);
 	if (!text)
@@ -188,7 +172,7 @@ static pid_t sup_job_pid(struct noded *nd, uint32_t id, uint32_t run)
 {
 	char *path = spool_path(nd, id, run, "sup");
 	size_t len;
-	char *text = slurp(path, &len);
+	char *text = textfile_read(path, &len);
 	long pid = 0, job = 0;
 	long long start = 0;
 
@@ -205,7 +189,7 @@ static void recover_running(struct noded *nd, uint32_t id, uint32_t run)
 	char *path = spool_path(nd, id, run, "sup");
 	char *end_path = spool_path(nd, id, run, "end");
 	size_t len;
-	char *text = slurp(path, &len);
+	char *text = textfile_read(path, &len);
 	long pid = 0, job = 0;
 	long long start = 0;
 	unsigned long long st = 0;

@@ -340,6 +340,7 @@ int main(int argc, char **argv)
 		noded_fini(&nd);
 		return 1;
 	}
+	steps_recover(&nd);
 	if (steps_listen(&nd) < 0) {
 		noded_fini(&nd);
 		return 1;

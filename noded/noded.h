@@ -107,6 +107,9 @@ void steps_kill(struct noded *nd, uint32_t job_id, uint32_t run);
 /* A child was reaped: true if it was a step supervisor. */
 bool steps_reaped(struct noded *nd, pid_t pid);
 void steps_fini(struct noded *nd);
+/* At start: find the step supervisors still running (step.h's marks), and
+ * empty the cgroups of those that died with an earlier daemon. */
+void steps_recover(struct noded *nd);
 
 /* jobs.c */
 void jobs_launch(struct noded *nd, const struct rota_msg_launch *m);

@@ -30,6 +30,8 @@
 #include "noded/launch.h"
 #include "noded/lease.h"
 #include "noded/step.h"
+#include "noded/supervise.h"
+#include "noded/textfile.h"
 #include "noded/topology.h"
 #include "noded/wireup.h"
 
@@ -698,6 +700,13 @@ static void close_inherited(int keep)
 			close(fd);
 }
 
+char *step_mark_path(const char *spool, const struct rota_step_cred *c,
+		     pid_t pid)
+{
+	return rota_xasprintf("%s/step%u.%u.%d", spool, c->job_id, c->step_id,
+			      (int)pid);
+}
+
 void step_main(const struct step_args *a)
 {
 	static const struct rota_conn_limits lim = {
@@ -707,7 +716,7 @@ void step_main(const struct step_args *a)
 	static const struct rota_conn_ops ops = { .frame_cb = frame_cb,
 						  .close_cb = close_cb };
 	struct stepsup s = { .a = a, .c = a->cred, .sess = a->sess };
-	char ident[96], err[256] = "";
+	char ident[96], err[256] = "", *mark;
 	sigset_t none;
 
 	setsid();
@@ -724,6 +733,17 @@ void step_main(const struct step_args *a)
 	rota_evloop_add_signal(s.loop, SIGCHLD, sigchld_cb, &s);
 	rota_evloop_add_signal(s.loop, SIGTERM, sigterm_cb, &s);
 	s.conn = rota_conn_create(s.loop, a->fd, &lim, &ops, &s);
+	mark = step_mark_path(a->spool, a->cred, getpid());
+	{
+		char *text = rota_xasprintf("%u %u %llu\n", a->cred->job_id,
+					    a->cred->run,
+					    (unsigned long long)
+						    supervise_starttime(getpid()));
+
+		if (textfile_write(mark, O_CREAT | O_TRUNC, 0600, text) < 0)
+			rota_warn("'%s': %s", mark, strerror(errno));
+		free(text);
+	}
 	if (start_tasks(&s, err, sizeof(err)) < 0) {
 		rota_warn("step %u.%u: %s", s.c->job_id, s.c->step_id, err);
 		send_error(&s, -EINVAL, err);
@@ -743,5 +763,6 @@ void step_main(const struct step_args *a)
 		s.wimpl->destroy(s.wu);
 	if (s.tmpdir) /* and what a wire-up server left in it */
 		nftw(s.tmpdir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+	unlink(mark);
 	_exit(0);
 }

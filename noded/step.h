@@ -43,6 +43,14 @@ struct step_args {
 	size_t ngroups;
 };
 
+/*
+ * While it runs, a step's supervisor leaves "<spool>/step<JOB>.<STEP>.<PID>"
+ * ("<job> <run> <its kernel start time>"), so that a restarted daemon finds
+ * it again (steps.c), or empties the cgroup of one that was killed.
+ */
+char *step_mark_path(const char *spool, const struct rota_step_cred *c,
+		     pid_t pid);
+
 /* In the forked child: run the step to its end, then exit. */
 noreturn void step_main(const struct step_args *a);
 

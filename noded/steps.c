@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,7 +28,10 @@
 #include "common/xalloc.h"
 #include "noded/launch.h"
 #include "noded/noded.h"
+#include "noded/cgroup.h"
 #include "noded/step.h"
+#include "noded/supervise.h"
+#include "noded/textfile.h"
 
 /* A step supervisor this daemon started. */
 struct nstep {
@@ -141,6 +145,19 @@ static int check_cred(struct sclient *sc, const struct rota_msg_step_launch *m,
 	return 0;
 }
 
+static void track(struct noded *nd, uint32_t job, uint32_t run,
+		  uint32_t step, pid_t pid)
+{
+	struct nstep *st = rota_xcalloc(1, sizeof(*st));
+
+	st->job_id = job;
+	st->run = run;
+	st->step_id = step;
+	st->pid = pid;
+	st->next = nd->steps;
+	nd->steps = st;
+}
+
 static void start(struct sclient *sc, struct rota_msg_step_launch *m,
 		  struct rota_step_cred *cred)
 {
@@ -151,7 +168,6 @@ static void start(struct sclient *sc, struct rota_msg_step_launch *m,
 	gid_t *groups = NULL;
 	size_t ngroups = 0;
 	struct rota_error err;
-	struct nstep *st;
 	pid_t pid;
 
 	if (geteuid() == 0 &&
@@ -192,13 +208,7 @@ static void start(struct sclient *sc, struct rota_msg_step_launch *m,
 		refuse(sc, -EAGAIN, "fork: %s", strerror(errno));
 		return;
 	}
-	st = rota_xcalloc(1, sizeof(*st));
-	st->job_id = cred->job_id;
-	st->run = cred->run;
-	st->step_id = cred->step_id;
-	st->pid = pid;
-	st->next = nd->steps;
-	nd->steps = st;
+	track(nd, cred->job_id, cred->run, cred->step_id, pid);
 	rota_debug("step %u.%u: supervisor %d", cred->job_id, cred->step_id,
 		   (int)pid);
 	/* the supervisor has the connection now; ours goes quietly */
@@ -305,6 +315,45 @@ bool steps_reaped(struct noded *nd, pid_t pid)
 		return true;
 	}
 	return false;
+}
+
+void steps_recover(struct noded *nd)
+{
+	DIR *d = opendir(nd->spool);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		unsigned job, step, run;
+		unsigned long long start;
+		int pid, n = 0;
+		char *path, *text;
+		size_t len;
+
+		if (sscanf(e->d_name, "step%u.%u.%d%n", &job, &step, &pid,
+			   &n) != 3 || e->d_name[n])
+			continue;
+		path = rota_xasprintf("%s/%s", nd->spool, e->d_name);
+		text = textfile_read(path, &len);
+		if (text && sscanf(text, "%u %u %llu", &job, &run, &start) == 3 &&
+		    supervise_alive(pid, start)) {
+			/* not our child any more: STEPS_KILL still reaches it */
+			track(nd, job, run, step, pid);
+		} else {
+			unsigned left = text && nd->cgroups
+				? cgroup_job_reap(nd->cgroups, job, run, pid)
+				: 0;
+
+			if (left)
+				rota_warn("step %u.%u: its supervisor is gone: "
+					  "%u processes of it killed",
+					  job, step, left);
+			unlink(path);
+		}
+		free(text);
+		free(path);
+	}
+	if (d)
+		closedir(d);
 }
 
 void steps_fini(struct noded *nd)

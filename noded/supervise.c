@@ -352,9 +352,11 @@ uint64_t supervise_starttime(pid_t pid)
 	buf[n] = '\0';
 	/* after the name in parentheses: state is field 3, starttime 22 */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-				"%*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
-			 &t) != 1)
+	/* a zombie is gone: nothing of it runs, whoever has yet to reap it */
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' ||
+	    sscanf(p + 1, " %*c %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+			  "%*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+		   &t) != 1)
 		return 0;
 	return t;
 }

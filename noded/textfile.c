@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/xalloc.h"
 #include "noded/textfile.h"
 
 int textfile_write(const char *path, int flags, mode_t mode,
@@ -23,4 +24,20 @@ int textfile_write(const char *path, int flags, mode_t mode,
 		rc = errno ? -errno : -EIO;
 	close(fd);
 	return rc;
+}
+
+char *textfile_read(const char *path, size_t *len)
+{
+	char buf[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	*len = (size_t)n;
+	return rota_xstrndup(buf, (size_t)n);
 }

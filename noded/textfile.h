@@ -12,4 +12,8 @@
 int textfile_write(const char *path, int flags, mode_t mode,
 		   const char *text);
 
+/* Read a small file (8 KiB at most) whole; NULL if it is not there. */
+#include <stddef.h>
+char *textfile_read(const char *path, size_t *len);
+
 #endif

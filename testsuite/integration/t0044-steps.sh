@@ -13,7 +13,7 @@ command -v pgrep >/dev/null || skip_all "needs pgrep"
 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
-plan 34
+plan 35
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -120,11 +120,18 @@ grep -q "node n03:.*step failed, its other tasks killed" lost.out
 ok $? "a node lost mid-step: the step fails naming it"
 wait_until "[ \$(pgrep -u rotatest1 -fx 'sleep $tag' | wc -l) -le 4 ]"
 ok $? "... and the tasks on the other nodes are killed"
-pkill -u rotatest1 -f "sleep $tag"
+# n03's daemon comes back: it ends what its dead step supervisor left
 "$BIN/rota-noded" -f "$CL/rota.conf" -n n03 --topology "$TOPO/${NODE_TOPOS%% *}" \
 	--ctld "$ROTA_CTLD" >>"$CL/log/n03.log" 2>&1 &
 echo $! >>"$CL/pids"
 wait_for cluster_all_up
+if grep -q "cgroups off" "$CL/log/n03.log"; then
+	skip "no cgroups here"
+	pkill -u rotatest1 -f "sleep $tag"
+else
+	wait_until "[ \$(pgrep -u rotatest1 -fx 'sleep $tag' | wc -l) -eq 0 ]"
+	ok $? "the restarted daemon kills what its lost step left (its cgroup)"
+fi
 wait_job_done "$j"
 
 # -- refusals ---------------------------------------------------------------------
