@@ -229,6 +229,41 @@ int rota_msg_lease_decode(const char *buf, size_t len, int64_t *lease,
 	return rc;
 }
 
+char *rota_msg_heartbeat_encode(const char *name, uint64_t steps_refused,
+				size_t *len)
+{
+	json_t *o = json_pack("{s:s}", "name", name);
+
+	if (steps_refused)
+		json_object_set_new(o, "steps_refused",
+				    json_integer((json_int_t)steps_refused));
+	return msg_dump(o, len);
+}
+
+int rota_msg_heartbeat_decode(const char *buf, size_t len, char **name,
+			      uint64_t *steps_refused, struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	const char *s = NULL;
+	json_int_t refused = 0;
+	int rc;
+
+	*name = NULL;
+	*steps_refused = 0;
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:s, s?I !}", "name", &s,
+			"steps_refused", &refused);
+	if (rc == 0)
+		rc = msg_range(refused, 0, INT64_MAX, "steps_refused", err);
+	if (rc == 0)
+		rc = msg_str(s, ROTA_MSG_NAME_MAX, "name", name, err);
+	json_decref(root);
+	if (rc == 0)
+		*steps_refused = (uint64_t)refused;
+	return rc;
+}
+
 char *rota_msg_name_encode(const char *name, size_t *len)
 {
 	return msg_dump(json_pack("{s:s}", "name", name), len);

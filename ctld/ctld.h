@@ -94,6 +94,7 @@ struct peer {
 	bool from_node;	/* admitted from a node's address (admit.h) */
 	unsigned step_port;	/* a node link: where it takes steps; 0 none */
 	uid_t step_uid;		/* and the uid that daemon runs as */
+	uint64_t steps_refused;	/* step launches it refused (heartbeats) */
 	char addr[48];	/* the peer's address, as admitted */
 };
 

@@ -19,6 +19,7 @@
 #include "ctld/admit.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "ctld/idem.h"
 #include "ctld/journal.h"
 
@@ -102,6 +103,23 @@ static void add_conns(struct diag *d, const struct ctld *ctld)
 	add(d, "preauth_timeouts", (int64_t)s->preauth_timeouts);
 }
 
+/* Job steps: running now, and launches the node daemons refused. */
+static void add_steps(struct diag *d, const struct ctld *ctld)
+{
+	struct rota_step_info *steps;
+	size_t n = steps_list(ctld, 0, &steps), running = 0;
+	uint64_t refused = 0;
+
+	for (size_t i = 0; i < n; i++)
+		running += steps[i].state == ROTA_JOB_RUNNING;
+	free(steps);
+	for (size_t i = 0; i < core_node_count(ctld->core); i++)
+		if (ctld->node_links[i])
+			refused += ctld->node_links[i]->steps_refused;
+	add(d, "steps_running", (int64_t)running);
+	add(d, "steps_refused", (int64_t)refused);
+}
+
 void rpc_diag(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
@@ -130,6 +148,7 @@ void rpc_diag(struct peer *p, const struct rota_frame *f)
 	add(&d, "journal_bytes", (int64_t)journal_size(ctld->journal));
 	add(&d, "request_ids", (int64_t)idem_count(ctld->idem));
 	add(&d, "requests_repeated", (int64_t)s->requests_repeated);
+	add_steps(&d, ctld);
 	add_rpcs(&d, ctld);
 	body = rota_msg_counters_encode(d.names, d.values, d.n, &len);
 	peer_send(p, ROTA_MSG_DIAG_REPLY, body, len);

@@ -96,12 +96,15 @@ void rpc_heartbeat(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
 	struct rota_error err;
+	uint64_t refused;
 	char *name;
 
-	if (rota_msg_name_decode(f->body, f->body_len, &name, &err) < 0) {
+	if (rota_msg_heartbeat_decode(f->body, f->body_len, &name, &refused,
+				      &err) < 0) {
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
+	p->steps_refused = refused;
 	/* every heartbeat is answered, in order: the node counts on it */
 	if (p->node < 0 ||
 	    strcmp(core_node_get(ctld->core, (uint32_t)p->node)->name,

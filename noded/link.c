@@ -324,7 +324,7 @@ static void heartbeat_cb(struct rota_evloop *loop, void *arg)
 		link_reset(nd);
 		return;
 	}
-	body = rota_msg_name_encode(nd->name, &len);
+	body = rota_msg_heartbeat_encode(nd->name, nd->steps_refused, &len);
 	link_send(nd, ROTA_MSG_HEARTBEAT, body, len);
 	free(body);
 }

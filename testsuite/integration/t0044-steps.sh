@@ -13,7 +13,7 @@ command -v pgrep >/dev/null || skip_all "needs pgrep"
 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
-plan 35
+plan 36
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -155,6 +155,8 @@ case $out in *"not the controller's"*|*"another uid"*) ok 0 "a credential the co
 *) ok 1 "a credential the controller did not seal is refused: $out" ;; esac
 grep -q "step refused from" "$CL/log/$name.log"
 ok $? "refusals are logged by the node daemon"
+wait_until "[ \$(rota diag | awk '\$1 == \"steps_refused\" {print \$2}') -ge 3 ]"
+ok $? "... and counted in rota diag (steps_refused)"
 rota cancel "$j"
 wait_job_done "$j"
 
