@@ -528,6 +528,7 @@ static void do_abort(struct pmi_client *c, const struct pmi_msg *m)
 	else
 		complain(c->srv, "pmi: rank %u: abort%s%s", c->rank,
 			 i ? ": " : "", text);
+	c->state = CLIENT_SILENT; /* said why: no second line at close */
 	client_close(c);
 }
 

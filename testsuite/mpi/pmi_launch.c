@@ -9,6 +9,9 @@
  * the allgather the way `rota run` does: it waits for every node's blob
  * and hands the concatenation to every node's done() (from the loop, never
  * from inside allgather()).  Complaints go to stderr as "nodeN: line".
+ * A rank that fails gets the others killed, as a step whose task fails
+ * would (the other nodes would wait in the allgather for ever), unless
+ * PMI_LAUNCH_KEEP=1 (to see what the servers make of it).
  * Exit 0 if every rank exited 0, 1 otherwise; 2 on usage.
  * PMI_LAUNCH_TIMEOUT (seconds, default 60) bounds the whole run.
  */
@@ -101,6 +104,13 @@ static void complain(void *ctx, const char *line)
 	fprintf(stderr, "node%u: %s\n", nd->id, line);
 }
 
+static void kill_all(struct launch *l)
+{
+	for (uint32_t r = 0; r < l->ntasks; r++)
+		if (l->pids[r] > 0)
+			kill(l->pids[r], SIGKILL);
+}
+
 static void child_cb(struct rota_evloop *loop, int signo, void *arg)
 {
 	struct launch *l = arg;
@@ -121,6 +131,8 @@ static void child_cb(struct rota_evloop *loop, int signo, void *arg)
 			}
 		}
 	}
+	if (l->failed && !getenv("PMI_LAUNCH_KEEP"))
+		kill_all(l);
 	if (!l->running)
 		rota_evloop_stop(loop);
 }
@@ -130,9 +142,7 @@ static void timeout_cb(struct rota_evloop *loop, void *arg)
 	struct launch *l = arg;
 
 	fprintf(stderr, "pmi_launch: timed out, killing the ranks\n");
-	for (uint32_t r = 0; r < l->ntasks; r++)
-		if (l->pids[r] > 0)
-			kill(l->pids[r], SIGKILL);
+	kill_all(l);
 	l->failed = 1;
 	(void)loop;
 }
