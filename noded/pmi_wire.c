@@ -59,6 +59,7 @@ struct pmi_client {
 	bool v2;	  /* after "init pmi_version=2": length-prefixed */
 	bool in_mcmd;	  /* skipping a PMI-1 multi-line command */
 	bool answer;	  /* fence_answer's mark */
+	bool busy;	  /* in process(): answers it causes wait for it */
 	int fd;		  /* our end, -1 once closed */
 	int child_fd;	  /* the task's end, until task_started */
 	struct rota_watch *watch;
@@ -90,6 +91,7 @@ struct wireup_server {
 };
 
 static void client_close(struct pmi_client *c);
+static void client_drop(struct pmi_client *c);
 static void process(struct pmi_client *c);
 
 static void complain(struct wireup_server *s, const char *fmt, ...)
@@ -112,7 +114,7 @@ static void client_complain(struct pmi_client *c, const char *what)
 	if (++c->complaints >= PMI_COMPLAINTS) {
 		complain(c->srv, "pmi: rank %u: too many errors, closed",
 			 c->rank);
-		client_close(c);
+		client_drop(c);
 	}
 }
 
@@ -166,7 +168,7 @@ static void reply(struct pmi_client *c, const char *text)
 	if (c->out.len - c->outpos > PMI_OUT_MAX) {
 		complain(c->srv, "pmi: rank %u: does not read its answers",
 			 c->rank);
-		client_close(c);
+		client_drop(c);
 		return;
 	}
 	if (!c->v2) {
@@ -247,7 +249,7 @@ static void fence_answer(struct wireup_server *s, const char *error)
 			reply_v2_error(c, "kvs-fence", error);
 		else
 			/* PMI-1 clients do not look at barrier_out's rc */
-			client_close(c);
+			client_drop(c);
 		c->thrid[0] = '\0';
 	}
 	for (i = 0; i < s->nlocal; i++) {
@@ -528,8 +530,7 @@ static void do_abort(struct pmi_client *c, const struct pmi_msg *m)
 	else
 		complain(c->srv, "pmi: rank %u: abort%s%s", c->rank,
 			 i ? ": " : "", text);
-	c->state = CLIENT_SILENT; /* said why: no second line at close */
-	client_close(c);
+	client_drop(c);
 }
 
 static void do_unsupported_v1(struct pmi_client *c, const struct pmi_msg *m)
@@ -732,7 +733,7 @@ static void dispatch(struct pmi_client *c, const struct pmi_msg *m)
 		client_complain(c, c->state == CLIENT_FINALIZED
 					   ? "command after finalize"
 					   : "command before init");
-		client_close(c);
+		client_drop(c);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -773,7 +774,7 @@ static void handle(struct pmi_client *c, size_t len)
 	}
 	if (pmi_parse(c->in, len, c->v2, &m, &err)) {
 		client_complain(c, err.text);
-		client_close(c);
+		client_drop(c);
 	} else if (m.multi && !c->v2) {
 		c->in_mcmd = true;
 	} else {
@@ -784,6 +785,15 @@ static void handle(struct pmi_client *c, size_t len)
 /* Handle the whole messages in the input, unless waiting for an answer. */
 static void process(struct pmi_client *c)
 {
+	/*
+	 * A message can complete a fence at once (a rank has left, the
+	 * allgather failed), whose answer processes the waiting clients'
+	 * input again: this client's loop goes on with it, after the
+	 * message it is in is consumed.
+	 */
+	if (c->busy)
+		return;
+	c->busy = true;
 	while (c->fd >= 0 && c->wait == WAIT_NONE && c->inlen) {
 		struct rota_error err = { "" };
 		size_t len;
@@ -793,15 +803,16 @@ static void process(struct pmi_client *c)
 			break;
 		if (rc < 0) {
 			client_complain(c, err.text);
-			client_close(c);
-			return;
+			client_drop(c);
+			break;
 		}
 		handle(c, len);
 		if (c->fd < 0)
-			return;
+			break;
 		c->inlen -= len;
 		memmove(c->in, c->in + len, c->inlen);
 	}
+	c->busy = false;
 }
 
 /* ---- connections ------------------------------------------------------- */
@@ -831,6 +842,14 @@ static void client_close(struct pmi_client *c)
 	c->state = CLIENT_GONE;
 	if (s->lost && !s->gathering)
 		fence_fail_lost(s);
+}
+
+/* Close a client we have complained of already: no second line. */
+static void client_drop(struct pmi_client *c)
+{
+	if (c->state == CLIENT_ACTIVE)
+		c->state = CLIENT_SILENT;
+	client_close(c);
 }
 
 static void client_cb(struct rota_evloop *loop, int fd, unsigned events,
@@ -1004,10 +1023,8 @@ static void pmi_task_started(struct wireup_server *s, uint32_t rank,
 		close(c->child_fd);
 		c->child_fd = -1;
 	}
-	if (pid < 0 && c->fd >= 0) {
-		c->state = CLIENT_SILENT;
-		client_close(c); /* a rank that never ran fails the fences */
-	}
+	if (pid < 0)
+		client_drop(c); /* a rank that never ran fails the fences */
 }
 
 static void pmi_destroy(struct wireup_server *s)
