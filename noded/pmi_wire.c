@@ -870,6 +870,8 @@ static void client_cb(struct rota_evloop *loop, int fd, unsigned events,
 			client_close(c);
 		return;
 	}
+	if (!c->in)
+		c->in = rota_xmalloc(cap); /* tasks that never speak cost none */
 	n = read(fd, c->in + c->inlen, cap - c->inlen);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
@@ -877,6 +879,11 @@ static void client_cb(struct rota_evloop *loop, int fd, unsigned events,
 		client_close(c);
 		return;
 	}
+	/* PMI-2 clients greet in PMI-1; one that starts with a length is
+	 * taken at its word */
+	if (c->state == CLIENT_SILENT && !c->inlen &&
+	    (c->in[0] == ' ' || (c->in[0] >= '0' && c->in[0] <= '9')))
+		c->v2 = true;
 	c->inlen += (size_t)n;
 	process(c);
 }
@@ -997,7 +1004,6 @@ static int pmi_task_env(struct wireup_server *s, uint32_t rank, char ***env,
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
 	c->fd = sv[0];
 	c->child_fd = sv[1];
-	c->in = rota_xmalloc(PMI2_LEN_SIZE + PMI2_BODY_MAX);
 	c->watch = rota_evloop_add_fd(s->loop, c->fd, ROTA_EV_READ,
 				      client_cb, c);
 	c->state = CLIENT_SILENT;

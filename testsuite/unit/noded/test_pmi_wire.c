@@ -375,6 +375,19 @@ START_TEST(test_v2_fence)
 }
 END_TEST
 
+/* A PMI-2 client that starts with fullinit, without the PMI-1 greeting. */
+START_TEST(test_v2_direct)
+{
+	send2(1, "cmd=fullinit;threaded=TRUE;");
+	expect(1, "113   cmd=fullinit-response;rc=0;pmi-version=2;"
+		  "pmi-subversion=0;rank=3;size=4;appnum=0;debugged=FALSE;"
+		  "pmiverbose=FALSE;");
+	send2(1, "cmd=finalize;");
+	expect(1, "27    cmd=finalize-response;rc=0;");
+	ck_assert_str_eq(complaints, "");
+}
+END_TEST
+
 /* Layouts: nodes, tasks per node, ranks in node order, the mapping. */
 static const struct {
 	uint32_t nnodes;
@@ -667,6 +680,7 @@ static Suite *pmi_suite(void)
 	tcase_add_test(tc, test_env_vars);
 	tcase_add_test(tc, test_v1_fence);
 	tcase_add_test(tc, test_v2_fence);
+	tcase_add_test(tc, test_v2_direct);
 	tcase_add_loop_test(tc, test_mapping, 0,
 			    sizeof(layouts) / sizeof(layouts[0]));
 	tcase_add_loop_test(tc, test_hostile, 0,
