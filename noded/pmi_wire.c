@@ -28,75 +28,11 @@
 #include "common/evloop.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "noded/pmi_kvs.h"
-#include "noded/pmi_parse.h"
-#include "noded/wireup.h"
-
-#define PMI_KVS_BYTES (64u << 20) /* a step's whole key-value space */
-#define PMI_OUT_MAX (1u << 20)	   /* answers a client leaves unread */
-#define PMI_COMPLAINTS 8	   /* then the client is closed */
-#define PMI_APPNUM "0"
-
-enum client_state {
-	CLIENT_NONE = 0,  /* before task_env */
-	CLIENT_SILENT,	  /* connected, has said nothing yet */
-	CLIENT_ACTIVE,	  /* has sent init */
-	CLIENT_FINALIZED, /* said finalize: may leave */
-	CLIENT_GONE,	  /* closed */
-};
-
-enum client_wait {
-	WAIT_NONE = 0,
-	WAIT_FENCE,    /* in a barrier or fence */
-	WAIT_NODEATTR, /* info-getnodeattr with wait=TRUE */
-};
-
-struct pmi_client {
-	struct wireup_server *srv;
-	uint32_t rank;
-	enum client_state state;
-	enum client_wait wait;
-	bool v2;	  /* after "init pmi_version=2": length-prefixed */
-	bool in_mcmd;	  /* skipping a PMI-1 multi-line command */
-	bool answer;	  /* fence_answer's mark */
-	bool busy;	  /* in process(): answers it causes wait for it */
-	int fd;		  /* our end, -1 once closed */
-	int child_fd;	  /* the task's end, until task_started */
-	struct rota_watch *watch;
-	char *in;	  /* PMI2_LEN_SIZE + PMI2_BODY_MAX bytes */
-	size_t inlen;
-	struct rota_strbuf out;
-	size_t outpos;	  /* sent of out */
-	unsigned complaints;
-	char thrid[64];	  /* echoed in a delayed PMI-2 answer */
-	char wait_key[PMI_KEY_MAX + 1];
-	char *env[8];	  /* NULL-terminated */
-};
-
-struct wireup_server {
-	struct rota_evloop *loop;
-	const struct wireup_step *st;
-	struct wireup_ops ops;
-	uint32_t nlocal;
-	struct pmi_client *clients; /* nlocal, in local order */
-	struct pmi_kvs *kvs;
-	struct pmi_kvs *nodeattr;   /* PMI-2 node attributes, this node only */
-	struct rota_strbuf blob;    /* this node's puts since the last fence */
-	uint32_t nfence;	    /* local tasks in the fence */
-	bool gathering;		    /* an allgather is under way */
-	uint32_t lost_rank;	    /* the first rank that left, if lost */
-	bool lost;
-	char kvsname[64];
-	char *mapping;		    /* PMI_process_mapping, or NULL */
-};
+#include "noded/pmi_internal.h"
 
 static void client_close(struct pmi_client *c);
-static void client_drop(struct pmi_client *c);
-static void process(struct pmi_client *c);
 
-static void complain(struct wireup_server *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void complain(struct wireup_server *s, const char *fmt, ...)
+void pmi_complain(struct wireup_server *s, const char *fmt, ...)
 {
 	char line[256];
 	va_list ap;
@@ -108,19 +44,19 @@ static void complain(struct wireup_server *s, const char *fmt, ...)
 }
 
 /* A broken message: complain, and close a client that keeps at it. */
-static void client_complain(struct pmi_client *c, const char *what)
+void pmi_client_complain(struct pmi_client *c, const char *what)
 {
-	complain(c->srv, "pmi: rank %u: %s", c->rank, what);
+	pmi_complain(c->srv, "pmi: rank %u: %s", c->rank, what);
 	if (++c->complaints >= PMI_COMPLAINTS) {
-		complain(c->srv, "pmi: rank %u: too many errors, closed",
+		pmi_complain(c->srv, "pmi: rank %u: too many errors, closed",
 			 c->rank);
-		client_drop(c);
+		pmi_client_drop(c);
 	}
 }
 
 /* ---- output ------------------------------------------------------------ */
 
-static void update_events(struct pmi_client *c)
+void pmi_update_events(struct pmi_client *c)
 {
 	unsigned ev = 0;
 
@@ -153,7 +89,7 @@ static void flush(struct pmi_client *c)
 		c->out.len = 0;
 		c->outpos = 0;
 	}
-	update_events(c);
+	pmi_update_events(c);
 }
 
 /*
@@ -161,14 +97,14 @@ static void flush(struct pmi_client *c)
  * PMI-2: 'text' is "cmd=x;a=b;" (values escaped by the caller) and gets
  * its length, and the client's thrid when it gave one.
  */
-static void reply(struct pmi_client *c, const char *text)
+void pmi_reply(struct pmi_client *c, const char *text)
 {
 	if (c->fd < 0)
 		return;
 	if (c->out.len - c->outpos > PMI_OUT_MAX) {
-		complain(c->srv, "pmi: rank %u: does not read its answers",
+		pmi_complain(c->srv, "pmi: rank %u: does not read its answers",
 			 c->rank);
-		client_drop(c);
+		pmi_client_drop(c);
 		return;
 	}
 	if (!c->v2) {
@@ -195,7 +131,7 @@ static void add_v2_value(struct rota_strbuf *b, const char *v)
 	}
 }
 
-static void reply_found(struct pmi_client *c, const char *cmd,
+void pmi_reply_found(struct pmi_client *c, const char *cmd,
 			const char *val)
 {
 	struct rota_strbuf b = { 0 };
@@ -207,11 +143,11 @@ static void reply_found(struct pmi_client *c, const char *cmd,
 		add_v2_value(&b, val);
 		rota_strbuf_adds(&b, ";");
 	}
-	reply(c, b.data);
+	pmi_reply(c, b.data);
 	rota_strbuf_fini(&b);
 }
 
-static void reply_v2_error(struct pmi_client *c, const char *cmd,
+void pmi_reply_v2_error(struct pmi_client *c, const char *cmd,
 			   const char *msg)
 {
 	struct rota_strbuf b = { 0 };
@@ -219,7 +155,7 @@ static void reply_v2_error(struct pmi_client *c, const char *cmd,
 	rota_strbuf_addf(&b, "cmd=%s-response;rc=-1;errmsg=", cmd);
 	add_v2_value(&b, msg);
 	rota_strbuf_adds(&b, ";");
-	reply(c, b.data);
+	pmi_reply(c, b.data);
 	rota_strbuf_fini(&b);
 }
 
@@ -243,13 +179,13 @@ static void fence_answer(struct wireup_server *s, const char *error)
 		if (!c->answer)
 			continue;
 		if (!error)
-			reply(c, c->v2 ? "cmd=kvs-fence-response;rc=0;"
+			pmi_reply(c, c->v2 ? "cmd=kvs-fence-response;rc=0;"
 				       : "cmd=barrier_out rc=0");
 		else if (c->v2)
-			reply_v2_error(c, "kvs-fence", error);
+			pmi_reply_v2_error(c, "kvs-fence", error);
 		else
 			/* PMI-1 clients do not look at barrier_out's rc */
-			client_drop(c);
+			pmi_client_drop(c);
 		c->thrid[0] = '\0';
 	}
 	for (i = 0; i < s->nlocal; i++) {
@@ -258,8 +194,8 @@ static void fence_answer(struct wireup_server *s, const char *error)
 		if (!c->answer || c->fd < 0)
 			continue;
 		c->answer = false;
-		update_events(c);
-		process(c);
+		pmi_update_events(c);
+		pmi_process(c);
 	}
 }
 
@@ -271,7 +207,7 @@ static void fence_fail_lost(struct wireup_server *s)
 		return;
 	snprintf(msg, sizeof(msg), "rank %u left without finalize",
 		 s->lost_rank);
-	complain(s, "pmi: fence failed: %s", msg);
+	pmi_complain(s, "pmi: fence failed: %s", msg);
 	fence_answer(s, msg);
 }
 
@@ -294,9 +230,17 @@ static void fence_check(struct wireup_server *s)
 	free(blob);
 	if (rc < 0 && s->gathering) {
 		s->gathering = false;
-		complain(s, "pmi: fence failed: the step's exchange is gone");
+		pmi_complain(s, "pmi: fence failed: the step's exchange is gone");
 		fence_answer(s, "the step's exchange is gone");
 	}
+}
+
+void pmi_enter_fence(struct pmi_client *c)
+{
+	c->wait = WAIT_FENCE;
+	c->srv->nfence++;
+	pmi_update_events(c);
+	fence_check(c->srv);
 }
 
 static int merge_node(struct wireup_server *s, const char *blob, size_t len,
@@ -348,406 +292,16 @@ static void pmi_done(struct wireup_server *s, const void *all, size_t len)
 	struct rota_error err = { "" };
 
 	if (!s->gathering) {
-		complain(s, "pmi: an allgather result nobody asked for");
+		pmi_complain(s, "pmi: an allgather result nobody asked for");
 		return;
 	}
 	s->gathering = false;
 	if (merge(s, all, len, &err)) {
-		complain(s, "pmi: fence failed: %s", err.text);
+		pmi_complain(s, "pmi: fence failed: %s", err.text);
 		fence_answer(s, err.text);
 		return;
 	}
 	fence_answer(s, NULL);
-}
-
-/* ---- commands ---------------------------------------------------------- */
-
-struct command {
-	const char *name;
-	bool v2;	/* a PMI-2 command (else PMI-1) */
-	void (*run)(struct pmi_client *c, const struct pmi_msg *m);
-};
-
-static void do_init(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *ver = pmi_msg_get(m, "pmi_version");
-	const char *sub = pmi_msg_get(m, "pmi_subversion");
-
-	if (ver && !strcmp(ver, "2")) {
-		reply(c, "cmd=response_to_init pmi_version=2 "
-			 "pmi_subversion=0 rc=0");
-		c->v2 = true;
-	} else if (ver && !strcmp(ver, "1") && sub &&
-		   (!strcmp(sub, "1") || !strcmp(sub, "0"))) {
-		reply(c, "cmd=response_to_init pmi_version=1 "
-			 "pmi_subversion=1 rc=0");
-	} else {
-		reply(c, "cmd=response_to_init pmi_version=1 "
-			 "pmi_subversion=1 rc=-1");
-		client_complain(c, "init: unsupported PMI version");
-		return;
-	}
-	c->state = CLIENT_ACTIVE;
-}
-
-static void do_get_maxes(struct pmi_client *c, const struct pmi_msg *m)
-{
-	char line[128];
-
-	(void)m;
-	snprintf(line, sizeof(line),
-		 "cmd=maxes kvsname_max=%zu keylen_max=%d vallen_max=%d",
-		 sizeof(c->srv->kvsname), PMI_KEY_MAX, PMI_VAL_MAX);
-	reply(c, line);
-}
-
-static void do_get_appnum(struct pmi_client *c, const struct pmi_msg *m)
-{
-	(void)m;
-	reply(c, "cmd=appnum appnum=" PMI_APPNUM);
-}
-
-static void do_get_my_kvsname(struct pmi_client *c, const struct pmi_msg *m)
-{
-	char line[128];
-
-	(void)m;
-	snprintf(line, sizeof(line), "cmd=my_kvsname kvsname=%s",
-		 c->srv->kvsname);
-	reply(c, line);
-}
-
-static void do_get_universe_size(struct pmi_client *c,
-				 const struct pmi_msg *m)
-{
-	char line[64];
-
-	(void)m;
-	snprintf(line, sizeof(line), "cmd=universe_size size=%u",
-		 c->srv->st->ntasks);
-	reply(c, line);
-}
-
-static void enter_fence(struct pmi_client *c)
-{
-	c->wait = WAIT_FENCE;
-	c->srv->nfence++;
-	update_events(c);
-	fence_check(c->srv);
-}
-
-/* A put from either protocol; NULL or why it was refused. */
-static const char *put(struct pmi_client *c, const char *key,
-		       const char *val)
-{
-	struct wireup_server *s = c->srv;
-	struct rota_error err = { "" };
-
-	if (!key || !val || !pmi_is_kvs_pair(key, val))
-		return "bad key or value";
-	if (s->blob.len + strlen(key) + strlen(val) + 2 > PMI_KVS_BYTES ||
-	    pmi_kvs_put(s->kvs, key, val, &err))
-		return "key-value space full";
-	pmi_blob_add(&s->blob, key, val);
-	return NULL;
-}
-
-static bool is_my_kvs(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *name = pmi_msg_get(m, "kvsname");
-
-	return name && !strcmp(name, c->srv->kvsname);
-}
-
-static void do_put(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *why = is_my_kvs(c, m) ? put(c, pmi_msg_get(m, "key"),
-						  pmi_msg_get(m, "value"))
-					  : "unknown kvsname";
-	char line[96];
-
-	if (!why) {
-		reply(c, "cmd=put_result rc=0 msg=success");
-		return;
-	}
-	snprintf(line, sizeof(line), "cmd=put_result rc=-1 msg=%s", why);
-	for (char *p = line + strlen("cmd=put_result rc=-1 msg="); *p; p++)
-		if (*p == ' ')
-			*p = '_';
-	reply(c, line);
-	client_complain(c, why);
-}
-
-static const char *job_attr(struct wireup_server *s, const char *key)
-{
-	if (!strcmp(key, "PMI_process_mapping"))
-		return s->mapping;
-	return NULL;
-}
-
-static void do_get(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *key = pmi_msg_get(m, "key");
-	const char *val = NULL;
-	struct rota_strbuf b = { 0 };
-
-	if (key && is_my_kvs(c, m)) {
-		val = job_attr(c->srv, key);
-		if (!val)
-			val = pmi_kvs_get(c->srv->kvs, key);
-	}
-	if (val)
-		rota_strbuf_addf(&b, "cmd=get_result rc=0 msg=success value=%s",
-				 val);
-	else
-		rota_strbuf_adds(&b, "cmd=get_result rc=-1 msg=key_not_found");
-	reply(c, b.data);
-	rota_strbuf_fini(&b);
-}
-
-static void do_finalize(struct pmi_client *c, const struct pmi_msg *m)
-{
-	(void)m;
-	c->state = CLIENT_FINALIZED;
-	reply(c, c->v2 ? "cmd=finalize-response;rc=0;" : "cmd=finalize_ack");
-}
-
-static void do_abort(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *code = pmi_msg_get(m, "exitcode");
-	const char *msg = pmi_msg_get(m, "msg");
-	char text[200];
-	size_t i;
-
-	/* the message is the task's: keep it one printable line */
-	snprintf(text, sizeof(text), "%s", msg ? msg : "");
-	for (i = 0; text[i]; i++)
-		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
-			text[i] = ' ';
-	if (code)
-		complain(c->srv, "pmi: rank %u: abort (exit code %.16s)%s%s",
-			 c->rank, code, i ? ": " : "", text);
-	else
-		complain(c->srv, "pmi: rank %u: abort%s%s", c->rank,
-			 i ? ": " : "", text);
-	client_drop(c);
-}
-
-static void do_unsupported_v1(struct pmi_client *c, const struct pmi_msg *m)
-{
-	char line[128];
-	const char *answer = !strcmp(m->cmd, "publish_name") ? "publish_result"
-			     : !strcmp(m->cmd, "unpublish_name")
-				     ? "unpublish_result"
-				     : "lookup_result";
-
-	snprintf(line, sizeof(line), "cmd=%s rc=-1 msg=not_supported", answer);
-	reply(c, line);
-}
-
-static void do_fullinit(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const struct wireup_step *st = c->srv->st;
-	const char *rank = pmi_msg_get(m, "pmirank");
-	char text[256];
-
-	if (rank && (strspn(rank, "0123456789") != strlen(rank) ||
-		     strtoul(rank, NULL, 10) != c->rank)) {
-		reply_v2_error(c, "fullinit", "not this task's rank");
-		client_complain(c, "fullinit: not this task's rank");
-		return;
-	}
-	c->state = CLIENT_ACTIVE;
-	snprintf(text, sizeof(text),
-		 "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;"
-		 "rank=%u;size=%u;appnum=" PMI_APPNUM ";debugged=FALSE;"
-		 "pmiverbose=FALSE;",
-		 c->rank, st->ntasks);
-	reply(c, text);
-}
-
-static void do_job_getid(struct pmi_client *c, const struct pmi_msg *m)
-{
-	char text[128];
-
-	(void)m;
-	snprintf(text, sizeof(text), "cmd=job-getid-response;rc=0;jobid=%s;",
-		 c->srv->kvsname);
-	reply(c, text);
-}
-
-static void do_kvs_put(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *why = put(c, pmi_msg_get(m, "key"), pmi_msg_get(m, "value"));
-
-	if (!why) {
-		reply(c, "cmd=kvs-put-response;rc=0;");
-		return;
-	}
-	reply_v2_error(c, "kvs-put", why);
-	client_complain(c, why);
-}
-
-static void do_kvs_get(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *key = pmi_msg_get(m, "key");
-	const char *jobid = pmi_msg_get(m, "jobid");
-	const char *val = NULL;
-
-	if (key && (!jobid || !strcmp(jobid, c->srv->kvsname))) {
-		val = job_attr(c->srv, key);
-		if (!val)
-			val = pmi_kvs_get(c->srv->kvs, key);
-	}
-	reply_found(c, "kvs-get-response", val);
-}
-
-static void do_getjobattr(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *key = pmi_msg_get(m, "key");
-	const char *val = NULL;
-	char size[16];
-
-	if (key && !strcmp(key, "universeSize")) {
-		snprintf(size, sizeof(size), "%u", c->srv->st->ntasks);
-		val = size;
-	} else if (key) {
-		val = job_attr(c->srv, key);
-	}
-	reply_found(c, "info-getjobattr-response", val);
-}
-
-static void do_putnodeattr(struct pmi_client *c, const struct pmi_msg *m)
-{
-	struct wireup_server *s = c->srv;
-	const char *key = pmi_msg_get(m, "key");
-	const char *val = pmi_msg_get(m, "value");
-	struct rota_error err = { "" };
-
-	if (!key || !val || !pmi_is_kvs_pair(key, val) ||
-	    pmi_kvs_put(s->nodeattr, key, val, &err)) {
-		reply_v2_error(c, "info-putnodeattr", "bad key or value");
-		client_complain(c, "info-putnodeattr: bad key or value");
-		return;
-	}
-	reply(c, "cmd=info-putnodeattr-response;rc=0;");
-	/* answer the local tasks that wait for this attribute */
-	for (uint32_t i = 0; i < s->nlocal; i++) {
-		struct pmi_client *w = &s->clients[i];
-
-		if (w->wait != WAIT_NODEATTR || strcmp(w->wait_key, key))
-			continue;
-		w->wait = WAIT_NONE;
-		reply_found(w, "info-getnodeattr-response", val);
-		w->thrid[0] = '\0';
-		if (w->fd >= 0)
-			process(w);
-	}
-}
-
-static void do_getnodeattr(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *key = pmi_msg_get(m, "key");
-	const char *wait = pmi_msg_get(m, "wait");
-	const char *val = key ? pmi_kvs_get(c->srv->nodeattr, key) : NULL;
-
-	if (!val && key && wait && !strcmp(wait, "TRUE") &&
-	    strlen(key) <= PMI_KEY_MAX) {
-		strcpy(c->wait_key, key);
-		c->wait = WAIT_NODEATTR;
-		update_events(c);
-		return;
-	}
-	reply_found(c, "info-getnodeattr-response", val);
-}
-
-static const struct command commands[] = {
-	{ .name = "init", .run = do_init },
-	{ .name = "get_maxes", .run = do_get_maxes },
-	{ .name = "get_appnum", .run = do_get_appnum },
-	{ .name = "get_my_kvsname", .run = do_get_my_kvsname },
-	{ .name = "get_universe_size", .run = do_get_universe_size },
-	{ .name = "barrier_in", .run = NULL /* enter_fence */ },
-	{ .name = "put", .run = do_put },
-	{ .name = "get", .run = do_get },
-	{ .name = "finalize", .run = do_finalize },
-	{ .name = "abort", .run = do_abort },
-	{ .name = "publish_name", .run = do_unsupported_v1 },
-	{ .name = "unpublish_name", .run = do_unsupported_v1 },
-	{ .name = "lookup_name", .run = do_unsupported_v1 },
-	{ .name = "fullinit", .v2 = true, .run = do_fullinit },
-	{ .name = "job-getid", .v2 = true, .run = do_job_getid },
-	{ .name = "kvs-put", .v2 = true, .run = do_kvs_put },
-	{ .name = "kvs-fence", .v2 = true, .run = NULL /* enter_fence */ },
-	{ .name = "kvs-get", .v2 = true, .run = do_kvs_get },
-	{ .name = "info-getjobattr", .v2 = true, .run = do_getjobattr },
-	{ .name = "info-putnodeattr", .v2 = true, .run = do_putnodeattr },
-	{ .name = "info-getnodeattr", .v2 = true, .run = do_getnodeattr },
-	{ .name = "finalize", .v2 = true, .run = do_finalize },
-	{ .name = "abort", .v2 = true, .run = do_abort },
-};
-
-/* What a client that has not said init may send. */
-static bool is_allowed_early(const char *cmd)
-{
-	return !strcmp(cmd, "init") || !strcmp(cmd, "fullinit");
-}
-
-static void unknown(struct pmi_client *c, const struct pmi_msg *m)
-{
-	char what[128];
-
-	snprintf(what, sizeof(what), "unknown command '%.40s'", m->cmd);
-	for (char *p = what; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	if (c->v2) {
-		char name[48];
-
-		snprintf(name, sizeof(name), "%.40s", m->cmd);
-		for (char *p = name; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyz"
-				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", *p))
-				*p = '_';
-		reply_v2_error(c, name, "unknown command");
-	} else {
-		/* the PMI-1 answer is the command's name with _result */
-		char line[96];
-
-		snprintf(line, sizeof(line),
-			 "cmd=%.40s_result rc=-1 msg=unknown_command", m->cmd);
-		reply(c, line);
-	}
-	client_complain(c, what);
-}
-
-static void dispatch(struct pmi_client *c, const struct pmi_msg *m)
-{
-	const char *thrid = pmi_msg_get(m, "thrid");
-
-	c->thrid[0] = '\0';
-	if (c->v2 && thrid && strlen(thrid) < sizeof(c->thrid) &&
-	    strspn(thrid, "0123456789abcdefxABCDEFX") == strlen(thrid))
-		strcpy(c->thrid, thrid);
-	if (c->state != CLIENT_ACTIVE && !is_allowed_early(m->cmd)) {
-		client_complain(c, c->state == CLIENT_FINALIZED
-					   ? "command after finalize"
-					   : "command before init");
-		client_drop(c);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		const struct command *cmd = &commands[i];
-
-		if (cmd->v2 != c->v2 || strcmp(cmd->name, m->cmd))
-			continue;
-		if (cmd->run)
-			cmd->run(c, m);
-		else
-			enter_fence(c);
-		return;
-	}
-	unknown(c, m);
 }
 
 /* The end of a PMI-1 multi-line command ("mcmd=spawn" ... "endcmd"). */
@@ -767,23 +321,23 @@ static void handle(struct pmi_client *c, size_t len)
 		/* the lines of a spawn we refuse need not parse */
 		if (is_endcmd(c->in, len)) {
 			c->in_mcmd = false;
-			reply(c, "cmd=spawn_result rc=-1 "
+			pmi_reply(c, "cmd=spawn_result rc=-1 "
 				 "errmsg=spawn_not_supported");
 		}
 		return;
 	}
 	if (pmi_parse(c->in, len, c->v2, &m, &err)) {
-		client_complain(c, err.text);
-		client_drop(c);
+		pmi_client_complain(c, err.text);
+		pmi_client_drop(c);
 	} else if (m.multi && !c->v2) {
 		c->in_mcmd = true;
 	} else {
-		dispatch(c, &m);
+		pmi_dispatch(c, &m);
 	}
 }
 
 /* Handle the whole messages in the input, unless waiting for an answer. */
-static void process(struct pmi_client *c)
+void pmi_process(struct pmi_client *c)
 {
 	/*
 	 * A message can complete a fence at once (a rank has left, the
@@ -802,8 +356,8 @@ static void process(struct pmi_client *c)
 		if (rc == 0)
 			break;
 		if (rc < 0) {
-			client_complain(c, err.text);
-			client_drop(c);
+			pmi_client_complain(c, err.text);
+			pmi_client_drop(c);
 			break;
 		}
 		handle(c, len);
@@ -836,7 +390,7 @@ static void client_close(struct pmi_client *c)
 		s->lost_rank = c->rank;
 	}
 	if (c->state == CLIENT_ACTIVE)
-		complain(s, "pmi: rank %u closed its connection without "
+		pmi_complain(s, "pmi: rank %u closed its connection without "
 			    "finalize",
 			 c->rank);
 	c->state = CLIENT_GONE;
@@ -845,7 +399,7 @@ static void client_close(struct pmi_client *c)
 }
 
 /* Close a client we have complained of already: no second line. */
-static void client_drop(struct pmi_client *c)
+void pmi_client_drop(struct pmi_client *c)
 {
 	if (c->state == CLIENT_ACTIVE)
 		c->state = CLIENT_SILENT;
@@ -885,7 +439,7 @@ static void client_cb(struct rota_evloop *loop, int fd, unsigned events,
 	    (c->in[0] == ' ' || (c->in[0] >= '0' && c->in[0] <= '9')))
 		c->v2 = true;
 	c->inlen += (size_t)n;
-	process(c);
+	pmi_process(c);
 }
 
 /* ---- the wireup_impl --------------------------------------------------- */
@@ -1030,7 +584,7 @@ static void pmi_task_started(struct wireup_server *s, uint32_t rank,
 		c->child_fd = -1;
 	}
 	if (pid < 0)
-		client_drop(c); /* a rank that never ran fails the fences */
+		pmi_client_drop(c); /* a rank that never ran fails the fences */
 }
 
 static void pmi_destroy(struct wireup_server *s)
