@@ -7,8 +7,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "noded/pmi_parse.h"
 
 static bool is_ctl(unsigned char c)
@@ -117,11 +119,7 @@ static int parse_v1(char *s, struct pmi_msg *m, struct rota_error *err)
 	return 0;
 }
 
-/*
- * "cmd=x;a=b;" with ";;" for a ';' inside a value, unescaped in place.
- * An unterminated tail is ignored: MPICH 4.0's simple PMI-2 client counts
- * its length field twice and sends 6 stray bytes after the last ';'.
- */
+/* "cmd=x;a=b;" with ";;" for a ';' inside a value, unescaped in place. */
 static int parse_v2(char *s, char *end, struct pmi_msg *m,
 		    struct rota_error *err)
 {
@@ -133,9 +131,7 @@ static int parse_v2(char *s, char *end, struct pmi_msg *m,
 
 		while (s < end && *s != '=' && *s != ';')
 			s++;
-		if (s == end)
-			break;
-		if (*s != '=')
+		if (s == end || *s != '=')
 			return rota_errorf(err, -EPROTO, "pair without '='");
 		*s++ = '\0';
 		val = d = s;
@@ -145,7 +141,7 @@ static int parse_v2(char *s, char *end, struct pmi_msg *m,
 			*d++ = *s++;
 		}
 		if (s == end)
-			break;
+			return rota_errorf(err, -EPROTO, "pair without ';'");
 		*d = '\0';
 		s++;
 		rc = add_pair(m, key, val, err);
@@ -155,22 +151,13 @@ static int parse_v2(char *s, char *end, struct pmi_msg *m,
 	return 0;
 }
 
-int pmi_parse(char *buf, size_t len, bool v2, struct pmi_msg *m,
-	      struct rota_error *err)
+static int parse_body(char *buf, size_t len, bool v2, struct pmi_msg *m,
+		      struct rota_error *err)
 {
-	size_t i;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (v2) {
-		buf += PMI2_LEN_SIZE;
-		len -= PMI2_LEN_SIZE;
-	} else {
-		len--; /* the newline */
-		if (len && buf[len - 1] == '\r')
-			len--;
-	}
-	for (i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++)
 		if (buf[i] == '\0' || (!v2 && is_ctl((unsigned char)buf[i])))
 			return rota_errorf(err, -EPROTO,
 					   "control character in message");
@@ -184,6 +171,38 @@ int pmi_parse(char *buf, size_t len, bool v2, struct pmi_msg *m,
 		rc = rota_errorf(err, -EPROTO, "empty message");
 	if (rc)
 		memset(m, 0, sizeof(*m));
+	return rc;
+}
+
+int pmi_parse(char *buf, size_t len, bool v2, struct pmi_msg *m,
+	      struct rota_error *err)
+{
+	char *copy = NULL;
+	int rc;
+
+	if (!v2) {
+		len--; /* the newline */
+		if (len && buf[len - 1] == '\r')
+			len--;
+		return parse_body(buf, len, false, m, err);
+	}
+	buf += PMI2_LEN_SIZE;
+	len -= PMI2_LEN_SIZE;
+	/*
+	 * MPICH 4.0's simple PMI-2 client counts its length field twice: 6
+	 * stray bytes of its stack follow a message that ends with ';'.
+	 * Such a message that does not parse whole is parsed without them.
+	 */
+	if (len > PMI2_LEN_SIZE && buf[len - PMI2_LEN_SIZE - 1] == ';') {
+		copy = rota_xmalloc(len);
+		memcpy(copy, buf, len);
+	}
+	rc = parse_body(buf, len, true, m, err);
+	if (rc && copy) {
+		memcpy(buf, copy, len);
+		rc = parse_body(buf, len - PMI2_LEN_SIZE, true, m, err);
+	}
+	free(copy);
 	return rc;
 }
 

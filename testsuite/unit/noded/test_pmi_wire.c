@@ -375,6 +375,26 @@ START_TEST(test_v2_fence)
 }
 END_TEST
 
+/*
+ * MPICH 4.0's simple PMI-2 client counts its length field twice: 6 stray
+ * bytes (its stack, NULs or not) follow the message and are ignored.
+ */
+START_TEST(test_v2_stray_tail)
+{
+	static const char msg[] = "24    cmd=kvs-get;key=k;\0\0;x\0=";
+
+	init2(0, "2");
+	send_raw(0, msg, sizeof(msg) - 1);
+	expect(0, "38    cmd=kvs-get-response;rc=0;found=FALSE;");
+	send_raw(0, "18    cmd=kvs-get;key=k;", 24);
+	expect(0, "38    cmd=kvs-get-response;rc=0;found=FALSE;");
+	send_raw(0, "12    cmd=a\0b;c=d;", 18);
+	expect(0, "(closed)");
+	ck_assert_str_eq(complaints,
+			 "pmi: rank 2: control character in message\n");
+}
+END_TEST
+
 /* A PMI-2 client that starts with fullinit, without the PMI-1 greeting. */
 START_TEST(test_v2_direct)
 {
@@ -455,7 +475,7 @@ static const struct {
 	{ "cmd=init pmi_version=2 pmi_subversion=0\n8     cmd=a;b;",
 	  "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n",
 	  "pmi: rank 2: pair without '='\n" },
-	{ "cmd=init pmi_version=2 pmi_subversion=0\n16    cmd=kvs-put;key=;",
+	{ "cmd=init pmi_version=2 pmi_subversion=0\n17    cmd=kvs-put;key=;",
 	  "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n"
 	  "51    cmd=kvs-put-response;rc=-1;errmsg=bad key or value;",
 	  "pmi: rank 2: bad key or value\n" },
@@ -681,6 +701,7 @@ static Suite *pmi_suite(void)
 	tcase_add_test(tc, test_v1_fence);
 	tcase_add_test(tc, test_v2_fence);
 	tcase_add_test(tc, test_v2_direct);
+	tcase_add_test(tc, test_v2_stray_tail);
 	tcase_add_loop_test(tc, test_mapping, 0,
 			    sizeof(layouts) / sizeof(layouts[0]));
 	tcase_add_loop_test(tc, test_hostile, 0,
