@@ -5,13 +5,15 @@
 # mpicc.mpich; every rank must see the sum 0 + ... + 15 = 120, over 4
 # allgathers or so, without a complaint from any server.  Then an MPI
 # program that aborts must be reported, and a rank that dies before the
-# fence must fail it rather than hang it.  No daemon, no mpirun, no file.
+# fence must fail it rather than hang it.  PMI-2: a client built on Slurm's
+# libpmi2 (libpmi2-0-dev; skipped without it) puts, fences and gets over
+# 2 fake nodes.  No daemon, no mpirun, no file.
 . "$top_srcdir/testsuite/lib/tap.sh"
 command -v mpicc.mpich >/dev/null ||
 	skip_all "needs mpicc.mpich (Debian: mpich libmpich-dev)"
 LAUNCH="$top_builddir/testsuite/mpi/pmi_launch"
 [ -x "$LAUNCH" ] || skip_all "no $LAUNCH"
-plan 7
+plan 8
 
 # MPICH refuses nothing as root, but run it as a test user where we can
 run() {
@@ -57,6 +59,12 @@ int main(int argc, char **argv)
 C
 mpicc.mpich -o "$T/die" "$T/die.c" 2>>"$T/cc.err"
 chmod 0755 "$T"/hello "$T"/abort "$T"/die
+have_pmi2=no
+if cc -o "$T/pmi2c" "$top_srcdir/testsuite/mpi/pmi2_client.c" -lpmi2 \
+	2>>"$T/cc.err"; then
+	have_pmi2=yes
+	chmod 0755 "$T/pmi2c"
+fi
 
 run 4 4 "$T/hello" >"$T/out" 2>"$T/err"
 ok $? "16 ranks over 4 fake nodes exit 0"
@@ -80,4 +88,12 @@ elapsed=$(($(date +%s) - start))
 like "$elapsed $(grep -c 'fence failed: rank 3 left' "$T/err3")" \
 	'^([0-9]|[1-5][0-9]) [1-9][0-9]*$' \
 	"its node's fence fails at once (no timeout) and says why"
+if [ $have_pmi2 = yes ]; then
+	run 2 3 "$T/pmi2c" >"$T/out4" 2>"$T/err4"
+	rc=$?
+	is "$rc $(grep -c '^pmi2 rank [0-5] of 6 mapping (vector,(0,2,3)) ok$' \
+		"$T/out4")" "0 6" "PMI-2 (Slurm's libpmi2): 6 ranks over 2 nodes"
+else
+	ok 0 "# SKIP no libpmi2 (Debian: libpmi2-0-dev)"
+fi
 [ "$tap_failed" -eq 0 ] || { tail -n 20 "$T"/err*; }
