@@ -485,8 +485,7 @@ static int wireup_start(struct stepsup *s, const struct layout *l,
 	if (strcmp(mpi, "none") == 0)
 		return 0;
 	s->wimpl = strcmp(mpi, "pmix") == 0 ? &wireup_pmix : &wireup_pmi;
-	s->tmpdir = rota_xasprintf("%s/step%u.%u.%d", s->a->spool,
-				   s->c->job_id, s->c->step_id, (int)getpid());
+	s->tmpdir = step_tmpdir_path(s->a->spool, s->c, getpid());
 	if (mkdir(s->tmpdir, 0700) < 0 ||
 	    chown(s->tmpdir, s->c->uid, s->c->gid) < 0) {
 		snprintf(err, errlen, "%s: %s", s->tmpdir, strerror(errno));
@@ -683,13 +682,6 @@ static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 	return rc;
 }
 
-static int remove_cb(const char *path, const struct stat *st, int flag,
-		     struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
 static void close_inherited(int keep)
 {
 	int top = (int)sysconf(_SC_OPEN_MAX);
@@ -700,11 +692,30 @@ static void close_inherited(int keep)
 			close(fd);
 }
 
+static int remove_cb(const char *path, const struct stat *st, int flag,
+		     struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
 char *step_mark_path(const char *spool, const struct rota_step_cred *c,
 		     pid_t pid)
 {
 	return rota_xasprintf("%s/step%u.%u.%d", spool, c->job_id, c->step_id,
 			      (int)pid);
+}
+
+char *step_tmpdir_path(const char *spool, const struct rota_step_cred *c,
+		       pid_t pid)
+{
+	return rota_xasprintf("%s/step%u.%u.%d.d", spool, c->job_id,
+			      c->step_id, (int)pid);
+}
+
+void step_remove_tree(const char *path)
+{
+	nftw(path, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void step_main(const struct step_args *a)
@@ -762,7 +773,7 @@ void step_main(const struct step_args *a)
 	if (s.wu)
 		s.wimpl->destroy(s.wu);
 	if (s.tmpdir) /* and what a wire-up server left in it */
-		nftw(s.tmpdir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+		step_remove_tree(s.tmpdir);
 	unlink(mark);
 	_exit(0);
 }

@@ -51,6 +51,12 @@ struct step_args {
 char *step_mark_path(const char *spool, const struct rota_step_cred *c,
 		     pid_t pid);
 
+/* Its wire-up servers' private directory beside it ("<mark>.d"). */
+char *step_tmpdir_path(const char *spool, const struct rota_step_cred *c,
+		       pid_t pid);
+/* Remove a directory and all in it (a dead step's "<mark>.d"). */
+void step_remove_tree(const char *path);
+
 /* In the forked child: run the step to its end, then exit. */
 noreturn void step_main(const struct step_args *a);
 

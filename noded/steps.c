@@ -343,11 +343,15 @@ void steps_recover(struct noded *nd)
 				? cgroup_job_reap(nd->cgroups, job, run, pid)
 				: 0;
 
+			char *dir = rota_xasprintf("%s.d", path);
+
 			if (left)
 				rota_warn("step %u.%u: its supervisor is gone: "
 					  "%u processes of it killed",
 					  job, step, left);
 			unlink(path);
+			step_remove_tree(dir);
+			free(dir);
 		}
 		free(text);
 		free(path);

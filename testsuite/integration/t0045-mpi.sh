@@ -88,9 +88,11 @@ wait_until "[ \$(pgrep -u rotatest1 -fx 'sleep $tag' | wc -l) -eq 16 ]"
 ok $? "16 ranks running under mpirun on four nodes"
 rota cancel "$j"
 wait_job_done "$j"
-wait_until "[ \$(pgrep -u rotatest1 | wc -l) -eq 0 ]"
+# the ranks, mpirun or mpiexec, their daemons on the nodes, rota-rsh's steps
+pat="$tag|orted|hydra_pmi_proxy|mpirun|mpiexec|rota run"
+wait_until "[ \$(pgrep -u rotatest1 -f '$pat' | wc -l) -eq 0 ]"
 ok $? "cancelled: no process of the job left on any node"
-left=$(pgrep -u rotatest1 -a | head -5)
+left=$(pgrep -u rotatest1 -af "$pat" | head -5)
 [ -z "$left" ] || echo "# left: $left"
 left=$(pgrep -f "rota-step.*$j\." | wc -l)
 is "$left" 0 "no step supervisor left"
