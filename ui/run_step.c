@@ -632,6 +632,8 @@ int run_step(const struct run_opts *o, uint32_t job_id, bool end_job)
 				       sizeof(*r.lines));
 	for (uint32_t i = 0; i < r.step.ntasks; i++)
 		r.status[i] = -1;
+	/* a shell starts background commands with SIGINT ignored: not ours */
+	signal(SIGINT, SIG_DFL);
 	rota_evloop_add_signal(r.loop, SIGINT, sigint_cb, &r);
 	rota_evloop_add_signal(r.loop, SIGTERM, sigint_cb, &r);
 	rota_evloop_add_signal(r.loop, SIGHUP, sigint_cb, &r);

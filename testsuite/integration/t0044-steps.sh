@@ -13,7 +13,7 @@ command -v pgrep >/dev/null || skip_all "needs pgrep"
 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
-plan 36
+plan 38
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -78,6 +78,17 @@ ok $? "the first failed task is named"
 is "$(grep status exit.out | sed -n 2p)" "status 137" "a task killed by signal 9: 137"
 grep -q "no-such-command-here.*not found" exit.out
 ok $? "a command that is not there: one line naming it"
+
+# -- Ctrl-C: SIGINT to every task; twice within a second: killed ---------------
+j=$(submit -o int.out 'rota run -n 4 -l sh -c '\''trap "echo int; exit 3" INT; sleep 20 & wait'\'' & p=$!
+sleep 1; kill -INT $p; wait $p; echo "status $?"
+rota run -n 4 sh -c '\''trap "" INT; sleep 20'\'' & p=$!
+sleep 1; kill -INT $p; sleep 0.2; kill -INT $p; wait $p; echo "status $?"')
+wait_job_done "$j"
+is "$(grep -c ': int$' int.out) $(grep status int.out | head -1)" "4 status 3" \
+	"Ctrl-C: SIGINT reaches every task"
+is "$(grep status int.out | sed -n 2p)" "status 137" \
+	"a second Ctrl-C within a second kills the step"
 
 # -- side by side, --immediate, more than the allocation -----------------
 j=$(submit -o side.out 'rota run -n 8 sleep 3 &
