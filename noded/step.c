@@ -684,12 +684,10 @@ static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 
 static void close_inherited(int keep)
 {
-	int top = (int)sysconf(_SC_OPEN_MAX);
-
 	/* the daemon's listener and other clients' sockets are not ours */
-	for (int fd = STDERR_FILENO + 1; fd < top && fd < 65536; fd++)
-		if (fd != keep)
-			close(fd);
+	if (keep > STDERR_FILENO + 1)
+		close_range(STDERR_FILENO + 1, (unsigned)keep - 1, 0);
+	close_range((unsigned)keep + 1, ~0U, 0);
 }
 
 static int remove_cb(const char *path, const struct stat *st, int flag,

@@ -13,12 +13,12 @@ command -v pgrep >/dev/null || skip_all "needs pgrep"
 
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
-plan 38
+plan 40
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml 24em64t-2n6c2t-pci.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
 STEPLAUNCH="$top_builddir/testsuite/lib/steplaunch"
-cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
+cluster_start "JobComp=file" || { echo "Bail out! cluster did not start"; exit 1; }
 
 # submit [OPTIONS] SCRIPT-TEXT: a 4x4 job of rotatest1; prints its id
 submit() {
@@ -49,6 +49,10 @@ while read -r r l n h c t s a; do
 done < <(grep '^R=' ranks.out)
 is "$bad" 0 "rank = node*4 + local id, ROTA_NTASKS, step 0, bound to its core (Cpus_allowed_list)"
 is "$(grep status ranks.out)" "status 0" "rota run exits 0"
+rec=$(grep "\"id\":$j," "$CL/state/jobcomp.json")
+case $rec in *'"steps":[{"id":0,"name":"sh","ntasks":16,"nodes":"n[01-04]","state":"COMPLETED","exit_code":0,'*)
+	ok 0 "the job's record carries its step" ;;
+*) ok 1 "the job's record carries its step: $rec" ;; esac
 
 # -- --label, output order per task, stdin to task 0 ------------------------
 j=$(submit -o label.out 'rota run -n 8 -l sh -c '\''for i in $(seq 1 40); do echo "$ROTA_PROCID:$i"; done'\''
@@ -124,8 +128,10 @@ tag=74$$
 j=$(submit -o lost.out --no-requeue "rota run -n 16 sh -c 'sleep $tag'; echo status \$?")
 wait_until "[ \$(pgrep -u rotatest1 -fx 'sleep $tag' | wc -l) -eq 16 ]"
 # the whole of n03: its daemon and its step's supervisor
-# (the step's supervisor is a fork of the daemon: the same command line)
-pkill -9 -f "rota-noded .*-n n03 "
+# (the step's supervisor is the daemon's child: this cluster's only)
+n03=$(cat "$CL/n03.pid")
+pkill -9 -P "$n03"
+kill -9 "$n03"
 wait_until "grep -q status lost.out"
 grep -q "node n03:.*step failed, its other tasks killed" lost.out
 ok $? "a node lost mid-step: the step fails naming it"
@@ -172,6 +178,15 @@ rota cancel "$j"
 wait_job_done "$j"
 
 # -- interactive ---------------------------------------------------------------------
+# a pending interactive job says why it waits, once a few seconds have passed
+j=$(as rotatest2 rota submit -N 4 --exclusive -t 5 --wrap 'sleep 60')
+wait_until "job_state_is $j RUNNING"
+as rotatest1 timeout -s INT 6 rota run -n 1 true 2>wait.err
+grep -q "waiting: " wait.err && grep -q "cancelled" wait.err
+ok $? "a pending interactive job says why it waits; Ctrl-C cancels it"
+rota cancel "$j"
+wait_job_done "$j"
+
 out=$(as rotatest1 rota run -n 6 -l sh -c 'echo $ROTA_NODENAME' 2>&1)
 is "$(echo "$out" | grep -c ': n0')" 6 "rota run outside a job: its own job, six tasks"
 last=$(rota queue --all --noheader | awk '$4 ~ /^rotatest/ {id=$1} END {print id}')
