@@ -62,6 +62,8 @@ struct wireup_server {
 	struct pmix_work **fences_tail;
 };
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static struct wireup_server *active;
 
 /* Waiting for a libpmix call that completes on its own thread. */
@@ -387,6 +389,9 @@ static int register_nspace(struct wireup_server *s, char *err, size_t errlen)
 	add_u32(list, PMIX_NUM_NODES, st->nnodes);
 	add(list, PMIX_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_NSDIR, st->tmpdir, PMIX_STRING);
+	/* the owner of the shared-memory store the clients read */
+	add_u32(list, PMIX_USERID, (uint32_t)st->uid);
+	add_u32(list, PMIX_GRPID, (uint32_t)st->gid);
 	add_u32(list, PMIX_NODEID, st->node_id);
 	add(list, PMIX_HOSTNAME, st->nodes[st->node_id], PMIX_STRING);
 	add_node_keys(list, st, st->node_id);
@@ -536,6 +541,33 @@ out_free:
 	return rc;
 }
 
+/*
+ * Open MPI 4.1 takes a process it did not start for a singleton unless a
+ * component of its own recognises the launcher (Slurm, Flux, LSF): take
+ * that component out and name the PMIx one.  Rota binds tasks itself.
+ */
+static const char *const ompi_env[] = {
+	"OMPI_MCA_ess=pmi",
+	"OMPI_MCA_schizo=^orte",
+	"OMPI_MCA_orte_externally_bound=1",
+	"OMPI_MCA_hwloc_base_binding_policy=none",
+};
+
+/* libpmix's variables (a malloc'd array) and ours, in one such array. */
+static char **env_join(char **e)
+{
+	size_t n = 0;
+	size_t i;
+
+	while (e && e[n])
+		n++;
+	e = rota_xreallocarray(e, n + ARRAY_SIZE(ompi_env) + 1, sizeof(*e));
+	for (i = 0; i < ARRAY_SIZE(ompi_env); i++)
+		e[n++] = rota_xstrdup(ompi_env[i]);
+	e[n] = NULL;
+	return e;
+}
+
 static int pmix_task_env(struct wireup_server *s, uint32_t rank, char ***env,
 			 int *child_fd, char *err, size_t errlen)
 {
@@ -568,6 +600,7 @@ static int pmix_task_env(struct wireup_server *s, uint32_t rank, char ***env,
 			 PMIx_Error_string(rc));
 		return -EIO;
 	}
+	e = env_join(e);
 	s->envs[local] = e;
 	*env = e;
 	return 0;
