@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,7 +390,7 @@ static int register_nspace(struct wireup_server *s, char *err, size_t errlen)
 	add_u32(list, PMIX_NUM_NODES, st->nnodes);
 	add(list, PMIX_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_NSDIR, st->tmpdir, PMIX_STRING);
-	/* the owner of the shared-memory store the clients read */
+	/* whose job it is (libpmix's own checks; the store is server_init's) */
 	add_u32(list, PMIX_USERID, (uint32_t)st->uid);
 	add_u32(list, PMIX_GRPID, (uint32_t)st->gid);
 	add_u32(list, PMIX_NODEID, st->node_id);
@@ -429,18 +430,34 @@ static int server_init(struct wireup_server *s, char *err, size_t errlen)
 	void *list = PMIx_Info_list_start();
 	pmix_data_array_t arr;
 	bool no = false;
+	sigset_t all;
+	sigset_t old;
 	pmix_status_t rc;
 
 	add(list, PMIX_SERVER_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_SYSTEM_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_HOSTNAME, st->nodes[st->node_id], PMIX_STRING);
+	/*
+	 * the tasks' owner: libpmix gives it the shared-memory store it makes
+	 * at start (else each task fails to attach it, says so and falls
+	 * back to asking the server)
+	 */
+	add_u32(list, PMIX_USERID, (uint32_t)st->uid);
+	add_u32(list, PMIX_GRPID, (uint32_t)st->gid);
 	add(list, PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
 	add(list, PMIX_SERVER_SYSTEM_SUPPORT, &no, PMIX_BOOL);
 	add(list, PMIX_SERVER_SESSION_SUPPORT, &no, PMIX_BOOL);
 	if (PMIx_Info_list_convert(list, &arr) != PMIX_SUCCESS)
 		rota_fatal("pmix: cannot convert the server's info");
 	PMIx_Info_list_release(list);
+	/*
+	 * libpmix's thread is born with every signal blocked, so that none
+	 * meant for the loop's signalfd (added before or after) lands there
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = PMIx_server_init(&upcalls, arr.array, arr.size);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	PMIx_Data_array_destruct(&arr);
 	if (rc != PMIX_SUCCESS) {
 		snprintf(err, errlen, "pmix: cannot start the server in '%s': %s",
@@ -456,9 +473,18 @@ static int check_step(const struct wireup_step *st, struct pmix_place *places,
 	struct rota_error e = { "" };
 	int rc;
 
-	if (st->node_id >= st->nnodes || st->count[st->node_id] > UINT16_MAX) {
-		snprintf(err, errlen, "pmix: node %u of %u, %u tasks: too many",
-			 st->node_id, st->nnodes, st->count[st->node_id]);
+	if (st->node_id >= st->nnodes) {
+		snprintf(err, errlen, "pmix: node %u of %u", st->node_id,
+			 st->nnodes);
+		return -EINVAL;
+	}
+	/*
+	 * libpmix calls a fence upcall once its local clients entered the
+	 * fence: a node without any would never join the allgather
+	 */
+	if (!st->count[st->node_id] || st->count[st->node_id] > UINT16_MAX) {
+		snprintf(err, errlen, "pmix: node %u: %u tasks (1 to %u)",
+			 st->node_id, st->count[st->node_id], UINT16_MAX);
 		return -EINVAL;
 	}
 	rc = pmix_layout_places(st, places, &e);

@@ -5,7 +5,7 @@
 # between them (the fence's allgather over socketpairs, no shared file).
 # 16 ranks of an MPI hello must all print "sum 120", five times over (Open
 # MPI under Slurm's PMIx crashed about 1 run in 10 here: a failure is a bug
-# to find, not to retry), then an uneven layout.  Ranks run as rotatest1
+# to find, not to retry), with nothing on stderr, then an uneven layout.  Ranks run as rotatest1
 # when the test runs as root.
 . "$top_srcdir/testsuite/lib/tap.sh"
 LAUNCH="$top_builddir/testsuite/mpi/pmix_launch"
@@ -14,7 +14,7 @@ command -v mpicc.openmpi >/dev/null ||
 	skip_all "needs Open MPI's mpicc.openmpi (libopenmpi-dev)"
 
 RUNS=5
-plan $((RUNS * 3 + 2))
+plan $((RUNS * 4 + 2))
 user=()
 [ "$(id -u)" -eq 0 ] && id rotatest1 >/dev/null 2>&1 && user=(-u rotatest1)
 cd "$T" || exit 1
@@ -47,6 +47,8 @@ for run in $(seq 1 $RUNS); do
 	is "$rc" 0 "run $run: 16 ranks over 4 nodes exit 0"
 	is "$(ranks 16 120 "$run")" 16 "run $run: every rank's sum is 120"
 	is "$(grep -c . "$T/out.$run")" 16 "run $run: nothing else on stdout"
+	# libpmix says when a task cannot attach its store (owned by root)
+	is "$(grep -c . "$T/err.$run")" 0 "run $run: nothing on stderr"
 	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/err.$run" | tail -n 30
 done
 

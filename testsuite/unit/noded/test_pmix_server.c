@@ -241,6 +241,27 @@ START_TEST(test_bad_step)
 }
 END_TEST
 
+/* a node without tasks would never join a fence: refused */
+START_TEST(test_empty_node)
+{
+	static const uint32_t all_on_0[] = { 5, 0 };
+	static const uint32_t first_0[] = { 0, 5 };
+	struct rota_evloop *loop = rota_evloop_create();
+	struct wireup_server *s = NULL;
+	struct wireup_step st = step;
+	char err[160] = "";
+
+	st.count = all_on_0;
+	st.first = first_0;
+	ck_assert_int_eq(wireup_pmix.create(loop, &st, &ops, &s, err,
+					    sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "pmix: node 1: 0 tasks (1 to 65535)");
+	ck_assert_ptr_null(s);
+	rota_evloop_destroy(loop);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
 	Suite *s = suite_create("pmix_server");
@@ -252,6 +273,7 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, test_registered);
 	tcase_add_test(tc, test_stray_done);
 	tcase_add_test(tc, test_bad_step);
+	tcase_add_test(tc, test_empty_node);
 	suite_add_tcase(s, tc);
 	return s;
 }
