@@ -190,15 +190,19 @@ static void fence_fail(struct pmix_work *w, pmix_status_t status)
 static void fence_start(struct wireup_server *s, struct pmix_work *w)
 {
 	struct pmix_work **p;
+	char *blob = w->data;
 	int rc;
 
-	/* queued first: done() may come before allgather() returns */
+	/*
+	 * queued first: done() may come, and free 'w', before allgather()
+	 * returns
+	 */
+	w->data = NULL;
 	w->next = NULL;
 	*s->fences_tail = w;
 	s->fences_tail = &w->next;
-	rc = s->ops.allgather(s->ops.ctx, w->data, w->len);
-	free(w->data);
-	w->data = NULL;
+	rc = s->ops.allgather(s->ops.ctx, blob, w->len);
+	free(blob);
 	if (rc >= 0)
 		return;
 	for (p = &s->fences; *p; p = &(*p)->next) {

@@ -16,7 +16,12 @@ command -v mpicc.openmpi >/dev/null ||
 RUNS=5
 plan $((RUNS * 4 + 2))
 user=()
-[ "$(id -u)" -eq 0 ] && id rotatest1 >/dev/null 2>&1 && user=(-u rotatest1)
+if [ "$(id -u)" -eq 0 ] && id rotatest1 >/dev/null 2>&1; then
+	user=(-u rotatest1)
+elif [ "$(id -u)" -eq 0 ]; then
+	# Open MPI refuses root unless told twice
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
 cd "$T" || exit 1
 mpicc.openmpi -o "$T/hello" "$top_srcdir/testsuite/mpi/hello.c" ||
 	{ echo "Bail out! mpicc.openmpi cannot build hello.c"; exit 1; }
