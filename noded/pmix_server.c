@@ -14,9 +14,18 @@
  *
  * What is registered is what Open MPI 4.1 reads at MPI_Init (docs/mpi.md
  * lists it): job-level sizes, the node and proc maps, each node's peers and
- * each rank's local and node rank.  A fence is one allgather between the
- * nodes: libpmix has already gathered this node's clients' data into one
- * blob, and wants back the concatenation of every node's blob.
+ * each rank's local and node rank.  Where each rank runs is said twice, by
+ * the maps and by the per-rank arrays (as Slurm and Open MPI's own daemon
+ * do): libpmix 4.2 needs one of them (with neither, each task's PMIx_Init
+ * fails), and either alone sufficed for Open MPI 4.1.
+ *
+ * A fence is one allgather between the nodes: libpmix has already gathered
+ * this node's clients' data into one blob, and wants back the
+ * concatenation of every node's blob.
+ *
+ * create() and task_env() wait for libpmix's thread to register the step
+ * and each task (a few milliseconds, no I/O): the one wait in the loop,
+ * since a task must not be forked before its registration is complete.
  */
 #include "config.h"
 

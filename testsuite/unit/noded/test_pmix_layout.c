@@ -166,7 +166,8 @@ static Suite *layout_suite(void)
 
 	tcase_add_loop_test(tc, test_layout, 0,
 			    sizeof(layouts) / sizeof(layouts[0]));
-	tcase_add_loop_test(tc, test_bad_layout, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_loop_test(tc, test_bad_layout, 0,
+			    sizeof(bad) / sizeof(bad[0]));
 	tcase_add_loop_test(tc, test_join, 0, sizeof(joins) / sizeof(joins[0]));
 	suite_add_tcase(s, tc);
 	return s;
