@@ -4,7 +4,9 @@
  * each test in a process of its own (Check forks; libpmix's server starts
  * once per process) with its own scratch directory: what it registers
  * (read back through the server's own PMIx_Get), each task's environment,
- * and the refusals.  Fences need clients: t0042-pmix.sh runs them.
+ * the refusals, and fences: this program run again with "client" is a
+ * PMIx client (a fresh process: libpmix's server state must not be
+ * inherited) that puts a value, fences, and reads its peer's.
  */
 #include "config.h"
 
@@ -16,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pmix.h>
+#include <signal.h>
 
 #include "common/evloop.h"
 #include "noded/wireup.h"
@@ -262,6 +266,159 @@ START_TEST(test_empty_node)
 }
 END_TEST
 
+/* The client: exit 0 when the fence and the peer's value came through. */
+static int client_main(void)
+{
+	pmix_proc_t me;
+	pmix_proc_t peer;
+	pmix_value_t val;
+	pmix_value_t *got = NULL;
+	pmix_info_t info;
+	bool yes = true;
+	int rc = 1;
+
+	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
+		return 3;
+	PMIX_VALUE_LOAD(&val, &me.rank, PMIX_UINT32);
+	PMIx_Put(PMIX_GLOBAL, "rota.test", &val);
+	PMIx_Commit();
+	PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+	if (PMIx_Fence(NULL, 0, &info, 1) != PMIX_SUCCESS) {
+		rc = 2;
+		goto out;
+	}
+	PMIX_LOAD_PROCID(&peer, me.nspace, 1 - me.rank); /* on this node */
+	if (PMIx_Get(&peer, "rota.test", NULL, 0, &got) == PMIX_SUCCESS &&
+	    got->type == PMIX_UINT32 && got->data.uint32 == peer.rank)
+		rc = 0;
+out:
+	PMIx_Finalize(NULL, 0);
+	return rc;
+}
+
+/*
+ * Node 0 of a step of 3 tasks on 2 nodes (libpmix settles a fence of local
+ * clients alone): the test plays node 1, whose blob is empty.
+ */
+static const uint32_t two_one[] = { 2, 1 };
+static const uint32_t at0_2[] = { 0, 2 };
+
+struct fence_run {
+	struct wireup_server *s;
+	bool bad;	/* answer with a broken concatenation */
+	int running;
+	pid_t pid[2];
+	int status[2];
+};
+
+static struct fence_run run;
+
+static int answer_allgather(void *ctx, const void *blob, size_t len)
+{
+	unsigned char *all = calloc(1, len + 8);
+
+	allgathers++;
+	all[0] = len >> 24;
+	all[1] = len >> 16;
+	all[2] = len >> 8;
+	all[3] = len;
+	memcpy(all + 4, blob, len);
+	/* from inside allgather(), as a step supervisor may */
+	wireup_pmix.done(run.s, all, run.bad ? 3 : len + 8);
+	free(all);
+	return 0;
+}
+
+static void reaped(struct rota_evloop *loop, int signo, void *arg)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		run.status[2 - run.running] = status;
+		if (--run.running == 0)
+			rota_evloop_stop(loop);
+	}
+}
+
+static void too_long(struct rota_evloop *loop, void *arg)
+{
+	kill(run.pid[0], SIGKILL);
+	kill(run.pid[1], SIGKILL);
+	ck_abort_msg("clients still running after 20 s");
+}
+
+/* Start ranks 0 and 1 as clients, run the loop until both exited. */
+static void fence_with_clients(bool bad)
+{
+	static const struct wireup_ops answer = {
+		.allgather = answer_allgather,
+		.complain = fake_complain,
+	};
+	struct rota_evloop *loop = rota_evloop_create();
+	struct wireup_step st = step;
+	char err[160] = "";
+	uint32_t r;
+
+	st.ntasks = 3;
+	st.node_id = 0;
+	st.count = two_one;
+	st.first = at0_2;
+	run = (struct fence_run){ .bad = bad };
+	ck_assert_int_eq(rota_evloop_add_signal(loop, SIGCHLD, reaped, NULL),
+			 0);
+	rota_evloop_add_timer(loop, 20000, false, too_long, NULL);
+	ck_assert_int_eq(wireup_pmix.create(loop, &st, &answer, &run.s, err,
+					    sizeof(err)),
+			 0);
+	for (r = 0; r < 2; r++) {
+		char **env;
+		int fd;
+		pid_t pid;
+
+		ck_assert_int_eq(wireup_pmix.task_env(run.s, r, &env, &fd, err,
+						      sizeof(err)),
+				 0);
+		pid = fork();
+		if (pid == 0) {
+			sigset_t none;
+
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			for (; *env; env++)
+				putenv(*env);
+			execl("/proc/self/exe", "test_pmix_server", "client",
+			      (char *)NULL);
+			_exit(127);
+		}
+		wireup_pmix.task_started(run.s, r, pid);
+		run.pid[r] = pid;
+		run.running++;
+	}
+	rota_evloop_run(loop);
+	wireup_pmix.destroy(run.s);
+	rota_evloop_destroy(loop);
+}
+
+START_TEST(test_fence)
+{
+	fence_with_clients(false);
+	ck_assert_int_eq(allgathers, 1);
+	ck_assert(WIFEXITED(run.status[0]) && !WEXITSTATUS(run.status[0]));
+	ck_assert(WIFEXITED(run.status[1]) && !WEXITSTATUS(run.status[1]));
+}
+END_TEST
+
+START_TEST(test_fence_broken)
+{
+	fence_with_clients(true);
+	ck_assert_int_eq(allgathers, 1);
+	ck_assert_str_eq(complaint, "allgather: 0 of 2 blobs");
+	ck_assert(WIFEXITED(run.status[0]) && WEXITSTATUS(run.status[0]) == 2);
+	ck_assert(WIFEXITED(run.status[1]) && WEXITSTATUS(run.status[1]) == 2);
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
 	Suite *s = suite_create("pmix_server");
@@ -274,14 +431,20 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, test_stray_done);
 	tcase_add_test(tc, test_bad_step);
 	tcase_add_test(tc, test_empty_node);
+	tcase_add_test(tc, test_fence);
+	tcase_add_test(tc, test_fence_broken);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(server_suite());
+	SRunner *sr;
 	int failed;
+
+	if (argc > 1 && !strcmp(argv[1], "client"))
+		return client_main();
+	sr = srunner_create(server_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
