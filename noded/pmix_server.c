@@ -447,6 +447,19 @@ static int server_init(struct wireup_server *s, char *err, size_t errlen)
 	sigset_t old;
 	pmix_status_t rc;
 
+	/*
+	 * the tasks write there too: libpmix's store is attached from it and
+	 * Open MPI makes its session directory in it (PMIX_TMPDIR); with a
+	 * directory of root's, every MPI_Init fails
+	 */
+	if (geteuid() == 0 && chown(st->tmpdir, st->uid, st->gid) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "pmix: cannot give '%s' to uid %u: %s",
+			 st->tmpdir, (unsigned)st->uid, strerror(e));
+		PMIx_Info_list_release(list);
+		return -e;
+	}
 	add(list, PMIX_SERVER_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_SYSTEM_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_HOSTNAME, st->nodes[st->node_id], PMIX_STRING);

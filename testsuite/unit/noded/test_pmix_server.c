@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,6 +246,26 @@ START_TEST(test_bad_step)
 }
 END_TEST
 
+/* the tasks write in the step's directory: root gives it to them */
+START_TEST(test_tmpdir_owner)
+{
+	struct rota_evloop *loop;
+	struct wireup_server *s;
+	struct stat sb;
+
+	if (geteuid() != 0)
+		return;
+	step.uid = 65534;
+	step.gid = 65534;
+	s = start(&loop);
+	ck_assert_int_eq(stat(dir, &sb), 0);
+	ck_assert_uint_eq(sb.st_uid, 65534);
+	ck_assert_uint_eq(sb.st_gid, 65534);
+	wireup_pmix.destroy(s);
+	rota_evloop_destroy(loop);
+}
+END_TEST
+
 /* a node without tasks would never join a fence: refused */
 START_TEST(test_empty_node)
 {
@@ -431,6 +452,7 @@ static Suite *server_suite(void)
 	tcase_add_test(tc, test_stray_done);
 	tcase_add_test(tc, test_bad_step);
 	tcase_add_test(tc, test_empty_node);
+	tcase_add_test(tc, test_tmpdir_owner);
 	tcase_add_test(tc, test_fence);
 	tcase_add_test(tc, test_fence_broken);
 	suite_add_tcase(s, tc);
