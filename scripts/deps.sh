@@ -6,7 +6,7 @@ pkgs="build-essential autoconf automake libtool pkg-config
 	libcurl4-openssl-dev libncurses-dev procps util-linux
 	clang libclang-rt-14-dev
 	python3 tmux zlib1g-dev
-	mpich libmpich-dev"
+	mpich libmpich-dev libpmix-dev openmpi-bin libopenmpi-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
