@@ -42,7 +42,7 @@ hello() {
 ranks() {
 	local r
 	for ((r = 0; r < $1; r++)); do
-		grep -qx "rank $r of $1 sum $2" "$T/out.$3" && echo "$r"
+		grep -qE "^rank $r of $1 sum $2( on CPU list .*)?$" "$T/out.$3" && echo "$r"
 	done | wc -l
 }
 
