@@ -520,7 +520,8 @@ int rota_step_io_decode(const char *buf, size_t len, uint32_t *rank,
 			unsigned *fd, const char **data, size_t *n,
 			struct rota_error *err)
 {
-	const char *nl = memchr(buf, '\n', len < 24 ? len : 24);
+	/* an empty frame may come with no buffer at all */
+	const char *nl = len ? memchr(buf, '\n', len < 24 ? len : 24) : NULL;
 	unsigned long r = 0, f = 0;
 	const char *p = buf;
 	bool digits = false;

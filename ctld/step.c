@@ -227,11 +227,18 @@ static int count_tasks(const struct core_job *job, const struct jobsteps *js,
 				   (unsigned long long)ntasks,
 				   ROTA_STEP_TASKS_MAX);
 	if (!req->nnodes) {
+		uint32_t able = 0;
+
 		if (req->ntasks_per_node)
 			nodes = (uint32_t)((ntasks + req->ntasks_per_node -
 					    1) / req->ntasks_per_node);
 		if (nodes > ntasks)
 			nodes = (uint32_t)ntasks;
+		/* not on nodes too small for one task (-c), if others are */
+		for (uint32_t c = 0; c < l->ncand; c++)
+			able += room(job, js, l, c, false) > 0;
+		if (nodes > able && able)
+			nodes = able;
 		if (nodes > l->ncand)
 			nodes = l->ncand;
 		choose(job, js, l, nodes);
@@ -275,8 +282,23 @@ static int lay_out(struct ctld *ctld, const struct core_job *job,
 	if (rc < 0)
 		return rc;
 	nodes = l->ncand;
-	for (uint32_t c = 0; c < nodes; c++)
-		fit += room(job, js, l, c, false);
+	for (uint32_t c = 0; c < nodes; c++) {
+		uint32_t r = room(job, js, l, c, false);
+
+		/* every node of a step has a task: this one never could */
+		if (!r)
+			return rota_errorf(err, -EINVAL,
+					   "node '%s' of job %u has %u cores: "
+					   "not one task of %u cpus",
+					   core_node_get(ctld->core,
+							 job->alloc[l->cand[c]]
+								 .node)
+						   ->name,
+					   job->id,
+					   job->alloc[l->cand[c]].ncores,
+					   l->cpt);
+		fit += r;
+	}
 	if (fit < l->ntasks)
 		return rota_errorf(err, -EINVAL,
 				   "%u tasks of %u cpus do not fit job %u's "

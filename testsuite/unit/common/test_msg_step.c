@@ -135,7 +135,8 @@ struct bad {
 static const struct bad bads[] = {
 	/* STEP_CREATE */
 	{ CREATE, "job_id", NULL, "job_id", false },
-	{ CREATE, "job_id", "0", "job_id: 0 is outside [1, 4294967295]", false },
+	{ CREATE, "job_id", "0", "job_id: 0 is outside [1, 4294967295]",
+	  false },
 	{ CREATE, "ntasks", NULL, "ntasks", false },
 	{ CREATE, "ntasks", "1048577", "ntasks: 1048577 is outside", false },
 	{ CREATE, "ntasks", "-1", "ntasks: -1 is outside", false },
@@ -173,7 +174,8 @@ static const struct bad bads[] = {
 	{ CRED, "counts", "[3]", "counts: 1 for 2 nodes", false },
 	{ CRED, "counts", "[3,2,1]", "counts: 3 for 2 nodes", false },
 	{ CRED, "nodes", "[]", "counts: 2 for 0 nodes", false },
-	{ CRED, "nodes", "[\"n1\",7]", "nodes: entry 1 is not a string", false },
+	{ CRED, "nodes", "[\"n1\",7]", "nodes: entry 1 is not a string",
+	  false },
 	{ CRED, "counts", "[3,-2]", "counts: entry 1 is not a 32-bit", false },
 	{ CRED, "node_id", "0", "node_id: not the node 'n2'", false },
 	{ CRED, "node_id", "2", "node_id: not the node 'n2'", false },
@@ -215,7 +217,8 @@ static const struct bad bads[] = {
 	{ COMPLETE, "failed_rank", "-2", "failed_rank: -2 is outside", false },
 	{ COMPLETE, "failed_rank", "1048577", "failed_rank: 1048577", false },
 	{ COMPLETE, "cpu_usec", "-1", "cpu_usec: -1 is outside", false },
-	{ COMPLETE, "text", "\"" "%1025d" "\"", "text: longer than 1024", false },
+	{ COMPLETE, "text", "\"" "%1025d" "\"", "text: longer than 1024",
+	  false },
 	{ COMPLETE, "text", "3", "Expected string", false },
 	{ COMPLETE, "end_job", "\"yes\"", "Expected true", false },
 	{ COMPLETE, "step_id", NULL, "step_id", false },
@@ -685,6 +688,22 @@ START_TEST(test_io_bad)
 }
 END_TEST
 
+/* An empty frame's body may be NULL. */
+START_TEST(test_io_null)
+{
+	struct rota_error err = { "" };
+	const char *data = NULL;
+	uint32_t rank;
+	unsigned fd;
+	size_t n;
+
+	ck_assert_int_eq(rota_step_io_decode(NULL, 0, &rank, &fd, &data, &n,
+					     &err),
+			 -EPROTO);
+	ck_assert_str_eq(err.text, "STEP_IO: no header line");
+}
+END_TEST
+
 static Suite *msg_step_suite(void)
 {
 	Suite *s = suite_create("msg_step");
@@ -702,6 +721,7 @@ static Suite *msg_step_suite(void)
 	tcase_add_loop_test(tc, test_ints_bad, 0, N(bad_ints));
 	tcase_add_loop_test(tc, test_io_roundtrip, 0, N(ios));
 	tcase_add_loop_test(tc, test_io_bad, 0, N(bad_ios));
+	tcase_add_test(tc, test_io_null);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -93,13 +93,23 @@ int rota_auth_seal(struct rota_auth *auth, uid_t peer_uid, const void *payload,
 	"NodeName=n3 CPUs=2 RealMemory=8G\n"                                  \
 	"QueueName=batch Default=yes\n"
 
-static void setup(void)
+/* n1 and n2 of 8 cores: a node of the job may hold none of a step's. */
+#define CONF_BIG                                                               \
+	"NodeName=n1 CPUs=8 RealMemory=8G\n"                                  \
+	"NodeName=n2 CPUs=8 RealMemory=8G\n"                                  \
+	"NodeName=n3 CPUs=2 RealMemory=8G\n"                                  \
+	"QueueName=batch Default=yes\n"
+
+static void setup_with(const char *text, uint32_t big)
 {
 	struct rota_job_desc d = {
 		.name = rota_xstrdup("job"),
 		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
 		.workdir = rota_xstrdup("/tmp"),
-		.ntasks = 10,
+		/* the big one's n3 is too small for an even share: the
+		   job takes whole nodes */
+		.ntasks = big == 4 ? 10 : 3,
+		.exclusive = big != 4,
 		.nodes = 3,
 		.cpus_per_task = 1,
 		.time_limit = 600,
@@ -109,7 +119,7 @@ static void setup(void)
 	struct rota_error err = { "" };
 	const struct core_job *j;
 
-	fixture_start(CONF, T0, &core, &conf);
+	fixture_start(text, T0, &core, &conf);
 	ck_assert_int_eq(core_submit(core, T0, &req, &job, &err), 0);
 	rota_job_desc_clear(&d);
 	core_schedule(core, T0);
@@ -120,7 +130,7 @@ static void setup(void)
 	for (uint32_t i = 0; i < NNODES; i++) {
 		/* the alloc in node order, every core of each */
 		ck_assert_uint_eq(j->alloc[i].node, i);
-		ck_assert_uint_eq(j->alloc[i].ncores, i < 2 ? 4 : 2);
+		ck_assert_uint_eq(j->alloc[i].ncores, i < 2 ? big : 2);
 	}
 	memset(&ctld, 0, sizeof(ctld));
 	memset(links, 0, sizeof(links));
@@ -134,6 +144,16 @@ static void setup(void)
 		links[i].step_uid = 77;
 		link_table[i] = &links[i];
 	}
+}
+
+static void setup(void)
+{
+	setup_with(CONF, 4);
+}
+
+static void setup_big(void)
+{
+	setup_with(CONF_BIG, 8);
 }
 
 static void teardown(void)
@@ -295,7 +315,8 @@ static const struct layout_case layouts[] = {
 	{ "-N 2: a task per core of 2", { .N = 2 }, { 1, 2 }, { 4, 4 } },
 	{ "-N 3 -n 3", { .n = 3, .N = 3 }, { 1, 2, 3 }, { 1, 1, 1 } },
 	{ "-N 1 -n 3", { .n = 3, .N = 1 }, { 1 }, { 3 } },
-	{ "-N 2 --ntasks-per-node 3", { .N = 2, .tpn = 3 }, { 1, 2 }, { 3, 3 } },
+	{ "-N 2 --ntasks-per-node 3", { .N = 2, .tpn = 3 }, { 1, 2 },
+	  { 3, 3 } },
 	{ "-N 3 --ntasks-per-node 2", { .N = 3, .tpn = 2 }, { 1, 2, 3 },
 	  { 2, 2, 2 } },
 	{ "--ntasks-per-node 2", { .tpn = 2 }, { 1, 2, 3 }, { 2, 2, 2 } },
@@ -367,7 +388,8 @@ static const struct refusal refusals[] = {
 	{ { .N = 4 }, -EINVAL, "4 nodes asked for: job 1 has 3" },
 	{ { .n = 2, .N = 3 }, -EINVAL, "2 tasks cannot cover 3 nodes" },
 	{ { .c = 5 }, -EINVAL, "0 tasks cannot cover" },
-	{ { .n = 1, .c = 5 }, -EINVAL, "1 tasks of 5 cpus do not fit" },
+	{ { .n = 1, .c = 5 }, -EINVAL,
+	  "node 'n1' of job 1 has 4 cores: not one task of 5 cpus" },
 	{ { .nodelist = "n4" }, -EINVAL, "node 'n4' is not one of job 1's" },
 	{ { .nodelist = "n[" }, -EINVAL, "" },
 	{ { .N = 2, .nodelist = "n1" }, -EINVAL,
@@ -599,10 +621,69 @@ START_TEST(test_sweep)
 }
 END_TEST
 
+/*
+ * Every request of a grid, in the idle job: laid out (and its
+ * credentials right), or -EINVAL; never -EBUSY, which rota run would
+ * wait out forever.
+ */
+static const char *const grid_lists[] = { NULL, "n1", "n[2-3]", "n3,n1" };
+
+START_TEST(test_idle_never_busy)
+{
+	unsigned ok = 0, no = 0;
+
+	for (uint32_t n = 0; n <= 12; n++)
+		for (uint32_t nn = 0; nn <= 4; nn++)
+			for (uint32_t i = 0; i < 6 * 6 * 2 * 4; i++) {
+				struct ask a = {
+					.n = n,
+					.N = nn,
+					.c = i % 6,
+					.tpn = i / 6 % 6,
+					.overlap = i / 36 % 2,
+					.nodelist = grid_lists[i / 72],
+				};
+				struct got g = ask(&a);
+
+				ck_assert_msg(g.rc == 0 || g.rc == -EINVAL,
+					      "-n %u -N %u -c %u "
+					      "--ntasks-per-node %u%s %s: %s",
+					      n, nn, a.c, a.tpn,
+					      a.overlap ? " --overlap" : "",
+					      a.nodelist ? a.nodelist : "",
+					      g.text);
+				if (g.rc < 0) {
+					no++;
+					continue;
+				}
+				ok++;
+				ck_assert_int_eq(complete(g.step_id, 0), 0);
+			}
+	ck_assert_uint_gt(ok, 1000);
+	ck_assert_uint_gt(no, 1000);
+}
+END_TEST
+
+START_TEST(test_node_never_holds_one)
+{
+	struct got g = ask(&(struct ask){ .n = 3, .N = 3, .c = 3 });
+
+	ck_assert_int_eq(g.rc, -EINVAL);
+	ck_assert_str_eq(g.text, "node 'n3' of job 1 has 2 cores: not one "
+				 "task of 3 cpus");
+	g = ask(&(struct ask){ .n = 3, .c = 3 });
+	ck_assert_msg(g.rc == 0, "%s", g.text);
+	ck_assert_uint_eq(g.nnodes, 2);
+	ck_assert_uint_eq(g.count[0], 2);
+	ck_assert_uint_eq(g.count[1], 1);
+}
+END_TEST
+
 static Suite *step_suite(void)
 {
 	Suite *s = suite_create("step");
 	TCase *tc = tcase_create("steps");
+	TCase *big = tcase_create("big");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_layout, 0, N(layouts));
@@ -614,7 +695,13 @@ static Suite *step_suite(void)
 	tcase_add_test(tc, test_complete_refused);
 	tcase_add_test(tc, test_seal_fails);
 	tcase_add_test(tc, test_sweep);
+	tcase_add_test(tc, test_idle_never_busy);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(big, setup_big, teardown);
+	tcase_add_test(big, test_node_never_holds_one);
+	tcase_add_test(big, test_idle_never_busy);
+	suite_add_tcase(s, big);
 	return s;
 }
 
