@@ -132,6 +132,12 @@ static uint32_t room(const struct core_job *job, const struct jobsteps *js,
 	return l->tpn && l->tpn < n ? l->tpn : n;
 }
 
+static const char *alloc_name(const struct ctld *ctld,
+			      const struct core_job *job, uint32_t i)
+{
+	return core_node_get(ctld->core, job->alloc[i].node)->name;
+}
+
 static int candidates(struct ctld *ctld, const struct core_job *job,
 		      const struct rota_msg_step_create *req, struct layout *l,
 		      struct rota_error *err)
@@ -153,9 +159,7 @@ static int candidates(struct ctld *ctld, const struct core_job *job,
 		const char *name = rota_hostlist_nth(hl, h);
 
 		for (i = 0; i < job->nalloc; i++)
-			if (strcmp(core_node_get(ctld->core,
-						 job->alloc[i].node)->name,
-				   name) == 0)
+			if (strcmp(alloc_name(ctld, job, i), name) == 0)
 				break;
 		if (i == job->nalloc)
 			rc = rota_errorf(err, -EINVAL,
@@ -256,6 +260,35 @@ static int count_tasks(const struct core_job *job, const struct jobsteps *js,
 	return 0;
 }
 
+/* Could the chosen nodes hold the step once the job's other steps end? */
+static int can_fit(const struct ctld *ctld, const struct core_job *job,
+		   const struct jobsteps *js, const struct layout *l,
+		   struct rota_error *err)
+{
+	uint64_t fit = 0;
+
+	for (uint32_t c = 0; c < l->ncand; c++) {
+		uint32_t i = l->cand[c];
+		uint32_t r = room(job, js, l, c, false);
+
+		/* every node of a step has a task: this one never could */
+		if (!r)
+			return rota_errorf(err, -EINVAL,
+					   "node '%s' of job %u has %u cores: "
+					   "not one task of %u cpus",
+					   alloc_name(ctld, job, i), job->id,
+					   job->alloc[i].ncores, l->cpt);
+		fit += r;
+	}
+	if (fit < l->ntasks)
+		return rota_errorf(err, -EINVAL,
+				   "%u tasks of %u cpus do not fit job %u's "
+				   "%llu on %u nodes",
+				   l->ntasks, l->cpt, job->id,
+				   (unsigned long long)fit * l->cpt, l->ncand);
+	return 0;
+}
+
 /*
  * How many tasks on which nodes, Slurm's arithmetic: -N nodes, -n tasks
  * (default one per core of those nodes, or ntasks-per-node each), spread
@@ -270,7 +303,6 @@ static int lay_out(struct ctld *ctld, const struct core_job *job,
 		   struct rota_error *err)
 {
 	uint32_t nodes, left;
-	uint64_t fit = 0;
 	int rc = candidates(ctld, job, req, l, err);
 
 	if (rc < 0)
@@ -279,32 +311,11 @@ static int lay_out(struct ctld *ctld, const struct core_job *job,
 	l->tpn = req->ntasks_per_node;
 	l->overlap = req->overlap;
 	rc = count_tasks(job, js, req, l, err);
+	if (rc == 0)
+		rc = can_fit(ctld, job, js, l, err);
 	if (rc < 0)
 		return rc;
 	nodes = l->ncand;
-	for (uint32_t c = 0; c < nodes; c++) {
-		uint32_t r = room(job, js, l, c, false);
-
-		/* every node of a step has a task: this one never could */
-		if (!r)
-			return rota_errorf(err, -EINVAL,
-					   "node '%s' of job %u has %u cores: "
-					   "not one task of %u cpus",
-					   core_node_get(ctld->core,
-							 job->alloc[l->cand[c]]
-								 .node)
-						   ->name,
-					   job->id,
-					   job->alloc[l->cand[c]].ncores,
-					   l->cpt);
-		fit += r;
-	}
-	if (fit < l->ntasks)
-		return rota_errorf(err, -EINVAL,
-				   "%u tasks of %u cpus do not fit job %u's "
-				   "%llu on %u nodes",
-				   l->ntasks, l->cpt, job->id,
-				   (unsigned long long)fit * l->cpt, nodes);
 	/* even shares, the first nodes taking the remainder */
 	left = l->ntasks;
 	for (uint32_t c = 0; c < nodes; c++) {
