@@ -180,7 +180,7 @@ struct got {
 	uint32_t node[NNODES * 2];
 	uint32_t count[NNODES * 2];
 	uint32_t ncores[NNODES * 2];
-	uint32_t cores[NNODES * 2][4];
+	uint32_t cores[NNODES * 2][8];
 };
 
 static uint32_t node_index(const char *name)
@@ -224,6 +224,7 @@ static void check_cred(const struct rota_msg_step_create_reply *r,
 	ck_assert_uint_eq(n->port, 6820);
 	ck_assert_uint_eq(n->uid, 77);
 	g->ncores[c] = (uint32_t)cred.ncores;
+	ck_assert_uint_le(cred.ncores, 8);
 	for (size_t k = 0; k < cred.ncores; k++)
 		g->cores[c][k] = cred.cores[k];
 	rota_step_cred_clear(&cred);
