@@ -146,6 +146,7 @@ int rota_msg_step_reply_decode(const char *buf, size_t len,
 {
 	json_t *root = msg_parse(buf, len, err), *arr = NULL;
 	json_int_t id = 0, step = 0, nt = 0;
+	uint64_t sum = 0;
 	int rc;
 
 	*m = (struct rota_msg_step_create_reply){ 0 };
@@ -170,8 +171,14 @@ int rota_msg_step_reply_decode(const char *buf, size_t len,
 			rc = step_node_unpack(json_array_get(arr, i),
 					      &m->nodes[i], err);
 			m->nnodes = i + 1;
+			sum += m->nodes[i].ntasks;
 		}
 	}
+	/* ranks are counted off the nodes': the total must be theirs */
+	if (rc == 0 && sum != (uint64_t)nt)
+		rc = rota_errorf(err, -EPROTO, "ntasks: %lld, not the nodes' "
+					       "%llu",
+				 (long long)nt, (unsigned long long)sum);
 	json_decref(root);
 	if (rc < 0) {
 		rota_msg_step_reply_clear(m);
@@ -513,20 +520,24 @@ int rota_step_io_decode(const char *buf, size_t len, uint32_t *rank,
 			unsigned *fd, const char **data, size_t *n,
 			struct rota_error *err)
 {
-	const char *nl = memchr(buf, '\n', len < 24 ? len : 24);
+	/* an empty frame may come with no buffer at all */
+	const char *nl = len ? memchr(buf, '\n', len < 24 ? len : 24) : NULL;
 	unsigned long r = 0, f = 0;
 	const char *p = buf;
 	bool digits = false;
 
 	if (!nl)
 		return rota_errorf(err, -EPROTO, "STEP_IO: no header line");
+	/* capped as they are read: twenty digits must not wrap to a rank */
 	for (; p < nl && *p >= '0' && *p <= '9'; p++, digits = true)
-		r = r * 10 + (unsigned long)(*p - '0');
+		if (r <= ROTA_STEP_TASKS_MAX)
+			r = r * 10 + (unsigned long)(*p - '0');
 	if (!digits || p == nl || *p != ' ' || r > ROTA_STEP_TASKS_MAX)
 		return rota_errorf(err, -EPROTO, "STEP_IO: bad rank");
 	digits = false;
 	for (p++; p < nl && *p >= '0' && *p <= '9'; p++, digits = true)
-		f = f * 10 + (unsigned long)(*p - '0');
+		if (f <= 2)
+			f = f * 10 + (unsigned long)(*p - '0');
 	if (!digits || p != nl || f > 2)
 		return rota_errorf(err, -EPROTO, "STEP_IO: bad stream");
 	*rank = (uint32_t)r;

@@ -106,6 +106,8 @@ struct layout {
 	uint32_t *count;	/* tasks on each candidate */
 	uint32_t ntasks;
 	uint32_t cpt;
+	uint32_t tpn;		/* at most this many per node; 0: no bound */
+	bool overlap;
 };
 
 static uint32_t free_cores(const struct core_job *job,
@@ -116,6 +118,24 @@ static uint32_t free_cores(const struct core_job *job,
 	for (uint32_t k = 0; k < job->alloc[i].ncores; k++)
 		n += !js->held[i][k];
 	return n;
+}
+
+/* How many tasks candidate c could take: of all its cores, or free ones. */
+static uint32_t room(const struct core_job *job, const struct jobsteps *js,
+		     const struct layout *l, uint32_t c, bool now)
+{
+	uint32_t i = l->cand[c];
+	uint32_t n = l->overlap ? ROTA_STEP_TASKS_MAX
+		     : now	? free_cores(job, js, i) / l->cpt
+				: job->alloc[i].ncores / l->cpt;
+
+	return l->tpn && l->tpn < n ? l->tpn : n;
+}
+
+static const char *alloc_name(const struct ctld *ctld,
+			      const struct core_job *job, uint32_t i)
+{
+	return core_node_get(ctld->core, job->alloc[i].node)->name;
 }
 
 static int candidates(struct ctld *ctld, const struct core_job *job,
@@ -131,111 +151,188 @@ static int candidates(struct ctld *ctld, const struct core_job *job,
 	}
 	struct rota_hostlist *hl;
 	int rc = rota_hostlist_parse(req->nodelist, &hl, err);
+	uint32_t i = 0;
 
 	if (rc < 0)
 		return rc;
-	for (size_t h = 0; h < rota_hostlist_count(hl); h++) {
+	for (size_t h = 0; rc == 0 && h < rota_hostlist_count(hl); h++) {
 		const char *name = rota_hostlist_nth(hl, h);
-		uint32_t i = 0;
 
-		for (; i < job->nalloc; i++)
-			if (strcmp(core_node_get(ctld->core,
-						 job->alloc[i].node)->name,
-				   name) == 0)
+		for (i = 0; i < job->nalloc; i++)
+			if (strcmp(alloc_name(ctld, job, i), name) == 0)
 				break;
-		if (i == job->nalloc) {
+		if (i == job->nalloc)
 			rc = rota_errorf(err, -EINVAL,
 					 "node '%s' is not one of job %u's",
 					 name, job->id);
-			break;
-		}
-		l->cand[l->ncand++] = i;
+		/* a node named twice is one node, as Slurm has it */
+		for (uint32_t c = 0; rc == 0 && c < l->ncand; c++)
+			if (l->cand[c] == i)
+				i = job->nalloc;
+		if (rc == 0 && i < job->nalloc)
+			l->cand[l->ncand++] = i;
 	}
 	rota_hostlist_destroy(hl);
 	return rc;
 }
 
 /*
+ * Keep 'nodes' of the candidates, in their order: those with room for a
+ * task now first, then those that could ever hold one, then the rest.  A
+ * step of fewer nodes than its job's goes where its cores are free.
+ */
+static void choose(const struct core_job *job, const struct jobsteps *js,
+		   struct layout *l, uint32_t nodes)
+{
+	uint8_t *rank = rota_xcalloc(l->ncand, 1);
+	uint32_t n = 0;
+
+	for (uint32_t c = 0; c < l->ncand; c++)
+		rank[c] = room(job, js, l, c, true) ? 0
+			  : room(job, js, l, c, false) ? 1
+						       : 2;
+	for (uint8_t want = 0; want < 3; want++)
+		for (uint32_t c = 0; n < nodes && c < l->ncand; c++)
+			if (rank[c] == want) {
+				rank[c] = 3; /* kept */
+				n++;
+			}
+	n = 0;
+	for (uint32_t c = 0; c < l->ncand; c++)
+		if (rank[c] == 3)
+			l->cand[n++] = l->cand[c];
+	l->ncand = n;
+	free(rank);
+}
+
+/* How many tasks, on how many nodes: -n, -N, --ntasks-per-node, -c. */
+static int count_tasks(const struct core_job *job, const struct jobsteps *js,
+		       const struct rota_msg_step_create *req,
+		       struct layout *l, struct rota_error *err)
+{
+	uint32_t nodes = req->nnodes ? req->nnodes : l->ncand;
+	uint64_t ntasks = req->ntasks;
+
+	if (nodes > l->ncand)
+		return rota_errorf(err, -EINVAL,
+				   "%u nodes asked for: job %u has %u", nodes,
+				   job->id, l->ncand);
+	if (req->nnodes)
+		choose(job, js, l, nodes);
+	if (!ntasks && req->overlap)
+		ntasks = nodes;
+	if (!ntasks && req->ntasks_per_node)
+		ntasks = (uint64_t)req->ntasks_per_node * nodes;
+	if (!ntasks)
+		for (uint32_t c = 0; c < nodes; c++)
+			ntasks += job->alloc[l->cand[c]].ncores / l->cpt;
+	if (ntasks > ROTA_STEP_TASKS_MAX)
+		return rota_errorf(err, -EINVAL, "%llu tasks: more than %u",
+				   (unsigned long long)ntasks,
+				   ROTA_STEP_TASKS_MAX);
+	if (!req->nnodes) {
+		uint32_t able = 0;
+
+		if (req->ntasks_per_node)
+			nodes = (uint32_t)((ntasks + req->ntasks_per_node -
+					    1) / req->ntasks_per_node);
+		if (nodes > ntasks)
+			nodes = (uint32_t)ntasks;
+		/* not on nodes too small for one task (-c), if others are */
+		for (uint32_t c = 0; c < l->ncand; c++)
+			able += room(job, js, l, c, false) > 0;
+		if (nodes > able && able)
+			nodes = able;
+		if (nodes > l->ncand)
+			nodes = l->ncand;
+		choose(job, js, l, nodes);
+	}
+	l->ntasks = (uint32_t)ntasks;
+	if (l->ntasks == 0 || l->ntasks < nodes)
+		return rota_errorf(err, -EINVAL,
+				   "%u tasks cannot cover %u nodes", l->ntasks,
+				   nodes);
+	if (l->tpn && ntasks > (uint64_t)l->tpn * nodes)
+		return rota_errorf(err, -EINVAL,
+				   "%u tasks at most %u per node do not fit "
+				   "%u nodes",
+				   l->ntasks, l->tpn, nodes);
+	return 0;
+}
+
+/* Could the chosen nodes hold the step once the job's other steps end? */
+static int can_fit(const struct ctld *ctld, const struct core_job *job,
+		   const struct jobsteps *js, const struct layout *l,
+		   struct rota_error *err)
+{
+	uint64_t fit = 0;
+
+	for (uint32_t c = 0; c < l->ncand; c++) {
+		uint32_t i = l->cand[c];
+		uint32_t r = room(job, js, l, c, false);
+
+		/* every node of a step has a task: this one never could */
+		if (!r)
+			return rota_errorf(err, -EINVAL,
+					   "node '%s' of job %u has %u cores: "
+					   "not one task of %u cpus",
+					   alloc_name(ctld, job, i), job->id,
+					   job->alloc[i].ncores, l->cpt);
+		fit += r;
+	}
+	if (fit < l->ntasks)
+		return rota_errorf(err, -EINVAL,
+				   "%u tasks of %u cpus do not fit job %u's "
+				   "%llu on %u nodes",
+				   l->ntasks, l->cpt, job->id,
+				   (unsigned long long)fit * l->cpt, l->ncand);
+	return 0;
+}
+
+/*
  * How many tasks on which nodes, Slurm's arithmetic: -N nodes, -n tasks
  * (default one per core of those nodes, or ntasks-per-node each), spread
- * evenly over the nodes; a node short of free cores passes its share on.
+ * evenly over the nodes (with --ntasks-per-node: that many on each, as
+ * long as every node after gets one); a node short of free cores passes
+ * its share on.  -EINVAL when the job can never hold the step, -EBUSY
+ * while its other steps hold the cores.
  */
 static int lay_out(struct ctld *ctld, const struct core_job *job,
 		   const struct jobsteps *js,
 		   const struct rota_msg_step_create *req, struct layout *l,
 		   struct rota_error *err)
 {
-	uint32_t nodes, cap_all = 0, left;
-	uint64_t fit = 0;
+	uint32_t nodes, left;
 	int rc = candidates(ctld, job, req, l, err);
 
 	if (rc < 0)
 		return rc;
 	l->cpt = req->cpus_per_task ? req->cpus_per_task : 1;
-	nodes = req->nnodes ? req->nnodes : l->ncand;
-	if (nodes > l->ncand)
-		return rota_errorf(err, -EINVAL,
-				   "%u nodes asked for: job %u has %u", nodes,
-				   job->id, l->ncand);
-	l->ntasks = req->ntasks;
-	if (!l->ntasks && req->overlap)
-		l->ntasks = nodes;
-	if (!l->ntasks && req->ntasks_per_node)
-		l->ntasks = req->ntasks_per_node * nodes;
-	if (!l->ntasks)
-		for (uint32_t c = 0; c < nodes; c++)
-			l->ntasks += job->alloc[l->cand[c]].ncores / l->cpt;
-	if (!req->nnodes) {
-		if (req->ntasks_per_node)
-			nodes = (l->ntasks + req->ntasks_per_node - 1) /
-				req->ntasks_per_node;
-		if (nodes > l->ntasks)
-			nodes = l->ntasks;
-		if (nodes > l->ncand)
-			nodes = l->ncand;
-	}
-	if (l->ntasks == 0 || l->ntasks < nodes)
-		return rota_errorf(err, -EINVAL,
-				   "%u tasks cannot cover %u nodes", l->ntasks,
-				   nodes);
-	l->ncand = nodes;
-	for (uint32_t c = 0; c < nodes; c++)
-		fit += req->overlap ? ROTA_STEP_TASKS_MAX
-				    : job->alloc[l->cand[c]].ncores / l->cpt;
-	if (fit < l->ntasks)
-		return rota_errorf(err, -EINVAL,
-				   "%u tasks of %u cpus do not fit job %u's "
-				   "%llu on %u nodes",
-				   l->ntasks, l->cpt, job->id,
-				   (unsigned long long)fit * l->cpt, nodes);
+	l->tpn = req->ntasks_per_node;
+	l->overlap = req->overlap;
+	rc = count_tasks(job, js, req, l, err);
+	if (rc == 0)
+		rc = can_fit(ctld, job, js, l, err);
+	if (rc < 0)
+		return rc;
+	nodes = l->ncand;
 	/* even shares, the first nodes taking the remainder */
 	left = l->ntasks;
 	for (uint32_t c = 0; c < nodes; c++) {
-		uint32_t share = req->ntasks_per_node
-					 ? req->ntasks_per_node
-					 : l->ntasks / nodes +
-						   (c < l->ntasks % nodes);
-		uint32_t cap = req->overlap
-				       ? ROTA_STEP_TASKS_MAX
-				       : free_cores(job, js, l->cand[c]) /
-						 l->cpt;
+		uint32_t share = l->tpn ? left - (nodes - c - 1)
+					: l->ntasks / nodes +
+						  (c < l->ntasks % nodes);
+		uint32_t cap = room(job, js, l, c, true);
 
-		if (share > left)
-			share = left;
+		if (l->tpn && share > l->tpn)
+			share = l->tpn;
 		l->count[c] = share < cap ? share : cap;
 		left -= l->count[c];
-		cap_all += cap;
 	}
 	/* what a busy node could not take goes to nodes with room */
 	for (uint32_t c = 0; left && c < nodes; c++) {
-		uint32_t cap = req->overlap
-				       ? ROTA_STEP_TASKS_MAX
-				       : free_cores(job, js, l->cand[c]) /
-						 l->cpt;
-		uint32_t more = cap - l->count[c];
+		uint32_t more = room(job, js, l, c, true) - l->count[c];
 
-		if (req->ntasks_per_node)
-			break;
 		more = more < left ? more : left;
 		l->count[c] += more;
 		left -= more;
@@ -248,7 +345,6 @@ static int lay_out(struct ctld *ctld, const struct core_job *job,
 				   "job %u's other steps hold its cores: %u of "
 				   "%u tasks fit now",
 				   job->id, l->ntasks - left, l->ntasks);
-	(void)cap_all;
 	return 0;
 }
 

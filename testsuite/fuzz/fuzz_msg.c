@@ -55,6 +55,18 @@ union any {
 		char *rest;
 		size_t len;
 	} rid;
+	struct rota_msg_step_create step_create;
+	struct rota_msg_step_create_reply step_reply;
+	struct rota_step_cred cred;
+	struct rota_msg_step_launch step_launch;
+	struct rota_msg_step_complete step_complete;
+	int64_t ints[2];
+	struct {
+		uint32_t rank;
+		unsigned fd;
+		const char *data;	/* into the body decoded */
+		size_t n;
+	} io;
 };
 
 /* ---- comparisons: NULL and an empty vector mean the same on the wire ---- */
@@ -1055,6 +1067,7 @@ struct codec {
 	bool (*empty)(const union any *u);
 	void (*check)(const union any *u, size_t len);
 	void (*clear)(union any *u);
+	bool raw;	/* a raw body (STEP_IO): its bytes may hold a NUL */
 };
 
 #define CODEC(n, d, e, eq, em, ch, cl)                                         \
@@ -1273,6 +1286,359 @@ static void clear_why(union any *u)
 	rota_msg_why_clear(&u->why);
 }
 
+/* ---- job steps (issue 19): STEP_CREATE, its reply, the credential,
+ * STEP_LAUNCH, STEP_COMPLETE, the small frames, STEP_IO ---- */
+
+static int dec_step_create(const char *b, size_t n, union any *u,
+			   struct rota_error *e)
+{
+	return rota_msg_step_create_decode(b, n, &u->step_create, e);
+}
+
+static char *enc_step_create(const union any *u, size_t *len)
+{
+	return rota_msg_step_create_encode(&u->step_create, len);
+}
+
+static bool eq_step_create(const union any *a, const union any *b)
+{
+	const struct rota_msg_step_create *x = &a->step_create;
+	const struct rota_msg_step_create *y = &b->step_create;
+
+	return x->job_id == y->job_id && x->ntasks == y->ntasks &&
+	       x->nnodes == y->nnodes && x->cpus_per_task == y->cpus_per_task &&
+	       x->ntasks_per_node == y->ntasks_per_node &&
+	       x->overlap == y->overlap && str_eq(x->nodelist, y->nodelist) &&
+	       str_eq(x->name, y->name);
+}
+
+static bool empty_step_create(const union any *u)
+{
+	const struct rota_msg_step_create *m = &u->step_create;
+
+	return !m->job_id && !m->ntasks && !m->nnodes && !m->cpus_per_task &&
+	       !m->ntasks_per_node && !m->overlap && !m->nodelist && !m->name;
+}
+
+static void check_step_create(const union any *u, size_t len)
+{
+	const struct rota_msg_step_create *m = &u->step_create;
+
+	FUZZ_CHECK(m->job_id >= 1);
+	FUZZ_CHECK(m->ntasks <= ROTA_STEP_TASKS_MAX &&
+		   m->nnodes <= ROTA_STEP_TASKS_MAX);
+	FUZZ_CHECK(m->cpus_per_task <= 65536 && m->ntasks_per_node <= 65536);
+	check_str(m->nodelist, ROTA_MSG_PATH_MAX);
+	check_str(m->name, ROTA_MSG_NAME_MAX);
+}
+
+static void clear_step_create(union any *u)
+{
+	rota_msg_step_create_clear(&u->step_create);
+}
+
+static int dec_step_reply(const char *b, size_t n, union any *u,
+			  struct rota_error *e)
+{
+	return rota_msg_step_reply_decode(b, n, &u->step_reply, e);
+}
+
+static char *enc_step_reply(const union any *u, size_t *len)
+{
+	return rota_msg_step_reply_encode(&u->step_reply, len);
+}
+
+static bool eq_step_reply(const union any *a, const union any *b)
+{
+	const struct rota_msg_step_create_reply *x = &a->step_reply;
+	const struct rota_msg_step_create_reply *y = &b->step_reply;
+
+	if (x->job_id != y->job_id || x->step_id != y->step_id ||
+	    x->ntasks != y->ntasks || x->nnodes != y->nnodes)
+		return false;
+	for (size_t i = 0; i < x->nnodes; i++) {
+		const struct rota_step_node *p = &x->nodes[i];
+		const struct rota_step_node *q = &y->nodes[i];
+
+		if (!str_eq(p->name, q->name) || !str_eq(p->addr, q->addr) ||
+		    p->port != q->port || p->uid != q->uid ||
+		    p->ntasks != q->ntasks || !str_eq(p->cred, q->cred))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_step_reply(const union any *u)
+{
+	const struct rota_msg_step_create_reply *m = &u->step_reply;
+
+	return !m->job_id && !m->step_id && !m->ntasks && !m->nodes &&
+	       !m->nnodes;
+}
+
+static void check_step_reply(const union any *u, size_t len)
+{
+	const struct rota_msg_step_create_reply *m = &u->step_reply;
+	uint64_t sum = 0;
+
+	FUZZ_CHECK(m->job_id >= 1 && m->ntasks >= 1 &&
+		   m->ntasks <= ROTA_STEP_TASKS_MAX);
+	FUZZ_CHECK(m->nodes && m->nnodes >= 1 && m->nnodes <= 65536);
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct rota_step_node *n = &m->nodes[i];
+
+		FUZZ_CHECK(n->name && n->addr && n->cred);
+		FUZZ_CHECK(n->port >= 1 && n->port <= 65535);
+		FUZZ_CHECK(n->ntasks >= 1 && n->uid != UINT32_MAX);
+		check_str(n->name, ROTA_MSG_NAME_MAX);
+		check_str(n->addr, 64);
+		check_str(n->cred, 4096);
+		sum += n->ntasks;
+	}
+	/* rota run counts ranks off the nodes and sizes by ntasks */
+	FUZZ_CHECK(sum == m->ntasks);
+	FUZZ_CHECK(m->nnodes <= len);
+}
+
+static void clear_step_reply(union any *u)
+{
+	rota_msg_step_reply_clear(&u->step_reply);
+}
+
+static int dec_cred(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	return rota_step_cred_decode(b, n, &u->cred, e);
+}
+
+static char *enc_cred(const union any *u, size_t *len)
+{
+	return rota_step_cred_encode(&u->cred, len);
+}
+
+static bool eq_cred(const union any *a, const union any *b)
+{
+	const struct rota_step_cred *x = &a->cred;
+	const struct rota_step_cred *y = &b->cred;
+
+	return x->job_id == y->job_id && x->run == y->run &&
+	       x->step_id == y->step_id && x->uid == y->uid &&
+	       x->gid == y->gid && str_eq(x->node, y->node) &&
+	       x->node_id == y->node_id && strv_eq(x->nodes, y->nodes) &&
+	       u32v_eq(x->counts, x->nnodes, y->counts, y->nnodes) &&
+	       u32v_eq(x->cores, x->ncores, y->cores, y->ncores) &&
+	       x->cpus_per_task == y->cpus_per_task &&
+	       x->overlap == y->overlap && x->mem_mb == y->mem_mb &&
+	       x->end_time == y->end_time;
+}
+
+static bool empty_cred(const union any *u)
+{
+	const struct rota_step_cred *c = &u->cred;
+
+	return !c->job_id && !c->run && !c->step_id && !c->uid && !c->gid &&
+	       !c->node && !c->node_id && !c->nodes && !c->counts &&
+	       !c->nnodes && !c->cores && !c->ncores && !c->cpus_per_task &&
+	       !c->overlap && !c->mem_mb && !c->end_time;
+}
+
+/* What steps.c and step_task_env rely on once a credential is open. */
+static void check_cred(const union any *u, size_t len)
+{
+	const struct rota_step_cred *c = &u->cred;
+	uint64_t total = 0;
+	size_t n = 0;
+
+	FUZZ_CHECK(c->job_id >= 1 && c->run >= 1 && c->cpus_per_task >= 1);
+	FUZZ_CHECK(c->nodes && c->counts && c->cores && c->ncores >= 1);
+	while (c->nodes[n])
+		check_str(c->nodes[n++], ROTA_MSG_NAME_MAX);
+	FUZZ_CHECK(n == c->nnodes && n >= 1 && c->node_id < n);
+	FUZZ_CHECK(strcmp(c->nodes[c->node_id], c->node) == 0);
+	for (size_t i = 0; i < n; i++) {
+		FUZZ_CHECK(c->counts[i] >= 1);
+		total += c->counts[i];
+	}
+	FUZZ_CHECK(total <= ROTA_STEP_TASKS_MAX);
+	FUZZ_CHECK(c->overlap || (uint64_t)c->counts[c->node_id] *
+						 c->cpus_per_task <=
+					 c->ncores);
+	FUZZ_CHECK(c->end_time >= 0 && n <= len && c->ncores <= len);
+}
+
+static void clear_cred(union any *u)
+{
+	rota_step_cred_clear(&u->cred);
+}
+
+static int dec_step_launch(const char *b, size_t n, union any *u,
+			   struct rota_error *e)
+{
+	return rota_msg_step_launch_decode(b, n, &u->step_launch, e);
+}
+
+static char *enc_step_launch(const union any *u, size_t *len)
+{
+	return rota_msg_step_launch_encode(&u->step_launch, len);
+}
+
+static bool eq_step_launch(const union any *a, const union any *b)
+{
+	const struct rota_msg_step_launch *x = &a->step_launch;
+	const struct rota_msg_step_launch *y = &b->step_launch;
+
+	return str_eq(x->cred, y->cred) && strv_eq(x->argv, y->argv) &&
+	       strv_eq(x->env, y->env) && str_eq(x->cwd, y->cwd) &&
+	       str_eq(x->mpi, y->mpi) && x->pty == y->pty &&
+	       x->rows == y->rows && x->cols == y->cols;
+}
+
+static bool empty_step_launch(const union any *u)
+{
+	const struct rota_msg_step_launch *m = &u->step_launch;
+
+	return !m->cred && !m->argv && !m->env && !m->cwd && !m->mpi &&
+	       !m->pty && !m->rows && !m->cols;
+}
+
+static void check_step_launch(const union any *u, size_t len)
+{
+	const struct rota_msg_step_launch *m = &u->step_launch;
+
+	FUZZ_CHECK(m->cred && m->argv && m->argv[0] && m->env && m->cwd);
+	FUZZ_CHECK(m->cwd[0] == '/');
+	FUZZ_CHECK(strcmp(m->mpi, "none") == 0 || strcmp(m->mpi, "pmi2") == 0 ||
+		   strcmp(m->mpi, "pmix") == 0);
+	FUZZ_CHECK(m->rows <= 65535 && m->cols <= 65535);
+	check_str(m->cred, 4096);
+	check_str(m->cwd, ROTA_MSG_PATH_MAX);
+	check_strv(m->argv, 4096, 1 << 17);
+	check_strv(m->env, ROTA_MSG_ENV_MAX + 64, 1 << 17);
+}
+
+static void clear_step_launch(union any *u)
+{
+	rota_msg_step_launch_clear(&u->step_launch);
+}
+
+static int dec_step_complete(const char *b, size_t n, union any *u,
+			     struct rota_error *e)
+{
+	return rota_msg_step_complete_decode(b, n, &u->step_complete, e);
+}
+
+static char *enc_step_complete(const union any *u, size_t *len)
+{
+	return rota_msg_step_complete_encode(&u->step_complete, len);
+}
+
+static bool eq_step_complete(const union any *a, const union any *b)
+{
+	const struct rota_msg_step_complete *x = &a->step_complete;
+	const struct rota_msg_step_complete *y = &b->step_complete;
+
+	return x->job_id == y->job_id && x->step_id == y->step_id &&
+	       x->exit_code == y->exit_code &&
+	       x->failed_rank == y->failed_rank && x->cpu_usec == y->cpu_usec &&
+	       str_eq(x->text, y->text) && x->end_job == y->end_job;
+}
+
+static bool empty_step_complete(const union any *u)
+{
+	const struct rota_msg_step_complete *m = &u->step_complete;
+
+	return !m->job_id && !m->step_id && !m->exit_code && !m->failed_rank &&
+	       !m->cpu_usec && !m->text && !m->end_job;
+}
+
+static void check_step_complete(const union any *u, size_t len)
+{
+	const struct rota_msg_step_complete *m = &u->step_complete;
+
+	FUZZ_CHECK(m->job_id >= 1);
+	FUZZ_CHECK(m->exit_code >= 0 && m->exit_code <= 255);
+	FUZZ_CHECK(m->failed_rank >= -1 &&
+		   m->failed_rank <= (int32_t)ROTA_STEP_TASKS_MAX);
+	FUZZ_CHECK(m->cpu_usec <= INT64_MAX);
+	check_str(m->text, 1024);
+}
+
+static void clear_step_complete(union any *u)
+{
+	rota_msg_step_complete_clear(&u->step_complete);
+}
+
+/* The small frames, as STEP_TASK_END's {rank, status}. */
+static const char *const ints_keys[] = { "rank", "status" };
+static const int64_t ints_max[] = { ROTA_STEP_TASKS_MAX, 0xffff };
+
+static int dec_ints(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	int64_t v[2] = { -1, -1 };
+	int rc = rota_msg_ints_decode(b, n, ints_keys, ints_max, v, 2, e);
+
+	/* its values are only written when accepted */
+	u->ints[0] = rc == 0 ? v[0] : 0;
+	u->ints[1] = rc == 0 ? v[1] : 0;
+	return rc;
+}
+
+static char *enc_ints(const union any *u, size_t *len)
+{
+	return rota_msg_ints_encode(ints_keys, u->ints, 2, len);
+}
+
+static bool eq_ints(const union any *a, const union any *b)
+{
+	return a->ints[0] == b->ints[0] && a->ints[1] == b->ints[1];
+}
+
+static bool empty_ints(const union any *u)
+{
+	return !u->ints[0] && !u->ints[1];
+}
+
+static void check_ints(const union any *u, size_t len)
+{
+	for (size_t i = 0; i < 2; i++)
+		FUZZ_CHECK(u->ints[i] >= 0 && u->ints[i] <= ints_max[i]);
+}
+
+static int dec_io(const char *b, size_t n, union any *u, struct rota_error *e)
+{
+	/* the outputs are only written when accepted */
+	memset(&u->io, 0, sizeof(u->io));
+	return rota_step_io_decode(b, n, &u->io.rank, &u->io.fd, &u->io.data,
+				   &u->io.n, e);
+}
+
+static char *enc_io(const union any *u, size_t *len)
+{
+	return rota_step_io_encode(u->io.rank, u->io.fd, u->io.data, u->io.n,
+				   len);
+}
+
+static bool eq_io(const union any *a, const union any *b)
+{
+	return a->io.rank == b->io.rank && a->io.fd == b->io.fd &&
+	       a->io.n == b->io.n &&
+	       (a->io.n == 0 || memcmp(a->io.data, b->io.data, a->io.n) == 0);
+}
+
+static bool empty_io(const union any *u)
+{
+	return !u->io.rank && !u->io.fd && !u->io.data && !u->io.n;
+}
+
+/* The bytes lie inside the body, after its header line. */
+static void check_io(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->io.rank <= ROTA_STEP_TASKS_MAX && u->io.fd <= 2);
+	FUZZ_CHECK(u->io.data && u->io.n < len);
+	FUZZ_CHECK(u->io.data[-1] == '\n');
+}
+
 static const struct codec codecs[] = {
 	CODEC("error", dec_error, enc_error, eq_error, empty_error, check_error,
 	      clear_error),
@@ -1322,6 +1688,26 @@ static const struct codec codecs[] = {
 	      clear_why),
 	CODEC("rid", dec_rid, enc_rid, eq_rid, empty_rid, check_rid,
 	      clear_rid),
+	CODEC("step_create", dec_step_create, enc_step_create,
+	      eq_step_create, empty_step_create, check_step_create,
+	      clear_step_create),
+	CODEC("step_reply", dec_step_reply, enc_step_reply, eq_step_reply,
+	      empty_step_reply, check_step_reply, clear_step_reply),
+	CODEC("step_cred", dec_cred, enc_cred, eq_cred, empty_cred,
+	      check_cred, clear_cred),
+	CODEC("step_launch", dec_step_launch, enc_step_launch,
+	      eq_step_launch, empty_step_launch, check_step_launch,
+	      clear_step_launch),
+	CODEC("step_complete", dec_step_complete, enc_step_complete,
+	      eq_step_complete, empty_step_complete, check_step_complete,
+	      clear_step_complete),
+	CODEC("step_ints", dec_ints, enc_ints, eq_ints, empty_ints,
+	      check_ints, clear_none),
+	{
+		.name = "step_io", .decode = dec_io, .encode = enc_io,
+		.equal = eq_io, .empty = empty_io, .check = check_io,
+		.clear = clear_none, .raw = true,
+	},
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))
@@ -1364,7 +1750,7 @@ static void round_trip(const struct codec *c, const union any *u)
 	char *body = exact_copy(text, len);
 	char *text2;
 
-	FUZZ_CHECK(text && strlen(text) == len);
+	FUZZ_CHECK(text && (c->raw || strlen(text) == len));
 	if (decode(c, body, len, &again) != 0) {
 		fprintf(stderr, "%s: own encoding refused: %.300s\n", c->name,
 			text);
