@@ -544,7 +544,7 @@ struct rota_top_step {
 	uint32_t ntasks;
 	uint32_t nnodes;
 	int64_t start;		/* Unix seconds */
-	const char *name;	/* the command's name; borrowed from the arena */
+	const char *name;	/* its command; borrowed from the arena */
 	const char *nodes;	/* hostlist */
 };
 

@@ -193,7 +193,8 @@ static int step_row(struct msg_rows_in *in, void *out)
 			rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
 	}
 	if (!rc)
-		rc = msg_rows_str(in, ROTA_MSG_NAME_MAX, &st->name, "step name");
+		rc = msg_rows_str(in, ROTA_MSG_NAME_MAX, &st->name,
+				  "step name");
 	if (!rc)
 		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
 	if (!rc)

@@ -51,7 +51,7 @@ struct top_summary {
 #define TOP_LINE_JOB UINT32_MAX
 struct top_line {
 	uint32_t view;		/* the job: its index in the view */
-	uint32_t step;		/* index into jobs.steps; TOP_LINE_JOB: the job */
+	uint32_t step;		/* in jobs.steps; TOP_LINE_JOB: the job */
 };
 
 struct top_model {

@@ -3,10 +3,10 @@
  * The job list and the detail pane.  The list draws only the lines on
  * screen (a window over the model's lines, scrolled to keep the selection
  * visible), so its cost does not grow with the queue.  Under a running
- * job, one indented line per running step: its id, command, tasks,
- * elapsed time and nodes, in the job's columns (CORES holds the tasks).  The detail pane
- * shows the selected job and, for a pending one, its priority terms as
- * `rota prio -l` gives them and why it waits.
+ * job, an indented line per running step: its id and command under
+ * USER..QUEUE, its tasks under PRIORITY and CORES, then its time and
+ * nodes.  The detail pane shows the selected job and, for a pending
+ * one, its priority terms as `rota prio -l` gives them and why it waits.
  */
 #include "config.h"
 

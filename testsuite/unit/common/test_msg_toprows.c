@@ -84,7 +84,8 @@ START_TEST(test_exact_text)
 	char *text = encode(1, &len);
 
 	ck_assert_str_eq(strstr(text, "]],\"steps\""),
-			 "]],\"steps\":[[12,0,4,4,111,\"sleep\",\"n[01-04]\"]]}");
+			 "]],\"steps\":[[12,0,4,4,111,\"sleep\","
+			 "\"n[01-04]\"]]}");
 	free(text);
 }
 END_TEST
