@@ -53,7 +53,7 @@ static void draw_row(struct top *t, int y, int cols,
 	attroff(attr);
 }
 
-/* "       `- 12.0 sleep          R     4 tasks     0:35 n[01-04]" */
+/* "         `- 12.0 sleep   ...   R   4 tasks   00:00:35 n[01-04]" */
 static void draw_step(struct top *t, int y, int cols, size_t line)
 {
 	const struct top_model *m = &t->model;
