@@ -34,6 +34,10 @@ static char *make_jobs(size_t n, size_t *len)
 	static const char *const users[] = { "ana", "bob", "cid", "dee" };
 	static const char *const queues[] = { "batch", "short", "long" };
 	struct rota_top_row *rows = calloc(n + 1, sizeof(*rows));
+	/* a step under every tenth running job: 1,000 at 100,000 jobs */
+	struct rota_top_step *steps = calloc(n / 100 + 1, sizeof(*steps));
+	struct rota_msg_top_rows m = { .rows = rows, .n = n,
+				       .now = 1700000000, .steps = steps };
 	char *text;
 
 	for (size_t i = 0; i < n; i++) {
@@ -54,8 +58,18 @@ static char *make_jobs(size_t n, size_t *len)
 			.name = "sweep",
 			.where = run ? "n001" : "Priority",
 		};
+		if (i % 100 == 0)
+			steps[m.nsteps++] = (struct rota_top_step){
+				.job_id = (uint32_t)i + 1,
+				.ntasks = 4,
+				.nnodes = 1,
+				.start = 1700000000 - 30,
+				.name = "a.out",
+				.nodes = "n001",
+			};
 	}
-	text = rota_msg_top_rows_encode(rows, n, 1700000000, len);
+	text = rota_msg_top_rows_encode(&m, len);
+	free(steps);
 	free(rows);
 	return text;
 }

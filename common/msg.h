@@ -519,6 +519,11 @@ void rota_msg_resv_list_clear(struct rota_msg_resv_list *m);
  * user, 2 operator; "where" the nodes once started, the reason while
  * pending.  Decoded by the scanner like JOB_ROWS: 100,000 rows must
  * decode in a few tens of milliseconds.
+ * Then, only when some job has running steps, ,"steps":[[job_id,step_id,
+ * ntasks,nnodes,start,"name","nodes"],...] before the '}': the running
+ * steps, job after job (issue 19).  An optional key sent only when set,
+ * so no ROTA_PROTO_VERSION bump (proto.h): an older rota top refuses a
+ * reply that carries it, and only that one.
  */
 struct rota_top_row {
 	uint32_t id;
@@ -540,14 +545,28 @@ struct rota_top_row {
 	const char *where;
 };
 
+/* A running job step, shown under its job (rota top). */
+struct rota_top_step {
+	uint32_t job_id;
+	uint32_t step_id;
+	uint32_t ntasks;
+	uint32_t nnodes;
+	int64_t start;		/* Unix seconds */
+	const char *name;	/* its command; borrowed from the arena */
+	const char *nodes;	/* hostlist */
+};
+
 struct rota_msg_top_rows {
 	struct rota_top_row *rows;
 	size_t n;
 	int64_t now;
-	char *arena;		/* owns the rows' strings */
+	struct rota_top_step *steps;
+	size_t nsteps;
+	char *arena;		/* owns the rows' and steps' strings */
 };
-char *rota_msg_top_rows_encode(const struct rota_top_row *rows, size_t n,
-			       int64_t now, size_t *len);
+/* 'm->arena' is not read: the strings may live anywhere. */
+char *rota_msg_top_rows_encode(const struct rota_msg_top_rows *m,
+			       size_t *len);
 int rota_msg_top_rows_decode(const char *buf, size_t len,
 			     struct rota_msg_top_rows *m,
 			     struct rota_error *err);

@@ -151,7 +151,7 @@ static bool fast_str(struct msg_rows_in *in)
 	return true;
 }
 
-static int key(struct msg_rows_in *in, const char *name)
+int msg_rows_key(struct msg_rows_in *in, const char *name)
 {
 	if (rota_jscan_next(&in->s) != ROTA_JT_STRING ||
 	    strcmp(in->s.str, name) != 0)
@@ -200,8 +200,8 @@ int msg_rows_state(struct msg_rows_in *in, enum rota_job_state *out)
 	return rc ? rc : msg_rows_bad(in, "state");
 }
 
-static int read_rows(struct msg_rows_in *in, size_t size, msg_rows_row_fn row,
-		     void **rows, size_t *n)
+int msg_rows_list(struct msg_rows_in *in, size_t size, msg_rows_row_fn row,
+		  void **rows, size_t *n)
 {
 	size_t cap = 0;
 	enum rota_jtok t = rota_jscan_next(&in->s);
@@ -229,33 +229,61 @@ static int read_rows(struct msg_rows_in *in, size_t size, msg_rows_row_fn row,
 	}
 }
 
+/* After the rows' ']': the '}', or the tail's key first. */
+static int body_end(struct msg_rows_in *in, struct msg_rows_body *b)
+{
+	enum rota_jtok t = rota_jscan_next(&in->s);
+	int rc;
+
+	if (t == ROTA_JT_RBRACE)
+		return 0;
+	if (t != ROTA_JT_COMMA || !b->tail)
+		return msg_rows_bad(in, "expected '}'");
+	rc = b->tail(in, b->arg);
+	return rc ? rc : msg_rows_expect(in, ROTA_JT_RBRACE, "expected '}'");
+}
+
+int msg_rows_decode_body(const char *buf, size_t len, struct msg_rows_body *b,
+			 struct rota_error *err)
+{
+	struct msg_rows_in in = { .err = err, .label = b->label };
+	int rc;
+
+	if (len > (size_t)1 << 31)
+		return rota_errorf(err, -EPROTO, "%s: body too large",
+				   b->label);
+	b->arena = rota_xmalloc(len + 8);
+	rota_jscan_init(&in.s, buf, len, b->arena, len + 8);
+	rc = msg_rows_expect(&in, ROTA_JT_LBRACE, "expected '{'");
+	if (!rc)
+		rc = msg_rows_key(&in, "now");
+	if (!rc)
+		rc = msg_rows_num(&in, 0, INT64_MAX, &b->now, "now");
+	if (!rc)
+		rc = msg_rows_expect(&in, ROTA_JT_COMMA, "expected ','");
+	if (!rc)
+		rc = msg_rows_key(&in, "rows");
+	if (!rc)
+		rc = msg_rows_expect(&in, ROTA_JT_LBRACK, "expected '['");
+	if (!rc)
+		rc = msg_rows_list(&in, b->size, b->row, &b->rows, &b->n);
+	if (!rc)
+		rc = body_end(&in, b);
+	if (!rc)
+		rc = msg_rows_expect(&in, ROTA_JT_END, "trailing bytes");
+	return rc;
+}
+
 int msg_rows_decode(const char *buf, size_t len, struct rota_error *err,
 		    const char *label, size_t size, msg_rows_row_fn row,
 		    void **rows, size_t *n, int64_t *now, char **arena)
 {
-	struct msg_rows_in in = { .err = err, .label = label };
-	int rc;
+	struct msg_rows_body b = { .label = label, .size = size, .row = row };
+	int rc = msg_rows_decode_body(buf, len, &b, err);
 
-	if (len > (size_t)1 << 31)
-		return rota_errorf(err, -EPROTO, "%s: body too large", label);
-	*arena = rota_xmalloc(len + 8);
-	rota_jscan_init(&in.s, buf, len, *arena, len + 8);
-	rc = msg_rows_expect(&in, ROTA_JT_LBRACE, "expected '{'");
-	if (!rc)
-		rc = key(&in, "now");
-	if (!rc)
-		rc = msg_rows_num(&in, 0, INT64_MAX, now, "now");
-	if (!rc)
-		rc = msg_rows_expect(&in, ROTA_JT_COMMA, "expected ','");
-	if (!rc)
-		rc = key(&in, "rows");
-	if (!rc)
-		rc = msg_rows_expect(&in, ROTA_JT_LBRACK, "expected '['");
-	if (!rc)
-		rc = read_rows(&in, size, row, rows, n);
-	if (!rc)
-		rc = msg_rows_expect(&in, ROTA_JT_RBRACE, "expected '}'");
-	if (!rc)
-		rc = msg_rows_expect(&in, ROTA_JT_END, "trailing bytes");
+	*rows = b.rows;
+	*n = b.n;
+	*now = b.now;
+	*arena = b.arena;
 	return rc;
 }

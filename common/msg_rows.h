@@ -67,4 +67,34 @@ int msg_rows_decode(const char *buf, size_t len, struct rota_error *err,
 		    const char *label, size_t size, msg_rows_row_fn row,
 		    void **rows, size_t *n, int64_t *now, char **arena);
 
+/* "key": and nothing else. */
+int msg_rows_key(struct msg_rows_in *in, const char *name);
+/*
+ * A list of rows after its '[', up to its ']': rows of 'size' bytes into
+ * a growing '*rows' (at most ROTA_MSG_LIST_MAX), '*n' counting them.
+ */
+int msg_rows_list(struct msg_rows_in *in, size_t size, msg_rows_row_fn row,
+		  void **rows, size_t *n);
+
+/*
+ * msg_rows_decode with room for one more key after the rows: 'tail', if
+ * set, is called when a ',' follows the rows' ']', and reads that key
+ * and its value (TOP_ROWS' optional "steps").  The out fields start
+ * empty; on failure the caller clears what was left in 'rows', in its
+ * tail's and in 'arena'.
+ */
+struct msg_rows_body {
+	const char *label;
+	size_t size;
+	msg_rows_row_fn row;
+	int (*tail)(struct msg_rows_in *in, void *arg);
+	void *arg;
+	void *rows;	/* out */
+	size_t n;	/* out */
+	int64_t now;	/* out */
+	char *arena;	/* out */
+};
+int msg_rows_decode_body(const char *buf, size_t len, struct msg_rows_body *b,
+			 struct rota_error *err);
+
 #endif

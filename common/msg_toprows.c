@@ -6,6 +6,9 @@
  * and every string's length checked, the struct left empty on failure.  Wider
  * than JOB_ROWS by what top shows and the queue listing does not: cores, submit
  * time, priority, nice, urgency, hold, expected start and account.
+ * Then, when some job has any, the running steps (msg.h): few, so they
+ * go after the rows in a list of their own rather than in a column of
+ * every row.
  */
 #include "config.h"
 
@@ -28,16 +31,43 @@ static void ints_of(const struct rota_top_row *r, int64_t v[NINTS])
 	memcpy(v, x, sizeof(x));
 }
 
-char *rota_msg_top_rows_encode(const struct rota_top_row *rows, size_t n,
-			       int64_t now, size_t *len)
+/* ,"steps":[[job,step,ntasks,nnodes,start,"name","nodes"],...] */
+static void put_steps(struct msg_rows_out *o, const struct rota_top_step *st,
+		      size_t n)
+{
+	msg_rows_reserve(o, 16);
+	o->p = stpcpy(o->p, ",\"steps\":[");
+	for (size_t i = 0; i < n; i++) {
+		const char *name = msg_rows_or_empty(st[i].name);
+		const char *nodes = msg_rows_or_empty(st[i].nodes);
+		int64_t v[] = { st[i].job_id, st[i].step_id, st[i].ntasks,
+				st[i].nnodes, st[i].start };
+
+		msg_rows_reserve(o, 2 + 5 * 21 + 2 * 3 +
+					    6 * (strlen(name) + strlen(nodes)));
+		if (i)
+			*o->p++ = ',';
+		*o->p++ = '[';
+		for (size_t k = 0; k < 5; k++) {
+			o->p = msg_rows_put_i64(o->p, v[k]);
+			*o->p++ = ',';
+		}
+		o->p = msg_rows_put_str(o->p, name, ',');
+		o->p = msg_rows_put_str(o->p, nodes, ']');
+	}
+	msg_rows_reserve(o, 1);
+	*o->p++ = ']';
+}
+
+char *rota_msg_top_rows_encode(const struct rota_msg_top_rows *m, size_t *len)
 {
 	struct msg_rows_out o = { 0 };
 
 	msg_rows_reserve(&o, 64);
-	o.p = msg_rows_put_i64(stpcpy(o.p, "{\"now\":"), now);
+	o.p = msg_rows_put_i64(stpcpy(o.p, "{\"now\":"), m->now);
 	o.p = stpcpy(o.p, ",\"rows\":[");
-	for (size_t i = 0; i < n; i++) {
-		const struct rota_top_row *r = &rows[i];
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rota_top_row *r = &m->rows[i];
 		const char *s[NSTRS] = { msg_rows_or_empty(r->queue),
 					 msg_rows_or_empty(r->user),
 					 msg_rows_or_empty(r->account),
@@ -66,8 +96,12 @@ char *rota_msg_top_rows_encode(const struct rota_top_row *rows, size_t n,
 			o.p = msg_rows_put_str(o.p, s[k],
 					       k < NSTRS - 1 ? ',' : ']');
 	}
-	msg_rows_reserve(&o, 3);
-	o.p = stpcpy(o.p, "]}");
+	msg_rows_reserve(&o, 1);
+	*o.p++ = ']';
+	if (m->nsteps)
+		put_steps(&o, m->steps, m->nsteps);
+	msg_rows_reserve(&o, 2);
+	o.p = stpcpy(o.p, "}");
 	*len = (size_t)(o.p - o.data);
 	return o.data;
 }
@@ -134,17 +168,84 @@ static int row(struct msg_rows_in *in, void *out)
 	return rc;
 }
 
+/* One step, after its '[' */
+static int step_row(struct msg_rows_in *in, void *out)
+{
+	struct rota_top_step *st = out;
+	static const struct {
+		const char *name;
+		int64_t lo;
+		int64_t hi;
+	} cols[] = {
+		{ "step job id", 1, UINT32_MAX },
+		{ "step id", 0, UINT32_MAX - 1 }, /* ROTA_STEP_NONE is none */
+		{ "step tasks", 0, UINT32_MAX },
+		{ "step nodes", 0, UINT32_MAX },
+		{ "step start", 0, INT64_MAX },
+	};
+	int64_t v[5] = { 0 };
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < 5; k++) {
+		rc = msg_rows_num(in, cols[k].lo, cols[k].hi, &v[k],
+				  cols[k].name);
+		if (!rc)
+			rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
+	}
+	if (!rc)
+		rc = msg_rows_str(in, ROTA_MSG_NAME_MAX, &st->name,
+				  "step name");
+	if (!rc)
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
+	if (!rc)
+		rc = msg_rows_str(in, ROTA_MSG_PATH_MAX, &st->nodes,
+				  "step nodes");
+	if (!rc)
+		rc = msg_rows_expect(in, ROTA_JT_RBRACK,
+				     "expected ']' after a step");
+	st->job_id = (uint32_t)v[0];
+	st->step_id = (uint32_t)v[1];
+	st->ntasks = (uint32_t)v[2];
+	st->nnodes = (uint32_t)v[3];
+	st->start = v[4];
+	return rc;
+}
+
+/* ,"steps":[...] after the rows */
+static int steps_tail(struct msg_rows_in *in, void *arg)
+{
+	struct rota_msg_top_rows *m = arg;
+	void *steps = NULL;
+	int rc = msg_rows_key(in, "steps");
+
+	if (!rc)
+		rc = msg_rows_expect(in, ROTA_JT_LBRACK, "expected '['");
+	if (!rc)
+		rc = msg_rows_list(in, sizeof(*m->steps), step_row, &steps,
+				   &m->nsteps);
+	m->steps = steps;
+	return rc;
+}
+
 int rota_msg_top_rows_decode(const char *buf, size_t len,
 			     struct rota_msg_top_rows *m,
 			     struct rota_error *err)
 {
-	void *rows = NULL;
+	struct msg_rows_body b = {
+		.label = "top rows",
+		.size = sizeof(*m->rows),
+		.row = row,
+		.tail = steps_tail,
+		.arg = m,
+	};
 	int rc;
 
 	*m = (struct rota_msg_top_rows){ 0 };
-	rc = msg_rows_decode(buf, len, err, "top rows", sizeof(*m->rows), row,
-			     &rows, &m->n, &m->now, &m->arena);
-	m->rows = rows;
+	rc = msg_rows_decode_body(buf, len, &b, err);
+	m->rows = b.rows;
+	m->n = b.n;
+	m->now = b.now;
+	m->arena = b.arena;
 	if (rc < 0)
 		rota_msg_top_rows_clear(m);
 	return rc;
@@ -153,6 +254,7 @@ int rota_msg_top_rows_decode(const char *buf, size_t len,
 void rota_msg_top_rows_clear(struct rota_msg_top_rows *m)
 {
 	free(m->rows);
+	free(m->steps);
 	free(m->arena);
 	*m = (struct rota_msg_top_rows){ 0 };
 }

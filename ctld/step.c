@@ -619,6 +619,19 @@ const struct ctld_step *steps_of_job(const struct ctld *ctld, uint32_t id)
 	return js ? js->steps : NULL;
 }
 
+void steps_foreach_running(const struct ctld *ctld,
+			   void (*fn)(const struct ctld_step *s, void *arg),
+			   void *arg)
+{
+	for (const struct jobsteps *js = ctld->steps; js; js = js->next) {
+		if (js->over)
+			continue; /* its steps were all ended */
+		for (const struct ctld_step *s = js->steps; s; s = s->next)
+			if (s->state == ROTA_JOB_RUNNING)
+				fn(s, arg);
+	}
+}
+
 size_t steps_list(const struct ctld *ctld, uint32_t job_id,
 		  struct rota_step_info **out)
 {

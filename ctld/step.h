@@ -72,6 +72,16 @@ void steps_sweep(struct ctld *ctld);
 const struct ctld_step *steps_of_job(const struct ctld *ctld, uint32_t id);
 
 /*
+ * Calls 'fn' for each running step, job after job, oldest first (rota
+ * top).  Walks the jobs that have steps, never the job table: its cost
+ * is the steps', whatever the queue's length.  'fn' must not create or
+ * end steps; the step is borrowed until the next event.
+ */
+void steps_foreach_running(const struct ctld *ctld,
+			   void (*fn)(const struct ctld_step *s, void *arg),
+			   void *arg);
+
+/*
  * The steps of job 'job_id' (0: of every job) as listings show them; the
  * strings are borrowed until the next event.  Caller frees '*out'.
  */

@@ -987,13 +987,31 @@ static int dec_top(const char *b, size_t n, union any *u,
 
 static char *enc_top(const union any *u, size_t *len)
 {
-	return rota_msg_top_rows_encode(u->top.rows, u->top.n, u->top.now,
-					len);
+	return rota_msg_top_rows_encode(&u->top, len);
+}
+
+static bool eq_top_steps(const struct rota_msg_top_rows *a,
+			 const struct rota_msg_top_rows *b)
+{
+	if (a->nsteps != b->nsteps)
+		return false;
+	for (size_t i = 0; i < a->nsteps; i++) {
+		const struct rota_top_step *x = &a->steps[i];
+		const struct rota_top_step *y = &b->steps[i];
+
+		if (x->job_id != y->job_id || x->step_id != y->step_id ||
+		    x->ntasks != y->ntasks || x->nnodes != y->nnodes ||
+		    x->start != y->start || !str_eq(x->name, y->name) ||
+		    !str_eq(x->nodes, y->nodes))
+			return false;
+	}
+	return true;
 }
 
 static bool eq_top(const union any *a, const union any *b)
 {
-	if (a->top.now != b->top.now || a->top.n != b->top.n)
+	if (a->top.now != b->top.now || a->top.n != b->top.n ||
+	    !eq_top_steps(&a->top, &b->top))
 		return false;
 	for (size_t i = 0; i < a->top.n; i++) {
 		const struct rota_top_row *x = &a->top.rows[i];
@@ -1018,7 +1036,8 @@ static bool eq_top(const union any *a, const union any *b)
 
 static bool empty_top(const union any *u)
 {
-	return !u->top.rows && !u->top.n && !u->top.now && !u->top.arena;
+	return !u->top.rows && !u->top.n && !u->top.now && !u->top.arena &&
+	       !u->top.steps && !u->top.nsteps;
 }
 
 static void check_top_str(const char *s, const struct rota_msg_top_rows *m,
@@ -1048,6 +1067,16 @@ static void check_top(const union any *u, size_t len)
 		check_top_str(r->account, m, len, ROTA_MSG_NAME_MAX);
 		check_top_str(r->name, m, len, ROTA_MSG_NAME_MAX);
 		check_top_str(r->where, m, len, ROTA_MSG_PATH_MAX);
+	}
+	FUZZ_CHECK(m->nsteps <= ROTA_MSG_LIST_MAX &&
+		   (m->nsteps == 0 || m->steps));
+	for (size_t i = 0; i < m->nsteps; i++) {
+		const struct rota_top_step *st = &m->steps[i];
+
+		FUZZ_CHECK(st->job_id >= 1 && st->step_id != ROTA_STEP_NONE &&
+			   st->start >= 0);
+		check_top_str(st->name, m, len, ROTA_MSG_NAME_MAX);
+		check_top_str(st->nodes, m, len, ROTA_MSG_PATH_MAX);
 	}
 }
 

@@ -40,7 +40,7 @@ int top_attr(const struct top *t, int pair)
 static void draw_status(struct top *t, int y, int cols)
 {
 	const char *hint = "q quit  ? help  / filter  s sort  u mine  "
-			   "h hold  r release  n nice  c cancel";
+			   "h hold  r release  n nice  c cancel  t steps";
 
 	move(y, 0);
 	clrtoeol();
@@ -74,6 +74,7 @@ static void draw_help(int rows, int cols)
 		"  P U Q W I   sort by that column; again: reverse",
 		"  /        filter: user=NAME queue=Q state=PD|R|... text",
 		"  u        only my jobs (again: everyone's)",
+		"  t        hide the running jobs' steps (again: show them)",
 		"  h r      hold, release the selected job",
 		"  n        nice the selected job (+N, -N or N)",
 		"  c        cancel the selected job (asks first)",

@@ -177,6 +177,7 @@ static void normal_key(struct top *t, int key)
 	case '?': t->mode = TOP_HELP; break;
 	case '/': t->mode = TOP_PROMPT_FILTER; t->input_len = 0; break;
 	case 'u': top_model_toggle_mine(&t->model); break;
+	case 't': top_model_toggle_steps(&t->model); break;
 	case 's':
 		top_model_set_sort(&t->model,
 				   (t->model.sort + 1) % TOP_SORT_COUNT);

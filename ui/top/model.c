@@ -5,6 +5,9 @@
  * every snapshot: at 100,000 jobs a filter pass and a sort of 32-bit
  * indexes cost a few milliseconds, and nothing is copied.  The selection
  * follows its job id across refreshes, as top's does its process.
+ * The list's lines are the view's jobs, each followed by its running
+ * steps; the steps, few, are sorted once per snapshot and found by a
+ * binary search for each running job of the view.
  */
 #include "config.h"
 
@@ -38,6 +41,7 @@ void top_model_fini(struct top_model *m)
 	rota_msg_top_rows_clear(&m->jobs);
 	rota_msg_node_list_clear(&m->nodes);
 	free(m->view);
+	free(m->lines);
 	*m = (struct top_model){ 0 };
 }
 
@@ -170,6 +174,57 @@ static void sort_view(struct top_model *m)
 	free(v);
 }
 
+size_t top_model_job_steps(const struct top_model *m, uint32_t id,
+			   size_t *first)
+{
+	const struct rota_top_step *st = m->jobs.steps;
+	size_t lo = 0, hi = m->jobs.nsteps, end;
+
+	while (lo < hi) { /* the first step of a job >= id */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st[mid].job_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	for (end = lo; end < m->jobs.nsteps && st[end].job_id == id; end++)
+		;
+	return end - lo;
+}
+
+static void add_line(struct top_model *m, size_t *cap, uint32_t view,
+		     uint32_t step)
+{
+	if (m->nlines == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		m->lines = rota_xreallocarray(m->lines, *cap,
+					      sizeof(*m->lines));
+	}
+	m->lines[m->nlines++] = (struct top_line){ view, step };
+}
+
+static void build_lines(struct top_model *m)
+{
+	size_t cap = m->nview + 1;
+
+	free(m->lines);
+	m->lines = rota_xcalloc(cap, sizeof(*m->lines));
+	m->nlines = 0;
+	for (size_t i = 0; i < m->nview; i++) {
+		const struct rota_top_row *r = &m->jobs.rows[m->view[i]];
+		size_t first = 0, n = 0;
+
+		add_line(m, &cap, (uint32_t)i, TOP_LINE_JOB);
+		if (m->jobs.nsteps && !m->hide_steps &&
+		    r->state == ROTA_JOB_RUNNING)
+			n = top_model_job_steps(m, r->id, &first);
+		for (size_t k = 0; k < n; k++)
+			add_line(m, &cap, (uint32_t)i, (uint32_t)(first + k));
+	}
+}
+
 static void rebuild(struct top_model *m)
 {
 	size_t n = 0;
@@ -182,6 +237,7 @@ static void rebuild(struct top_model *m)
 	}
 	m->nview = n;
 	sort_view(m);
+	build_lines(m);
 	/* the selection follows its job; gone, the cursor stays in place */
 	for (size_t i = 0; m->selected && i < n; i++) {
 		if (m->jobs.rows[m->view[i]].id == m->selected) {
@@ -192,6 +248,16 @@ static void rebuild(struct top_model *m)
 	if (m->cursor >= n)
 		m->cursor = n ? n - 1 : 0;
 	m->selected = n ? m->jobs.rows[m->view[m->cursor]].id : 0;
+}
+
+static int step_cmp(const void *x, const void *y)
+{
+	const struct rota_top_step *a = x;
+	const struct rota_top_step *b = y;
+
+	if (a->job_id != b->job_id)
+		return a->job_id < b->job_id ? -1 : 1;
+	return a->step_id < b->step_id ? -1 : a->step_id > b->step_id;
 }
 
 static void count_jobs(struct top_model *m)
@@ -220,6 +286,10 @@ void top_model_set_jobs(struct top_model *m, struct rota_msg_top_rows *rows)
 	rota_msg_top_rows_clear(&m->jobs);
 	m->jobs = *rows;
 	*rows = (struct rota_msg_top_rows){ 0 };
+	/* the controller sends them so; the lookups must not trust it */
+	if (m->jobs.nsteps)
+		qsort(m->jobs.steps, m->jobs.nsteps, sizeof(*m->jobs.steps),
+		      step_cmp);
 	count_jobs(m);
 	rebuild(m);
 }
@@ -314,6 +384,12 @@ void top_model_toggle_mine(struct top_model *m)
 	rebuild(m);
 }
 
+void top_model_toggle_steps(struct top_model *m)
+{
+	m->hide_steps = !m->hide_steps;
+	build_lines(m);
+}
+
 void top_model_move(struct top_model *m, long delta)
 {
 	long c = (long)m->cursor + delta;
@@ -333,6 +409,27 @@ const struct rota_top_row *top_model_row(const struct top_model *m,
 {
 	return view_index < m->nview ? &m->jobs.rows[m->view[view_index]]
 				     : NULL;
+}
+
+const struct top_line *top_model_line(const struct top_model *m, size_t i)
+{
+	return i < m->nlines ? &m->lines[i] : NULL;
+}
+
+size_t top_model_cursor_line(const struct top_model *m)
+{
+	size_t lo = 0, hi = m->nlines;
+
+	/* a job's own line comes first of those of its view index */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->lines[mid].view < m->cursor)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nlines ? lo : 0;
 }
 
 const struct rota_top_row *top_model_selected(const struct top_model *m)

@@ -44,6 +44,16 @@ struct top_summary {
 	int64_t sched_last_us;	/* -1: not known */
 };
 
+/*
+ * One line of the job list: a job of the view, or one of its running
+ * steps under it (as top shows a process's threads).
+ */
+#define TOP_LINE_JOB UINT32_MAX
+struct top_line {
+	uint32_t view;		/* the job: its index in the view */
+	uint32_t step;		/* in jobs.steps; TOP_LINE_JOB: the job */
+};
+
 struct top_model {
 	struct rota_msg_top_rows jobs;	 /* owned: the last snapshot */
 	struct rota_msg_node_list nodes; /* owned */
@@ -57,6 +67,9 @@ struct top_model {
 	char me[64];
 	uint32_t selected;	/* job id; 0 none */
 	size_t cursor;		/* its index in view */
+	bool hide_steps;	/* 't': the jobs' lines only */
+	struct top_line *lines;	/* the view's jobs, each with its steps */
+	size_t nlines;
 };
 
 /* An empty model for user 'me'; top_model_fini frees what it holds. */
@@ -81,6 +94,8 @@ const char *top_sort_name(enum top_sort key);
 int top_model_set_filter(struct top_model *m, const char *expr,
 			 struct rota_error *err);
 void top_model_toggle_mine(struct top_model *m);
+/* Steps under their jobs, or not (they are shown at first). */
+void top_model_toggle_steps(struct top_model *m);
 
 /* Move the selection by 'delta' rows (clamped); keeps it by job id. */
 void top_model_move(struct top_model *m, long delta);
@@ -88,6 +103,21 @@ void top_model_move(struct top_model *m, long delta);
 const struct rota_top_row *top_model_selected(const struct top_model *m);
 const struct rota_top_row *top_model_row(const struct top_model *m,
 					 size_t view_index);
+
+/*
+ * The job list's line 'i' (a job, or a step under it), or NULL past the
+ * end; borrowed until the model next changes.  Steps follow their job:
+ * a job the filter hides hides its steps.
+ */
+const struct top_line *top_model_line(const struct top_model *m, size_t i);
+/* The selected job's line (0: no selection). */
+size_t top_model_cursor_line(const struct top_model *m);
+/*
+ * How many running steps job 'id' has in the snapshot, '*first' the
+ * index of the first in jobs.steps (they are in job, then step order).
+ */
+size_t top_model_job_steps(const struct top_model *m, uint32_t id,
+			   size_t *first);
 
 /* Seconds a job waited (pending) or ran (running or ended). */
 int64_t top_job_elapsed(const struct rota_top_row *r, int64_t now);

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * The job list and the detail pane.  The list draws only the rows on
- * screen (a window over the model's view, scrolled to keep the selection
- * visible), so its cost does not grow with the queue.  The detail pane
- * shows the selected job and, for a pending one, its priority terms as
- * `rota prio -l` gives them and why it waits.
+ * The job list and the detail pane.  The list draws only the lines on
+ * screen (a window over the model's lines, scrolled to keep the selection
+ * visible), so its cost does not grow with the queue.  Under a running
+ * job, an indented line per running step: its id and command under
+ * USER..QUEUE, its tasks under PRIORITY and CORES, then its time and
+ * nodes.  The detail pane shows the selected job and, for a pending
+ * one, its priority terms as `rota prio -l` gives them and why it waits.
  */
 #include "config.h"
 
 #include <curses.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,10 +53,34 @@ static void draw_row(struct top *t, int y, int cols,
 	attroff(attr);
 }
 
+/* "         `- 12.0 sleep   ...   R   4 tasks   00:00:35 n[01-04]" */
+static void draw_step(struct top *t, int y, int cols, size_t line)
+{
+	const struct top_model *m = &t->model;
+	const struct rota_top_step *st = &m->jobs.steps[m->lines[line].step];
+	const struct top_line *next = top_model_line(m, line + 1);
+	bool last = !next || next->view != m->lines[line].view;
+	char line_text[512], id[64], tasks[32], when[32];
+	int64_t run = m->jobs.now - st->start;
+
+	snprintf(id, sizeof(id), "%s %u.%u %s", last ? "`-" : "|-",
+		 st->job_id, st->step_id, st->name);
+	snprintf(tasks, sizeof(tasks), "%u task%s", st->ntasks,
+		 st->ntasks == 1 ? "" : "s");
+	rota_duration_format(run > 0 ? run : 0, when, sizeof(when));
+	snprintf(line_text, sizeof(line_text), "%8s %-26.26s %-2s %16s %11s %s",
+		 "", id, rota_job_state_short(ROTA_JOB_RUNNING), tasks, when,
+		 st->nodes);
+	attron(top_attr(t, TOP_PAIR_RUN));
+	mvaddnstr(y, 0, line_text, cols);
+	attroff(top_attr(t, TOP_PAIR_RUN));
+}
+
 static void jobs_draw(struct top *t, int y, int height, int cols)
 {
 	struct top_model *m = &t->model;
 	size_t rows = height > 1 ? (size_t)height - 1 : 0;
+	size_t cur = top_model_cursor_line(m);
 
 	attron(A_BOLD | A_UNDERLINE);
 	mvprintw(y, 0, "%8s %-8s %-8s %-8s %-2s %10s %5s %11s %s", "JOBID",
@@ -61,21 +88,24 @@ static void jobs_draw(struct top *t, int y, int height, int cols)
 		 "TIME/WAIT", "NODES/REASON");
 	attroff(A_BOLD | A_UNDERLINE);
 	t->list_rows = rows;
-	/* keep the selection on screen */
-	if (m->cursor < t->list_first)
-		t->list_first = m->cursor;
-	if (rows && m->cursor >= t->list_first + rows)
-		t->list_first = m->cursor - rows + 1;
-	if (t->list_first > m->nview)
+	/* keep the selection on screen (list_first counts lines) */
+	if (cur < t->list_first)
+		t->list_first = cur;
+	if (rows && cur >= t->list_first + rows)
+		t->list_first = cur - rows + 1;
+	if (t->list_first > m->nlines)
 		t->list_first = 0;
 	for (size_t i = 0; i < rows; i++) {
-		const struct rota_top_row *r = top_model_row(m,
-							     t->list_first + i);
+		size_t k = t->list_first + i;
+		const struct top_line *l = top_model_line(m, k);
 
-		if (!r)
+		if (!l)
 			break;
-		draw_row(t, y + 1 + (int)i, cols, r,
-			 t->list_first + i == m->cursor);
+		if (l->step != TOP_LINE_JOB)
+			draw_step(t, y + 1 + (int)i, cols, k);
+		else
+			draw_row(t, y + 1 + (int)i, cols,
+				 top_model_row(m, l->view), k == cur);
 	}
 	if (!m->nview)
 		mvaddnstr(y + 1, 0, m->jobs.n ? "(no job matches the filter)"
@@ -171,9 +201,16 @@ static void detail_draw(struct top *t, int y, int height, int cols)
 			printw("  (no start estimate yet)");
 		draw_terms(t, y + 3, cols, r->id);
 	} else {
+		size_t first, nsteps = top_model_job_steps(&t->model, r->id,
+							   &first);
+
 		mvprintw(y + 2, 0, "%s %s on %.*s", r->state ==
 			 ROTA_JOB_RUNNING ? "running" : "ran", when,
 			 cols > 40 ? cols - 30 : 10, r->where);
+		if (nsteps)
+			printw("  %zu step%s running%s", nsteps,
+			       nsteps == 1 ? "" : "s",
+			       t->model.hide_steps ? " (t shows them)" : "");
 	}
 }
 

@@ -15,18 +15,29 @@
 
 static struct top_model m;
 
-/* Snapshot rows through the real codec, as the controller sends them. */
-static void load(const struct rota_top_row *rows, size_t n)
+/* Snapshot rows and steps through the real codec, as the controller sends. */
+static void load_steps(const struct rota_top_row *rows, size_t n,
+		       const struct rota_top_step *steps, size_t nsteps)
 {
 	struct rota_msg_top_rows in;
 	struct rota_error err;
 	size_t len;
-	char *text = rota_msg_top_rows_encode(rows, n, NOW, &len);
+	struct rota_msg_top_rows out = {
+		.rows = (struct rota_top_row *)rows, .n = n, .now = NOW,
+		.steps = (struct rota_top_step *)steps, .nsteps = nsteps,
+	};
+	char *text = rota_msg_top_rows_encode(&out, &len);
 
 	ck_assert_int_eq(rota_msg_top_rows_decode(text, len, &in, &err), 0);
 	free(text);
 	top_model_set_jobs(&m, &in);
 	ck_assert_ptr_null(in.rows);
+	ck_assert_ptr_null(in.steps);
+}
+
+static void load(const struct rota_top_row *rows, size_t n)
+{
+	load_steps(rows, n, NULL, 0);
 }
 
 #define ROW(i, st, u, q, p, sub, start, h, w)                                  \
@@ -215,6 +226,100 @@ START_TEST(test_nodes)
 }
 END_TEST
 
+/* The list's lines, as text: "1 1.0 1.1 2" (a step: JOB.STEP). */
+static const char *lines(void)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; top_model_line(&m, i); i++) {
+		const struct top_line *l = top_model_line(&m, i);
+
+		if (l->step == TOP_LINE_JOB)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u",
+					      i ? " " : "",
+					      top_model_row(&m, l->view)->id);
+		else
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+					      " %u.%u",
+					      m.jobs.steps[l->step].job_id,
+					      m.jobs.steps[l->step].step_id);
+	}
+	return buf;
+}
+
+/* Out of order on purpose; 3 is pending and 99 unknown: not shown. */
+static const struct rota_top_step steps[] = {
+	{ .job_id = 1, .step_id = 1, .ntasks = 2, .nnodes = 1,
+	  .start = NOW - 5, .name = "a.out", .nodes = "n01" },
+	{ .job_id = 99, .step_id = 0, .ntasks = 1, .nnodes = 1,
+	  .start = NOW - 5, .name = "x", .nodes = "n09" },
+	{ .job_id = 1, .step_id = 0, .ntasks = 4, .nnodes = 1,
+	  .start = NOW - 50, .name = "sleep", .nodes = "n01" },
+	{ .job_id = 3, .step_id = 0, .ntasks = 1, .nnodes = 1,
+	  .start = NOW - 5, .name = "y", .nodes = "n02" },
+};
+
+START_TEST(test_steps_under_their_job)
+{
+	size_t first = 7;
+
+	ck_assert_str_eq(lines(), "3 4 2 1"); /* no steps in the snapshot */
+	ck_assert_uint_eq(top_model_job_steps(&m, 1, &first), 0);
+	load_steps(rows, 5, steps, 4);
+	ck_assert_str_eq(lines(), "3 4 2 1 1.0 1.1");
+	ck_assert_uint_eq(top_model_job_steps(&m, 1, &first), 2);
+	ck_assert_str_eq(m.jobs.steps[first].name, "sleep");
+	ck_assert_str_eq(m.jobs.steps[first + 1].name, "a.out");
+	ck_assert_uint_eq(top_model_job_steps(&m, 2, &first), 0);
+	top_model_set_sort(&m, TOP_SORT_ID);
+	ck_assert_str_eq(lines(), "1 1.0 1.1 2 3 4");
+}
+END_TEST
+
+/* Steps follow their job through the filter; 't' hides and shows them. */
+START_TEST(test_steps_follow)
+{
+	struct rota_error err;
+
+	load_steps(rows, 5, steps, 4);
+	top_model_set_filter(&m, "user=bob", &err);
+	ck_assert_str_eq(lines(), "2");
+	top_model_set_filter(&m, "state=R", &err);
+	ck_assert_str_eq(lines(), "1 1.0 1.1");
+	top_model_set_filter(&m, "", &err);
+	top_model_toggle_steps(&m);
+	ck_assert_str_eq(lines(), "3 4 2 1");
+	load_steps(rows, 5, steps, 4); /* hidden over refreshes too */
+	ck_assert_str_eq(lines(), "3 4 2 1");
+	top_model_toggle_steps(&m);
+	ck_assert_str_eq(lines(), "3 4 2 1 1.0 1.1");
+}
+END_TEST
+
+/* The selection is a job; the screen scrolls by lines. */
+START_TEST(test_steps_cursor_line)
+{
+	load_steps(rows, 5, steps, 4);
+	top_model_set_sort(&m, TOP_SORT_ID); /* 1 1.0 1.1 2 3 4 */
+	ck_assert_uint_eq(top_model_selected(&m)->id, 3); /* it follows */
+	ck_assert_uint_eq(top_model_cursor_line(&m), 4);
+	top_model_move(&m, -100);
+	ck_assert_uint_eq(top_model_cursor_line(&m), 0);
+	top_model_move(&m, 1);
+	ck_assert_uint_eq(top_model_selected(&m)->id, 2);
+	ck_assert_uint_eq(top_model_cursor_line(&m), 3);
+	top_model_move(&m, 2);
+	ck_assert_uint_eq(top_model_cursor_line(&m), 5);
+	top_model_toggle_steps(&m);
+	ck_assert_uint_eq(top_model_cursor_line(&m), 3);
+	load(rows, 0);
+	ck_assert_ptr_null(top_model_line(&m, 0));
+	ck_assert_uint_eq(top_model_cursor_line(&m), 0);
+}
+END_TEST
+
 static const struct {
 	size_t nodes, cell, cols, max, want;
 } shapes[] = {
@@ -249,6 +354,9 @@ int main(void)
 	tcase_add_test(tc, test_counts);
 	tcase_add_test(tc, test_selection_follows);
 	tcase_add_test(tc, test_nodes);
+	tcase_add_test(tc, test_steps_under_their_job);
+	tcase_add_test(tc, test_steps_follow);
+	tcase_add_test(tc, test_steps_cursor_line);
 	tcase_add_loop_test(tc, test_node_lines, 0,
 			    sizeof(shapes) / sizeof(*shapes));
 	suite_add_tcase(s, tc);
