@@ -7,7 +7,7 @@
 # too (as root):
 #   bench/steps_slurm.sh [RESULTS-FILE]
 # prints its figures; with RESULTS-FILE, also appends them there, a line
-# per case: KEY MEDIAN_MS GOOD RUNS MS...  (bench/steps_time.sh).
+# per case: KEY MEDIAN_MS GOOD RUNS MS...  (bench/steps_lib.sh).
 #   SLURM_MUNGE_SOCKET  a munged to use (else a private one is started)
 #   HELLO_OMPI, HELLO_MPICH  the MPI hellos (else built from
 #                       bench/steps_hello.c)
@@ -16,8 +16,8 @@
 # purpose, the test suite never installs anything).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=bench/steps_time.sh
-. "$here/steps_time.sh"
+# shellcheck source=bench/steps_lib.sh
+. "$here/steps_lib.sh"
 
 # Inside the allocation: salloc runs this script again with --inner.
 if [ "${1:-}" = --inner ]; then
@@ -38,16 +38,7 @@ if [ "${1:-}" = --inner ]; then
 fi
 
 [ "$(id -u)" -eq 0 ] || { echo "steps_slurm: run as root" >&2; exit 1; }
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
-	! command -v srun >/dev/null; then
-	echo "steps_slurm: installing slurm-wlm" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends slurm-wlm >/dev/null || exit 1
-fi
-for p in mpicc.openmpi mpicc.mpich munged; do
-	command -v "$p" >/dev/null ||
-		{ echo "steps_slurm: $p missing (scripts/deps.sh)" >&2; exit 1; }
-done
+steps_need slurm-wlm munge "${STEPS_MPI_PKGS[@]}" || exit 1
 
 S=$(mktemp -d /tmp/slurm-bench.XXXXXX)
 chmod 0755 "$S"

@@ -1,15 +1,37 @@
 # shellcheck shell=bash
-# The timing loop of bench/steps, the same on both sides: sourced by the
-# Rota job's script and by the script Slurm's salloc runs.  A case is one
-# command launched RUNS times (one warm-up run first, not counted), each
-# timed from launch to exit with $EPOCHREALTIME: forking date(1) around
-# it would be measured too.
+# What both halves of bench/steps share: the packages they need, and the
+# timing loop, the same on both sides (sourced by the Rota job's script
+# and by the script Slurm's salloc runs).  A case is one command launched
+# RUNS times (one warm-up run first, not counted), each timed from launch
+# to exit with $EPOCHREALTIME: forking date(1) around it would be
+# measured too.
 #
 # Needs STEPS_RESULTS (a file, appended to) and RUNS (default 20);
 # STEP_LIMIT (seconds, default 120) ends a run that hangs.
 
 : "${RUNS:=20}" "${STEP_LIMIT:=120}"
 export LC_ALL=C # $EPOCHREALTIME's decimal point
+
+# steps_need PKG...: install the Debian packages missing (as root); the
+# bench's own, never the test suite's (scripts/deps.sh has those)
+steps_need() {
+	local p missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "ok installed" || missing="$missing $p"
+	done
+	[ -n "$missing" ] || return 0
+	echo "installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq || return 1
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# MPI for the hellos: Open MPI (PMIx, its libpmix also serves Slurm's
+# mpi/pmix, which opens libpmix.so) and MPICH (PMI-2)
+# shellcheck disable=SC2034 # for the scripts that source this
+STEPS_MPI_PKGS=(openmpi-bin libopenmpi-dev libpmix-dev mpich libmpich-dev)
 
 # steps_median: the median of the numbers on stdin, "-" if none (of an
 # even count, the upper middle one)
