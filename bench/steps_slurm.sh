@@ -50,11 +50,8 @@ conf="$S/slurm.conf"
 # the sweep at the end kills all of Slurm's and nothing of ours, whatever
 # was left behind: a step's slurmstepd is not a child of its slurmd.
 slurm_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		grep -qzx "SLURM_CONF=$conf" "$p/environ" 2>/dev/null &&
-			echo "${p#/proc/}"
-	done
+	grep -lzxs "SLURM_CONF=$conf" /proc/[0-9]*/environ |
+		sed 's|^/proc/\([0-9]*\)/environ$|\1|'
 }
 slurm_stop() {
 	local pids i
@@ -182,8 +179,9 @@ if [ -z "${HELLO_MPICH:-}" ]; then
 fi
 export HELLO_OMPI HELLO_MPICH RUNS STEP_LIMIT
 : >"$S/results"
-sl salloc -Q -N 4 -n 256 -t 60 "$here/steps_slurm.sh" --inner "$S/results" ||
-	{ echo "steps_slurm: salloc failed" >&2; exit 1; }
+# in the background: a signal's trap runs at once, not once salloc is done
+sl salloc -Q -N 4 -n 256 -t 60 "$here/steps_slurm.sh" --inner "$S/results" &
+wait $! || { echo "steps_slurm: salloc failed" >&2; exit 1; }
 [ "$out" = "$S/results" ] || cat "$S/results" >>"$out"
 for f in "$S"/results.*.bad; do
 	[ -f "$f" ] || continue
