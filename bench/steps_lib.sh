@@ -39,6 +39,14 @@ steps_median() {
 	sort -g | awk '{ a[NR] = $1 } END { print NR ? a[int(NR / 2) + 1] : "-" }'
 }
 
+# steps_floor N: N processes of true forked at once and waited for: what
+# starting them costs on this host before any launcher does anything
+steps_floor() {
+	local i
+	for ((i = 0; i < $1; i++)); do /bin/true & done
+	wait
+}
+
 # steps_run OUT CMD...: CMD once, its output in OUT, stdin /dev/null;
 # its status.  A run past STEP_LIMIT is killed: the watchdog is forked
 # once the command runs, so neither side pays for it before its launch.

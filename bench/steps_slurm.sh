@@ -72,7 +72,13 @@ slurm_stop() {
 on_exit() {
 	local rc=$?
 	slurm_stop
-	[ -z "${munged_pid:-}" ] || kill "$munged_pid" 2>/dev/null
+	if [ -n "${munged_pid:-}" ] && kill "$munged_pid" 2>/dev/null; then
+		# it writes its seed file on the way out: not into a half-removed $S
+		for _ in $(seq 100); do
+			kill -0 "$munged_pid" 2>/dev/null || break
+			sleep 0.05
+		done
+	fi
 	if [ "$rc" -ne 0 ] && [ -z "${KEEP:-}" ]; then
 		echo "steps_slurm: failed, logs:" >&2
 		tail -n 5 "$S"/log/*.log >&2 2>/dev/null
