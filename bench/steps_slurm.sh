@@ -32,6 +32,7 @@ if [ "${1:-}" = --inner ]; then
 	steps_time true256 0 srun -N 4 -n 256 true
 	steps_time nodes1 0 srun -N 1 -n 16 true
 	steps_time nodes2 0 srun -N 2 -n 32 true
+	steps_time pmix64 0 srun --mpi=pmix -N 4 -n 64 true
 	steps_time hello_pmix 64 srun --mpi=pmix -N 4 -n 64 "$HELLO_OMPI"
 	steps_time hello_pmi2 64 srun --mpi=pmi2 -N 4 -n 64 "$HELLO_MPICH"
 	exit 0

@@ -139,10 +139,15 @@ proctree_job_pids() {
 	local job=$1 live sups scope re f
 	live=$(_proctree_sups "$job")
 	if [ -n "$live" ]; then
-		echo "$live" | awk '{ print $2, $1 }' >>"$CL/proctree.sups"
+		# "JOB SUP" lines, each once (this is polled)
+		{
+			cat "$CL/proctree.sups" 2>/dev/null
+			echo "$live" | awk '{ print $2, $1 }'
+		} | sort -u >"$CL/proctree.sups.new" &&
+			mv "$CL/proctree.sups.new" "$CL/proctree.sups"
 	fi
 	sups=$(awk -v j="$job" '$1 == j { print $2 }' \
-		"$CL/proctree.sups" 2>/dev/null | sort -u)
+		"$CL/proctree.sups" 2>/dev/null)
 	# shellcheck disable=SC2046,SC2086 # pids and paths without blanks
 	{
 		proctree_descendants $(echo "$live" | awk '{ print $1 }')
