@@ -20,6 +20,14 @@
 #     a test, else $CL): what escaped both tree and cgroup.  Job ids repeat
 #     across the test clusters sharing a host; the scope tells them apart.
 # Zombies do not count: nothing of them runs but their exit status.
+# Step supervisors (noded/step.c, one a step a node) are expected to name
+# themselves the same way, "rota<word>:<job>.<step>"; if they do not, the
+# pattern in _proctree_sups is the one place to change.
+#
+# In a test (after tap.sh and this):
+#   proctree_job "$j"              # while it runs: what it is, remembered
+#   rota cancel "$j"; wait_job_done "$j"
+#   proctree_assert_job_gone "$j"  # ok, or not ok naming what is left
 
 # proctree_descendants PID...: those of PID... alive, and all their
 # descendants, a pid a line
