@@ -39,7 +39,7 @@ if [ "${1:-}" = --inner ]; then
 fi
 
 [ "$(id -u)" -eq 0 ] || { echo "steps_slurm: run as root" >&2; exit 1; }
-steps_need slurm-wlm munge "${STEPS_MPI_PKGS[@]}" || exit 1
+steps_need slurm-wlm munge iproute2 "${STEPS_MPI_PKGS[@]}" || exit 1
 
 S=$(mktemp -d /tmp/slurm-bench.XXXXXX)
 chmod 0755 "$S"
@@ -102,10 +102,11 @@ if [ -z "$sock" ]; then
 	sock="$S/munge/munge.sock"
 fi
 
-# five free TCP ports: the controller's and one per slurmd
+# five free TCP ports, the controller's and one per slurmd, below the
+# kernel's range for outgoing connections (32768 up)
 ports=()
 while [ ${#ports[@]} -lt 5 ]; do
-	p=$((20000 + RANDOM % 30000))
+	p=$((10000 + RANDOM % 20000))
 	ss -Htan "sport = :$p" | grep -q . && continue
 	[[ " ${ports[*]} " == *" $p "* ]] || ports+=("$p")
 done
