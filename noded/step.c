@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -730,6 +731,9 @@ void step_main(const struct step_args *a)
 
 	setsid();
 	close_inherited(a->fd);
+	snprintf(ident, sizeof(ident), "rotastep:%u.%u", a->cred->job_id,
+		 a->cred->step_id);
+	prctl(PR_SET_NAME, ident, 0, 0, 0); /* for ps; cut at 15 characters */
 	snprintf(ident, sizeof(ident), "rota-step(%s %u.%u)", a->node,
 		 a->cred->job_id, a->cred->step_id);
 	rota_log_init(ident, ROTA_LOG_INFO, a->log_file);
