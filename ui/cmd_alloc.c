@@ -46,20 +46,7 @@ static const char help[] =
 	"  rota alloc -n 16 -t 1h        then: rota run -n 16 ./hello\n";
 
 static const struct option longopts[] = {
-	{ "ntasks", required_argument, NULL, 'n' },
-	{ "nodes", required_argument, NULL, 'N' },
-	{ "cpus-per-task", required_argument, NULL, 'c' },
-	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
-	{ "time", required_argument, NULL, 't' },
-	{ "queue", required_argument, NULL, 'p' },
-	{ "partition", required_argument, NULL, 'p' },
-	{ "account", required_argument, NULL, 'A' },
-	{ "constraint", required_argument, NULL, 'C' },
-	{ "mem", required_argument, NULL, OPT_MEM },
-	{ "job-name", required_argument, NULL, 'J' },
-	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
+	ALLOC_LONGOPTS
 	{ 0 },
 };
 

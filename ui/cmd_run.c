@@ -74,10 +74,7 @@ static const char help[] =
 	"  rota run --pty bash              a shell on the first node\n";
 
 static const struct option longopts[] = {
-	{ "ntasks", required_argument, NULL, 'n' },
-	{ "nodes", required_argument, NULL, 'N' },
-	{ "cpus-per-task", required_argument, NULL, 'c' },
-	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
+	ALLOC_LONGOPTS
 	{ "nodelist", required_argument, NULL, 'w' },
 	{ "label", no_argument, NULL, 'l' },
 	{ "mpi", required_argument, NULL, OPT_MPI },
@@ -85,16 +82,6 @@ static const struct option longopts[] = {
 	{ "pty", no_argument, NULL, OPT_PTY },
 	{ "overlap", no_argument, NULL, OPT_OVERLAP },
 	{ "quiet", no_argument, NULL, 'Q' },
-	{ "time", required_argument, NULL, 't' },
-	{ "queue", required_argument, NULL, 'p' },
-	{ "partition", required_argument, NULL, 'p' },
-	{ "account", required_argument, NULL, 'A' },
-	{ "constraint", required_argument, NULL, 'C' },
-	{ "mem", required_argument, NULL, OPT_MEM },
-	{ "job-name", required_argument, NULL, 'J' },
-	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
 

@@ -44,6 +44,23 @@ enum {
 	OPT_EXCLUSIVE,
 };
 
+/* The allocation's long options, shared (getopt's table entries). */
+#define ALLOC_LONGOPTS                                                      \
+	{ "ntasks", required_argument, NULL, 'n' },                        \
+	{ "nodes", required_argument, NULL, 'N' },                         \
+	{ "cpus-per-task", required_argument, NULL, 'c' },                 \
+	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },      \
+	{ "time", required_argument, NULL, 't' },                          \
+	{ "queue", required_argument, NULL, 'p' },                         \
+	{ "partition", required_argument, NULL, 'p' },                     \
+	{ "account", required_argument, NULL, 'A' },                       \
+	{ "constraint", required_argument, NULL, 'C' },                    \
+	{ "mem", required_argument, NULL, OPT_MEM },                       \
+	{ "job-name", required_argument, NULL, 'J' },                      \
+	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },                 \
+	{ "verbose", no_argument, NULL, 'v' },                             \
+	{ "help", no_argument, NULL, 'h' },
+
 /*
  * Shared option parsing of rota run and rota alloc: one getopt value into
  * 'a' (and 'o' for rota run's own: NULL for alloc); -EINVAL printed, 1 if

@@ -253,6 +253,21 @@ static void on_ok(struct run *r, struct rnode *n)
 	}
 }
 
+/* A node's refusal: its line, naming the node. */
+static void print_error(const struct rnode *n, const struct rota_frame *f)
+{
+	struct rota_msg_error e;
+	struct rota_error err;
+
+	if (rota_msg_error_decode(f->body, f->body_len, &e, &err) < 0) {
+		fprintf(stderr, "rota run: %s: a bad ERROR: %s\n",
+			n->info->name, err.text);
+		return;
+	}
+	fprintf(stderr, "rota run: %s: %s\n", n->info->name, e.text);
+	rota_msg_error_clear(&e);
+}
+
 static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 		     void *arg)
 {
@@ -262,13 +277,7 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 
 	/* a refusal before any session is the node daemon's, unsealed */
 	if (!n->ok && f->type == ROTA_MSG_ERROR && f->cred_len == 0) {
-		struct rota_msg_error e;
-
-		if (rota_msg_error_decode(f->body, f->body_len, &e, &err) == 0) {
-			fprintf(stderr, "rota run: %s: %s\n", n->info->name,
-				e.text);
-			rota_msg_error_clear(&e);
-		}
+		print_error(n, f);
 		goto lost;
 	}
 	if (f->cred_len < 5 || memcmp(f->cred, "HMAC:", 5) != 0 ||
@@ -283,16 +292,9 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 	case ROTA_MSG_OK:
 		on_ok(r, n);
 		return;
-	case ROTA_MSG_ERROR: {
-		struct rota_msg_error e;
-
-		if (rota_msg_error_decode(f->body, f->body_len, &e, &err) == 0) {
-			fprintf(stderr, "rota run: %s: %s\n", n->info->name,
-				e.text);
-			rota_msg_error_clear(&e);
-		}
+	case ROTA_MSG_ERROR:
+		print_error(n, f);
 		goto lost;
-	}
 	case ROTA_MSG_STEP_IO:
 		on_io(r, f);
 		return;
