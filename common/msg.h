@@ -713,6 +713,7 @@ struct rota_step_cred {
 	bool overlap;		/* every task may use all of 'cores' */
 	uint64_t mem_mb;	/* the job's memory on the node; 0: none */
 	int64_t end_time;	/* when the job's time runs out; 0: never */
+	int64_t expires;	/* launch by then (Unix time); 0: munge's TTL */
 };
 char *rota_step_cred_encode(const struct rota_step_cred *c, size_t *len);
 /* Checks the layout too: counts match nodes, node_id in range, cores

@@ -205,7 +205,7 @@ char *rota_step_cred_encode(const struct rota_step_cred *c, size_t *len)
 {
 	return msg_dump(
 		json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:o, "
-			  "s:I, s:b, s:I, s:I}",
+			  "s:I, s:b, s:I, s:I, s:I}",
 			  "job_id", (json_int_t)c->job_id, "run",
 			  (json_int_t)c->run, "step_id", (json_int_t)c->step_id,
 			  "uid", (json_int_t)c->uid, "gid", (json_int_t)c->gid,
@@ -215,7 +215,8 @@ char *rota_step_cred_encode(const struct rota_step_cred *c, size_t *len)
 			  msg_u32v_pack(c->cores, c->ncores), "cpus_per_task",
 			  (json_int_t)c->cpus_per_task, "overlap", c->overlap,
 			  "mem_mb", (json_int_t)c->mem_mb, "end_time",
-			  (json_int_t)c->end_time),
+			  (json_int_t)c->end_time, "expires",
+			  (json_int_t)c->expires),
 		len);
 }
 
@@ -255,7 +256,7 @@ int rota_step_cred_decode(const char *buf, size_t len,
 			  struct rota_step_cred *c, struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err), *nodes, *counts, *cores;
-	json_int_t id, run, step, uid, gid, nid, cpt, mem, end;
+	json_int_t id, run, step, uid, gid, nid, cpt, mem, end, expires = 0;
 	const char *node;
 	int overlap, rc;
 	size_t ncounts = 0;
@@ -265,12 +266,12 @@ int rota_step_cred_decode(const char *buf, size_t len,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:o, "
-			"s:I, s:b, s:I, s:I !}",
+			"s:I, s:b, s:I, s:I, s?I !}",
 			"job_id", &id, "run", &run, "step_id", &step, "uid",
 			&uid, "gid", &gid, "node", &node, "node_id", &nid,
 			"nodes", &nodes, "counts", &counts, "cores", &cores,
 			"cpus_per_task", &cpt, "overlap", &overlap, "mem_mb",
-			&mem, "end_time", &end);
+			&mem, "end_time", &end, "expires", &expires);
 	if (rc == 0) {
 		const struct msg_range_field r[] = {
 			{ "job_id", id, 1, UINT32_MAX },
@@ -282,6 +283,7 @@ int rota_step_cred_decode(const char *buf, size_t len,
 			{ "cpus_per_task", cpt, 1, 1 << 16 },
 			{ "mem_mb", mem, 0, (json_int_t)1 << 40 },
 			{ "end_time", end, 0, (json_int_t)1 << 40 },
+			{ "expires", expires, 0, (json_int_t)1 << 40 },
 		};
 
 		rc = msg_ranges(r, sizeof(r) / sizeof(r[0]), err);
@@ -310,6 +312,7 @@ int rota_step_cred_decode(const char *buf, size_t len,
 		c->overlap = overlap;
 		c->mem_mb = (uint64_t)mem;
 		c->end_time = end;
+		c->expires = expires;
 		rc = cred_layout(c, err);
 	}
 	if (rc < 0)
@@ -480,6 +483,8 @@ int rota_msg_ints_decode(const char *buf, size_t len,
 	json_t *root = msg_parse(buf, len, err);
 	int rc = 0;
 
+	for (size_t i = 0; i < n; i++)
+		v[i] = 0; /* on every path, as rota_step_io_decode's */
 	if (!root)
 		return -EPROTO;
 	if (json_object_size(root) != n)
@@ -526,6 +531,12 @@ int rota_step_io_decode(const char *buf, size_t len, uint32_t *rank,
 	const char *p = buf;
 	bool digits = false;
 
+	/* set on every path: callers read none of them after a failure, but
+	   the compiler cannot tell */
+	*rank = 0;
+	*fd = 0;
+	*data = NULL;
+	*n = 0;
 	if (!nl)
 		return rota_errorf(err, -EPROTO, "STEP_IO: no header line");
 	/* capped as they are read: twenty digits must not wrap to a rank */

@@ -439,6 +439,8 @@ static int seal_creds(struct ctld *ctld, const struct core_job *job,
 			.end_time = job->time_limit
 					    ? job->start_time + job->time_limit
 					    : 0,
+			/* for a launch now, not after the job has ended */
+			.expires = ctld_now(ctld) + STEP_CRED_TTL,
 		};
 		size_t len;
 		char *body;

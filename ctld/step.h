@@ -21,6 +21,9 @@
  */
 struct ctld;
 
+/* Seconds a step's credentials may wait for their launch. */
+#define STEP_CRED_TTL 60
+
 /* One step, for listings. */
 struct ctld_step {
 	uint32_t job_id;

@@ -55,6 +55,19 @@
 /* The child's stack: snprintf and the system calls before exec. */
 #define CHILD_STACK (256u << 10)
 
+/*
+ * Under AddressSanitizer a fresh mapping may reuse addresses whose shadow
+ * still holds an earlier stack's poison (munmap does not clear it), and
+ * the child, on a stack ASan does not know, cannot have it cleared: clear
+ * it ourselves, or the child reports overflows that are not there.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define STACK_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define STACK_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 static char *script_path(const char *spool_dir, uint32_t job_id)
 {
 	return rota_xasprintf("%s/job%u.script", spool_dir, job_id);
@@ -442,6 +455,7 @@ static pid_t child_spawn(struct child_arg *c)
 
 	if (stack == MAP_FAILED)
 		return -errno;
+	STACK_UNPOISON(stack, size);
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	child = clone(child_run, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD,
@@ -449,6 +463,7 @@ static pid_t child_spawn(struct child_arg *c)
 	if (child < 0)
 		child = -errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	STACK_UNPOISON(stack, size);
 	munmap(stack, size);
 	return child;
 }

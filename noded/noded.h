@@ -9,6 +9,9 @@
 #include "common/auth.h"
 #include "common/msg.h"
 
+/* Ended runs a node daemon remembers, to refuse their late launches. */
+#define STEPS_OVER_MAX 1024
+
 /* Heartbeats in flight at most; past that the link is stuck: reopen it. */
 #define LINK_UNANSWERED 16
 
@@ -74,6 +77,11 @@ struct noded {
 	struct rota_watch *step_watch;
 	struct nstep *steps;	/* the step supervisors started */
 	uint64_t steps_refused;	/* launches refused (logged, counted) */
+	struct steps_over {
+		uint32_t job_id;
+		uint32_t run;
+	} steps_over[STEPS_OVER_MAX]; /* runs ended here (steps.c) */
+	size_t steps_over_next;
 	int64_t refused_at;	/* when it was last logged (loop ms) */
 };
 
@@ -104,6 +112,8 @@ struct nstep;
 int steps_listen(struct noded *nd);
 /* The job's run is over (STEPS_KILL): end its steps here. */
 void steps_kill(struct noded *nd, uint32_t job_id, uint32_t run);
+/* Did the controller say this run of the job was over? */
+bool steps_job_over(const struct noded *nd, uint32_t job_id, uint32_t run);
 /* A child was reaped: true if it was a step supervisor. */
 bool steps_reaped(struct noded *nd, pid_t pid);
 void steps_fini(struct noded *nd);

@@ -63,6 +63,7 @@ struct wireup_server {
 	struct rota_evloop *loop;
 	const struct wireup_step *st;
 	struct wireup_ops ops;
+	char *user_dir;		/* "<tmpdir>/user", the tasks' (wireup.h) */
 	struct pmix_place *places; /* by global rank */
 	char nspace[PMIX_MAX_NSLEN + 1];
 	char ***envs;	/* setup_fork's variables, by local index */
@@ -401,8 +402,8 @@ static int register_nspace(struct wireup_server *s, char *err, size_t errlen)
 	add_u32(list, PMIX_APPNUM, 0);
 	add_rank(list, PMIX_APPLDR, 0);
 	add_u32(list, PMIX_NUM_NODES, st->nnodes);
-	add(list, PMIX_TMPDIR, st->tmpdir, PMIX_STRING);
-	add(list, PMIX_NSDIR, st->tmpdir, PMIX_STRING);
+	add(list, PMIX_TMPDIR, s->user_dir, PMIX_STRING);
+	add(list, PMIX_NSDIR, s->user_dir, PMIX_STRING);
 	/* whose job it is (libpmix's own checks; the store is server_init's) */
 	add_u32(list, PMIX_USERID, (uint32_t)st->uid);
 	add_u32(list, PMIX_GRPID, (uint32_t)st->gid);
@@ -448,18 +449,10 @@ static int server_init(struct wireup_server *s, char *err, size_t errlen)
 	pmix_status_t rc;
 
 	/*
-	 * the tasks write there too: libpmix's store is attached from it and
-	 * Open MPI makes its session directory in it (PMIX_TMPDIR); with a
-	 * directory of root's, every MPI_Init fails
+	 * libpmix's own files in root's tmpdir, out of the tasks' reach (a
+	 * task could plant links there under the names it will create); the
+	 * tasks' session directories in "user" (PMIX_TMPDIR, job_info)
 	 */
-	if (geteuid() == 0 && chown(st->tmpdir, st->uid, st->gid) < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "pmix: cannot give '%s' to uid %u: %s",
-			 st->tmpdir, (unsigned)st->uid, strerror(e));
-		PMIx_Info_list_release(list);
-		return -e;
-	}
 	add(list, PMIX_SERVER_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_SYSTEM_TMPDIR, st->tmpdir, PMIX_STRING);
 	add(list, PMIX_HOSTNAME, st->nodes[st->node_id], PMIX_STRING);
@@ -537,6 +530,7 @@ static void server_free(struct wireup_server *s)
 	}
 	free(s->envs);
 	free(s->places);
+	free(s->user_dir);
 	free(s);
 }
 
@@ -555,6 +549,7 @@ static int pmix_create(struct rota_evloop *loop, const struct wireup_step *st,
 	s = rota_xcalloc(1, sizeof(*s));
 	s->loop = loop;
 	s->st = st;
+	s->user_dir = rota_xasprintf("%s/user", st->tmpdir);
 	s->ops = *ops;
 	s->fences_tail = &s->fences;
 	s->pipe[0] = s->pipe[1] = -1;

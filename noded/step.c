@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -486,11 +487,23 @@ static int wireup_start(struct stepsup *s, const struct layout *l,
 	if (strcmp(mpi, "none") == 0)
 		return 0;
 	s->wimpl = strcmp(mpi, "pmix") == 0 ? &wireup_pmix : &wireup_pmi;
+	/*
+	 * Root's, that the servers' files (sockets, libpmix's store) are out
+	 * of the tasks' reach; "user" in it, the tasks' (wireup.h).
+	 */
 	s->tmpdir = step_tmpdir_path(s->a->spool, s->c, getpid());
-	if (mkdir(s->tmpdir, 0700) < 0 ||
-	    chown(s->tmpdir, s->c->uid, s->c->gid) < 0) {
-		snprintf(err, errlen, "%s: %s", s->tmpdir, strerror(errno));
-		return -errno;
+	{
+		char *user = rota_xasprintf("%s/user", s->tmpdir);
+		int rc = 0;
+
+		if (mkdir(s->tmpdir, 0755) < 0 || mkdir(user, 0700) < 0 ||
+		    chown(user, s->c->uid, s->c->gid) < 0)
+			rc = -errno;
+		if (rc < 0)
+			snprintf(err, errlen, "%s: %s", user, strerror(-rc));
+		free(user);
+		if (rc < 0)
+			return rc;
 	}
 	*ws = (struct wireup_step){
 		.job_id = s->c->job_id,
@@ -712,9 +725,32 @@ char *step_tmpdir_path(const char *spool, const struct rota_step_cred *c,
 			      c->step_id, (int)pid);
 }
 
-void step_remove_tree(const char *path)
+void step_remove_tree(const char *path, uid_t uid, gid_t gid)
 {
-	nftw(path, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+	char *user = rota_xasprintf("%s/user", path);
+	struct stat st;
+	pid_t pid = -1;
+
+	/*
+	 * What the tasks could write is removed as their owner: root walking
+	 * a tree its user can change would follow a directory swapped for a
+	 * link mid-walk.  What is left is root's alone.
+	 */
+	if (lstat(user, &st) == 0)
+		pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+			_exit(1);
+		nftw(user, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+		_exit(0);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (lstat(user, &st) == 0)
+		rota_warn("'%s': left: its owner's part would not go", path);
+	else
+		nftw(path, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+	free(user);
 }
 
 void step_main(const struct step_args *a)
@@ -748,10 +784,11 @@ void step_main(const struct step_args *a)
 	s.conn = rota_conn_create(s.loop, a->fd, &lim, &ops, &s);
 	mark = step_mark_path(a->spool, a->cred, getpid());
 	{
-		char *text = rota_xasprintf("%u %u %llu\n", a->cred->job_id,
-					    a->cred->run,
+		char *text = rota_xasprintf("%u %u %llu %u %u\n",
+					    a->cred->job_id, a->cred->run,
 					    (unsigned long long)
-						    supervise_starttime(getpid()));
+						    supervise_starttime(getpid()),
+					    a->cred->uid, a->cred->gid);
 
 		if (textfile_write(mark, O_CREAT | O_TRUNC, 0600, text) < 0)
 			rota_warn("'%s': %s", mark, strerror(errno));
@@ -775,7 +812,7 @@ void step_main(const struct step_args *a)
 	if (s.wu)
 		s.wimpl->destroy(s.wu);
 	if (s.tmpdir) /* and what a wire-up server left in it */
-		step_remove_tree(s.tmpdir);
+		step_remove_tree(s.tmpdir, s.c->uid, s.c->gid);
 	unlink(mark);
 	_exit(0);
 }

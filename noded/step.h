@@ -45,7 +45,7 @@ struct step_args {
 
 /*
  * While it runs, a step's supervisor leaves "<spool>/step<JOB>.<STEP>.<PID>"
- * ("<job> <run> <its kernel start time>"), so that a restarted daemon finds
+ * ("<job> <run> <its kernel start time> <uid> <gid>"), so that a restarted daemon finds
  * it again (steps.c), or empties the cgroup of one that was killed.
  */
 char *step_mark_path(const char *spool, const struct rota_step_cred *c,
@@ -54,8 +54,11 @@ char *step_mark_path(const char *spool, const struct rota_step_cred *c,
 /* Its wire-up servers' private directory beside it ("<mark>.d"). */
 char *step_tmpdir_path(const char *spool, const struct rota_step_cred *c,
 		       pid_t pid);
-/* Remove a directory and all in it (a dead step's "<mark>.d"). */
-void step_remove_tree(const char *path);
+/*
+ * Remove a step's "<mark>.d" and all in it: its "user" part as the
+ * tasks' owner, then the rest (root's).
+ */
+void step_remove_tree(const char *path, uid_t uid, gid_t gid);
 
 /* In the forked child: run the step to its end, then exit. */
 noreturn void step_main(const struct step_args *a);

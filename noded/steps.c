@@ -39,6 +39,7 @@ struct nstep {
 	uint32_t run;
 	uint32_t step_id;
 	pid_t pid;
+	uint64_t start;		/* its kernel start time: the pid is still it */
 	struct nstep *next;
 };
 
@@ -136,6 +137,16 @@ static int check_cred(struct sclient *sc, const struct rota_msg_step_launch *m,
 		       cred->job_id, (unsigned)sc->sess.uid, cred->uid);
 		return -EPERM;
 	}
+	if (cred->expires && time(NULL) > cred->expires) {
+		refuse(sc, -ETIME, "step %u.%u: credential expired",
+		       cred->job_id, cred->step_id);
+		return -ETIME;
+	}
+	if (steps_job_over(nd, cred->job_id, cred->run)) {
+		refuse(sc, -ESRCH, "job %u: its run %u has ended", cred->job_id,
+		       cred->run);
+		return -ESRCH;
+	}
 	if (cred->end_time &&
 	    time(NULL) > cred->end_time + nd->conf->kill_wait) {
 		refuse(sc, -ETIME, "job %u: its time limit has passed",
@@ -146,10 +157,11 @@ static int check_cred(struct sclient *sc, const struct rota_msg_step_launch *m,
 }
 
 static void track(struct noded *nd, uint32_t job, uint32_t run,
-		  uint32_t step, pid_t pid)
+		  uint32_t step, pid_t pid, uint64_t start)
 {
 	struct nstep *st = rota_xcalloc(1, sizeof(*st));
 
+	st->start = start;
 	st->job_id = job;
 	st->run = run;
 	st->step_id = step;
@@ -208,7 +220,8 @@ static void start(struct sclient *sc, struct rota_msg_step_launch *m,
 		refuse(sc, -EAGAIN, "fork: %s", strerror(errno));
 		return;
 	}
-	track(nd, cred->job_id, cred->run, cred->step_id, pid);
+	track(nd, cred->job_id, cred->run, cred->step_id, pid,
+	      supervise_starttime(pid));
 	rota_debug("step %u.%u: supervisor %d", cred->job_id, cred->step_id,
 		   (int)pid);
 	/* the supervisor has the connection now; ours goes quietly */
@@ -296,10 +309,29 @@ int steps_listen(struct noded *nd)
 	return 0;
 }
 
+/*
+ * The runs the controller said were over (STEPS_KILL), the last
+ * STEPS_OVER_MAX of them: a credential of one of them, sealed before the
+ * end and used after it, must not start tasks outside any job.  Their
+ * credentials expire within STEP_CRED_TTL; the ring outlasts that.
+ */
+bool steps_job_over(const struct noded *nd, uint32_t job_id, uint32_t run)
+{
+	for (size_t i = 0; i < STEPS_OVER_MAX; i++)
+		if (nd->steps_over[i].job_id == job_id &&
+		    nd->steps_over[i].run >= run)
+			return true;
+	return false;
+}
+
 void steps_kill(struct noded *nd, uint32_t job_id, uint32_t run)
 {
+	nd->steps_over[nd->steps_over_next] =
+		(struct steps_over){ .job_id = job_id, .run = run };
+	nd->steps_over_next = (nd->steps_over_next + 1) % STEPS_OVER_MAX;
 	for (struct nstep *st = nd->steps; st; st = st->next)
-		if (st->job_id == job_id && st->run <= run)
+		if (st->job_id == job_id && st->run <= run &&
+		    supervise_alive(st->pid, st->start))
 			kill(st->pid, SIGTERM);
 }
 
@@ -323,10 +355,10 @@ void steps_recover(struct noded *nd)
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		unsigned job, step, run;
-		unsigned long long start;
-		int pid, n = 0;
-		char *path, *text;
+		unsigned job, step, run = 0, uid = 0, gid = 0;
+		unsigned long long start = 0;
+		int pid, n = 0, got = 0;
+		char *path, *text, *dir;
 		size_t len;
 
 		if (sscanf(e->d_name, "step%u.%u.%d%n", &job, &step, &pid,
@@ -334,25 +366,30 @@ void steps_recover(struct noded *nd)
 			continue;
 		path = rota_xasprintf("%s/%s", nd->spool, e->d_name);
 		text = textfile_read(path, &len);
-		if (text && sscanf(text, "%u %u %llu", &job, &run, &start) == 3 &&
-		    supervise_alive(pid, start)) {
+		if (text)
+			got = sscanf(text, "%u %u %llu %u %u", &job, &run, &start,
+				     &uid, &gid);
+		if (got >= 3 && supervise_alive(pid, start)) {
 			/* not our child any more: STEPS_KILL still reaches it */
-			track(nd, job, run, step, pid);
-		} else {
-			unsigned left = text && nd->cgroups
-				? cgroup_job_reap(nd->cgroups, job, run, pid)
-				: 0;
-
-			char *dir = rota_xasprintf("%s.d", path);
+			track(nd, job, run, step, pid, start);
+			free(text);
+			free(path);
+			continue;
+		}
+		if (got >= 3 && nd->cgroups) {
+			unsigned left = cgroup_job_reap(nd->cgroups, job, run,
+							pid);
 
 			if (left)
 				rota_warn("step %u.%u: its supervisor is gone: "
 					  "%u processes of it killed",
 					  job, step, left);
-			unlink(path);
-			step_remove_tree(dir);
-			free(dir);
 		}
+		unlink(path);
+		dir = rota_xasprintf("%s.d", path);
+		if (got == 5)
+			step_remove_tree(dir, (uid_t)uid, (gid_t)gid);
+		free(dir);
 		free(text);
 		free(path);
 	}

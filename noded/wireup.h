@@ -43,7 +43,9 @@ struct wireup_step {
 	uint32_t ncpus_per_task;
 	const char *tmpdir;	/* private to this step on this node (made
 				 * and removed by the caller): PMIx servers of
-				 * several nodes on one host must not share one */
+				 * several nodes on one host must not share one.
+				 * Root's: the servers' files.  "<tmpdir>/user"
+				 * is the tasks' (theirs to write) */
 	uid_t uid;		/* the tasks' owner */
 	gid_t gid;
 };

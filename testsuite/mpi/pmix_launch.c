@@ -222,11 +222,15 @@ static void run_node(struct node *nd, const char *tmpbase, char **argv)
 	};
 	char err[160] = "";
 	char *dir = rota_xasprintf("%s/n%02u", tmpbase, nd->st.node_id + 1);
+	char *user = rota_xasprintf("%s/user", dir);
 
-	if (mkdir(dir, 0700) < 0 || chown(dir, nd->st.uid, nd->st.gid) < 0) {
+	/* as noded/step.c makes them: root's, and the tasks' "user" in it */
+	if (mkdir(dir, 0755) < 0 || mkdir(user, 0700) < 0 ||
+	    chown(user, nd->st.uid, nd->st.gid) < 0) {
 		perror(dir);
 		exit(1);
 	}
+	free(user);
 	nd->st.tmpdir = dir;
 	nd->loop = rota_evloop_create();
 	/* before libpmix's thread exists, so that it inherits the mask */
@@ -246,7 +250,13 @@ static void run_node(struct node *nd, const char *tmpbase, char **argv)
 	wireup_pmix.destroy(nd->srv);
 	rota_evloop_destroy(nd->loop);
 	free(dir);
-	exit(nd->failed);
+	/*
+	 * _exit, as a step supervisor does: what libpmix keeps for the life
+	 * of the process, and the parent's tables this fork shares, are not
+	 * leaks to report (LeakSanitizer runs at exit()).
+	 */
+	fflush(NULL);
+	_exit(nd->failed);
 }
 
 /*
