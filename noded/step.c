@@ -73,6 +73,7 @@ struct stepsup {
 	bool killing;
 	bool done;
 	struct rota_timer *kill_timer;
+	struct rota_timer *orphans;	/* no cgroup: streams close soon */
 	struct rota_timer *tick;
 	uint64_t cpu_usec;
 	uint64_t mem_peak;
@@ -376,6 +377,18 @@ static void close_cb(struct rota_conn *c, int code, const char *why,
 	terminate(s, true);
 }
 
+/* The tasks are reaped, yet something of theirs holds a stream open. */
+static void orphans_cb(struct rota_evloop *loop, void *arg)
+{
+	struct stepsup *s = arg;
+
+	s->orphans = NULL;
+	for (uint32_t k = 0; k < s->ntasks; k++)
+		for (int i = 1; i < 3; i++)
+			if (s->tasks[k].w[i])
+				stream_closed(s, &s->tasks[k], i);
+}
+
 static void reap(struct stepsup *s)
 {
 	static const char *const keys[] = { "rank", "status" };
@@ -398,9 +411,13 @@ static void reap(struct stepsup *s)
 		/*
 		 * The tasks are gone, not what they forked: anything still
 		 * holding their streams goes with them, or the step would
-		 * never end.
+		 * never end.  Without a cgroup nothing finds those: their
+		 * streams are closed after a moment (their output lost).
 		 */
 		cgroup_job_kill(s->cg);
+		if (!s->cg && !s->orphans)
+			s->orphans = rota_evloop_add_timer(s->loop, 1000, false,
+							   orphans_cb, s);
 	}
 	finish(s);
 }

@@ -335,13 +335,52 @@ void steps_kill(struct noded *nd, uint32_t job_id, uint32_t run)
 			kill(st->pid, SIGTERM);
 }
 
+/*
+ * A step supervisor is gone without ending its step (killed, crashed, or
+ * with an earlier daemon): end what it left in its cgroup, remove its
+ * mark and its wire-up directory.  'path' is its mark; a supervisor that
+ * ended its step removed the mark itself, and then there is nothing to do.
+ */
+static void bury(struct noded *nd, const char *path, unsigned step, int pid)
+{
+	unsigned job = 0, run = 0, uid = 0, gid = 0;
+	unsigned long long start = 0;
+	size_t len;
+	char *text = textfile_read(path, &len), *dir;
+	int got = text ? sscanf(text, "%u %u %llu %u %u", &job, &run, &start,
+				&uid, &gid)
+		       : 0;
+
+	free(text);
+	if (got < 3)
+		return;
+	if (nd->cgroups) {
+		unsigned left = cgroup_job_reap(nd->cgroups, job, run, pid);
+
+		if (left)
+			rota_warn("step %u.%u: its supervisor is gone: %u "
+				  "processes of it killed",
+				  job, step, left);
+	}
+	unlink(path);
+	dir = rota_xasprintf("%s.d", path);
+	if (got == 5)
+		step_remove_tree(dir, (uid_t)uid, (gid_t)gid);
+	free(dir);
+}
+
 bool steps_reaped(struct noded *nd, pid_t pid)
 {
 	for (struct nstep **pp = &nd->steps; *pp; pp = &(*pp)->next) {
 		struct nstep *st = *pp;
+		char *mark;
 
 		if (st->pid != pid)
 			continue;
+		mark = rota_xasprintf("%s/step%u.%u.%d", nd->spool, st->job_id,
+				      st->step_id, (int)pid);
+		bury(nd, mark, st->step_id, (int)pid);
+		free(mark);
 		*pp = st->next;
 		free(st);
 		return true;
@@ -355,10 +394,10 @@ void steps_recover(struct noded *nd)
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		unsigned job, step, run = 0, uid = 0, gid = 0;
-		unsigned long long start = 0;
-		int pid, n = 0, got = 0;
-		char *path, *text, *dir;
+		unsigned job, step, run;
+		unsigned long long start;
+		int pid, n = 0;
+		char *path, *text;
 		size_t len;
 
 		if (sscanf(e->d_name, "step%u.%u.%d%n", &job, &step, &pid,
@@ -366,30 +405,14 @@ void steps_recover(struct noded *nd)
 			continue;
 		path = rota_xasprintf("%s/%s", nd->spool, e->d_name);
 		text = textfile_read(path, &len);
-		if (text)
-			got = sscanf(text, "%u %u %llu %u %u", &job, &run, &start,
-				     &uid, &gid);
-		if (got >= 3 && supervise_alive(pid, start)) {
+		if (text && sscanf(text, "%u %u %llu", &job, &run, &start) == 3 &&
+		    supervise_alive(pid, start))
 			/* not our child any more: STEPS_KILL still reaches it */
 			track(nd, job, run, step, pid, start);
-			free(text);
-			free(path);
-			continue;
-		}
-		if (got >= 3 && nd->cgroups) {
-			unsigned left = cgroup_job_reap(nd->cgroups, job, run,
-							pid);
-
-			if (left)
-				rota_warn("step %u.%u: its supervisor is gone: "
-					  "%u processes of it killed",
-					  job, step, left);
-		}
-		unlink(path);
-		dir = rota_xasprintf("%s.d", path);
-		if (got == 5)
-			step_remove_tree(dir, (uid_t)uid, (gid_t)gid);
-		free(dir);
+		else if (text)
+			bury(nd, path, step, pid);
+		else
+			unlink(path);
 		free(text);
 		free(path);
 	}

@@ -67,6 +67,14 @@ static void export_job(uint32_t id)
 	rota_msg_job_list_clear(&list);
 }
 
+static volatile pid_t shell_pid;
+
+static void pass_on(int sig)
+{
+	if (shell_pid > 0)
+		kill(shell_pid, sig);
+}
+
 static int alloc_run(int argc, char **argv)
 {
 	struct alloc_req a = { .name = "alloc" };
@@ -105,14 +113,35 @@ static int alloc_run(int argc, char **argv)
 	export_job(id);
 	pid = fork();
 	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "rota alloc: %s: %s\n", cmd[0],
 			strerror(errno));
 		_exit(127);
 	}
-	/* the shell takes Ctrl-C; we wait for it */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
+	/*
+	 * The shell takes Ctrl-C; we wait for it.  A closed terminal or a
+	 * kill goes to the shell too, and we still end the job after it.
+	 */
+	shell_pid = pid;
+	{
+		struct sigaction sa = { .sa_handler = pass_on };
+		sigset_t ends;
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		sigemptyset(&ends);
+		sigaddset(&ends, SIGINT);
+		sigaddset(&ends, SIGTERM);
+		sigaddset(&ends, SIGHUP);
+		sigprocmask(SIG_UNBLOCK, &ends, NULL);
+	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	alloc_end("alloc", id, pid < 0 || status != 0);

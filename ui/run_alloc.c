@@ -110,7 +110,9 @@ static int64_t mono_ms(void)
 
 int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
 {
-	struct sigaction sa = { .sa_handler = on_int }, old_int, old_term;
+	struct sigaction sa = { .sa_handler = on_int }, old_int, old_term,
+			 old_hup;
+	sigset_t ends;
 	int64_t start = mono_ms(), wait_ms = 10;
 	bool said = false;
 	int rc;
@@ -121,6 +123,7 @@ int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
 	for (;;) {
 		struct rota_msg_job_list list;
 		enum rota_job_state state;
@@ -167,8 +170,21 @@ int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
 		usleep((useconds_t)wait_ms * 1000);
 		wait_ms = wait_ms * 2 > 250 ? 250 : wait_ms * 2;
 	}
+	/*
+	 * Started: from here a Ctrl-C (or a closed terminal) must reach the
+	 * caller's handling, which ends the job, not kill us with the job
+	 * left holding its nodes: held pending until the caller takes them
+	 * (rota run's loop, rota alloc's handlers).
+	 */
+	sigemptyset(&ends);
+	sigaddset(&ends, SIGINT);
+	sigaddset(&ends, SIGTERM);
+	sigaddset(&ends, SIGHUP);
+	if (rc == 0)
+		sigprocmask(SIG_BLOCK, &ends, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	return rc;
 }
 

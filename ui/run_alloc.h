@@ -25,6 +25,8 @@ struct alloc_req {
  * Queue the job and wait until it runs (0, '*id' set); after a few
  * seconds of waiting say once why, on stderr.  Ctrl-C meanwhile cancels
  * it (-EINTR); a job that ends first is -ECANCELED.  Errors printed.
+ * On success SIGINT, SIGTERM and SIGHUP are left blocked: the caller
+ * takes them (and must end the job) or unblocks them.
  */
 int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id);
 
