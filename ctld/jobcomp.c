@@ -274,7 +274,9 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 static struct rota_jobcomp_step *steps_fill(const struct ctld *ctld,
 					    uint32_t id, uint32_t *n)
 {
-	const struct ctld_step *s, *first = steps_of_job(ctld, id);
+	const struct core_job *job = core_job_find(ctld->core, id);
+	const struct ctld_step *s, *first =
+		job ? steps_of_run(ctld, id, job->run) : NULL;
 	struct rota_jobcomp_step *v;
 
 	*n = 0;

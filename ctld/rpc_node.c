@@ -81,7 +81,8 @@ void rpc_node_register(struct peer *p, const struct rota_frame *f)
 	ctld->node_links[idx] = p;
 	p->node = (int)idx;
 	p->step_port = info.step_port;
-	p->step_uid = (uid_t)info.step_uid;
+	/* the uid munge vouches for, not the body's (DESIGN.md) */
+	p->step_uid = p->uid;
 	state_commit(ctld); /* jobs it no longer has have ended */
 	rota_info("node '%s' up: %u cores, %llu MB", info.name, node->cores,
 		  (unsigned long long)node->memory_mb);

@@ -470,6 +470,33 @@ static int seal_creds(struct ctld *ctld, const struct core_job *job,
 	return rc;
 }
 
+/*
+ * A loop of `rota run` must not grow the controller: past STEP_KEEP ended
+ * steps, the oldest ended ones go (running ones stay, whatever their age).
+ */
+static void forget_old(struct jobsteps *js)
+{
+	size_t ended = 0;
+	struct ctld_step **pp = &js->steps, *prev = NULL;
+
+	for (const struct ctld_step *s = js->steps; s; s = s->next)
+		ended += s->state != ROTA_JOB_RUNNING;
+	while (*pp && ended > STEP_KEEP) {
+		struct ctld_step *s = *pp;
+
+		if (s->state == ROTA_JOB_RUNNING) {
+			prev = s;
+			pp = &s->next;
+			continue;
+		}
+		*pp = s->next;
+		if (js->last == s)
+			js->last = prev;
+		step_free(s);
+		ended--;
+	}
+}
+
 int steps_create(struct ctld *ctld, uid_t uid,
 		 const struct rota_msg_step_create *req,
 		 struct rota_msg_step_create_reply *reply,
@@ -524,6 +551,7 @@ int steps_create(struct ctld *ctld, uid_t uid,
 	else
 		js->steps = s;
 	js->last = s;
+	forget_old(js);
 	reply->job_id = job->id;
 	reply->step_id = s->id;
 	reply->ntasks = s->ntasks;
@@ -612,6 +640,14 @@ void steps_sweep(struct ctld *ctld)
 		}
 		pp = &js->next;
 	}
+}
+
+const struct ctld_step *steps_of_run(const struct ctld *ctld, uint32_t id,
+				     uint32_t run)
+{
+	const struct jobsteps *js = jobsteps_find(ctld, id);
+
+	return js && js->run == run ? js->steps : NULL;
 }
 
 const struct ctld_step *steps_of_job(const struct ctld *ctld, uint32_t id)

@@ -21,6 +21,9 @@
  */
 struct ctld;
 
+/* Ended steps a job keeps listed (and in its record): the latest. */
+#define STEP_KEEP 256
+
 /* Seconds a step's credentials may wait for their launch. */
 #define STEP_CRED_TTL 60
 
@@ -73,6 +76,9 @@ void steps_sweep(struct ctld *ctld);
 
 /* The steps of job 'id', oldest first (NULL: none). */
 const struct ctld_step *steps_of_job(const struct ctld *ctld, uint32_t id);
+/* Those of its run 'run' only (an earlier run's are not its record's). */
+const struct ctld_step *steps_of_run(const struct ctld *ctld, uint32_t id,
+				     uint32_t run);
 
 /*
  * Calls 'fn' for each running step, job after job, oldest first (rota

@@ -77,6 +77,8 @@ struct stepsup {
 	struct rota_timer *tick;
 	uint64_t cpu_usec;
 	uint64_t mem_peak;
+	gid_t *groups;		/* the owner's supplementary groups */
+	size_t ngroups;
 };
 
 static void send_sealed(struct stepsup *s, uint16_t type, const char *body,
@@ -634,8 +636,8 @@ static int start_task(struct stepsup *s, uint32_t local,
 			.topo = s->a->topo,
 			.cores = ucores,
 			.ncores = cpt,
-			.groups = s->a->groups,
-			.ngroups = s->a->ngroups,
+			.groups = s->groups,
+			.ngroups = s->ngroups,
 			.cgroup_procs = s->cg ? cgroup_job_procs(s->cg) : NULL,
 			.argv = s->a->launch->argv,
 			.stdio = child,
@@ -679,6 +681,18 @@ static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 	char *cpus;
 	int rc = 0;
 
+	/* here, not in the daemon's loop: NSS may be slow (LDAP) */
+	if (geteuid() == 0) {
+		struct launch_spec who = { .job_id = c->job_id, .uid = c->uid,
+					   .gid = c->gid };
+
+		rc = launch_groups(&who, &s->groups, &s->ngroups, &e);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", e.text);
+			free(ucores);
+			return rc;
+		}
+	}
 	for (size_t k = 0; k < c->ncores; k++)
 		ucores[k] = c->cores[k];
 	cpus = topology_host_cpulist(s->a->topo, ucores, c->ncores);

@@ -39,8 +39,6 @@ struct step_args {
 	const char *node;
 	const char *log_file;
 	int64_t kill_wait;		/* seconds */
-	const gid_t *groups;		/* the owner's, looked up already */
-	size_t ngroups;
 };
 
 /*

@@ -174,21 +174,9 @@ static void start(struct sclient *sc, struct rota_msg_step_launch *m,
 		  struct rota_step_cred *cred)
 {
 	struct noded *nd = sc->nd;
-	struct launch_spec who = { .job_id = cred->job_id,
-				   .uid = cred->uid,
-				   .gid = cred->gid };
-	gid_t *groups = NULL;
-	size_t ngroups = 0;
-	struct rota_error err;
 	pid_t pid;
 
-	if (geteuid() == 0 &&
-	    launch_groups(&who, &groups, &ngroups, &err) < 0) {
-		refuse(sc, -EINVAL, "%s", err.text);
-		return;
-	}
 	if (geteuid() != 0 && cred->uid != getuid()) {
-		free(groups);
 		refuse(sc, -EPERM, "job %u: cannot run as uid %u: rota-noded "
 				   "is not root",
 		       cred->job_id, cred->uid);
@@ -209,13 +197,10 @@ static void start(struct sclient *sc, struct rota_msg_step_launch *m,
 			.node = nd->name,
 			.log_file = nd->conf->log_file,
 			.kill_wait = nd->conf->kill_wait,
-			.groups = groups,
-			.ngroups = ngroups,
 		};
 
 		step_main(&a);
 	}
-	free(groups);
 	if (pid < 0) {
 		refuse(sc, -EAGAIN, "fork: %s", strerror(errno));
 		return;

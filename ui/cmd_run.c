@@ -199,7 +199,9 @@ static int run_run(int argc, char **argv)
 	uint32_t job_id = 0;
 	int c, status;
 
-	o.mpi = env_mpi && *env_mpi ? env_mpi : "pmi2";
+	o.mpi = "pmi2";
+	if (env_mpi && *env_mpi && run_option(&o, &a, OPT_MPI, env_mpi) < 0)
+		return 2;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+n:N:c:w:lIQt:p:A:C:J:vh",

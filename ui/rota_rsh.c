@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,17 @@ static const char usage[] =
 	"  as a job step (for mpirun's plm_rsh_agent, mpiexec's\n"
 	"  -launcher-exec; see docs/mpi.md)\n";
 
+/* rsh -n: the remote command reads /dev/null, not our stdin. */
+static void stdin_null(void)
+{
+	int null = open("/dev/null", O_RDONLY);
+
+	if (null > STDIN_FILENO) {
+		dup2(null, STDIN_FILENO);
+		close(null);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct rota_strbuf cmd = { 0 };
@@ -32,12 +44,14 @@ int main(int argc, char **argv)
 	ssize_t n;
 	int i = 1;
 
-	/* rsh's options: -l is the job owner anyway, -n is what we do */
+	/* rsh's options: -l is the job owner anyway; -n: no stdin */
 	while (i < argc && argv[i][0] == '-') {
 		if (strcmp(argv[i], "-l") == 0 && i + 1 < argc)
 			i += 2;
-		else if (strcmp(argv[i], "-n") == 0 ||
-			 strcmp(argv[i], "-x") == 0 ||
+		else if (strcmp(argv[i], "-n") == 0) {
+			stdin_null();
+			i++;
+		} else if (strcmp(argv[i], "-x") == 0 ||
 			 strcmp(argv[i], "-T") == 0)
 			i++;
 		else if (strcmp(argv[i], "-h") == 0 ||

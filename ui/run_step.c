@@ -45,6 +45,7 @@ struct rnode {
 	bool done;		/* STEP_DONE, or lost */
 	struct rota_strbuf blob; /* its part of the current allgather */
 	bool has_blob;
+	int pending_sig;	/* asked for before its supervisor was up */
 };
 
 struct run {
@@ -66,7 +67,6 @@ struct run {
 	int64_t last_int;	/* when the last Ctrl-C came (ms) */
 	bool tty_raw;
 	struct termios tty_saved;
-	int pending_sig;	/* a signal asked for before every node was up */
 };
 
 static void send_node(struct rnode *n, uint16_t type, const char *body,
@@ -80,19 +80,25 @@ static void send_node(struct rnode *n, uint16_t type, const char *body,
 	rota_conn_send(n->conn, type, mac, strlen(mac), body, len);
 }
 
-static void signal_all(struct run *r, int sig)
+static void send_signal(struct rnode *n, int sig)
 {
 	static const char *const keys[] = { "signal" };
 	int64_t v = sig;
 	size_t len;
 	char *body = rota_msg_ints_encode(keys, &v, 1, &len);
 
+	send_node(n, ROTA_MSG_STEP_SIGNAL, body, len);
+	free(body);
+}
+
+static void signal_all(struct run *r, int sig)
+{
 	for (uint32_t i = 0; i < r->step.nnodes; i++) {
 		if (!r->nodes[i].ok)
-			r->pending_sig = sig;
-		send_node(&r->nodes[i], ROTA_MSG_STEP_SIGNAL, body, len);
+			r->nodes[i].pending_sig = sig; /* sent when it is up */
+		else
+			send_signal(&r->nodes[i], sig);
 	}
-	free(body);
 }
 
 static void write_all(int fd, const char *p, size_t n)
@@ -229,11 +235,9 @@ static void on_ok(struct run *r, struct rnode *n)
 	static const char *const keys[] = { "rows", "cols" };
 
 	n->ok = true;
-	if (r->pending_sig) {
-		int sig = r->pending_sig;
-
-		r->pending_sig = 0;
-		signal_all(r, sig);
+	if (n->pending_sig) {
+		send_signal(n, n->pending_sig);
+		n->pending_sig = 0;
 	}
 	if (n->id == 0) {
 		if (r->o->pty) {
