@@ -52,6 +52,13 @@ struct task {
 	struct rota_watch *w[3];
 };
 
+/* Ranks in node order, as the credential lays them out. */
+struct layout {
+	uint32_t *first;
+	uint32_t *ranks;
+	uint32_t ntasks;
+};
+
 struct stepsup {
 	const struct step_args *a;
 	const struct rota_step_cred *c;
@@ -79,6 +86,9 @@ struct stepsup {
 	uint64_t mem_peak;
 	gid_t *groups;		/* the owner's supplementary groups */
 	size_t ngroups;
+	/* what the wire-up server borrows for its lifetime (wireup.h) */
+	struct layout lay;
+	struct wireup_step ws;
 };
 
 static void send_sealed(struct stepsup *s, uint16_t type, const char *body,
@@ -476,12 +486,6 @@ static void wireup_complain(void *ctx, const char *line)
 	free(text);
 }
 
-/* Ranks in node order, as the credential lays them out. */
-struct layout {
-	uint32_t *first;
-	uint32_t *ranks;
-	uint32_t ntasks;
-};
 
 static void layout_make(const struct rota_step_cred *c, struct layout *l)
 {
@@ -673,8 +677,6 @@ static int start_task(struct stepsup *s, uint32_t local,
 static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 {
 	const struct rota_step_cred *c = s->c;
-	struct layout l;
-	struct wireup_step ws;
 	struct cgroup_limits lim = { .mem_mb = c->mem_mb };
 	struct rota_error e;
 	unsigned *ucores = rota_xcalloc(c->ncores, sizeof(unsigned));
@@ -704,8 +706,8 @@ static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 			  c->job_id, c->step_id, e.text);
 	free(cpus);
 	free(ucores);
-	layout_make(c, &l);
-	if (wireup_start(s, &l, &ws, err, errlen) < 0) {
+	layout_make(c, &s->lay);
+	if (wireup_start(s, &s->lay, &s->ws, err, errlen) < 0) {
 		/* PMI costs nothing until spoken: a step without it runs */
 		if (strcmp(s->a->launch->mpi, "pmix") == 0)
 			rc = -ENOTSUP;
@@ -721,9 +723,7 @@ static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 		s->tasks[i].fd[0] = s->tasks[i].fd[1] = s->tasks[i].fd[2] = -1;
 	}
 	for (uint32_t i = 0; rc == 0 && i < s->ntasks; i++)
-		rc = start_task(s, i, &l, err, errlen);
-	free(l.first);
-	free(l.ranks);
+		rc = start_task(s, i, &s->lay, err, errlen);
 	return rc;
 }
 
@@ -842,6 +842,9 @@ void step_main(const struct step_args *a)
 	rota_evloop_run(s.loop);
 	if (s.wu)
 		s.wimpl->destroy(s.wu);
+	free(s.lay.first);
+	free(s.lay.ranks);
+	free(s.groups);
 	if (s.tmpdir) /* and what a wire-up server left in it */
 		step_remove_tree(s.tmpdir, s.c->uid, s.c->gid);
 	unlink(mark);

@@ -144,7 +144,7 @@ int alloc_option(const char *name, int c, const char *v, struct alloc_req *a,
 		}
 		return 0;
 	case OPT_MEM: {
-		uint64_t mb;
+		uint64_t mb = 0;
 
 		if (rota_size_parse_mb(v, &mb, &err) < 0) {
 			cmd_error(name, "--mem '%s': %s", v, err.text);

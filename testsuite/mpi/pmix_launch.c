@@ -370,5 +370,8 @@ int main(int argc, char **argv)
 		    WEXITSTATUS(status))
 			failed = 1;
 	}
+	for (n = 0; n < nnodes; n++)
+		free(names[n]);
+	free(ranks);
 	return failed;
 }
