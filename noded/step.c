@@ -75,7 +75,8 @@ struct stepsup {
 	struct cgroup_job *cg;
 	const struct wireup_impl *wimpl;
 	struct wireup_server *wu;
-	char *tmpdir;
+	char *tmpdir;		/* <mark>.d: root's */
+	char *user_tmp;		/* <mark>.d/user: the tasks' TMPDIR */
 	bool paused;
 	bool killing;
 	bool done;
@@ -500,6 +501,28 @@ static void layout_make(const struct rota_step_cred *c, struct layout *l)
 		l->ranks[r] = r;
 }
 
+/*
+ * The step's directory on this node: root's, that the wire-up servers'
+ * files (sockets, libpmix's store) are out of the tasks' reach; "user" in
+ * it, the tasks' own TMPDIR (wireup.h), private to the step and this node
+ * (several node daemons of one host would otherwise share /tmp, and Open
+ * MPI's daemons race for the same session directory there), removed
+ * with the step, as PBS's per-job TMPDIR.
+ */
+static int make_tmpdir(struct stepsup *s, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	s->tmpdir = step_tmpdir_path(s->a->spool, s->c, getpid());
+	s->user_tmp = rota_xasprintf("%s/user", s->tmpdir);
+	if (mkdir(s->tmpdir, 0755) < 0 || mkdir(s->user_tmp, 0700) < 0 ||
+	    chown(s->user_tmp, s->c->uid, s->c->gid) < 0)
+		rc = -errno;
+	if (rc < 0)
+		snprintf(err, errlen, "%s: %s", s->user_tmp, strerror(-rc));
+	return rc;
+}
+
 static int wireup_start(struct stepsup *s, const struct layout *l,
 			struct wireup_step *ws, char *err, size_t errlen)
 {
@@ -510,24 +533,6 @@ static int wireup_start(struct stepsup *s, const struct layout *l,
 	if (strcmp(mpi, "none") == 0)
 		return 0;
 	s->wimpl = strcmp(mpi, "pmix") == 0 ? &wireup_pmix : &wireup_pmi;
-	/*
-	 * Root's, that the servers' files (sockets, libpmix's store) are out
-	 * of the tasks' reach; "user" in it, the tasks' (wireup.h).
-	 */
-	s->tmpdir = step_tmpdir_path(s->a->spool, s->c, getpid());
-	{
-		char *user = rota_xasprintf("%s/user", s->tmpdir);
-		int rc = 0;
-
-		if (mkdir(s->tmpdir, 0755) < 0 || mkdir(user, 0700) < 0 ||
-		    chown(user, s->c->uid, s->c->gid) < 0)
-			rc = -errno;
-		if (rc < 0)
-			snprintf(err, errlen, "%s: %s", user, strerror(-rc));
-		free(user);
-		if (rc < 0)
-			return rc;
-	}
 	*ws = (struct wireup_step){
 		.job_id = s->c->job_id,
 		.step_id = s->c->step_id,
@@ -627,8 +632,8 @@ static int start_task(struct stepsup *s, uint32_t local,
 		free(ucores);
 		return rc;
 	}
-	env = step_task_env(c, t->rank, local, cores, cpt, s->a->launch->env,
-			    extra);
+	env = step_task_env(c, t->rank, local, cores, cpt, s->user_tmp,
+			    s->a->launch->env, extra);
 	{
 		struct launch_spec spec = {
 			.job_id = c->job_id,
@@ -707,6 +712,9 @@ static int start_tasks(struct stepsup *s, char *err, size_t errlen)
 	free(cpus);
 	free(ucores);
 	layout_make(c, &s->lay);
+	rc = make_tmpdir(s, err, errlen);
+	if (rc < 0)
+		return rc;
 	if (wireup_start(s, &s->lay, &s->ws, err, errlen) < 0) {
 		/* PMI costs nothing until spoken: a step without it runs */
 		if (strcmp(s->a->launch->mpi, "pmix") == 0)
@@ -834,6 +842,7 @@ void step_main(const struct step_args *a)
 		while (waitpid(-1, NULL, 0) > 0)
 			;
 		cgroup_job_end(s.cg, NULL);
+		s.cg = NULL; /* freed: a later SIGTERM's timer must not use it */
 		rota_conn_close_after_flush(s.conn);
 	} else {
 		send_sealed(&s, ROTA_MSG_OK, "{}", 2);
@@ -844,6 +853,7 @@ void step_main(const struct step_args *a)
 		s.wimpl->destroy(s.wu);
 	free(s.lay.first);
 	free(s.lay.ranks);
+	free(s.user_tmp);
 	free(s.groups);
 	if (s.tmpdir) /* and what a wire-up server left in it */
 		step_remove_tree(s.tmpdir, s.c->uid, s.c->gid);

@@ -64,13 +64,15 @@ noreturn void step_main(const struct step_args *a);
 /*
  * The variables a task gets beyond the client's: ROTA_STEP_ID,
  * ROTA_PROCID, ROTA_LOCALID, ROTA_NODEID, ROTA_NTASKS, ROTA_TASK_CORES
- * (its cores, as the node describes them: 'cores'), ..., then 'extra'
+ * (its cores, as the node describes them: 'cores'), TMPDIR ('tmpdir',
+ * the step's own on the node; NULL: the client's), ..., then 'extra'
  * (the wire-up server's), then the client's minus what those set.  Not
  * Slurm's names: MPI libraries take SLURM_JOBID for a Slurm to call.
  * NULL-terminated, caller frees each and the vector.
  */
 char **step_task_env(const struct rota_step_cred *c, uint32_t rank,
 		     uint32_t local, const uint32_t *cores, uint32_t ncores,
-		     char *const *client_env, char *const *extra);
+		     const char *tmpdir, char *const *client_env,
+		     char *const *extra);
 
 #endif

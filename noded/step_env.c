@@ -33,10 +33,11 @@ static bool taken(char *const *env, size_t n, const char *s)
 
 char **step_task_env(const struct rota_step_cred *c, uint32_t rank,
 		     uint32_t local, const uint32_t *cores, uint32_t ncores,
-		     char *const *client_env, char *const *extra)
+		     const char *tmpdir, char *const *client_env,
+		     char *const *extra)
 {
 	struct rota_strbuf b = { 0 };
-	size_t n = count(client_env) + count(extra) + 16, i = 0, own;
+	size_t n = count(client_env) + count(extra) + 20, i = 0, own;
 	char **env = rota_xcalloc(n + 1, sizeof(char *));
 	uint32_t ntasks = 0;
 	char *nodelist;
@@ -62,6 +63,8 @@ char **step_task_env(const struct rota_step_cred *c, uint32_t rank,
 	for (uint32_t k = 0; k < ncores; k++)
 		rota_strbuf_addf(&b, "%s%u", k ? "," : "", cores[k]);
 	env[i++] = rota_strbuf_take(&b, NULL);
+	if (tmpdir)
+		env[i++] = rota_xasprintf("TMPDIR=%s", tmpdir);
 	free(nodelist);
 	for (size_t k = 0; extra && extra[k]; k++)
 		if (!taken(env, i, extra[k]))

@@ -218,7 +218,7 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 {
 	struct sclient *sc = arg;
 	struct rota_msg_step_launch m;
-	struct rota_step_cred cred;
+	struct rota_step_cred cred = { 0 };
 	struct rota_error err;
 
 	if (sc->sess.open) {
@@ -236,10 +236,9 @@ static void frame_cb(struct rota_conn *c, const struct rota_frame *f,
 		refuse(sc, -EPROTO, "STEP_LAUNCH: %s", err.text);
 		return;
 	}
-	if (check_cred(sc, &m, &cred) == 0) {
+	if (check_cred(sc, &m, &cred) == 0)
 		start(sc, &m, &cred);
-		rota_step_cred_clear(&cred);
-	}
+	rota_step_cred_clear(&cred); /* refused after its decode too */
 	rota_msg_step_launch_clear(&m);
 }
 

@@ -97,7 +97,8 @@ START_TEST(test_ours)
 
 	for (uint32_t k = 0; k < ncores; k++)
 		cores[k] = (uint32_t)(t->cores[2 * k] - '0');
-	env = step_task_env(&c, t->rank, t->local, cores, ncores, NULL, NULL);
+	env = step_task_env(&c, t->rank, t->local, cores, ncores, NULL, NULL,
+			    NULL);
 	is(env, "ROTA_STEP_ID", "7");
 	snprintf(want, sizeof(want), "%u", t->rank);
 	is(env, "ROTA_PROCID", want);
@@ -130,7 +131,7 @@ START_TEST(test_precedence)
 	};
 	char *extra[] = { "PMI_RANK=3", "PMI_FD=9", "ROTA_PROCID=5",
 			  "PMIX_RANK=3", NULL };
-	char **env = step_task_env(&c, 3, 0, &core, 1, client, extra);
+	char **env = step_task_env(&c, 3, 0, &core, 1, NULL, client, extra);
 	size_t n = 0;
 
 	is(env, "ROTA_PROCID", "3");
@@ -156,7 +157,7 @@ START_TEST(test_odd_client)
 	struct rota_step_cred c = cred_for(0);
 	uint32_t core = 0;
 	char *client[] = { "ROTA_PROCID", "=x", "A=1", "A=2", NULL };
-	char **env = step_task_env(&c, 1, 1, &core, 1, client, NULL);
+	char **env = step_task_env(&c, 1, 1, &core, 1, NULL, client, NULL);
 	size_t n = 0;
 
 	is(env, "ROTA_PROCID", "1");
