@@ -679,6 +679,7 @@ struct rota_step_node {
 };
 struct rota_msg_step_create_reply {
 	uint32_t job_id;
+	uint32_t run;		/* the job's run the step is in; 0: unknown */
 	uint32_t step_id;
 	uint32_t ntasks;
 	struct rota_step_node *nodes;
@@ -752,6 +753,8 @@ struct rota_msg_step_complete {
 	int32_t failed_rank;	/* the first task that failed; -1: none */
 	uint64_t cpu_usec;	/* of all its tasks, as their nodes said */
 	char *text;		/* why it failed, one line; or NULL */
+	uint32_t run;		/* the run the step was in (its reply's);
+				   0: unknown, taken as the current one */
 	bool end_job;		/* an interactive job: end it with its step
 				   (its holder script exits 0, or 1 when
 				   the step failed) */

@@ -104,11 +104,14 @@ char *rota_msg_step_reply_encode(const struct rota_msg_step_create_reply *m,
 				       (json_int_t)n->ntasks, "cred",
 				       n->cred));
 	}
-	return msg_dump(json_pack("{s:I, s:I, s:I, s:o}", "job_id",
-				  (json_int_t)m->job_id, "step_id",
-				  (json_int_t)m->step_id, "ntasks",
-				  (json_int_t)m->ntasks, "nodes", arr),
-			len);
+	json_t *o = json_pack("{s:I, s:I, s:I, s:o}", "job_id",
+			      (json_int_t)m->job_id, "step_id",
+			      (json_int_t)m->step_id, "ntasks",
+			      (json_int_t)m->ntasks, "nodes", arr);
+
+	if (m->run)
+		json_object_set_new(o, "run", json_integer(m->run));
+	return msg_dump(o, len);
 }
 
 static int step_node_unpack(json_t *o, struct rota_step_node *n,
@@ -145,15 +148,18 @@ int rota_msg_step_reply_decode(const char *buf, size_t len,
 			       struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err), *arr = NULL;
-	json_int_t id = 0, step = 0, nt = 0;
+	json_int_t id = 0, step = 0, nt = 0, run = 0;
 	uint64_t sum = 0;
 	int rc;
 
 	*m = (struct rota_msg_step_create_reply){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:I, s:I, s:o !}", "job_id", &id,
-			"step_id", &step, "ntasks", &nt, "nodes", &arr);
+	rc = msg_unpack(root, err, "{s:I, s:I, s:I, s:o, s?I !}", "job_id",
+			&id, "step_id", &step, "ntasks", &nt, "nodes", &arr,
+			"run", &run);
+	if (rc == 0)
+		rc = msg_range(run, 0, UINT32_MAX, "run", err);
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "job_id", err);
 	if (rc == 0)
@@ -186,6 +192,7 @@ int rota_msg_step_reply_decode(const char *buf, size_t len,
 	}
 	m->job_id = (uint32_t)id;
 	m->step_id = (uint32_t)step;
+	m->run = (uint32_t)run;
 	m->ntasks = (uint32_t)nt;
 	return 0;
 }
@@ -414,6 +421,8 @@ char *rota_msg_step_complete_encode(const struct rota_msg_step_complete *m,
 		json_object_set_new(o, "text", json_string(m->text));
 	if (m->end_job)
 		json_object_set_new(o, "end_job", json_true());
+	if (m->run)
+		json_object_set_new(o, "run", json_integer(m->run));
 	return msg_dump(o, len);
 }
 
@@ -422,19 +431,21 @@ int rota_msg_step_complete_decode(const char *buf, size_t len,
 				  struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
-	json_int_t id, step, code, rank, cpu;
+	json_int_t id, step, code, rank, cpu, run = 0;
 	const char *text = NULL;
 	int end_job = 0, rc;
 
 	*m = (struct rota_msg_step_complete){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:I, s:I, s:I, s:I, s:I, s?s, s?b !}",
-			"job_id", &id, "step_id", &step, "exit_code", &code,
+	rc = msg_unpack(root, err,
+			"{s:I, s:I, s:I, s:I, s:I, s?s, s?b, s?I !}", "job_id",
+			&id, "step_id", &step, "exit_code", &code,
 			"failed_rank", &rank, "cpu_usec", &cpu, "text", &text,
-			"end_job", &end_job);
+			"end_job", &end_job, "run", &run);
 	if (rc == 0) {
 		const struct msg_range_field r[] = {
+			{ "run", run, 0, UINT32_MAX },
 			{ "job_id", id, 1, UINT32_MAX },
 			{ "step_id", step, 0, UINT32_MAX },
 			{ "exit_code", code, 0, 255 },
@@ -457,6 +468,7 @@ int rota_msg_step_complete_decode(const char *buf, size_t len,
 	m->failed_rank = (int32_t)rank;
 	m->cpu_usec = (uint64_t)cpu;
 	m->end_job = end_job;
+	m->run = (uint32_t)run;
 	return 0;
 }
 

@@ -553,6 +553,7 @@ int steps_create(struct ctld *ctld, uid_t uid,
 	js->last = s;
 	forget_old(js);
 	reply->job_id = job->id;
+	reply->run = job->run;
 	reply->step_id = s->id;
 	reply->ntasks = s->ntasks;
 	rota_info("job %u: step %u of %u tasks on %s", job->id, s->id,
@@ -589,8 +590,8 @@ int steps_complete(struct ctld *ctld, uid_t uid,
 	if (!s)
 		return rota_errorf(err, -ENOENT, "step %u.%u: not found",
 				   m->job_id, m->step_id);
-	if (s->state != ROTA_JOB_RUNNING)
-		return 0; /* a repeat, or after its job's end */
+	if (s->state != ROTA_JOB_RUNNING || (m->run && m->run != js->run))
+		return 0; /* a repeat, after its job's end, or an earlier run's */
 	s->exit_code = m->exit_code;
 	s->failed_rank = m->failed_rank;
 	s->cpu_usec = m->cpu_usec;

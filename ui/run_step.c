@@ -564,6 +564,7 @@ static void report(struct run *r, uint32_t job_id, bool end_job)
 {
 	struct rota_msg_step_complete m = {
 		.job_id = job_id,
+		.run = r->step.run,
 		.step_id = r->step.step_id,
 		.exit_code = r->worst > 255 ? 255 : r->worst,
 		.failed_rank = r->failed_rank,

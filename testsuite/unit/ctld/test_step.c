@@ -560,6 +560,14 @@ START_TEST(test_complete_refused)
 	m.end_job = true;
 	ck_assert_int_eq(steps_complete(&ctld, ANA, &m, &err), 0);
 	ck_assert_int_eq(steps_complete(&ctld, 0, &m, &err), 0);
+	/* an earlier run's late report does not end this run's step 0 */
+	m = (struct rota_msg_step_complete){ .job_id = job, .step_id = 0,
+					     .run = 99, .failed_rank = -1 };
+	ck_assert_int_eq(steps_complete(&ctld, ANA, &m, &err), 0);
+	ck_assert_int_eq(step_of(0)->state, ROTA_JOB_RUNNING);
+	m.run = 0; /* a client that does not say: the current run */
+	ck_assert_int_eq(steps_complete(&ctld, ANA, &m, &err), 0);
+	ck_assert_int_eq(step_of(0)->state, ROTA_JOB_COMPLETED);
 }
 END_TEST
 
