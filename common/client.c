@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/auth.h"
 #include "common/client.h"
 #include "common/frame.h"
@@ -239,14 +240,6 @@ enum stage {
 	STAGE_ANSWERED,
 };
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void sleep_ms(int64_t ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000,
@@ -262,7 +255,7 @@ static int64_t jitter(int64_t ms)
 	uint32_t r = 0;
 
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-		r = (uint32_t)mono_ms();
+		r = (uint32_t)rota_clock_mono_ms();
 	return ms / 2 + (int64_t)(r % (uint32_t)(ms / 2 + 1));
 }
 
@@ -373,7 +366,7 @@ int rota_client_request(const struct rota_request *rq, uint16_t type,
 	char rid[ROTA_RID_LEN + 1] = "";
 	char *with_rid = NULL;
 	size_t wlen = 0;
-	int64_t start = mono_ms(), delay = RETRY_FIRST_MS, left, wait;
+	int64_t start = rota_clock_mono_ms(), delay = RETRY_FIRST_MS, left, wait;
 	bool told = false, maybe = false;
 	enum stage stage;
 	int rc;
@@ -398,10 +391,10 @@ int rota_client_request(const struct rota_request *rq, uint16_t type,
 			maybe = true;
 		if (rc == 0 || !is_retriable(rc, stage))
 			break;
-		left = rq->retry_ms - (mono_ms() - start);
+		left = rq->retry_ms - (rota_clock_mono_ms() - start);
 		if (left <= 0) {
 			gave_up(rq, type, rc, stage, maybe,
-				mono_ms() - start, err);
+				rota_clock_mono_ms() - start, err);
 			break;
 		}
 		if (!told)

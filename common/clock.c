@@ -33,3 +33,11 @@ void rota_clock_advance(struct rota_clock *clock, int64_t seconds)
 	assert(seconds >= 0 && clock->now == virtual_now);
 	clock->virtual_now += seconds;
 }
+
+int64_t rota_clock_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -24,6 +24,12 @@ struct rota_clock rota_clock_virtual(int64_t start);
 /* Move a virtual clock forward by 'seconds' (>= 0). */
 void rota_clock_advance(struct rota_clock *clock, int64_t seconds);
 
+/*
+ * Milliseconds of CLOCK_MONOTONIC: for timeouts and waits, which a step
+ * of the wall clock must not stretch or cut.
+ */
+int64_t rota_clock_mono_ms(void);
+
 static inline int64_t rota_clock_now(const struct rota_clock *clock)
 {
 	return clock->now(clock);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/evloop.h"
 #include "common/xalloc.h"
 
@@ -69,14 +70,6 @@ struct rota_evloop {
 	size_t nsigs;
 };
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct rota_evloop *rota_evloop_create(void)
 {
 	struct rota_evloop *loop;
@@ -87,7 +80,7 @@ struct rota_evloop *rota_evloop_create(void)
 	loop = rota_xcalloc(1, sizeof(*loop));
 	loop->epfd = fd;
 	loop->sigfd = -1;
-	loop->now = mono_ms();
+	loop->now = rota_clock_mono_ms();
 	sigemptyset(&loop->sigmask);
 	return loop;
 }
@@ -291,7 +284,7 @@ struct rota_timer *rota_evloop_add_timer(struct rota_evloop *loop, int64_t ms,
 	struct rota_timer *t = rota_xcalloc(1, sizeof(*t));
 
 	t->loop = loop;
-	t->deadline = mono_ms() + ms;
+	t->deadline = rota_clock_mono_ms() + ms;
 	t->period = repeat ? (ms > 0 ? ms : 1) : 0;
 	t->cb = cb;
 	t->arg = arg;
@@ -302,7 +295,7 @@ struct rota_timer *rota_evloop_add_timer(struct rota_evloop *loop, int64_t ms,
 void rota_timer_rearm(struct rota_timer *t, int64_t ms)
 {
 	heap_remove(t->loop, t);
-	t->deadline = mono_ms() + ms;
+	t->deadline = rota_clock_mono_ms() + ms;
 	heap_push(t->loop, t);
 }
 
@@ -386,7 +379,7 @@ int rota_evloop_run(struct rota_evloop *loop)
 		int timeout = -1;
 		int n;
 
-		loop->now = mono_ms();
+		loop->now = rota_clock_mono_ms();
 		if (loop->nheap) {
 			int64_t d = loop->heap[0]->deadline - loop->now;
 
@@ -395,7 +388,7 @@ int rota_evloop_run(struct rota_evloop *loop)
 		n = epoll_wait(loop->epfd, evs, 64, timeout);
 		if (n < 0 && errno != EINTR)
 			return -errno;
-		loop->now = mono_ms();
+		loop->now = rota_clock_mono_ms();
 		for (int i = 0; i < n && !loop->stop; i++) {
 			struct rota_watch *w = evs[i].data.ptr;
 			unsigned ev = 0;

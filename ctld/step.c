@@ -385,17 +385,26 @@ static void give_back(struct jobsteps *js, const struct core_job *job,
 	}
 }
 
-static char *step_nodelist(struct ctld *ctld, const struct core_job *job,
-			   const struct ctld_step *s)
+/* The step's node names in its order, NULL-terminated (borrowed). */
+static char **step_names(struct ctld *ctld, const struct core_job *job,
+			 const struct ctld_step *s)
 {
-	const char **names = rota_xcalloc(s->nnodes, sizeof(char *));
-	char *text;
+	char **names = rota_xcalloc(s->nnodes + 1, sizeof(char *));
 
 	for (uint32_t c = 0; c < s->nnodes; c++)
 		names[c] = core_node_get(ctld->core,
 					 job->alloc[s->alloc_index[c]].node)
 				   ->name;
-	text = rota_hostlist_format(names, s->nnodes);
+	return names;
+}
+
+static char *step_nodelist(struct ctld *ctld, const struct core_job *job,
+			   const struct ctld_step *s)
+{
+	char **names = step_names(ctld, job, s);
+	char *text = rota_hostlist_format((const char *const *)names,
+					  s->nnodes);
+
 	free(names);
 	return text;
 }
@@ -405,13 +414,9 @@ static int seal_creds(struct ctld *ctld, const struct core_job *job,
 		      struct rota_msg_step_create_reply *reply,
 		      struct rota_error *err)
 {
-	char **names = rota_xcalloc(s->nnodes + 1, sizeof(char *));
+	char **names = step_names(ctld, job, s);
 	int rc = 0;
 
-	for (uint32_t c = 0; c < s->nnodes; c++)
-		names[c] = core_node_get(ctld->core,
-					 job->alloc[s->alloc_index[c]].node)
-				   ->name;
 	reply->nodes = rota_xcalloc(s->nnodes, sizeof(*reply->nodes));
 	for (uint32_t c = 0; rc == 0 && c < s->nnodes; c++) {
 		uint32_t idx = job->alloc[s->alloc_index[c]].node;
@@ -430,9 +435,7 @@ static int seal_creds(struct ctld *ctld, const struct core_job *job,
 			.nnodes = s->nnodes,
 			.cores = s->cores[c],
 			.ncores = s->ncores[c],
-			.cpus_per_task = s->ntasks ? s->ncores[c] /
-							     s->count[c]
-						   : 1,
+			.cpus_per_task = s->cpus_per_task,
 			.overlap = s->overlap,
 			.mem_mb = core_job_node_mem(
 				job, job->alloc[s->alloc_index[c]].ncores),
@@ -455,8 +458,6 @@ static int seal_creds(struct ctld *ctld, const struct core_job *job,
 					      : "is not connected");
 			break;
 		}
-		if (s->overlap || cred.cpus_per_task == 0)
-			cred.cpus_per_task = 1;
 		n->addr = rota_xstrdup(rota_conn_peer_addr(link->conn));
 		n->port = link->step_port;
 		n->uid = link->step_uid;
@@ -524,6 +525,8 @@ int steps_create(struct ctld *ctld, uid_t uid,
 	s->job_id = job->id;
 	s->id = js->next_id;
 	s->ntasks = l.ntasks;
+	/* an overlapping task may use every core of its node, held by none */
+	s->cpus_per_task = req->overlap ? 1 : l.cpt;
 	s->nnodes = l.ncand;
 	s->overlap = req->overlap;
 	s->state = ROTA_JOB_RUNNING;

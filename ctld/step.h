@@ -32,6 +32,7 @@ struct ctld_step {
 	uint32_t job_id;
 	uint32_t id;
 	uint32_t ntasks;
+	uint32_t cpus_per_task;
 	uint32_t nnodes;
 	char *nodelist;
 	char *name;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
@@ -100,20 +101,12 @@ static void cancel(const char *name, uint32_t id)
 	free(body);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
 {
 	struct sigaction sa = { .sa_handler = on_int }, old_int, old_term,
 			 old_hup;
 	sigset_t ends;
-	int64_t start = mono_ms(), wait_ms = 10;
+	int64_t start = rota_clock_mono_ms(), wait_ms = 10;
 	bool said = false;
 	int rc;
 
@@ -160,7 +153,7 @@ int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
 			rc = -ECANCELED;
 			break;
 		}
-		if (!said && mono_ms() - start >= 3000) {
+		if (!said && rota_clock_mono_ms() - start >= 3000) {
 			fprintf(stderr, "rota %s: job %u waiting: %s (rota why "
 					"%u)\n",
 				name, *id, *reason ? reason : "queued", *id);
@@ -194,9 +187,9 @@ int alloc_start(const char *name, const struct alloc_req *a, uint32_t *id)
  */
 void alloc_wait_end(const char *name, uint32_t id)
 {
-	int64_t until = mono_ms() + 5000, wait_ms = 5;
+	int64_t until = rota_clock_mono_ms() + 5000, wait_ms = 5;
 
-	while (mono_ms() < until) {
+	while (rota_clock_mono_ms() < until) {
 		struct rota_msg_job_list list;
 		bool running;
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/msg.h"
 #include "ui/cmd.h"
 #include "ui/top/top.h"
@@ -89,14 +90,6 @@ static void drain_signals(struct top *t)
 	}
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void read_keys(struct top *t)
 {
 	int key;
@@ -120,7 +113,7 @@ static int loop(struct top *t, int64_t delay_ms)
 			{ .fd = top_worker_fd(t->worker), .events = POLLIN },
 			{ .fd = sig_pipe[0], .events = POLLIN },
 		};
-		int64_t now = mono_ms();
+		int64_t now = rota_clock_mono_ms();
 		int rc;
 
 		if (now >= next) {
