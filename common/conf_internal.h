@@ -3,14 +3,17 @@
 #define ROTA_COMMON_CONF_INTERNAL_H
 
 /*
- * Shared by the files of rota.conf's parser only: conf.c (files, lines,
- * global keys, nodes, queues), conf_value.c (value setters),
- * conf_account.c (the account tree) and conf_section.c (plugin lines).
+ * Shared by the files of rota.conf's parser only: conf.c (key tables,
+ * global keys, the whole built and checked), conf_read.c (files, lines,
+ * tokens), conf_node.c (NodeName lines), conf_queue.c (QueueName lines),
+ * conf_value.c (value setters), conf_account.c (the account tree),
+ * conf_qos.c (QOSName lines) and conf_section.c (plugin lines).
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/conf.h"
 #include "common/error.h"
@@ -66,6 +69,28 @@ struct conf_token {
 	char *value;
 };
 
+/* One reading of rota.conf: the object it builds and where it is. */
+struct conf_parser {
+	struct conf_impl *impl;
+	struct rota_error *err;
+	struct conf_where *seen;	/* per global key: first setting */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} open[CONF_DEPTH_MAX + 1];	/* files being read, for cycles */
+	size_t nopen;
+	unsigned depth;			/* Include nesting */
+	struct rota_hostlist **queue_nodes; /* per queue; NULL: all */
+	size_t members;			/* names in all of them */
+};
+
+/* Text read as if it were the file 'name' (rota_conf_load_buffer). */
+struct conf_buffer {
+	const char *name;
+	const char *text;
+	size_t len;
+};
+
 /* conf.c */
 int conf_errorf(struct rota_error *err, int code, const struct conf_where *at,
 		const char *key, const char *fmt, ...)
@@ -77,6 +102,32 @@ void conf_keys_default(const struct conf_key *table, size_t n, void *base);
 int conf_line_apply(struct rota_error *err, const struct conf_where *at,
 		    const struct conf_key *table, size_t n, void *base,
 		    const struct conf_token *tok, size_t ntok);
+/* Keys of a line that no other kind of line claims, into p->impl->pub. */
+int conf_global_apply(struct conf_parser *p, const struct conf_where *at,
+		      const struct conf_token *tok, size_t ntok);
+
+/* conf_read.c: files, Includes and lines; each line to its kind's parser. */
+/* Read the file named by 'arg' (a const char *) and what it includes. */
+int conf_read_path(struct conf_parser *p, const void *arg);
+/* Read the struct conf_buffer at 'arg' and what it includes. */
+int conf_read_buffer(struct conf_parser *p, const void *arg);
+
+/* conf_node.c: NodeName lines, then the nodes' index by name. */
+int conf_node_line(struct conf_parser *p, const struct conf_where *at,
+		   const struct conf_token *tok, size_t ntok);
+/* Fill impl->node_order; a name declared twice is an error at its 2nd line. */
+int conf_nodes_index(struct conf_parser *p);
+/* bsearch() comparator of a node name with an entry of impl->node_order. */
+int conf_node_key_cmp(const void *key, const void *elem);
+
+/* conf_queue.c: QueueName lines, then each queue's nodes resolved. */
+int conf_queue_line(struct conf_parser *p, const struct conf_where *at,
+		    const struct conf_token *tok, size_t ntok);
+/*
+ * Point queue 'qi' at its nodes' names (after conf_nodes_index); 'mark'
+ * has a slot per node and flags names already listed.
+ */
+int conf_queue_resolve(struct conf_parser *p, size_t qi, size_t *mark);
 
 /* conf_value.c */
 /* Room for 'need' elements of 'size' bytes in 'array' of '*slots'. */
