@@ -12,7 +12,8 @@
  * One subcommand of `rota` (tmux's cmd_entry): its name, a one-line
  * summary, its man-style help, and what runs it.  run() gets argv with the
  * subcommand's name in argv[0] and returns the exit status: 0 ok, 1 error,
- * 2 usage.
+ * 2 usage.  A NULL help: run() prints it given --help (rota sim, whose
+ * program, of another folder, owns its manual).
  */
 struct cmd {
 	const char *name;
@@ -23,11 +24,11 @@ struct cmd {
 
 /*
  * Exec rota-<argv[0]> with these arguments (cmd_helper.c); returns only
- * when it cannot.  The programs' own entry points follow.
+ * when it cannot.  rota-top's entry point follows (rota-sim's is
+ * sim/cli.c's main).
  */
 int cmd_run_helper(int argc, char **argv);
 int top_run(int argc, char **argv);
-int sim_cmd_run(int argc, char **argv);
 
 extern const struct cmd cmd_submit;
 extern const struct cmd cmd_queue;
@@ -110,7 +111,10 @@ int queue_start(const char *user, uint32_t job, bool noheader);
 /* Local "YYYY-MM-DDTHH:MM:SS", or "N/A" for 0, into 'buf'. */
 void cmd_format_time(int64_t t, char *buf, size_t len);
 
-/* getopt handling of --help: prints the command's help to stdout. */
+/*
+ * getopt handling of --help, and rota help CMD: prints the command's help
+ * to stdout, or has its run() print it (a NULL help).
+ */
 int cmd_print_help(const struct cmd *c);
 
 /*

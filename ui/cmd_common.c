@@ -30,6 +30,8 @@ void cmd_error(const char *name, const char *fmt, ...)
 
 int cmd_print_help(const struct cmd *c)
 {
+	if (!c->help)
+		return c->run(2, (char *[]){ (char *)c->name, "--help", NULL });
 	fputs(c->help, stdout);
 	return 0;
 }

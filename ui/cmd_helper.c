@@ -4,8 +4,9 @@
  * rota-top and rota-sim: every other command, run thousands of times
  * from job scripts and shell loops, then loads only libc, not curses,
  * zlib and the scheduling core (about a third of a submit's time on a
- * small machine).  They are found next to rota itself (the build tree)
- * or in the package's libexec folder (an installed rota).
+ * small machine).  They are found next to rota itself (the build tree,
+ * where ui/rota-sim is a link to sim/rota-sim) or in the package's
+ * libexec folder (an installed rota).
  */
 #include "config.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * main() of rota-top and rota-sim (ui/cmd_helper.c): rota execs them with
- * the subcommand's own arguments, argv[0] being its name.
+ * main() of rota-top (ui/cmd_helper.c): rota execs it with the
+ * subcommand's own arguments, argv[0] being its name.  (rota-sim, the
+ * other such program, is sim/'s and has a main() of its own, sim/cli.c.)
  */
 #include "config.h"
 

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * rota sim: replay a workload trace through the scheduling core on a
- * virtual clock (sim/).  This file only reads options, shows progress on
- * a terminal and writes the outputs; sim/engine.c does the replay.  It
- * is the program rota-sim, which rota execs (ui/cmd_helper.c says why);
- * the help stays with rota's table (ui/cmd_sim.c).
+ * virtual clock.  This file is the program rota-sim, which rota execs
+ * with the subcommand's arguments (ui/cmd_helper.c says why): it reads
+ * the options, prints the help, shows progress on a terminal and writes
+ * the outputs; engine.c does the replay.  It uses nothing of ui/ (the
+ * arrows of DESIGN.md), so its errors are printed here, in rota's
+ * "rota sim: " form, and rota's `rota help sim` runs it for its help.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +21,77 @@
 
 #include "common/xalloc.h"
 #include "sim/sim.h"
-#include "ui/cmd.h"
+
+/* rota help sim and rota sim --help both print it (ui/cmd_sim.c) */
+static const char help[] =
+	"usage: rota sim --trace FILE [--config FILE] [OPTIONS]\n"
+	"       rota sim --trace FILE --compare A.conf B.conf ...\n"
+	"\n"
+	"Replay a workload trace in the Standard Workload Format (.swf, or\n"
+	".swf.gz) through the scheduling core and policy plugins of\n"
+	"rota-ctld on a virtual clock, and print what the queue would have\n"
+	"looked like: utilization, mean, median and 95th percentile wait,\n"
+	"mean bounded slowdown (10 s threshold), makespan, jobs started by\n"
+	"backfill, and each account's and user's share of the trace's\n"
+	"core-seconds against its normalized share.\n"
+	"\n"
+	"Each job is submitted at its submit time asking its requested\n"
+	"processors (its allocated ones where the request is -1), one core\n"
+	"each, with its requested time as the limit, and runs for its\n"
+	"recorded run time, cut at the limit (TIMEOUT).  Trace user N and\n"
+	"group G become user uN in account gG: an AccountName line per group\n"
+	"and a UserName line per user and group are added to the config\n"
+	"unless it declares them.  Jobs wider than the machine, of run time\n"
+	"0, cancelled before they started (status 5, run time 0 or -1), of\n"
+	"unknown size or run time, or refused by the core are skipped and\n"
+	"counted.  See docs/sim.md for what is modelled and what is not.\n"
+	"\n"
+	"  -t, --trace FILE         the trace (required)\n"
+	"  -c, --config FILE        rota.conf: its NodeName, QueueName,\n"
+	"                           accounts and Priority=, Fairshare=,\n"
+	"                           Limits=, Sched= lines and PluginDir\n"
+	"                           (default: none, the default policy)\n"
+	"      --flat               the machine from the trace header: one\n"
+	"                           node of MaxProcs cores\n"
+	"      --nodes              MaxNodes nodes of MaxProcs/MaxNodes cores\n"
+	"                           (with --flat or --nodes the config must\n"
+	"                           not declare nodes)\n"
+	"      --estimates WHICH    the limit: 'requested' time (default) or\n"
+	"                           the 'actual' run time (perfect estimates)\n"
+	"      --lenient            skip and count malformed trace lines\n"
+	"                           (default: the first is an error)\n"
+	"      --csv FILE           one line per job: id, submit, start, end,\n"
+	"                           nodes, cores, wait, priority at start,\n"
+	"                           backfilled, timeout (times in trace\n"
+	"                           seconds; start -1: never started)\n"
+	"      --svg FILE           utilization and queue length over time\n"
+	"      --compare            run every config named after the options\n"
+	"                           on the same trace; one table side by side\n"
+	"      --every-pass         visit every periodic tick, also while the\n"
+	"                           machine is idle, and run every pass, also\n"
+	"                           when nothing changed (slower; the same\n"
+	"                           results)\n"
+	"  -q, --quiet              no progress bar (shown only when stderr\n"
+	"                           is a terminal)\n"
+	"\n"
+	"The same trace and config always print the same bytes.  Exit 0, 1\n"
+	"when the trace or a config cannot be read or is refused, 2 for a\n"
+	"usage error.\n";
+
+/* "rota sim: text" on stderr, as every rota command's user errors. */
+static void sim_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void sim_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rota sim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 struct sim_opts {
 	struct sim_options o;
@@ -38,7 +112,7 @@ static int parse_estimates(const char *text, enum sim_estimates *out)
 	else if (strcmp(text, "actual") == 0)
 		*out = SIM_ESTIMATES_ACTUAL;
 	else {
-		cmd_error("sim", "--estimates: '%s': use requested or actual",
+		sim_error("--estimates: '%s': use requested or actual",
 			  text);
 		return -1;
 	}
@@ -48,14 +122,14 @@ static int parse_estimates(const char *text, enum sim_estimates *out)
 static int check(struct sim_opts *s, int argc, char **argv)
 {
 	if (!s->trace) {
-		cmd_error("sim", "--trace FILE is required");
+		sim_error("--trace FILE is required");
 		return -1;
 	}
 	if (s->compare) {
 		s->configs = argv + optind;
 		s->nconfigs = argc - optind;
 		if (s->nconfigs < 1 || s->o.config || s->csv || s->svg) {
-			cmd_error("sim", "--compare takes the configs as "
+			sim_error("--compare takes the configs as "
 					 "arguments, and no --config, --csv "
 					 "or --svg");
 			return -1;
@@ -63,7 +137,7 @@ static int check(struct sim_opts *s, int argc, char **argv)
 		return 0;
 	}
 	if (optind < argc) {
-		cmd_error("sim", "unexpected argument '%s'", argv[optind]);
+		sim_error("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
 	return 0;
@@ -109,7 +183,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		case 'q': s->quiet = true; break;
 		case 'h': return 1;
 		default:
-			cmd_error("sim", "unknown option '%s'",
+			sim_error("unknown option '%s'",
 				  argv[optind - 1]);
 			return -1;
 		}
@@ -140,12 +214,12 @@ static int write_out(const char *path, const struct sim_result *r,
 	int rc;
 
 	if (!f) {
-		cmd_error("sim", "%s: %s", path, strerror(errno));
+		sim_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	rc = fn(f, r);
 	if (fclose(f) != 0 || rc < 0) {
-		cmd_error("sim", "%s: write error", path);
+		sim_error("%s: write error", path);
 		return -1;
 	}
 	return 0;
@@ -163,7 +237,7 @@ static int run_one(struct sim_opts *s, const struct swf_trace *t,
 		s->o.progress_arg = (void *)label;
 	}
 	if (sim_run(&s->o, t, r, &err) < 0) {
-		cmd_error("sim", "%s", err.text);
+		sim_error("%s", err.text);
 		return -1;
 	}
 	return 0;
@@ -193,19 +267,21 @@ static int sim_main(struct sim_opts *s, const struct swf_trace *t)
 	return rc < 0 ? 1 : 0;
 }
 
-int sim_cmd_run(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	struct sim_opts s;
 	struct swf_trace t;
 	struct rota_error err = { "" };
 	int rc = parse(argc, argv, &s);
 
-	if (rc > 0)
-		return cmd_print_help(&cmd_sim);
+	if (rc > 0) {
+		fputs(help, stdout);
+		return 0;
+	}
 	if (rc < 0)
 		return 2;
 	if (swf_read(s.trace, s.lenient, &t, &err) < 0) {
-		cmd_error("sim", "%s", err.text);
+		sim_error("%s", err.text);
 		return 1;
 	}
 	rc = sim_main(&s, &t);
