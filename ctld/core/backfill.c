@@ -17,7 +17,7 @@
  * other jobs) and gets no backfill reservation: it waits for its own.
  *
  * A pass that started nothing is not run again until something changes
- * (sched_changed()), unless its answer could change with time alone.
+ * (core_mark_changed()), unless its answer could change with time alone.
  */
 #include "config.h"
 

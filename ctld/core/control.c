@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Job control after submit (core.h, "Job control"): nice, update and a
- * user's requeue.  Holds live in priority.c, next to eligibility.
+ * Job control after submit (core.h, "Job control"; "Layers": top): hold,
+ * release, nice, update and a user's requeue.
  *
  * Every function checks in the same order (the job exists, the caller may
  * touch it, it is in a state the change makes sense for, every value is
@@ -25,23 +25,6 @@
 #define URGENCY_DEFAULT 16
 #define URGENCY_MAX 31
 
-int core_job_access(struct core *core, uint32_t id, uid_t uid,
-		    bool is_operator, struct core_job **out,
-		    struct rota_error *err)
-{
-	struct core_job *job = jobtab_find(core, id);
-
-	*out = NULL;
-	if (!job)
-		return rota_errorf(err, -ENOENT, "job %u: not found", id);
-	if (!is_operator && job->uid != uid)
-		return rota_errorf(err, -EPERM,
-				   "job %u: permission denied: it belongs to "
-				   "%s", id, job->user);
-	*out = job;
-	return 0;
-}
-
 static int need_pending(const struct core_job *job, struct rota_error *err)
 {
 	if (job->state == ROTA_JOB_PENDING)
@@ -49,6 +32,61 @@ static int need_pending(const struct core_job *job, struct rota_error *err)
 	return rota_errorf(err, -EINVAL, "job %u: not pending (%s)", job->id,
 			   rota_job_state_name(job->state));
 }
+
+/* A pending job the caller may act on. */
+static int held_job(struct core *core, uint32_t id, uid_t uid,
+		    bool is_operator, struct core_job **out,
+		    struct rota_error *err)
+{
+	int rc = core_job_access(core, id, uid, is_operator, out, err);
+
+	return rc < 0 ? rc : need_pending(*out, err);
+}
+
+int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+	      bool is_operator, bool operator_hold, struct rota_error *err)
+{
+	struct core_job *job;
+	int rc = held_job(core, job_id, uid, is_operator, &job, err);
+
+	if (rc < 0)
+		return rc;
+	if (operator_hold && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: only operators place an operator "
+				   "hold", job_id);
+	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: already held by an operator",
+				   job_id);
+	job->hold = operator_hold ? CORE_HOLD_OPERATOR : CORE_HOLD_USER;
+	job->reason = NULL;
+	job->limited = false; /* held first: limits look again on release */
+	core_job_set_eligible(job, false, now);
+	core_mark_dirty(core, job);
+	return 0;
+}
+
+int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
+		 bool is_operator, struct rota_error *err)
+{
+	struct core_job *job;
+	int rc = held_job(core, job_id, uid, is_operator, &job, err);
+
+	if (rc < 0)
+		return rc;
+	if (job->hold == CORE_HOLD_NONE)
+		return rota_errorf(err, -EINVAL, "job %u: not held", job_id);
+	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
+		return rota_errorf(err, -EPERM,
+				   "job %u: held by an operator: only an "
+				   "operator may release it", job_id);
+	job->hold = CORE_HOLD_NONE;
+	core_job_set_eligible(job, !job->limited, now);
+	core_mark_dirty(core, job);
+	return 0;
+}
+
 
 /* Put a pending job back in the order after its rating inputs changed. */
 static void rerate(struct core *core, struct core_job *job, int64_t now)

@@ -16,6 +16,35 @@
  * 'now', Unix seconds), never does I/O, and says what must happen on the
  * nodes by queueing actions that its host (rota-ctld, rota sim, a test)
  * takes with core_take_actions().  Single-threaded.
+ *
+ * Layers, bottom first.  A file calls only files of its own layer or of
+ * lower ones, and no two files call each other; a lower layer reaches
+ * up only through function pointers the upper one set (the plugins' ops).
+ * testsuite/build/layers.sh checks it in make check, from the objects'
+ * symbols (nm), against this table.
+ *  1 tables     tables jobtab limit_set plugin_host constraint share
+ *               share_usage
+ *  2 resources  node resv fence estimate
+ *  3 placement  place profile feasible
+ *  4 policy     usage limits priority
+ *  5 moves      jobstate
+ *  6 passes     sched backfill shapes why
+ *  7 events     events control node_events resv_admin restore lifecycle
+ *
+ * tables: the lists, marks, actions, lookups; the account tree and its
+ *   usage (share*.c: a module of its own, knowing nothing of jobs); the
+ *   plugin host; constraints (--constraint, parsed and matched).
+ * resources: what jobs run on: nodes, advance reservations, fences (a
+ *   requeued job waits until its last run is over), a job's planned start.
+ * placement: where a job fits, now, ever, or over a span of time.
+ * policy: usage charged, limits, priorities and the pending order.
+ * moves: a job starts, finishes, goes back to the queue, is freed.
+ * passes: the main pass, backfill (shapes: what failed in a pass), why
+ *   a job waits.
+ * events: what the host calls to change the core: submit, cancel, job
+ *   end, tick (events.c), job control, node events, reservations, a
+ *   journal's restore, create and destroy.  The host may read any layer
+ *   through core.h.
  */
 struct rota_conf;
 struct rota_share_tree;
@@ -230,7 +259,7 @@ void core_set_work_clock(struct core *core, int64_t (*fn)(void));
 
 /*
  * Run every pass even when nothing has changed since the last one started
- * nothing (normally skipped: sched.c, sched_changed()).  For tests that
+ * nothing (normally skipped: sched.c, core_mark_changed()).  For tests that
  * check the skipping changes no decision (rota sim --every-pass).
  */
 void core_set_every_pass(struct core *core, bool every);

@@ -2,7 +2,10 @@
 #ifndef ROTA_CTLD_CORE_CORE_INTERNAL_H
 #define ROTA_CTLD_CORE_CORE_INTERNAL_H
 
-/* Shared by the files of ctld/core only. */
+/*
+ * Shared by the files of ctld/core only, grouped by layer (core.h,
+ * "Layers"), bottom first, each function under the file that defines it.
+ */
 
 #include "ctld/core/core.h"
 #include "plugins/rota_plugin.h"
@@ -87,7 +90,7 @@ struct core {
 	/*
 	 * Set by a pass that started nothing and that nothing but a change
 	 * could alter; the next pass of its kind is skipped until
-	 * sched_changed() clears it (Slurm's backfill waits the same way
+	 * core_mark_changed() clears it (Slurm's backfill waits the same way
 	 * for a job, node, partition or reservation update: _more_work()).
 	 */
 	bool main_settled;
@@ -127,43 +130,45 @@ static inline int64_t job_limit_end(const struct core_job *j)
 	return j->time_limit ? j->start_time + j->time_limit : NEVER;
 }
 
+/* ==== tables ============================================================= */
+
+/* tables.c: the lists */
+void job_list_append(struct job_list *l, struct core_job *job);
+void job_list_remove(struct job_list *l, struct core_job *job);
+void core_pending_add(struct core *core, struct core_job *job);
+void core_pending_remove(struct core *core, struct core_job *job);
+
+/* tables.c: marks and actions */
+/* A job, node or order changed: the next passes must look. */
+void core_mark_changed(struct core *core);
+/* A job changed: journal it (core_take_dirty); the passes must look. */
+void core_mark_dirty(struct core *core, struct core_job *job);
+/* List a final job for its jobcomp record (core_take_ended). */
+void core_mark_ended(struct core *core, struct core_job *job);
+void core_push_action(struct core *core, const struct core_action *a);
 /*
- * fence.c: a requeued job waits until its previous run is known to be over
- * (fence_set before its allocation is freed); the other calls lift fences
- * on what the core learns.  fence_end: true if the end was of a fenced
- * run.  fence_restore: a journal's fenced job; fence_forget: a fenced job
- * that leaves the queue another way.
- */
-void fence_set(struct core *core, struct core_job *job);
-/* Fence 'job' on node index 'node' (a run of it found there). */
-void fence_on(struct core *core, struct core_job *job, uint32_t node);
-/*
- * core.c: tell 'node' to end run 'run' of job 'id' as a cancel does (its
+ * Tell 'node' to end run 'run' of job 'id' as a cancel does (its
  * supervisor sends SIGTERM, then SIGKILL after KillWait).
  */
 void core_end_run(struct core *core, uint32_t id, uint32_t run,
 		  uint32_t node, int signo);
-bool fence_end(struct core *core, struct core_job *job, uint32_t node,
-	       uint32_t run);
-void fence_register(struct core *core, uint32_t node,
-		    const struct rota_node_info *info);
-/* node.c: does the node's registration list this run of the job? */
-bool node_reports_run(const struct rota_node_info *info,
-		      const struct core_job *job);
-void fence_tick(struct core *core, int64_t now);
-void fence_restore(struct core *core, struct core_job *job, uint32_t node,
-		   int64_t now);
-void fence_forget(struct core *core, struct core_job *job);
-/* The node was granted a lease (registered, or heartbeat answered) now. */
-void fence_granted(struct core *core, struct core_node *n, int64_t now);
+/* A pending job stops or starts being eligible (its eligible time). */
+void core_job_set_eligible(struct core_job *job, bool eligible, int64_t now);
 
-/* sched.c: a job, node or order changed: the next passes must look. */
-void sched_changed(struct core *core);
+/* tables.c: lookup */
 /*
- * May this pending job be tried now: not held, not blocked by a limit,
- * not waiting for its reservation to open.
+ * The job 'id' if 'uid' may act on it (its owner, or an operator);
+ * -ENOENT or -EPERM with the user's line otherwise.
  */
-bool sched_eligible(const struct core *core, const struct core_job *job);
+int core_job_access(struct core *core, uint32_t id, uid_t uid,
+		    bool is_operator, struct core_job **out,
+		    struct rota_error *err);
+/* A queue by name (NULL: the default); -ENOENT with the user's line. */
+int core_find_queue(const struct core *core, const char *name, uint32_t *out,
+		    struct rota_error *err);
+/* A NULL-terminated name list's copy (NULL stays NULL); and its free. */
+char **core_names_copy(char *const *v);
+void core_names_free(char **v);
 
 /* jobtab.c */
 void jobtab_insert(struct core *core, struct core_job *job);
@@ -176,40 +181,13 @@ void jobtab_foreach(const struct core *core,
 		    void (*fn)(const struct core_job *job, void *arg), void *arg);
 void jobtab_fini(struct core *core);
 
-/* list helpers (core.c) */
-void job_list_append(struct job_list *l, struct core_job *job);
-void job_list_remove(struct job_list *l, struct core_job *job);
-/* Into or out of the running list, its ends kept for backfill. */
-void core_running_add(struct core *core, struct core_job *job);
-void core_running_remove(struct core *core, struct core_job *job);
+/* limit_set.c */
+struct rota_conf_limits;
+/* rota.conf's limits (NULL: none) in the plugins' form. */
+void limits_from_conf(const struct rota_conf_limits *c,
+		      struct rota_limit_set *out);
 
-/* core.c */
-void core_pending_add(struct core *core, struct core_job *job);
-void core_pending_remove(struct core *core, struct core_job *job);
-void core_push_action(struct core *core, const struct core_action *a);
-void core_mark_dirty(struct core *core, struct core_job *job);
-/* List a final job for its jobcomp record (core_take_ended). */
-void core_mark_ended(struct core *core, struct core_job *job);
-/* A NULL-terminated name list's copy (NULL stays NULL); and its free. */
-char **core_names_copy(char *const *v);
-void core_names_free(char **v);
-/* Free a job that is in no list and no table. */
-void core_job_free(struct core_job *job);
-/* A queue by name (NULL: the default); -ENOENT with the user's line. */
-int core_find_queue(const struct core *core, const char *name, uint32_t *out,
-		    struct rota_error *err);
-/*
- * A running job's cores: counted (for a test queue's kept cores) once it
- * holds them, given back to its nodes when it stops.
- */
-void core_job_take(struct core *core, struct core_job *job);
-void core_job_release(struct core *core, struct core_job *job);
-/* Move a job to its final state, freeing its cores. */
-void core_job_finish(struct core *core, struct core_job *job, int64_t now,
-		     enum rota_job_state state);
-
-/* The whole job's memory, for limits and priority factors. */
-uint64_t job_total_mem(const struct core_job *job);
+/* ==== resources ========================================================== */
 
 /* node.c */
 void node_alloc_cores(struct core_node *n, struct core_alloc *a,
@@ -222,70 +200,36 @@ bool node_is_usable(const struct core_node *n);
 /* Cores and memory the node will have (config, else registration). */
 uint32_t node_cores_total(const struct core_node *n);
 uint64_t node_mem_total(const struct core_node *n);
-
-/* usage.c */
-/* Charge a running job's use of its cores up to 'now'. */
-void usage_charge_job(struct core *core, struct core_job *job, int64_t now);
-/* A job joins or leaves the running list (charged up to its end first). */
-void usage_run_add(struct core *core, const struct core_job *job);
-void usage_run_remove(struct core *core, const struct core_job *job);
-/* Every running job's marks are set anew (a restore): sum them again. */
-void usage_run_rebuild(struct core *core);
-/* Resolve the job's association at submit (job->assoc). */
-int usage_submit_assoc(struct core *core, struct core_job *job,
-		       const char *user, struct rota_error *err);
-/* Once the job is accepted: desc.account becomes its association's. */
-void usage_submit_account(struct core *core, struct core_job *job);
-/* Periodic charging and fairshare recomputation (core_tick). */
-void usage_tick(struct core *core, int64_t now);
-/* core_share_update(), the fairshare plugin left to run when read. */
-void usage_rerate(struct core *core, int64_t now);
+/* The whole job's memory, for limits and priority factors. */
+uint64_t job_total_mem(const struct core_job *job);
+/* Does the node's registration list this run of the job? */
+bool node_reports_run(const struct rota_node_info *info,
+		      const struct core_job *job);
 
 /*
- * control.c: the job 'id' if 'uid' may act on it (its owner, or an
- * operator); -ENOENT or -EPERM with the user's line otherwise.
+ * fence.c: a requeued job waits until its previous run is known to be over
+ * (fence_set before its allocation is freed); the other calls lift fences
+ * on what the core learns.  fence_end: true if the end was of a fenced
+ * run.  fence_restore: a journal's fenced job; fence_forget: a fenced job
+ * that leaves the queue another way.
  */
-int core_job_access(struct core *core, uint32_t id, uid_t uid,
-		    bool is_operator, struct core_job **out,
-		    struct rota_error *err);
+void fence_set(struct core *core, struct core_job *job);
+/* Fence 'job' on node index 'node' (a run of it found there). */
+void fence_on(struct core *core, struct core_job *job, uint32_t node);
+bool fence_end(struct core *core, struct core_job *job, uint32_t node,
+	       uint32_t run);
+void fence_register(struct core *core, uint32_t node,
+		    const struct rota_node_info *info);
+void fence_tick(struct core *core, int64_t now);
+void fence_restore(struct core *core, struct core_job *job, uint32_t node,
+		   int64_t now);
+void fence_forget(struct core *core, struct core_job *job);
+/* The node was granted a lease (registered, or heartbeat answered) now. */
+void fence_granted(struct core *core, struct core_node *n, int64_t now);
 
-/* priority.c */
-int prio_init(struct core *core, const struct rota_conf *conf,
-	      struct rota_error *err);
-void prio_fini(struct core *core);
-/* Resolve and check the job's QOS, nice and urgency at submit. */
-int prio_submit_check(struct core *core, struct core_job *job,
-		      bool operator, struct rota_error *err);
-/* Rate a new or requeued job alone and put it in the pending list. */
-void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
-/* Order the pending list by the last ratings (after a restore). */
-void prio_sort(struct core *core);
-/* A pending job stops or starts being eligible. */
-void prio_set_eligible(struct core_job *job, bool eligible, int64_t now);
+/* resv.c: see resv.h */
 
-/* limits.c */
-struct rota_conf_limits;
-/* rota.conf's limits (NULL: none) in the plugins' form. */
-void limits_from_conf(const struct rota_conf_limits *c,
-		      struct rota_limit_set *out);
-int limits_init(struct core *core, const struct rota_conf *conf,
-		struct rota_error *err);
-void limits_fini(struct core *core);
-/* May this job of 'user' be queued?  -EINVAL with the user's line. */
-int limits_admit(struct core *core, int64_t now, struct core_job *job,
-		 const char *user, struct rota_error *err);
-/* Before a pass: which pending jobs the limits block (job->limited). */
-void limits_classify(struct core *core, int64_t now);
-/* May the pass start this idle job now?  false with job->reason set. */
-bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
-		      bool others_idle);
-
-/* backfill.c */
-int sched_init(struct core *core, const struct rota_conf *conf,
-	       struct rota_error *err);
-void sched_fini(struct core *core);
-/* A backfill pass if the plugin's interval has passed (core_tick). */
-void sched_tick(struct core *core, int64_t now);
+/* ==== placement ========================================================== */
 
 /* place.c: which nodes a job gets, by what counts as available */
 enum place_mode {
@@ -320,9 +264,6 @@ uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
 /* Would all of the job's tasks fit on this one node? */
 bool place_node_fits(const struct place_ctx *c, const struct core_job *job,
 		     uint32_t node);
-/* Start 'job' now on 'p' (sched.c). */
-void sched_start(struct core *core, struct core_job *job, int64_t now,
-		 const struct placement *p);
 
 /*
  * estimate.c: a backfill pass reserved 'job' at 't' on 'p' (its nodes are
@@ -333,8 +274,90 @@ void est_set(struct core_job *job, int64_t t, const struct placement *p);
 void est_forget(struct core_job *job);
 void est_clear(struct core_job *job);
 
-/* sched.c: would 'job' fit on an idle set of its queue's nodes? */
+/* feasible.c: would 'job' fit on an idle set of its queue's nodes? */
 int sched_check_feasible(struct core *core, const struct core_job *job,
 			 struct rota_error *err);
+
+/* profile.c: see profile.h */
+
+/* ==== policy ============================================================= */
+
+/* usage.c */
+/* Charge a running job's use of its cores up to 'now'. */
+void usage_charge_job(struct core *core, struct core_job *job, int64_t now);
+/* A job joins or leaves the running list (charged up to its end first). */
+void usage_run_add(struct core *core, const struct core_job *job);
+void usage_run_remove(struct core *core, const struct core_job *job);
+/* Every running job's marks are set anew (a restore): sum them again. */
+void usage_run_rebuild(struct core *core);
+/* Resolve the job's association at submit (job->assoc). */
+int usage_submit_assoc(struct core *core, struct core_job *job,
+		       const char *user, struct rota_error *err);
+/* Once the job is accepted: desc.account becomes its association's. */
+void usage_submit_account(struct core *core, struct core_job *job);
+/* core_share_update(), the fairshare plugin left to run when read. */
+void usage_rerate(struct core *core, int64_t now);
+
+/* limits.c */
+int limits_init(struct core *core, const struct rota_conf *conf,
+		struct rota_error *err);
+void limits_fini(struct core *core);
+/* May this job of 'user' be queued?  -EINVAL with the user's line. */
+int limits_admit(struct core *core, int64_t now, struct core_job *job,
+		 const char *user, struct rota_error *err);
+/* Before a pass: which pending jobs the limits block (job->limited). */
+void limits_classify(struct core *core, int64_t now);
+/* May the pass start this idle job now?  false with job->reason set. */
+bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
+		      bool others_idle);
+
+/* priority.c */
+int prio_init(struct core *core, const struct rota_conf *conf,
+	      struct rota_error *err);
+void prio_fini(struct core *core);
+/* Resolve and check the job's QOS, nice and urgency at submit. */
+int prio_submit_check(struct core *core, struct core_job *job,
+		      bool operator, struct rota_error *err);
+/* Rate a new or requeued job alone and put it in the pending list. */
+void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
+/* Order the pending list by the last ratings (after a restore). */
+void prio_sort(struct core *core);
+
+/* ==== moves ============================================================== */
+
+/* jobstate.c */
+/* Into or out of the running list, its ends kept for backfill. */
+void core_running_add(struct core *core, struct core_job *job);
+void core_running_remove(struct core *core, struct core_job *job);
+/*
+ * A running job's cores: counted (for a test queue's kept cores) once it
+ * holds them, given back to its nodes when it stops.
+ */
+void core_job_take(struct core *core, struct core_job *job);
+void core_job_release(struct core *core, struct core_job *job);
+/* Move a job to its final state, freeing its cores. */
+void core_job_finish(struct core *core, struct core_job *job, int64_t now,
+		     enum rota_job_state state);
+/* Free a job that is in no list and no table. */
+void core_job_free(struct core_job *job);
+
+/* ==== passes ============================================================= */
+
+/* sched.c */
+/*
+ * May this pending job be tried now: not held, not blocked by a limit,
+ * not waiting for its reservation to open.
+ */
+bool sched_eligible(const struct core *core, const struct core_job *job);
+/* Start 'job' now on 'p'. */
+void sched_start(struct core *core, struct core_job *job, int64_t now,
+		 const struct placement *p);
+
+/* backfill.c */
+int sched_init(struct core *core, const struct rota_conf *conf,
+	       struct rota_error *err);
+void sched_fini(struct core *core);
+/* A backfill pass if the plugin's interval has passed (core_tick). */
+void sched_tick(struct core *core, int64_t now);
 
 #endif

@@ -56,7 +56,7 @@ static void lift(struct core *core, struct core_job *job, const char *why)
 		  why);
 	fence_forget(core, job);
 	core_mark_dirty(core, job);
-	sched_changed(core);
+	core_mark_changed(core);
 }
 
 bool fence_end(struct core *core, struct core_job *job, uint32_t node,

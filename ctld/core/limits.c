@@ -29,33 +29,6 @@
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/share.h"
 
-void limits_from_conf(const struct rota_conf_limits *c,
-		      struct rota_limit_set *out)
-{
-	if (!c) {
-		*out = (struct rota_limit_set){
-			.max_jobs = -1, .max_submit = -1, .max_wall = -1,
-			.max_cpus = -1, .max_mem = -1, .max_nodes = -1,
-			.cpu_run_mins = -1, .max_idle = -1, .max_ps = -1,
-			.max_ps_hard = -1, .allocation = -1,
-		};
-		return;
-	}
-	*out = (struct rota_limit_set){
-		.max_jobs = c->max_jobs,
-		.max_submit = c->max_submit,
-		.max_wall = c->max_wall,
-		.max_cpus = c->max_cpus,
-		.max_mem = c->max_mem,
-		.max_nodes = c->max_nodes,
-		.cpu_run_mins = c->cpu_run_mins,
-		.max_idle = c->max_idle,
-		.max_ps = c->max_ps,
-		.max_ps_hard = c->max_ps_hard,
-		.allocation = c->allocation,
-	};
-}
-
 static bool any_limit(const struct rota_conf_limits *l)
 {
 	return l->max_jobs >= 0 || l->max_submit >= 0 || l->max_wall >= 0 ||
@@ -226,12 +199,12 @@ static void apply(struct core *core, struct core_job *job,
 
 	job->limited = v->blocked && !job->hold;
 	if (job->limited != was)
-		sched_changed(core);
+		core_mark_changed(core);
 	if (job->limited)
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
 	if (job->limited != was && !job->hold)
-		prio_set_eligible(job, !job->limited, now);
+		core_job_set_eligible(job, !job->limited, now);
 }
 
 void limits_classify(struct core *core, int64_t now)

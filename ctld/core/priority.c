@@ -29,7 +29,6 @@
 #include "ctld/core/share.h"
 #include "plugins/fairshare/sharetree.h"
 
-#define NICE_MAX 10000
 #define URGENCY_DEFAULT 16
 
 static void qos_table(struct core *core, const struct rota_conf *conf)
@@ -103,86 +102,6 @@ int prio_submit_check(struct core *core, struct core_job *job,
 				   "lower it (at most %d)", job->desc.urgency,
 				   URGENCY_DEFAULT);
 	job->qos = (uint32_t)i;
-	return 0;
-}
-
-int64_t core_job_eligible_time(const struct core_job *job, int64_t now)
-{
-	int64_t t = job->eligible_accum;
-
-	if (job->eligible && now > job->eligible_since)
-		t += now - job->eligible_since;
-	return t;
-}
-
-void prio_set_eligible(struct core_job *job, bool eligible, int64_t now)
-{
-	if (eligible == job->eligible)
-		return;
-	if (!eligible)
-		job->eligible_accum = core_job_eligible_time(job, now);
-	job->eligible = eligible;
-	job->eligible_since = now;
-}
-
-/* A pending job the caller may act on. */
-static int held_job(struct core *core, uint32_t id, uid_t uid,
-		    bool is_operator, struct core_job **out,
-		    struct rota_error *err)
-{
-	struct core_job *job;
-	int rc = core_job_access(core, id, uid, is_operator, out, err);
-
-	if (rc < 0)
-		return rc;
-	job = *out;
-	if (job->state != ROTA_JOB_PENDING)
-		return rota_errorf(err, -EINVAL, "job %u: not pending (%s)",
-				   id, rota_job_state_name(job->state));
-	return 0;
-}
-
-int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
-	      bool is_operator, bool operator_hold, struct rota_error *err)
-{
-	struct core_job *job;
-	int rc = held_job(core, job_id, uid, is_operator, &job, err);
-
-	if (rc < 0)
-		return rc;
-	if (operator_hold && !is_operator)
-		return rota_errorf(err, -EPERM,
-				   "job %u: only operators place an operator "
-				   "hold", job_id);
-	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
-		return rota_errorf(err, -EPERM,
-				   "job %u: already held by an operator",
-				   job_id);
-	job->hold = operator_hold ? CORE_HOLD_OPERATOR : CORE_HOLD_USER;
-	job->reason = NULL;
-	job->limited = false; /* held first: limits look again on release */
-	prio_set_eligible(job, false, now);
-	core_mark_dirty(core, job);
-	return 0;
-}
-
-int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
-		 bool is_operator, struct rota_error *err)
-{
-	struct core_job *job;
-	int rc = held_job(core, job_id, uid, is_operator, &job, err);
-
-	if (rc < 0)
-		return rc;
-	if (job->hold == CORE_HOLD_NONE)
-		return rota_errorf(err, -EINVAL, "job %u: not held", job_id);
-	if (job->hold == CORE_HOLD_OPERATOR && !is_operator)
-		return rota_errorf(err, -EPERM,
-				   "job %u: held by an operator: only an "
-				   "operator may release it", job_id);
-	job->hold = CORE_HOLD_NONE;
-	prio_set_eligible(job, !job->limited, now);
-	core_mark_dirty(core, job);
 	return 0;
 }
 
@@ -276,7 +195,7 @@ void prio_sort(struct core *core)
 	}
 	/* a new order is a new pass: new priorities in the same order not */
 	if (moved)
-		sched_changed(core);
+		core_mark_changed(core);
 }
 
 /* Insert 'job' (in no list) where the order puts it, from the tail. */

@@ -61,7 +61,7 @@ struct profile {
 
 /*
  * The running jobs' ends, per node in time order, kept as jobs start and
- * stop (core.c, running_add/running_remove): a pass copies them instead
+ * stop (jobstate.c, core_running_add/core_running_remove): a pass copies them instead
  * of sorting them again.  Jobs of an advance reservation are left to each
  * pass, their cores being held as long as the reservation lasts.
  */

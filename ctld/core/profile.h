@@ -20,7 +20,7 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 			      int64_t now);
 /*
  * The running jobs' ends by node, kept as jobs start and stop: a job
- * entering or leaving the running list (core.c).
+ * entering or leaving the running list (jobstate.c).
  */
 struct core_job;
 void profile_base_add(struct core *core, const struct core_job *job);

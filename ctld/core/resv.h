@@ -3,16 +3,19 @@
 #define ROTA_CTLD_CORE_RESV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
 
 /*
- * Advance reservations inside the core (resv.c; the public side is in
+ * Advance reservations inside the core (resv.c, the table; resv_admin.c,
+ * create, delete, restore and the checks at submit; the public side is in
  * core.h).  Shared by the files of ctld/core only.
  */
 struct core;
 struct core_job;
+struct core_resv;
 
 /*
  * Every change of the reservations goes through here: a create, a delete,
@@ -23,6 +26,10 @@ void resv_changed(struct core *core);
 /* Starts and ends that 'now' has crossed (core_tick and both passes). */
 void resv_update(struct core *core, int64_t now);
 void resv_fini(struct core *core);
+/* Reservation 'i' leaves the table (freed; the others keep their order). */
+void resv_remove(struct core *core, size_t i);
+/* Its part on node 'node', or NULL. */
+struct core_resv_part *resv_part_on(const struct core_resv *r, uint32_t node);
 
 /*
  * The cores of node 'node' that 'job' may count on, of the 'cores' the
@@ -36,7 +43,7 @@ uint32_t resv_node_cores(const struct core *core, const struct core_job *job,
 			 uint32_t node, bool now, int64_t t, uint32_t cores);
 
 /*
- * At submit: the job's reservation exists and could ever hold it
+ * resv_admin.c.  At submit: the job's reservation exists and could ever hold it
  * (-ENOENT, -EINVAL), then, once its account is known, that it allows the
  * job's user and account (-EPERM); the user's line in 'err'.
  */

@@ -25,12 +25,6 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/resv.h"
 
-void sched_changed(struct core *core)
-{
-	core->main_settled = false;
-	core->bf_settled = false;
-}
-
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
 	return !job->hold && !job->limited && !job->fence_node &&
@@ -62,7 +56,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 	}
 	core_job_take(core, job);
 	core_pending_remove(core, job);
-	prio_set_eligible(job, false, now);
+	core_job_set_eligible(job, false, now);
 	job->start_time = now;
 	job->charged_until = now;
 	core_running_add(core, job);
@@ -179,63 +173,6 @@ unsigned core_schedule(struct core *core, int64_t now)
 	return started;
 }
 
-static int explain_infeasible(const struct core *core,
-			      const struct core_job *job,
-			      struct rota_error *err)
-{
-	const struct core_queue *q = &core->queues[job->queue];
-	uint32_t matching = 0, max_cores = 0;
-	uint64_t max_mem = 0;
-	char size[32];
-
-	for (size_t i = 0; i < q->nnodes; i++) {
-		const struct core_node *n = &core->nodes[q->nodes[i]];
-
-		if (!constraint_match(job->constraint, n->features))
-			continue;
-		matching++;
-		if (node_mem_total(n) > max_mem)
-			max_mem = node_mem_total(n);
-		if (node_cores_total(n) > max_cores)
-			max_cores = node_cores_total(n);
-	}
-	if (!matching)
-		return rota_errorf(err, -EINVAL,
-				   "--constraint=%s: no node of queue '%s' "
-				   "has these features",
-				   job->desc.constraint, q->name);
-	if (job->desc.nodes > matching)
-		return rota_errorf(err, -EINVAL,
-				   "--nodes=%u: queue '%s' has %u such nodes",
-				   job->desc.nodes, q->name, matching);
-	if (job->desc.nodes > job->desc.ntasks)
-		return rota_errorf(err, -EINVAL,
-				   "--nodes=%u: more nodes than the %u tasks",
-				   job->desc.nodes, job->desc.ntasks);
-	if (job->desc.mem_mb > max_mem) {
-		rota_size_format_mb(max_mem, size, sizeof(size));
-		return rota_errorf(err, -EINVAL,
-				   "--mem=%lluM: no node of queue '%s' has "
-				   "that much memory (largest: %s)",
-				   (unsigned long long)job->desc.mem_mb,
-				   q->name, size);
-	}
-	if (job->desc.mem_per_cpu_mb * job->desc.cpus_per_task > max_mem) {
-		rota_size_format_mb(max_mem, size, sizeof(size));
-		return rota_errorf(err, -EINVAL,
-				   "--mem-per-cpu=%lluM: a task's %u cpus need "
-				   "more memory than any node of queue '%s' "
-				   "has (largest: %s)",
-				   (unsigned long long)job->desc.mem_per_cpu_mb,
-				   job->desc.cpus_per_task, q->name, size);
-	}
-	return rota_errorf(err, -EINVAL,
-			   "%u tasks x %u cpus: more cores than the nodes of "
-			   "queue '%s' have (largest node: %u cores)",
-			   job->desc.ntasks, job->desc.cpus_per_task, q->name,
-			   max_cores);
-}
-
 const char *core_job_reason(const struct core *core,
 			    const struct core_job *job)
 {
@@ -254,26 +191,4 @@ const char *core_job_reason(const struct core *core,
 		return job->reason;
 	/* not reached by the last pass: its queue stopped ahead of it */
 	return core->queue_blocked[job->queue] ? "Priority" : "None";
-}
-
-int sched_check_feasible(struct core *core, const struct core_job *job,
-			 struct rota_error *err)
-{
-	const struct core_queue *q = &core->queues[job->queue];
-	struct place_ctx total = { .core = core, .mode = PLACE_TOTAL };
-	struct placement p;
-	bool fits;
-
-	/* a node of unknown size (not registered, no CPUs=) may hold it */
-	for (size_t i = 0; i < q->nnodes; i++) {
-		const struct core_node *n = &core->nodes[q->nodes[i]];
-
-		if (!node_cores_total(n) &&
-		    constraint_match(job->constraint, n->features))
-			return 0;
-	}
-	placement_init(core, &p);
-	fits = place_job(&total, job, &p);
-	placement_fini(core, &p);
-	return fits ? 0 : explain_infeasible(core, job, err);
 }

@@ -182,13 +182,6 @@ int core_share_update(struct core *core, int64_t now)
 	return share_compute(core->share);
 }
 
-void usage_tick(struct core *core, int64_t now)
-{
-	/* rating the jobs updates the fairshare tree first */
-	if (now - core->last_calc >= core->calc_period)
-		core_prio_update(core, now);
-}
-
 const struct rota_share_tree *core_share_tree(const struct core *core)
 {
 	return share_tree(core->share);

@@ -98,12 +98,15 @@ echo "# ctld/core: $(wc -l <"$tmp/pairs") file-to-file references," \
 	"$(wc -l <"$tmp/mutual") mutual pairs, $(wc -l <"$tmp/up") upward"
 
 # ---- the folders, DESIGN.md's arrows ------------------------------------
-# folder: the folders it may use besides itself
+# folder: the folders it may use besides itself; "folder:prefix", only
+# its symbols of that prefix.  A plugin's one exported symbol, its
+# descriptor rota_plugin_<kind>_<name> (DESIGN.md, "Plugins"), is the
+# plugin API: the plugin host links the default policies in by it.
 allowed() {
 	case $1 in
 	common) echo "" ;;
 	plugins) echo "common" ;;
-	core) echo "common" ;;
+	core) echo "common plugins:rota_plugin_" ;;
 	ctld) echo "core common" ;;
 	noded) echo "common" ;;
 	sim) echo "core common" ;;
@@ -136,7 +139,13 @@ awk 'NR == FNR { a[$1] = " " $0 " "; next }
 	   if (!(u[2] in def) || u[2] == "main") continue
 	   if (index(def[u[2]], " " p[1] " ")) continue
 	   split(def[u[2]], d, " "); okay = 0
-	   for (j in d) if (index(a[p[1]], " " d[j] " ")) okay = 1
+	   for (j in d) {
+		   if (index(a[p[1]], " " d[j] " ")) okay = 1
+		   n = split(a[p[1]], al, " ")
+		   for (m = 2; m <= n; m++)
+			   if (split(al[m], fp, ":") == 2 && fp[1] == d[j] &&
+			       index(u[2], fp[2]) == 1) okay = 1
+	   }
 	   if (!okay) printf "#   %s.c (%s) uses %s of %s\n", u[1], p[1], u[2], def[u[2]] } }' \
 	"$tmp/allowed" "$tmp/all.syms" | sort -u >"$tmp/folders"
 cat "$tmp/folders"

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Could a job ever run (core.h, "Layers": placement)?  At submit and on a
+ * change of queue: on the full size of its queue's nodes, whatever runs
+ * now; if not, the user's one line names what no node has.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "common/units.h"
+#include "ctld/core/constraint.h"
+#include "ctld/core/core_internal.h"
+
+static int explain_infeasible(const struct core *core,
+			      const struct core_job *job,
+			      struct rota_error *err)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+	uint32_t matching = 0, max_cores = 0;
+	uint64_t max_mem = 0;
+	char size[32];
+
+	for (size_t i = 0; i < q->nnodes; i++) {
+		const struct core_node *n = &core->nodes[q->nodes[i]];
+
+		if (!constraint_match(job->constraint, n->features))
+			continue;
+		matching++;
+		if (node_mem_total(n) > max_mem)
+			max_mem = node_mem_total(n);
+		if (node_cores_total(n) > max_cores)
+			max_cores = node_cores_total(n);
+	}
+	if (!matching)
+		return rota_errorf(err, -EINVAL,
+				   "--constraint=%s: no node of queue '%s' "
+				   "has these features",
+				   job->desc.constraint, q->name);
+	if (job->desc.nodes > matching)
+		return rota_errorf(err, -EINVAL,
+				   "--nodes=%u: queue '%s' has %u such nodes",
+				   job->desc.nodes, q->name, matching);
+	if (job->desc.nodes > job->desc.ntasks)
+		return rota_errorf(err, -EINVAL,
+				   "--nodes=%u: more nodes than the %u tasks",
+				   job->desc.nodes, job->desc.ntasks);
+	if (job->desc.mem_mb > max_mem) {
+		rota_size_format_mb(max_mem, size, sizeof(size));
+		return rota_errorf(err, -EINVAL,
+				   "--mem=%lluM: no node of queue '%s' has "
+				   "that much memory (largest: %s)",
+				   (unsigned long long)job->desc.mem_mb,
+				   q->name, size);
+	}
+	if (job->desc.mem_per_cpu_mb * job->desc.cpus_per_task > max_mem) {
+		rota_size_format_mb(max_mem, size, sizeof(size));
+		return rota_errorf(err, -EINVAL,
+				   "--mem-per-cpu=%lluM: a task's %u cpus need "
+				   "more memory than any node of queue '%s' "
+				   "has (largest: %s)",
+				   (unsigned long long)job->desc.mem_per_cpu_mb,
+				   job->desc.cpus_per_task, q->name, size);
+	}
+	return rota_errorf(err, -EINVAL,
+			   "%u tasks x %u cpus: more cores than the nodes of "
+			   "queue '%s' have (largest node: %u cores)",
+			   job->desc.ntasks, job->desc.cpus_per_task, q->name,
+			   max_cores);
+}
+
+int sched_check_feasible(struct core *core, const struct core_job *job,
+			 struct rota_error *err)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+	struct place_ctx total = { .core = core, .mode = PLACE_TOTAL };
+	struct placement p;
+	bool fits;
+
+	/* a node of unknown size (not registered, no CPUs=) may hold it */
+	for (size_t i = 0; i < q->nnodes; i++) {
+		const struct core_node *n = &core->nodes[q->nodes[i]];
+
+		if (!node_cores_total(n) &&
+		    constraint_match(job->constraint, n->features))
+			return 0;
+	}
+	placement_init(core, &p);
+	fits = place_job(&total, job, &p);
+	placement_fini(core, &p);
+	return fits ? 0 : explain_infeasible(core, job, err);
+}

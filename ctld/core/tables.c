@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The core's tables and their bookkeeping, the bottom layer (core.h,
+ * "Layers"): the pending, running and ended lists, the marks the host
+ * reads back (changed jobs for the journal, ended jobs for jobcomp, the
+ * passes' "something changed"), the action queue, lookups and iteration.
+ * Used by every other file of the core; calls none above it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hostlist.h"
+#include "common/xalloc.h"
+#include "ctld/core/core_internal.h"
+#include "ctld/core/share.h"
+
+/* ---- lists ---------------------------------------------------------------- */
+
+void job_list_append(struct job_list *l, struct core_job *job)
+{
+	job->next = NULL;
+	job->prev = l->tail;
+	if (l->tail)
+		l->tail->next = job;
+	else
+		l->head = job;
+	l->tail = job;
+	l->n++;
+}
+
+void job_list_remove(struct job_list *l, struct core_job *job)
+{
+	if (job->prev)
+		job->prev->next = job->next;
+	else
+		l->head = job->next;
+	if (job->next)
+		job->next->prev = job->prev;
+	else
+		l->tail = job->prev;
+	job->prev = job->next = NULL;
+	l->n--;
+}
+
+void core_pending_add(struct core *core, struct core_job *job)
+{
+	job_list_append(&core->pending, job);
+	core->queue_pending[job->queue]++;
+	share_count_job(core->share, job->assoc, false, 1);
+}
+
+void core_pending_remove(struct core *core, struct core_job *job)
+{
+	job_list_remove(&core->pending, job);
+	core->queue_pending[job->queue]--;
+	share_count_job(core->share, job->assoc, false, -1);
+}
+
+/* ---- marks and actions ---------------------------------------------------- */
+
+void core_mark_changed(struct core *core)
+{
+	core->main_settled = false;
+	core->bf_settled = false;
+}
+
+void core_mark_dirty(struct core *core, struct core_job *job)
+{
+	/* whatever changed a job may change what a pass does */
+	core_mark_changed(core);
+	if (job->dirty)
+		return;
+	job->dirty = true;
+	if (core->ndirty == core->dirty_cap) {
+		core->dirty_cap = core->dirty_cap ? 2 * core->dirty_cap : 64;
+		core->dirty = rota_xreallocarray(core->dirty, core->dirty_cap,
+						 sizeof(*core->dirty));
+	}
+	core->dirty[core->ndirty++] = job->id;
+}
+
+size_t core_take_dirty(struct core *core, uint32_t **ids)
+{
+	size_t n = core->ndirty;
+
+	for (size_t i = 0; i < n; i++) {
+		struct core_job *job = jobtab_find(core, core->dirty[i]);
+
+		if (job)
+			job->dirty = false;
+	}
+	*ids = core->dirty;
+	core->dirty = NULL;
+	core->ndirty = core->dirty_cap = 0;
+	return n;
+}
+
+void core_mark_ended(struct core *core, struct core_job *job)
+{
+	if (core->nended == core->ended_cap) {
+		core->ended_cap = core->ended_cap ? 2 * core->ended_cap : 64;
+		core->ended = rota_xreallocarray(core->ended, core->ended_cap,
+						 sizeof(*core->ended));
+	}
+	core->ended[core->nended++] = job->id;
+}
+
+size_t core_take_ended(struct core *core, uint32_t **ids)
+{
+	size_t n = core->nended;
+
+	*ids = core->ended;
+	core->ended = NULL;
+	core->nended = core->ended_cap = 0;
+	return n;
+}
+
+void core_job_recorded(struct core *core, uint32_t id)
+{
+	struct core_job *job = jobtab_find(core, id);
+
+	if (!job || job->recorded)
+		return;
+	job->recorded = true;
+	core_mark_dirty(core, job);
+}
+
+void core_push_action(struct core *core, const struct core_action *a)
+{
+	if (core->nactions == core->actions_cap) {
+		core->actions_cap = core->actions_cap ? 2 * core->actions_cap
+						      : 64;
+		core->actions = rota_xreallocarray(core->actions,
+						   core->actions_cap,
+						   sizeof(*core->actions));
+	}
+	core->actions[core->nactions++] = *a;
+}
+
+size_t core_take_actions(struct core *core, struct core_action **out)
+{
+	size_t n = core->nactions;
+
+	*out = core->actions;
+	core->actions = NULL;
+	core->nactions = core->actions_cap = 0;
+	return n;
+}
+
+void core_end_run(struct core *core, uint32_t id, uint32_t run,
+		  uint32_t node, int signo)
+{
+	core_push_action(core, &(struct core_action){
+				       .type = CORE_ACTION_SIGNAL,
+				       .job_id = id,
+				       .run = run,
+				       .node = node,
+				       .signo = signo,
+				       .cancel = true,
+			       });
+}
+
+/* ---- a job's eligible time ------------------------------------------------ */
+
+int64_t core_job_eligible_time(const struct core_job *job, int64_t now)
+{
+	int64_t t = job->eligible_accum;
+
+	if (job->eligible && now > job->eligible_since)
+		t += now - job->eligible_since;
+	return t;
+}
+
+void core_job_set_eligible(struct core_job *job, bool eligible, int64_t now)
+{
+	if (eligible == job->eligible)
+		return;
+	if (!eligible)
+		job->eligible_accum = core_job_eligible_time(job, now);
+	job->eligible = eligible;
+	job->eligible_since = now;
+}
+
+/* ---- lookup and iteration ------------------------------------------------- */
+
+int core_job_access(struct core *core, uint32_t id, uid_t uid,
+		    bool is_operator, struct core_job **out,
+		    struct rota_error *err)
+{
+	struct core_job *job = jobtab_find(core, id);
+
+	*out = NULL;
+	if (!job)
+		return rota_errorf(err, -ENOENT, "job %u: not found", id);
+	if (!is_operator && job->uid != uid)
+		return rota_errorf(err, -EPERM,
+				   "job %u: permission denied: it belongs to "
+				   "%s", id, job->user);
+	*out = job;
+	return 0;
+}
+
+int core_find_queue(const struct core *core, const char *name,
+		      uint32_t *out, struct rota_error *err)
+{
+	if (!name) {
+		if (!core->nqueues)
+			return rota_errorf(err, -ENOENT,
+					   "no queue is configured");
+		*out = core->default_queue;
+		return 0;
+	}
+	for (size_t i = 0; i < core->nqueues; i++) {
+		if (strcmp(core->queues[i].name, name) == 0) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	return rota_errorf(err, -ENOENT, "queue '%s' does not exist", name);
+}
+
+char **core_names_copy(char *const *v)
+{
+	size_t n = 0;
+	char **copy;
+
+	if (!v)
+		return NULL;
+	while (v[n])
+		n++;
+	copy = rota_xcalloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; i < n; i++)
+		copy[i] = rota_xstrdup(v[i]);
+	return copy;
+}
+
+void core_names_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+const struct core_job *core_job_find(const struct core *core, uint32_t id)
+{
+	return jobtab_find(core, id);
+}
+
+size_t core_job_count(const struct core *core)
+{
+	return core->njobs;
+}
+
+void core_pending_foreach(const struct core *core,
+			  void (*fn)(const struct core_job *job, void *arg),
+			  void *arg)
+{
+	for (const struct core_job *j = core->pending.head; j; j = j->next)
+		fn(j, arg);
+}
+
+size_t core_pending_count(const struct core *core)
+{
+	return core->pending.n;
+}
+
+void core_counts(const struct core *core, struct core_counts *out)
+{
+	*out = (struct core_counts){
+		.pending = core->pending.n,
+		.running = core->running.n,
+		.ended = core->done.n,
+	};
+	for (size_t i = 0; i < core->nnodes; i++)
+		out->nodes_up += core->nodes[i].state == NODE_UP;
+}
+
+void core_job_foreach(const struct core *core,
+		      void (*fn)(const struct core_job *job, void *arg),
+		      void *arg)
+{
+	jobtab_foreach(core, fn, arg);
+}
+
+const struct core_queue *core_queue_get(const struct core *core, uint32_t i)
+{
+	return i < core->nqueues ? &core->queues[i] : NULL;
+}
+
+char *core_job_nodelist(const struct core *core, const struct core_job *job)
+{
+	const char **names = rota_xcalloc(job->nalloc + 1, sizeof(char *));
+	char *text;
+
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		names[i] = core->nodes[job->alloc[i].node].name;
+	text = rota_hostlist_format(names, job->nalloc);
+	free(names);
+	return text;
+}
