@@ -37,11 +37,16 @@ symbols() { # FOLDER OBJECT...
 }
 
 # The objects of a folder: libtool's (.libs) or plain, the folder's own,
-# not its subfolders'.
+# not its subfolders', and only those whose source still exists (a build
+# folder keeps the objects of files since moved or removed).
 objects() { # DIR
-	local d=$top_builddir/$1
-	if compgen -G "$d/.libs/*.o" >/dev/null; then ls "$d"/.libs/*.o; fi
-	if compgen -G "$d/*.o" >/dev/null; then ls "$d"/*.o; fi
+	local d=$top_builddir/$1 o name
+	for o in "$d"/.libs/*.o "$d"/*.o; do
+		[ -f "$o" ] || continue
+		name=${o##*/}
+		name=${name%.o}
+		[ -f "$top_srcdir/$1/${name##*-}.c" ] && echo "$o"
+	done
 }
 
 tmp=$(mktemp -d) || exit 1
