@@ -27,7 +27,7 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/share.h"
-#include "plugins/fairshare/sharetree.h"
+#include "ctld/core/tickets.h"
 
 #define URGENCY_DEFAULT 16
 

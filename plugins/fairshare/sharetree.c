@@ -30,7 +30,7 @@
  * account's is that of its best user, so that it stays within [0, 1].
  *
  * A user's tickets are dealt among its pending jobs by the host, with
- * rota_sharetree_job_tickets() (sharetree.h): Grid Engine gives the k-th
+ * rota_sharetree_job_tickets() (ctld/core/tickets.h): Grid Engine gives the k-th
  * pending job entitlement / (running + k); Rota keeps those proportions
  * and scales them so that the user's jobs hold exactly its tickets.
  *

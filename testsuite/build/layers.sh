@@ -4,7 +4,8 @@
 # and fails, naming the file and the symbol, where
 #  - a file of ctld/core uses a symbol of a file in a higher layer of the
 #    table at the top of ctld/core/core.h, or two files use each other;
-#  - a folder uses a folder DESIGN.md's arrows do not allow (below).
+#  - a folder uses a folder DESIGN.md's arrows do not allow (below), in
+#    its objects' symbols or in its #include lines.
 # Prints the core's counts: file-to-file references, mutual pairs, and
 # references that run upward.  TAP, for make check.
 set -u
@@ -156,6 +157,45 @@ awk 'NR == FNR { a[$1] = " " $0 " "; next }
 cat "$tmp/folders"
 [ ! -s "$tmp/folders" ]
 ok $? "every folder uses only what DESIGN.md's arrows allow ($(wc -l <"$tmp/folders") uses)"
+
+# ---- the same arrows in the #include lines (STYLE.md) --------------------
+# folder of an included project header: ctld/core, api (the plugin API,
+# plugins/rota_plugin.h), plugins, or its first path element
+includes() { # FOLDER DEPTH
+	find "$top_srcdir/$1" -maxdepth "$2" -name '*.[ch]' | while read -r f; do
+		sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while read -r h; do
+			case $h in
+			config.h) continue ;;
+			ctld/core/*) t=core ;;
+			plugins/rota_plugin.h) t=api ;;
+			*/*) t=${h%%/*} ;;
+			*) t=. ;;
+			esac
+			echo "$1 $t ${f#"$top_srcdir"/} $h"
+		done
+	done
+}
+{
+	includes common 1
+	includes ctld/core 1
+	includes ctld 1
+	includes noded 1
+	includes sim 1
+	includes ui 1
+	includes plugins 3
+} | awk '
+	{ from = $1 == "ctld/core" ? "core" : $1; to = $2 }
+	to == "." { print "#   " $3 " includes \"" $4 "\": a path from the top, please"; next }
+	from == to { next }
+	from == "plugins" && (to == "api" || to == "common") { next }
+	from == "core" && (to == "api" || to == "common") { next }
+	from == "ctld" && (to == "core" || to == "api" || to == "common") { next }
+	from == "sim" && (to == "core" || to == "api" || to == "common") { next }
+	(from == "noded" || from == "ui") && to == "common" { next }
+	{ print "#   " $3 " includes " $4 }' >"$tmp/includes"
+cat "$tmp/includes"
+[ ! -s "$tmp/includes" ]
+ok $? "every #include follows the same arrows ($(wc -l <"$tmp/includes") wrong-way)"
 
 echo "1..$n"
 [ "$failed" = 0 ]

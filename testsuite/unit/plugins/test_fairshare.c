@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "plugins/fairshare/sharetree.h"
+#include "ctld/core/tickets.h"
 #include "plugins/rota_plugin.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef ROTA_PLUGINS_FAIRSHARE_SHARETREE_H
-#define ROTA_PLUGINS_FAIRSHARE_SHARETREE_H
+#ifndef ROTA_CTLD_CORE_TICKETS_H
+#define ROTA_CTLD_CORE_TICKETS_H
 
 /*
  * How fairshare/sharetree's tickets for a user are dealt among the user's
- * pending jobs.  The fairshare ops have no place for per-job figures yet,
- * so the host includes this header and calls the helpers itself.
+ * pending jobs, by the host (priority.c): the fairshare ops have no place
+ * for per-job figures yet.
  *
  * Grid Engine gives a user's k-th pending job (k from 1) the entitlement
  * divided by (running + k), so a user's first job outranks its tenth but
