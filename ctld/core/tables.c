@@ -62,6 +62,16 @@ void core_pending_remove(struct core *core, struct core_job *job)
 
 /* ---- marks and actions ---------------------------------------------------- */
 
+/* Append 'id' to a growing id array (the marks the host takes). */
+static void ids_push(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = rota_xreallocarray(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = id;
+}
+
 void core_mark_changed(struct core *core)
 {
 	core->main_settled = false;
@@ -75,12 +85,7 @@ void core_mark_dirty(struct core *core, struct core_job *job)
 	if (job->dirty)
 		return;
 	job->dirty = true;
-	if (core->ndirty == core->dirty_cap) {
-		core->dirty_cap = core->dirty_cap ? 2 * core->dirty_cap : 64;
-		core->dirty = rota_xreallocarray(core->dirty, core->dirty_cap,
-						 sizeof(*core->dirty));
-	}
-	core->dirty[core->ndirty++] = job->id;
+	ids_push(&core->dirty, &core->ndirty, &core->dirty_cap, job->id);
 }
 
 size_t core_take_dirty(struct core *core, uint32_t **ids)
@@ -101,12 +106,7 @@ size_t core_take_dirty(struct core *core, uint32_t **ids)
 
 void core_mark_ended(struct core *core, struct core_job *job)
 {
-	if (core->nended == core->ended_cap) {
-		core->ended_cap = core->ended_cap ? 2 * core->ended_cap : 64;
-		core->ended = rota_xreallocarray(core->ended, core->ended_cap,
-						 sizeof(*core->ended));
-	}
-	core->ended[core->nended++] = job->id;
+	ids_push(&core->ended, &core->nended, &core->ended_cap, job->id);
 }
 
 size_t core_take_ended(struct core *core, uint32_t **ids)
