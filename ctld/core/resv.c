@@ -22,12 +22,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/hostlist.h"
-#include "common/xalloc.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/resv.h"
 #include "ctld/core/share.h"

@@ -19,9 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/units.h"
 #include "common/xalloc.h"
-#include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
 #include "ctld/core/resv.h"
 
