@@ -568,8 +568,8 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	     bool is_operator, struct core_why *out, struct rota_error *err);
 
 /*
- * Advance reservations (resv.c), as Slurm's scontrol create reservation:
- * cores of some nodes set aside over [start, end) for the jobs that name
+ * Advance reservations (resv.c, resv_admin.c), as Slurm's scontrol create
+ * reservation: cores of some nodes set aside over [start, end) for the jobs that name
  * the reservation (--reservation) and whose user and account it allows.
  * While it is active no other job is placed on those cores, and no other
  * job starts that would still hold them when it begins.  Its jobs wait
