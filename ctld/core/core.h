@@ -569,8 +569,9 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 
 /*
  * Advance reservations (resv.c, resv_admin.c), as Slurm's scontrol create
- * reservation: cores of some nodes set aside over [start, end) for the jobs that name
- * the reservation (--reservation) and whose user and account it allows.
+ * reservation: cores of some nodes set aside over [start, end) for the
+ * jobs that name the reservation (--reservation) and whose user and
+ * account it allows.
  * While it is active no other job is placed on those cores, and no other
  * job starts that would still hold them when it begins.  Its jobs wait
  * (reason Reservation) until it starts, run only on its cores, go before
