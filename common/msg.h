@@ -421,7 +421,6 @@ char *rota_msg_lease_encode(int64_t lease, size_t *len);
 int rota_msg_lease_decode(const char *buf, size_t len, int64_t *lease,
 			  struct rota_error *err);
 
-/* A body of one name: a reservation's (RESV_DELETE, its reply). */
 /*
  * HEARTBEAT: {"name":..., "steps_refused":N}; N (step launches the node
  * refused, for rota diag) is omitted when 0 and optional when decoded.
@@ -430,6 +429,8 @@ char *rota_msg_heartbeat_encode(const char *name, uint64_t steps_refused,
 				size_t *len);
 int rota_msg_heartbeat_decode(const char *buf, size_t len, char **name,
 			      uint64_t *steps_refused, struct rota_error *err);
+
+/* A body of one name: a reservation's (RESV_DELETE, its reply). */
 char *rota_msg_name_encode(const char *name, size_t *len);
 int rota_msg_name_decode(const char *buf, size_t len, char **name,
 			 struct rota_error *err);
