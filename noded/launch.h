@@ -37,7 +37,7 @@ struct launch_spec {
 	 */
 	const char *const *cgroup_procs;
 	/*
-	 * A job step's task instead of a batch script (noded/step.c):
+	 * A job step's task instead of a batch script (noded/step_start.c):
 	 * 'argv' is exec'd (argv[0] looked up in the PATH of 'env', as the
 	 * user), 'script' and the output paths are unused, and the task's
 	 * standard streams are 'stdio' (a pipe or a pseudo-terminal).

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * A job step's supervisor on one node (see step.h).  One process, one
- * event loop: the client's connection, each task's stdout and stderr, the
- * wire-up server's sockets, SIGCHLD and the daemon's SIGTERM.
+ * A job step's supervisor on one node (see step.h): its event loop.  One
+ * process, one loop: the client's connection, each task's stdout and
+ * stderr, the wire-up server's sockets, SIGCHLD and the daemon's SIGTERM.
+ * Starting the tasks is step_start.c's; the step's files, step_paths.c's.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +16,6 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,68 +26,16 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
-#include "noded/launch.h"
 #include "noded/lease.h"
 #include "noded/step.h"
+#include "noded/step_internal.h"
 #include "noded/supervise.h"
 #include "noded/textfile.h"
-#include "noded/topology.h"
 #include "noded/wireup.h"
 
 #define IO_CHUNK 65536
 #define OUT_PAUSE (4u << 20)	/* stop reading the tasks above this queued */
 #define OUT_RESUME (1u << 20)
-
-struct stepsup;
-
-struct task {
-	struct stepsup *owner;
-	uint32_t rank;
-	pid_t pid;		/* 0: not started or reaped */
-	int fd[3];		/* our ends: stdin (rank 0), stdout, stderr */
-	bool pty;		/* fd[1] a terminal's master, fd[0] a dup */
-	struct rota_watch *w[3];
-};
-
-/* Ranks in node order, as the credential lays them out. */
-struct layout {
-	uint32_t *first;
-	uint32_t *ranks;
-	uint32_t ntasks;
-};
-
-struct stepsup {
-	const struct step_args *a;
-	const struct rota_step_cred *c;
-	struct rota_evloop *loop;
-	struct rota_conn *conn;
-	struct rota_session sess;
-	struct task *tasks;
-	uint32_t ntasks;
-	uint32_t live;		/* tasks not yet reaped */
-	uint32_t streams;	/* task output streams not yet at EOF */
-	struct rota_strbuf in;	/* for rank 0's stdin, not yet written */
-	size_t in_off;
-	bool in_eof;
-	struct cgroup_job *cg;
-	const struct wireup_impl *wimpl;
-	struct wireup_server *wu;
-	char *tmpdir;		/* <mark>.d: root's */
-	char *user_tmp;		/* <mark>.d/user: the tasks' TMPDIR */
-	bool paused;
-	bool killing;
-	bool done;
-	struct rota_timer *kill_timer;
-	struct rota_timer *orphans;	/* no cgroup: streams close soon */
-	struct rota_timer *tick;
-	uint64_t cpu_usec;
-	uint64_t mem_peak;
-	gid_t *groups;		/* the owner's supplementary groups */
-	size_t ngroups;
-	/* what the wire-up server borrows for its lifetime (wireup.h) */
-	struct layout lay;
-	struct wireup_step ws;
-};
 
 static void send_sealed(struct stepsup *s, uint16_t type, const char *body,
 			size_t len)
@@ -210,9 +155,6 @@ static void stream_closed(struct stepsup *s, struct task *t, int i)
 	finish(s);
 }
 
-static void out_cb(struct rota_evloop *loop, int fd, unsigned events,
-		   void *arg);
-
 static void set_paused(struct stepsup *s, bool paused)
 {
 	if (s->paused == paused)
@@ -226,8 +168,8 @@ static void set_paused(struct stepsup *s, bool paused)
 							     : ROTA_EV_READ);
 }
 
-static void out_cb(struct rota_evloop *loop, int fd, unsigned events,
-		   void *arg)
+void step_out_cb(struct rota_evloop *loop, int fd, unsigned events,
+		 void *arg)
 {
 	struct task *t = arg;
 	struct stepsup *s = t->owner;
@@ -464,7 +406,7 @@ static void tick_cb(struct rota_evloop *loop, void *arg)
 	}
 }
 
-static int wireup_allgather(void *ctx, const void *blob, size_t len)
+int step_wireup_allgather(void *ctx, const void *blob, size_t len)
 {
 	struct stepsup *s = ctx;
 
@@ -474,7 +416,7 @@ static int wireup_allgather(void *ctx, const void *blob, size_t len)
 	return 0;
 }
 
-static void wireup_complain(void *ctx, const char *line)
+void step_wireup_complain(void *ctx, const char *line)
 {
 	struct stepsup *s = ctx;
 	char *text = rota_xasprintf("rota: %s: %s\n", s->a->node, line);
@@ -487,309 +429,12 @@ static void wireup_complain(void *ctx, const char *line)
 	free(text);
 }
 
-
-static void layout_make(const struct rota_step_cred *c, struct layout *l)
-{
-	l->ntasks = 0;
-	l->first = rota_xcalloc(c->nnodes, sizeof(uint32_t));
-	for (size_t n = 0; n < c->nnodes; n++) {
-		l->first[n] = l->ntasks;
-		l->ntasks += c->counts[n];
-	}
-	l->ranks = rota_xcalloc(l->ntasks, sizeof(uint32_t));
-	for (uint32_t r = 0; r < l->ntasks; r++)
-		l->ranks[r] = r;
-}
-
-/*
- * The step's directory on this node: root's, that the wire-up servers'
- * files (sockets, libpmix's store) are out of the tasks' reach; "user" in
- * it, the tasks' own TMPDIR (wireup.h), private to the step and this node
- * (several node daemons of one host would otherwise share /tmp, and Open
- * MPI's daemons race for the same session directory there), removed
- * with the step, as PBS's per-job TMPDIR.
- */
-static int make_tmpdir(struct stepsup *s, char *err, size_t errlen)
-{
-	int rc = 0;
-
-	s->tmpdir = step_tmpdir_path(s->a->spool, s->c, getpid());
-	s->user_tmp = rota_xasprintf("%s/user", s->tmpdir);
-	if (mkdir(s->tmpdir, 0755) < 0 || mkdir(s->user_tmp, 0700) < 0 ||
-	    chown(s->user_tmp, s->c->uid, s->c->gid) < 0)
-		rc = -errno;
-	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", s->user_tmp, strerror(-rc));
-	return rc;
-}
-
-static int wireup_start(struct stepsup *s, const struct layout *l,
-			struct wireup_step *ws, char *err, size_t errlen)
-{
-	static struct wireup_ops ops = { .allgather = wireup_allgather,
-					 .complain = wireup_complain };
-	const char *mpi = s->a->launch->mpi;
-
-	if (strcmp(mpi, "none") == 0)
-		return 0;
-	s->wimpl = strcmp(mpi, "pmix") == 0 ? &wireup_pmix : &wireup_pmi;
-	*ws = (struct wireup_step){
-		.job_id = s->c->job_id,
-		.step_id = s->c->step_id,
-		.ntasks = l->ntasks,
-		.nnodes = (uint32_t)s->c->nnodes,
-		.node_id = s->c->node_id,
-		.nodes = (const char *const *)s->c->nodes,
-		.count = s->c->counts,
-		.first = l->first,
-		.ranks = l->ranks,
-		.ncpus_per_task = s->c->cpus_per_task,
-		.tmpdir = s->tmpdir,
-		.uid = s->c->uid,
-		.gid = s->c->gid,
-	};
-	ops.ctx = s;
-	return s->wimpl->create(s->loop, ws, &ops, &s->wu, err, errlen);
-}
-
-static int task_stdio(struct stepsup *s, struct task *t, bool first_node,
-		      int child[3], char *err, size_t errlen)
-{
-	int p[2];
-
-	if (s->a->launch->pty && first_node && t->rank == 0) {
-		struct winsize ws = { .ws_row = (unsigned short)s->a->launch->rows,
-				      .ws_col = (unsigned short)s->a->launch->cols };
-		int master, slave;
-
-		if (openpty(&master, &slave, NULL, NULL,
-			    ws.ws_row ? &ws : NULL) < 0) {
-			snprintf(err, errlen, "openpty: %s", strerror(errno));
-			return -errno;
-		}
-		fcntl(master, F_SETFD, FD_CLOEXEC);
-		fcntl(master, F_SETFL, O_NONBLOCK);
-		t->pty = true;
-		t->fd[1] = master;
-		/* a watcher each for reading and writing: two descriptors */
-		t->fd[0] = fcntl(master, F_DUPFD_CLOEXEC, 0);
-		child[0] = child[1] = child[2] = slave;
-		return 0;
-	}
-	for (int i = 1; i < 3; i++) {
-		if (pipe2(p, O_CLOEXEC) < 0) {
-			snprintf(err, errlen, "pipe: %s", strerror(errno));
-			return -errno;
-		}
-		fcntl(p[0], F_SETFL, O_NONBLOCK);
-		t->fd[i] = p[0];
-		child[i] = p[1];
-	}
-	if (first_node && t->rank == 0) {
-		if (pipe2(p, O_CLOEXEC) < 0) {
-			snprintf(err, errlen, "pipe: %s", strerror(errno));
-			return -errno;
-		}
-		fcntl(p[1], F_SETFL, O_NONBLOCK);
-		t->fd[0] = p[1];
-		child[0] = p[0];
-	} else {
-		child[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	}
-	return 0;
-}
-
-static void close_child_ends(int child[3])
-{
-	close(child[0]);
-	if (child[1] != child[0])
-		close(child[1]);
-	if (child[2] != child[1])
-		close(child[2]);
-}
-
-static int start_task(struct stepsup *s, uint32_t local,
-		      const struct layout *l, char *err, size_t errlen)
-{
-	const struct rota_step_cred *c = s->c;
-	struct task *t = &s->tasks[local];
-	uint32_t cpt = c->overlap ? (uint32_t)c->ncores : c->cpus_per_task;
-	const uint32_t *cores = c->overlap ? c->cores
-					   : c->cores + (size_t)local * cpt;
-	char **extra = NULL, **env;
-	int child[3] = { -1, -1, -1 }, keep = -1, rc;
-	struct rota_error e;
-	unsigned *ucores = rota_xcalloc(cpt, sizeof(unsigned));
-
-	t->rank = l->first[c->node_id] + local;
-	for (uint32_t k = 0; k < cpt; k++)
-		ucores[k] = cores[k];
-	rc = task_stdio(s, t, c->node_id == 0, child, err, errlen);
-	if (rc == 0 && s->wu)
-		rc = s->wimpl->task_env(s->wu, t->rank, &extra, &keep, err,
-					errlen);
-	if (rc < 0) {
-		free(ucores);
-		return rc;
-	}
-	env = step_task_env(c, t->rank, local, cores, cpt, s->user_tmp,
-			    s->a->launch->env, extra);
-	{
-		struct launch_spec spec = {
-			.job_id = c->job_id,
-			.uid = c->uid,
-			.gid = c->gid,
-			.spool_dir = s->a->spool,
-			.workdir = s->a->launch->cwd,
-			.env = env,
-			.topo = s->a->topo,
-			.cores = ucores,
-			.ncores = cpt,
-			.groups = s->groups,
-			.ngroups = s->ngroups,
-			.cgroup_procs = s->cg ? cgroup_job_procs(s->cg) : NULL,
-			.argv = s->a->launch->argv,
-			.stdio = child,
-			.ctty = s->a->launch->pty && c->node_id == 0 &&
-				t->rank == 0,
-			.keep_fd = keep,
-		};
-
-		rc = launch_start(&spec, &t->pid, &e);
-	}
-	if (s->wu)
-		s->wimpl->task_started(s->wu, t->rank, rc == 0 ? t->pid : -1);
-	close_child_ends(child);
-	for (char **p = env; *p; p++)
-		free(*p);
-	free(env);
-	free(ucores);
-	if (rc < 0) {
-		snprintf(err, errlen, "task %u: %s", t->rank, e.text);
-		return rc;
-	}
-	s->live++;
-	for (int i = 1; i < 3; i++) {
-		if (t->fd[i] < 0 || (i == 2 && t->fd[2] == t->fd[1]))
-			continue;
-		t->w[i] = rota_evloop_add_fd(s->loop, t->fd[i], ROTA_EV_READ,
-					     out_cb, t);
-		s->streams++;
-	}
-	return 0;
-}
-
-static int start_tasks(struct stepsup *s, char *err, size_t errlen)
-{
-	const struct rota_step_cred *c = s->c;
-	struct cgroup_limits lim = { .mem_mb = c->mem_mb };
-	struct rota_error e;
-	unsigned *ucores = rota_xcalloc(c->ncores, sizeof(unsigned));
-	char *cpus;
-	int rc = 0;
-
-	/* here, not in the daemon's loop: NSS may be slow (LDAP) */
-	if (geteuid() == 0) {
-		struct launch_spec who = { .job_id = c->job_id, .uid = c->uid,
-					   .gid = c->gid };
-
-		rc = launch_groups(&who, &s->groups, &s->ngroups, &e);
-		if (rc < 0) {
-			snprintf(err, errlen, "%s", e.text);
-			free(ucores);
-			return rc;
-		}
-	}
-	for (size_t k = 0; k < c->ncores; k++)
-		ucores[k] = c->cores[k];
-	cpus = topology_host_cpulist(s->a->topo, ucores, c->ncores);
-	lim.cpus = cpus;
-	if (s->a->cgroups &&
-	    cgroup_job_create(s->a->cgroups, c->job_id, c->run, getpid(),
-			      &lim, &s->cg, &e) < 0)
-		rota_warn("step %u.%u: %s: tasks run without a cgroup",
-			  c->job_id, c->step_id, e.text);
-	free(cpus);
-	free(ucores);
-	layout_make(c, &s->lay);
-	rc = make_tmpdir(s, err, errlen);
-	if (rc < 0)
-		return rc;
-	if (wireup_start(s, &s->lay, &s->ws, err, errlen) < 0) {
-		/* PMI costs nothing until spoken: a step without it runs */
-		if (strcmp(s->a->launch->mpi, "pmix") == 0)
-			rc = -ENOTSUP;
-		else
-			rota_debug("step %u.%u: no PMI: %s", c->job_id,
-				   c->step_id, err);
-		s->wu = NULL;
-	}
-	s->ntasks = c->counts[c->node_id];
-	s->tasks = rota_xcalloc(s->ntasks, sizeof(*s->tasks));
-	for (uint32_t i = 0; i < s->ntasks; i++) {
-		s->tasks[i].owner = s;
-		s->tasks[i].fd[0] = s->tasks[i].fd[1] = s->tasks[i].fd[2] = -1;
-	}
-	for (uint32_t i = 0; rc == 0 && i < s->ntasks; i++)
-		rc = start_task(s, i, &s->lay, err, errlen);
-	return rc;
-}
-
 static void close_inherited(int keep)
 {
 	/* the daemon's listener and other clients' sockets are not ours */
 	if (keep > STDERR_FILENO + 1)
 		close_range(STDERR_FILENO + 1, (unsigned)keep - 1, 0);
 	close_range((unsigned)keep + 1, ~0U, 0);
-}
-
-static int remove_cb(const char *path, const struct stat *st, int flag,
-		     struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
-char *step_mark_path(const char *spool, const struct rota_step_cred *c,
-		     pid_t pid)
-{
-	return rota_xasprintf("%s/step%u.%u.%d", spool, c->job_id, c->step_id,
-			      (int)pid);
-}
-
-char *step_tmpdir_path(const char *spool, const struct rota_step_cred *c,
-		       pid_t pid)
-{
-	return rota_xasprintf("%s/step%u.%u.%d.d", spool, c->job_id,
-			      c->step_id, (int)pid);
-}
-
-void step_remove_tree(const char *path, uid_t uid, gid_t gid)
-{
-	char *user = rota_xasprintf("%s/user", path);
-	struct stat st;
-	pid_t pid = -1;
-
-	/*
-	 * What the tasks could write is removed as their owner: root walking
-	 * a tree its user can change would follow a directory swapped for a
-	 * link mid-walk.  What is left is root's alone.
-	 */
-	if (lstat(user, &st) == 0)
-		pid = fork();
-	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
-			_exit(1);
-		nftw(user, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
-		_exit(0);
-	}
-	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	if (lstat(user, &st) == 0)
-		rota_warn("'%s': left: its owner's part would not go", path);
-	else
-		nftw(path, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
-	free(user);
 }
 
 void step_main(const struct step_args *a)
@@ -833,7 +478,7 @@ void step_main(const struct step_args *a)
 			rota_warn("'%s': %s", mark, strerror(errno));
 		free(text);
 	}
-	if (start_tasks(&s, err, sizeof(err)) < 0) {
+	if (step_start_tasks(&s, err, sizeof(err)) < 0) {
 		rota_warn("step %u.%u: %s", s.c->job_id, s.c->step_id, err);
 		send_error(&s, -EINVAL, err);
 		terminate(&s, true);

@@ -224,7 +224,7 @@ static void run_node(struct node *nd, const char *tmpbase, char **argv)
 	char *dir = rota_xasprintf("%s/n%02u", tmpbase, nd->st.node_id + 1);
 	char *user = rota_xasprintf("%s/user", dir);
 
-	/* as noded/step.c makes them: root's, and the tasks' "user" in it */
+	/* as noded/step_start.c makes them: root's, the tasks' "user" in it */
 	if (mkdir(dir, 0755) < 0 || mkdir(user, 0700) < 0 ||
 	    chown(user, nd->st.uid, nd->st.gid) < 0) {
 		perror(dir);

@@ -64,7 +64,7 @@ static void setup(void)
 	char user[sizeof(dir) + 8];
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	/* as noded/step.c makes it: the tasks' part, "user" */
+	/* as noded/step_start.c makes it: the tasks' part, "user" */
 	snprintf(user, sizeof(user), "%s/user", dir);
 	ck_assert_int_eq(mkdir(user, 0700), 0);
 	step.tmpdir = dir;
