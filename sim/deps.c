@@ -3,12 +3,12 @@
  * rota sim --dependencies (deps.h): SWF field 17, the preceding job, and
  * field 18, the think time from its end to this job's submit.
  *
- * The SWF definition says a job with a preceding job "can only start
- * after the termination of this preceding job", and that field 18 is the
- * time "that should elapse between the termination of the preceding job
- * and the submittal of this one": the feedback of a closed system, where
- * a user submits the next job once the last one is done.  So a dependent
- * job's recorded submit time is replaced, not kept as a lower bound:
+ * The SWF definition (the Parallel Workloads Archive's swf.html) has a
+ * job with a preceding job start only once that job has terminated, and
+ * field 18 the time to let pass between that termination and this job's
+ * submittal: the feedback of a closed system, where a user submits the
+ * next job once the last one is done.  So a dependent job's recorded
+ * submit time is replaced, not kept as a lower bound:
  * submit = end of the preceding job in the replay + think time.  Under a
  * scheduler that ends the preceding job sooner than the real one did,
  * the next job comes sooner too; that is what feedback replays
