@@ -4,13 +4,15 @@
  * plugins as the config names them, and an event loop on a virtual clock.
  *
  * The next event is the earliest of: the next submit, the next job end
- * (a heap), and the next periodic tick.  rota-ctld ticks every second and
- * the core acts only when a period is due (priority re-rating and usage
- * every PriorityCalcPeriod, a backfill pass every backfill Interval, a
- * main pass every SchedulerInterval), so the loop visits exactly those
- * grid points, counted from the trace's start.  At each time: ends, then
- * submits, then a main pass (core_schedule) if anything happened, then
- * core_tick if a period is due; LAUNCH actions say which jobs started.
+ * (a heap), the next periodic tick and, with --dependencies, the next
+ * release of a job that waited for its preceding job (deps.h).
+ * rota-ctld ticks every second and the core acts only when a period is
+ * due (priority re-rating and usage every PriorityCalcPeriod, a backfill
+ * pass every backfill Interval, a main pass every SchedulerInterval), so
+ * the loop visits exactly those grid points, counted from the trace's
+ * start.  At each time: ends, then submits, then a main pass
+ * (core_schedule) if anything happened, then core_tick if a period is
+ * due; LAUNCH actions say which jobs started.
  *
  * Ticks that cannot change a decision are not visited: with nothing
  * pending no pass runs (it would find nothing to start; the core's own
