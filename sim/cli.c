@@ -58,12 +58,22 @@ static const char help[] =
 	"                           not declare nodes)\n"
 	"      --estimates WHICH    the limit: 'requested' time (default) or\n"
 	"                           the 'actual' run time (perfect estimates)\n"
+	"      --dependencies       SWF fields 17 and 18: a job naming an\n"
+	"                           earlier job of the trace as its\n"
+	"                           preceding job is submitted when that job\n"
+	"                           ends plus its think time (-1: the gap the\n"
+	"                           log recorded, else 0), instead of at its\n"
+	"                           recorded time; if that job is not\n"
+	"                           replayed, at its recorded time.  Naming\n"
+	"                           itself, a later job or no job of the\n"
+	"                           trace is ignored and counted\n"
 	"      --lenient            skip and count malformed trace lines\n"
 	"                           (default: the first is an error)\n"
 	"      --csv FILE           one line per job: id, submit, start, end,\n"
 	"                           nodes, cores, wait, priority at start,\n"
 	"                           backfilled, timeout (times in trace\n"
-	"                           seconds; start -1: never started)\n"
+	"                           seconds; submit as replayed; start -1:\n"
+	"                           never started)\n"
 	"      --svg FILE           utilization and queue length over time\n"
 	"      --compare            run every config named after the options\n"
 	"                           on the same trace; one table side by side\n"
@@ -156,6 +166,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		{ "svg", required_argument, NULL, 'S' },
 		{ "compare", no_argument, NULL, 'm' },
 		{ "every-pass", no_argument, NULL, 'E' },
+		{ "dependencies", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -180,6 +191,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		case 'S': s->svg = optarg; s->o.timeline = true; break;
 		case 'm': s->compare = true; break;
 		case 'E': s->o.every_pass = true; break;
+		case 'D': s->o.dependencies = true; break;
 		case 'q': s->quiet = true; break;
 		case 'h': return 1;
 		default:

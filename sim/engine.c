@@ -4,13 +4,15 @@
  * plugins as the config names them, and an event loop on a virtual clock.
  *
  * The next event is the earliest of: the next submit, the next job end
- * (a heap), and the next periodic tick.  rota-ctld ticks every second and
- * the core acts only when a period is due (priority re-rating and usage
- * every PriorityCalcPeriod, a backfill pass every backfill Interval, a
- * main pass every SchedulerInterval), so the loop visits exactly those
- * grid points, counted from the trace's start.  At each time: ends, then
- * submits, then a main pass (core_schedule) if anything happened, then
- * core_tick if a period is due; LAUNCH actions say which jobs started.
+ * (a heap), the next periodic tick and, with --dependencies, the next
+ * release of a job that waited for its preceding job (deps.h).
+ * rota-ctld ticks every second and the core acts only when a period is
+ * due (priority re-rating and usage every PriorityCalcPeriod, a backfill
+ * pass every backfill Interval, a main pass every SchedulerInterval), so
+ * the loop visits exactly those grid points, counted from the trace's
+ * start.  At each time: ends, then submits, then a main pass
+ * (core_schedule) if anything happened, then core_tick if a period is
+ * due; LAUNCH actions say which jobs started.
  *
  * Ticks that cannot change a decision are not visited: with nothing
  * pending no pass runs (it would find nothing to start; the core's own
@@ -40,6 +42,7 @@
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "plugins/rota_plugin.h"
+#include "sim/deps.h"
 #include "sim/pairs.h"
 #include "sim/sim.h"
 
@@ -72,6 +75,7 @@ struct engine {
 	int64_t last_calc;	/* the last re-rating tick visited */
 	uint32_t busy;		/* cores in use */
 	size_t steps_cap;
+	struct sim_deps *deps;	/* --dependencies; NULL without */
 };
 
 /* ---- the end heap ------------------------------------------------------ */
@@ -263,10 +267,34 @@ static size_t *skip_reason(struct engine *e, const struct swf_job *j,
 	return NULL;
 }
 
-static void submit_one(struct engine *e, const struct swf_job *j,
-		       int64_t now)
+/* A job not replayed: with --dependencies, its followers go free. */
+static void not_replayed(struct engine *e, size_t i, int64_t now)
+{
+	if (e->deps)
+		sim_deps_release(e->deps, i, now, false);
+}
+
+/* Replayed at 'now': where that falls against the recorded time. */
+static void count_moved(struct engine *e, size_t i, int64_t now)
+{
+	struct sim_dep_counts *c = &e->r->deps;
+	int64_t moved = now - e->epoch - e->t->jobs[i].submit;
+
+	if (!e->deps || !sim_deps_is_held(e->deps, i))
+		return;
+	if (moved > 0)
+		c->later++;
+	else if (moved < 0)
+		c->earlier++;
+	else
+		c->same++;
+}
+
+/* Trace job 'i' is submitted at 'now' (its time, or its release). */
+static void submit_one(struct engine *e, size_t i, int64_t now)
 {
 	struct sim_result *r = e->r;
+	const struct swf_job *j = &e->t->jobs[i];
 	int64_t procs = j->req_procs > 0 ? j->req_procs : j->alloc_procs;
 	size_t *skip = skip_reason(e, j, procs);
 	char user[32];
@@ -293,6 +321,7 @@ static void submit_one(struct engine *e, const struct swf_job *j,
 	if (skip) {
 		(*skip)++;
 		rota_job_desc_clear(&d);
+		not_replayed(e, i, now);
 		return;
 	}
 	sim_user_name(j->user, user, sizeof(user));
@@ -304,6 +333,7 @@ static void submit_one(struct engine *e, const struct swf_job *j,
 				 sizeof(r->skips.first_refusal),
 				 "job %lld: %s", (long long)j->id, err.text);
 		rota_job_desc_clear(&d);
+		not_replayed(e, i, now);
 		return;
 	}
 	rota_job_desc_clear(&d);
@@ -315,9 +345,11 @@ static void submit_one(struct engine *e, const struct swf_job *j,
 	e->run[r->njobs] = job->time_limit && j->run > job->time_limit
 				   ? job->time_limit
 				   : j->run;
+	count_moved(e, i, now);
 	r->jobs[r->njobs++] = (struct sim_job){
 		.swf_id = j->id,
-		.submit = j->submit,
+		.trace_index = i,
+		.submit = now - e->epoch,
 		.start = -1,
 		.end = -1,
 		.cores = (uint32_t)procs,
@@ -343,6 +375,8 @@ static void end_one(struct engine *e, uint32_t id, int64_t now)
 		rota_fatal("rota sim: job %u: %s", id, err.text);
 	sj->end = now - e->epoch;
 	e->busy -= sj->cores;
+	if (e->deps)
+		sim_deps_release(e->deps, sj->trace_index, now, true);
 }
 
 /* LAUNCH actions: record the starts and queue their ends. */
@@ -456,17 +490,14 @@ static struct usage_key *usage_table(const struct engine *e, size_t *n)
 	const struct swf_trace *t = e->t;
 	struct sim_pairs pairs = { 0 };
 	struct usage_key *u;
-	size_t k = 0;
 	size_t m = 0;
 
-	for (size_t i = 0; i < t->n && k < e->r->njobs; i++) {
+	/* in submit order, as the sums always were */
+	for (size_t k = 0; k < e->r->njobs; k++) {
 		const struct sim_job *sj = &e->r->jobs[k];
+		const struct swf_job *j = &t->jobs[sj->trace_index];
 
-		if (t->jobs[i].id != sj->swf_id ||
-		    t->jobs[i].submit != sj->submit)
-			continue;
-		k++;
-		sim_pairs_add(&pairs, t->jobs[i].group, t->jobs[i].user,
+		sim_pairs_add(&pairs, j->group, j->user,
 			      sj->start < 0 ? 0
 					    : (double)sj->cores *
 						      (double)(sj->end -
@@ -548,6 +579,9 @@ static int64_t next_event(const struct engine *e, size_t next, int64_t now)
 	int64_t t = next < e->t->n ? e->epoch + e->t->jobs[next].submit
 				   : NEVER;
 
+	if (e->deps)
+		t = min64(t, sim_deps_next(e->deps));
+
 	/* the end: nothing left to submit, run or start */
 	if (t == NEVER && !e->nheap && !core_pending_count(e->core))
 		return NEVER;
@@ -575,10 +609,55 @@ static void catch_up(struct engine *e, int64_t now)
 	take_starts(e, g, true);
 }
 
+/*
+ * The next trace job submitted at its recorded time: held ones (waiting
+ * for their preceding job) are passed over, so that their recorded time
+ * is no event.
+ */
+static size_t skip_held(const struct engine *e, size_t next)
+{
+	while (e->deps && next < e->t->n && sim_deps_is_held(e->deps, next))
+		next++;
+	return next;
+}
+
+/*
+ * The submits due at 'now': the trace's at their recorded time and, with
+ * --dependencies, those released by the end of their preceding job, in
+ * trace order; 'event' set if there was any.  Returns the next trace
+ * job.
+ */
+static size_t submit_due(struct engine *e, size_t next, int64_t now,
+			 bool *event)
+{
+	const struct swf_trace *t = e->t;
+	size_t rel;
+
+	for (;;) {
+		bool from_trace = next < t->n &&
+				  e->epoch + t->jobs[next].submit <= now;
+		bool released = e->deps && sim_deps_peek(e->deps, now, &rel);
+
+		if (released && (!from_trace || rel < next)) {
+			sim_deps_pop(e->deps);
+			submit_one(e, rel, now);
+			*event = true;
+			continue;
+		}
+		if (!from_trace)
+			return next;
+		submit_one(e, next++, now);
+		*event = true;
+		if (e->opt->progress && next % 4096 == 0)
+			e->opt->progress(e->opt->progress_arg, next, t->n);
+		next = skip_held(e, next);
+	}
+}
+
 static void loop(struct engine *e)
 {
 	const struct swf_trace *t = e->t;
-	size_t next = 0;
+	size_t next = skip_held(e, 0);
 	int64_t now = e->epoch - 1;
 
 	for (;;) {
@@ -592,13 +671,7 @@ static void loop(struct engine *e)
 			end_one(e, heap_pop(e).id, now);
 			event = true;
 		}
-		while (next < t->n && e->epoch + t->jobs[next].submit <= now) {
-			submit_one(e, &t->jobs[next++], now);
-			event = true;
-			if (e->opt->progress && next % 4096 == 0)
-				e->opt->progress(e->opt->progress_arg, next,
-						 t->n);
-		}
+		next = submit_due(e, next, now, &event);
 		tick(e, now, event);
 		drop_records(e);
 		timeline_step(e, now);
@@ -619,6 +692,10 @@ int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
 	*out = (struct sim_result){ .trace_jobs = trace->n,
 				    .malformed = trace->malformed };
 	rc = setup(&e, err);
+	if (rc == 0 && opt->dependencies) {
+		out->deps.enabled = true;
+		e.deps = sim_deps_create(trace, e.epoch, &out->deps);
+	}
 	if (rc == 0) {
 		e.cap = trace->n + 1;
 		e.rec = rota_xcalloc(e.cap, sizeof(*e.rec));
@@ -632,7 +709,9 @@ int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
 		out->main_passes = st->main_passes;
 		out->main_skipped = st->main_skipped;
 		out->bf_skipped = st->bf_skipped;
+		out->deps.never = e.deps ? sim_deps_waiting(e.deps) : 0;
 	}
+	sim_deps_destroy(e.deps);
 	free(e.rec);
 	free(e.run);
 	free(e.heap);

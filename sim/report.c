@@ -105,6 +105,34 @@ static void print_skips(FILE *f, const struct sim_result *r)
 			r->malformed);
 }
 
+/* --dependencies only: without it the report is what it always was. */
+static void print_deps(FILE *f, const struct sim_result *r)
+{
+	const struct sim_dep_counts *d = &r->deps;
+
+	if (!d->enabled)
+		return;
+	fprintf(f, "dependencies  %zu jobs follow an earlier job (field 17): "
+		   "%zu submitted later than recorded, %zu earlier, %zu at "
+		   "it\n",
+		d->follows, d->later, d->earlier, d->same);
+	fprintf(f, "  unreplayed  %zu whose preceding job was not replayed: "
+		   "at their recorded time\n",
+		d->prec_skipped);
+	fprintf(f, "  think time  %zu with field 18 -1: the log's gap after "
+		   "the preceding job, else 0\n",
+		d->no_think);
+	fprintf(f, "  ignored     %zu naming no job of the trace, %zu "
+		   "themselves or a later job%s%s%s\n",
+		d->not_in_trace, d->malformed, d->malformed ? " (first: " : "",
+		d->malformed ? d->first_malformed : "",
+		d->malformed ? ")" : "");
+	if (d->never)
+		fprintf(f, "  never       %zu submitted: their preceding job "
+			   "never ended\n",
+			d->never);
+}
+
 static void print_shares(FILE *f, const struct sim_result *r)
 {
 	fprintf(f, "fairness      usage share (whole trace) against "
@@ -136,6 +164,7 @@ void sim_report_print(FILE *f, const struct sim_result *r)
 	fprintf(f, "cluster       %zu nodes, %llu cores\n", r->nnodes,
 		(unsigned long long)r->total_cores);
 	print_skips(f, r);
+	print_deps(f, r);
 	fprintf(f, "started       %zu (%zu never started)\n", s.jobs,
 		r->njobs - s.jobs);
 	fprintf(f, "utilization   %.4f\n", s.utilization);
@@ -189,6 +218,8 @@ void sim_report_compare(FILE *f, const struct sim_result *r, size_t n)
 	ROW("backfilled", "llu", (unsigned long long)s[i].backfilled);
 	ROW("timeouts", "zu", s[i].timeouts);
 	ROW("unfairness", ".4f", s[i].unfairness);
+	if (r[0].deps.enabled)
+		ROW("submitted late", "zu", r[i].deps.later);
 #undef ROW
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s: %s\n", r[i].config_name, r[i].policy);

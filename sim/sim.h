@@ -39,6 +39,8 @@ struct sim_options {
 	bool every_pass;	/* visit every periodic tick and run every
 				   pass, also those that cannot change a
 				   decision (idle, nothing changed) */
+	bool dependencies;	/* --dependencies: SWF fields 17 and 18, a
+				   job submitted after its preceding job */
 	/* called now and then with jobs submitted so far; may be NULL */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -47,7 +49,9 @@ struct sim_options {
 /* One replayed job, in trace order of the jobs that were submitted. */
 struct sim_job {
 	int64_t swf_id;		/* the trace's job number */
-	int64_t submit;		/* seconds since the log's start */
+	size_t trace_index;	/* in swf_trace.jobs */
+	int64_t submit;		/* seconds since the log's start, as replayed
+				   (--dependencies may move it) */
 	int64_t start;		/* -1: never started */
 	int64_t end;
 	uint32_t cores;
@@ -86,6 +90,29 @@ struct sim_skips {
 	char first_refusal[200];
 };
 
+/*
+ * --dependencies: what SWF fields 17 and 18 did (sim/deps.h).  A job that
+ * "follows" names an earlier job of the trace in field 17; it is
+ * submitted when that job ends plus its think time, or at its recorded
+ * time when that job was not replayed.
+ */
+struct sim_dep_counts {
+	bool enabled;		/* the option was given */
+	size_t follows;		/* jobs whose field 17 names an earlier job */
+	size_t later;		/* of those replayed: submitted later than
+				   recorded */
+	size_t earlier;		/* ... earlier than recorded */
+	size_t same;		/* ... at the recorded second */
+	size_t prec_skipped;	/* preceding job not replayed (skipped or
+				   refused): recorded time kept */
+	size_t no_think;	/* field 18 -1: the recorded gap, else 0 */
+	size_t not_in_trace;	/* field 17 names no job of the trace:
+				   recorded time kept */
+	size_t malformed;	/* names itself or a later job: ignored */
+	char first_malformed[96];
+	size_t never;		/* still held when the replay ended */
+};
+
 struct sim_result {
 	char *config_name;	/* the config's path, or "(defaults)" */
 	char *policy;		/* "priority/fifo sched/backfill ..." */
@@ -94,6 +121,7 @@ struct sim_result {
 	size_t trace_jobs;	/* job lines in the trace */
 	size_t malformed;	/* lines skipped under --lenient */
 	struct sim_skips skips;
+	struct sim_dep_counts deps;
 	struct sim_job *jobs;
 	size_t njobs;
 	uint64_t bf_started;	/* core_sched_stats()->bf_started */

@@ -72,6 +72,8 @@ static void store(struct swf_job *job, int field, int64_t v)
 	case 13: job->group = v; break;
 	case 15: job->queue = v; break;
 	case 16: job->partition = v; break;
+	case 17: job->prec = v; break;
+	case 18: job->think = v; break;
 	default: break;
 	}
 }

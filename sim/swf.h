@@ -29,6 +29,8 @@ struct swf_job {
 	int64_t group;		/* 13 */
 	int64_t queue;		/* 15 */
 	int64_t partition;	/* 16 */
+	int64_t prec;		/* 17: preceding job's number, -1 none */
+	int64_t think;		/* 18: seconds from its end to this submit */
 };
 
 #define SWF_FIELDS 18

@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(err.text[0] != '\0');
 	if (rc == 1)
 		FUZZ_CHECK(j.submit >= -1 && j.run >= -1 && j.req_procs >= -1 &&
-			   j.req_time >= -1 && j.user >= -1);
+			   j.req_time >= -1 && j.user >= -1 && j.prec >= -1 &&
+			   j.think >= -1);
 	rs = swf_read_buffer("f.swf", (const char *)data, size, false, &strict,
 			     &err);
 	FUZZ_CHECK(swf_read_buffer("f.swf", (const char *)data, size, true,

@@ -7,12 +7,12 @@
 # order.  The events of the trace are at least a second apart, so that
 # the daemons' sub-second delays (a launch, a backfill pass up to
 # Interval later) cannot reorder them.  Also: rota sim's outputs and
-# errors on the command line.
+# errors on the command line, and --dependencies (SWF fields 17, 18).
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 9
+plan 11
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 KILL_WAIT=1s cluster_start "Sched=backfill Interval=1s Resolution=1s NoCaps=yes" ||
 	{ echo "Bail out! cluster did not start"; exit 1; }
@@ -84,4 +84,16 @@ err=$(rota sim --trace trace.swf --config sim.conf 2>&1 >/dev/null)
 is "$?:$err" "1:rota sim: trace.swf:13: field 4: 'x' is not a number" "a malformed line is an error naming its line"
 like "$(rota sim --lenient --trace trace.swf --config sim.conf | grep malformed)" \
 	"malformed +1 lines skipped" "--lenient skips and counts it"
+# --dependencies: job 2 (recorded at 0) follows job 1 (0-100) with a
+# think time of 30 s, so it runs 130-140; without the option, 0-10
+printf '%s\n' "; MaxProcs: 4" \
+	"1 0 -1 100 1 -1 -1 1 200 -1 1 1 1 -1 -1 -1 -1 -1" \
+	"2 0 -1 10 1 -1 -1 1 200 -1 1 1 1 -1 -1 -1 1 30" >deps.swf
+rota sim -q --flat --trace deps.swf >nodeps.out 2>&1
+rota sim -q --flat --dependencies --trace deps.swf >deps.out 2>&1
+is "$(grep '^makespan' nodeps.out):$(grep -c dependencies nodeps.out)" \
+	"makespan      100 s (0-00:01:40):0" "without --dependencies job 2 runs at its recorded time"
+is "$(grep -E '^(makespan|dependencies)' deps.out)" \
+	"dependencies  1 jobs follow an earlier job (field 17): 1 submitted later than recorded, 0 earlier, 0 at it
+makespan      140 s (0-00:02:20)" "--dependencies: job 2 after job 1's end and its think time"
 cluster_stop

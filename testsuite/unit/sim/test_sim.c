@@ -238,11 +238,182 @@ START_TEST(test_nodes_from_header)
 }
 END_TEST
 
+/*
+ * --dependencies (fields 17 and 18), one node of 4 cores, FCFS; every
+ * job asks 1 core, so none waits for cores: a job starts when submitted.
+ *
+ *   job  submit  wait  run  status  field 17  field 18
+ *    1      0     40   100    1        -1        -1
+ *    4      0     -1    -1    5        -1        -1   cancelled: skipped
+ *    2     10     -1    50    1         1        30
+ *    5     50     -1    10    1         4         5   4 not replayed
+ *    6     60     -1    10    1         5         0
+ *    8     70     -1    10    1         8        -1   names itself
+ *    9     80     -1    10    1        10        -1   names a later job
+ *   10     90     -1    10    1        99        -1   no such job
+ *    7    160     -1    10    1         1        -1   think: log's gap
+ *    3    500     -1    10    1         2        20
+ *
+ * Replayed: 1 runs 0-100.  4 is skipped at 0, so 5 keeps its time: 50-60
+ * (same).  6 follows 5's end plus 0: 60-70 (same).  8, 9, 10 at their
+ * recorded times.  2 follows 1's end plus 30: 130-180 (later than 10).
+ * 3 follows 2 (a chain) plus 20: 200-210 (earlier than 500).  7 follows
+ * 1 with field 18 -1: 1 ended at 0 + 40 + 100 = 140 in the log, 7 came
+ * 20 s later, so 100 + 20: 120-130 (earlier than 160).
+ */
+#define DEP(id, submit, wait, run, status, prec, think)                        \
+	#id " " #submit " " #wait " " #run " 1 -1 -1 1 1000 -1 " #status      \
+	    " 1 1 -1 -1 -1 " #prec " " #think "\n"
+static const char deps_trace[] =
+	"; MaxProcs: 4\n"
+	DEP(1, 0, 40, 100, 1, -1, -1)
+	DEP(4, 0, -1, -1, 5, -1, -1)
+	DEP(2, 10, -1, 50, 1, 1, 30)
+	DEP(5, 50, -1, 10, 1, 4, 5)
+	DEP(6, 60, -1, 10, 1, 5, 0)
+	DEP(8, 70, -1, 10, 1, 8, -1)
+	DEP(9, 80, -1, 10, 1, 10, -1)
+	DEP(10, 90, -1, 10, 1, 99, -1)
+	DEP(7, 160, -1, 10, 1, 1, -1)
+	DEP(3, 500, -1, 10, 1, 2, 20);
+
+/* swf id, submit, start, end; in submit order */
+static const int64_t deps_on[][4] = {
+	{ 1, 0, 0, 100 },    { 5, 50, 50, 60 },	  { 6, 60, 60, 70 },
+	{ 8, 70, 70, 80 },   { 9, 80, 80, 90 },	  { 10, 90, 90, 100 },
+	{ 7, 120, 120, 130 }, { 2, 130, 130, 180 }, { 3, 200, 200, 210 },
+};
+static const int64_t deps_off[][4] = {
+	{ 1, 0, 0, 100 },    { 2, 10, 10, 60 },	  { 5, 50, 50, 60 },
+	{ 6, 60, 60, 70 },   { 8, 70, 70, 80 },	  { 9, 80, 80, 90 },
+	{ 10, 90, 90, 100 }, { 7, 160, 160, 170 }, { 3, 500, 500, 510 },
+};
+
+static void check_times(const struct sim_result *r, const int64_t (*want)[4],
+			size_t n)
+{
+	ck_assert_uint_eq(r->njobs, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_job *j = &r->jobs[i];
+
+		ck_assert_msg(j->swf_id == want[i][0] &&
+				      j->submit == want[i][1] &&
+				      j->start == want[i][2] &&
+				      j->end == want[i][3],
+			      "#%zu: job %lld %lld %lld-%lld, want job %lld "
+			      "%lld %lld-%lld",
+			      i, (long long)j->swf_id, (long long)j->submit,
+			      (long long)j->start, (long long)j->end,
+			      (long long)want[i][0], (long long)want[i][1],
+			      (long long)want[i][2], (long long)want[i][3]);
+	}
+}
+
+static char *report_text(const struct sim_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	sim_report_print(f, r);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_dependencies)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .dependencies = true };
+	struct sim_result r;
+	const struct sim_dep_counts *c = &r.deps;
+	char *text;
+
+	run(deps_trace, "Sched=builtin\n", &o, &r);
+	check_times(&r, deps_on, N(deps_on));
+	ck_assert(c->enabled);
+	ck_assert_uint_eq(c->follows, 5);	/* 2, 3, 5, 6, 7 */
+	ck_assert_uint_eq(c->later, 1);		/* 2 */
+	ck_assert_uint_eq(c->earlier, 2);	/* 3, 7 */
+	ck_assert_uint_eq(c->same, 2);		/* 5, 6 */
+	ck_assert_uint_eq(c->prec_skipped, 1);	/* 5 */
+	ck_assert_uint_eq(c->no_think, 1);	/* 7 */
+	ck_assert_uint_eq(c->not_in_trace, 1);	/* 10 */
+	ck_assert_uint_eq(c->malformed, 2);	/* 8, 9 */
+	ck_assert_str_eq(c->first_malformed, "job 8: field 17 names itself");
+	ck_assert_uint_eq(c->never, 0);
+	ck_assert_uint_eq(r.skips.cancelled, 1);
+	text = report_text(&r);
+	ck_assert_msg(strstr(text, "\ndependencies  5 jobs follow an earlier "
+				   "job (field 17): 1 submitted later than "
+				   "recorded, 2 earlier, 2 at it\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\n  ignored     1 naming no job of the "
+				   "trace, 2 themselves or a later job (first: "
+				   "job 8: field 17 names itself)\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\nmakespan      210 s"), "%s", text);
+	free(text);
+	sim_result_fini(&r);
+}
+END_TEST
+
+/* Without the option fields 17 and 18 are not read: recorded times. */
+START_TEST(test_dependencies_off)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT };
+	struct sim_result r;
+	char *text;
+
+	run(deps_trace, "Sched=builtin\n", &o, &r);
+	check_times(&r, deps_off, N(deps_off));
+	ck_assert(!r.deps.enabled);
+	text = report_text(&r);
+	ck_assert_msg(!strstr(text, "dependencies"), "%s", text);
+	ck_assert_msg(strstr(text, "\nmakespan      510 s"), "%s", text);
+	free(text);
+	sim_result_fini(&r);
+}
+END_TEST
+
+/*
+ * A job the queue makes wait delays its follower: 1 (4 cores, 0-100)
+ * holds the machine, 2 (4 cores, submitted at 0) runs 100-150, and 3
+ * follows 2 with think time 10, so it comes at 160, though recorded at
+ * 20; 4 follows 3, whose trace line is cancelled and never runs: 4 keeps
+ * its recorded time, but 3 is only found skipped at 160, so 4 comes then.
+ */
+START_TEST(test_dependencies_queue)
+{
+	static const char trace[] =
+		"; MaxProcs: 4\n"
+		"1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 0 -1 50 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"3 20 -1 -1 1 -1 -1 1 50 -1 5 1 1 -1 -1 -1 2 10\n"
+		"4 30 -1 5 1 -1 -1 1 50 -1 1 1 1 -1 -1 -1 3 0\n";
+	static const int64_t want[][4] = {
+		{ 1, 0, 0, 100 }, { 2, 0, 100, 150 }, { 4, 160, 160, 165 },
+	};
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .dependencies = true };
+	struct sim_result r;
+
+	run(trace, "Sched=builtin\n", &o, &r);
+	check_times(&r, want, N(want));
+	ck_assert_uint_eq(r.deps.follows, 2);
+	ck_assert_uint_eq(r.deps.prec_skipped, 1);
+	ck_assert_uint_eq(r.deps.later, 1);	/* 4; 3 was not replayed */
+	ck_assert_uint_eq(r.skips.cancelled, 1);
+	sim_result_fini(&r);
+}
+END_TEST
+
 /* Everything printed, as rota sim --csv --svg writes it. */
-static char *render(const char *trace, const char *conf, bool every)
+static char *render(const char *trace, const char *conf, bool every,
+		    bool deps)
 {
 	struct sim_options o = { .cluster = SIM_CLUSTER_NODES,
-				 .timeline = true, .every_pass = every };
+				 .timeline = true, .every_pass = every,
+				 .dependencies = deps };
 	struct sim_result r;
 	char *buf = NULL;
 	size_t len = 0;
@@ -258,8 +429,12 @@ static char *render(const char *trace, const char *conf, bool every)
 	return buf;
 }
 
-/* A random trace: 300 jobs of 1-8 cores on 4 nodes of 4 cores. */
-static char *random_trace(unsigned seed)
+/*
+ * A random trace: 300 jobs of 1-8 cores on 4 nodes of 4 cores; with
+ * 'deps' a third of them follow one of the 5 jobs before them, with a
+ * think time of up to 10 minutes or -1.
+ */
+static char *random_trace(unsigned seed, bool deps)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -271,13 +446,21 @@ static char *random_trace(unsigned seed)
 		int64_t run = 1 + rand_r(&seed) % 3000;
 		int64_t req = run + rand_r(&seed) % 4000 - 500;
 
+		int prec = -1;
+		int think = -1;
+
 		t += rand_r(&seed) % 400;
+		if (deps && i > 1 && rand_r(&seed) % 3 == 0) {
+			prec = i - 1 - rand_r(&seed) % (i > 5 ? 5 : i - 1);
+			think = rand_r(&seed) % 601 - 1;
+		}
 		fprintf(f,
-			"%d %lld -1 %lld 1 -1 -1 %d %lld -1 1 %d %d -1 -1 -1 "
-			"-1 -1\n",
+			"%d %lld 0 %lld 1 -1 -1 %d %lld -1 1 %d %d -1 -1 -1 "
+			"%d %d\n",
 			i, (long long)t, (long long)run,
 			1 + rand_r(&seed) % 8, (long long)(req > 0 ? req : 60),
-			1 + rand_r(&seed) % 7, 1 + rand_r(&seed) % 3);
+			1 + rand_r(&seed) % 7, 1 + rand_r(&seed) % 3, prec,
+			think);
 	}
 	fclose(f);
 	return buf;
@@ -302,9 +485,10 @@ static const char *const policies[] = {
 	"WeightJobSize=100\n",
 };
 
-START_TEST(test_same_bytes)
+/* Policy 'i' on a random trace: twice, and with --every-pass. */
+static void same_bytes(int i, bool deps)
 {
-	char *trace = random_trace(7 + (unsigned)_i);
+	char *trace = random_trace(7 + (unsigned)i, deps);
 	char plugins[256];
 	char *conf;
 	char *a;
@@ -312,18 +496,18 @@ START_TEST(test_same_bytes)
 	char *c;
 
 	snprintf(plugins, sizeof(plugins), "PluginDir=%s\n", PLUGIN_DIR);
-	conf = malloc(strlen(plugins) + strlen(policies[_i]) + 1);
+	conf = malloc(strlen(plugins) + strlen(policies[i]) + 1);
 	strcpy(conf, plugins);
-	strcat(conf, policies[_i]);
-	a = render(trace, conf, false);
-	b = render(trace, conf, false);
-	c = render(trace, conf, true);
+	strcat(conf, policies[i]);
+	a = render(trace, conf, false, deps);
+	b = render(trace, conf, false, deps);
+	c = render(trace, conf, true, deps);
 	ck_assert_msg(strcmp(a, b) == 0, "two runs differ");
 	/* --every-pass: the same, but for the count of passes */
 	drop_line(a, "backfilled ");
 	drop_line(c, "backfilled ");
 	if (strcmp(a, c) != 0 && getenv("TEST_SIM_DUMP") &&
-	    atoi(getenv("TEST_SIM_DUMP")) == _i) {
+	    atoi(getenv("TEST_SIM_DUMP")) == i) {
 		FILE *f = fopen("/tmp/test_sim_a", "w");
 
 		fputs(a, f);
@@ -339,6 +523,18 @@ START_TEST(test_same_bytes)
 	free(conf);
 	free(trace);
 }
+
+START_TEST(test_same_bytes)
+{
+	same_bytes(_i, false);
+}
+END_TEST
+
+/* The same with jobs released by their preceding job's end. */
+START_TEST(test_same_bytes_deps)
+{
+	same_bytes(_i, true);
+}
 END_TEST
 
 static Suite *sim_suite(void)
@@ -353,7 +549,11 @@ static Suite *sim_suite(void)
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_skips);
 	tcase_add_test(tc, test_nodes_from_header);
+	tcase_add_test(tc, test_dependencies);
+	tcase_add_test(tc, test_dependencies_off);
+	tcase_add_test(tc, test_dependencies_queue);
 	tcase_add_loop_test(tc, test_same_bytes, 0, N(policies));
+	tcase_add_loop_test(tc, test_same_bytes_deps, 0, N(policies));
 	suite_add_tcase(s, tc);
 	return s;
 }

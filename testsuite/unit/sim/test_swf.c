@@ -24,8 +24,8 @@ START_TEST(test_job_line)
 {
 	struct swf_job j;
 	struct rota_error err = { "" };
-	const char *l = "  7 120 30 600 16 550.5 -1 16 900 -1 1 12 3 4 1 2 -1 "
-			"-1\r";
+	const char *l = "  7 120 30 600 16 550.5 -1 16 900 -1 1 12 3 4 1 2 5 "
+			"45\r";
 
 	ck_assert_int_eq(swf_parse_line(LINE(l), &j, &err), 1);
 	ck_assert_int_eq(j.id, 7);
@@ -40,6 +40,8 @@ START_TEST(test_job_line)
 	ck_assert_int_eq(j.group, 3);
 	ck_assert_int_eq(j.queue, 1);
 	ck_assert_int_eq(j.partition, 2);
+	ck_assert_int_eq(j.prec, 5);
+	ck_assert_int_eq(j.think, 45);
 }
 END_TEST
 
@@ -54,6 +56,8 @@ START_TEST(test_unknown_fields)
 	ck_assert_int_eq(j.req_procs, -1);
 	ck_assert_int_eq(j.user, -1);
 	ck_assert_int_eq(j.status, 5);
+	ck_assert_int_eq(j.prec, -1);
+	ck_assert_int_eq(j.think, -1);
 }
 END_TEST
 
