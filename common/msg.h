@@ -76,6 +76,7 @@ struct rota_job_desc {
 	uint32_t ntasks_per_node; /* 0: as placement finds room */
 	bool exclusive;		/* whole nodes, shared with no other job */
 	bool hold;		/* submitted held (JobHeldUser) */
+	char *array;		/* --array ("0-999%16"); NULL: one job */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -129,6 +130,10 @@ struct rota_job_info {
 	char *est_nodes;	/* pending: est_start's nodes, hostlist; NULL */
 	uint64_t cpu_usec;	/* ended: CPU time from its cgroup; 0: unknown */
 	uint64_t mem_peak;	/* ended: memory peak (bytes); 0: unknown */
+	uint32_t array_job_id;	/* 0: not of an array */
+	uint32_t array_task_id;	/* ROTA_ARRAY_PENDING_REST: the pending rest */
+	char *array_tasks;	/* that rest's ids ("3-999"); NULL otherwise */
+	uint32_t array_throttle; /* at most this many run at once; 0: any */
 };
 
 struct rota_msg_job_list {
@@ -161,6 +166,8 @@ struct rota_job_row {
 	const char *name;
 	const char *user;
 	const char *where;	/* nodes once started, the reason while pending */
+	uint32_t array_job_id;	/* 0: not of an array */
+	const char *array;	/* "12_7", "12_[3-999%16]"; "" if none */
 };
 
 struct rota_msg_job_rows {
@@ -274,6 +281,8 @@ void rota_msg_prio_clear(struct rota_msg_prio *m);
 struct rota_msg_job_ids {
 	uint32_t *job_ids;
 	size_t n;
+	char **tasks;		/* NULL, or per job its array tasks ("1-5"),
+				   "" for all of it (CANCEL) */
 };
 char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len);
 int rota_msg_job_ids_decode(const char *buf, size_t len,
@@ -451,6 +460,7 @@ struct rota_msg_kv {
 struct rota_msg_control {
 	uint32_t *job_ids;
 	size_t n;
+	char **tasks;		/* as in struct rota_msg_job_ids */
 	bool operator_hold;	/* HOLD: an operator hold */
 	bool has_nice;		/* NICE: "nice" given */
 	int32_t nice;

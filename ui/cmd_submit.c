@@ -18,6 +18,7 @@
 
 #include "common/msg.h"
 #include "common/proto.h"
+#include "common/taskset.h"
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "ui/cmd.h"
@@ -52,7 +53,9 @@ static const char help[] =
 	"  -q, -p, --queue=NAME      queue (default: the default queue)\n"
 	"  -A, --account=NAME        account to charge\n"
 	"  -J, --job-name=NAME       name (default: the script's file name)\n"
-	"  -o, --output=PATH         stdout (default rota-%j.out); %j job id,\n"
+	"  -o, --output=PATH         stdout (default rota-%j.out, for a task\n"
+	"                            of an array rota-%A_%a.out); %j job id,\n"
+	"                            %A array job id, %a array task id,\n"
 	"                            %u user, %x job name, %N node, %% a '%'\n"
 	"  -e, --error=PATH          stderr (default: with stdout)\n"
 	"  -C, --constraint=EXPR     node features: ib, ib&largemem, a|b\n"
@@ -72,6 +75,16 @@ static const char help[] =
 	"                            default; operators up to 31)\n"
 	"  -H, --hold                submit it held: it waits (reason\n"
 	"                            JobHeldUser) until 'rota release'\n"
+	"  -a, --array=IDS[%N]       a job array: one job per task id, as\n"
+	"                            0-999, 1,3,5-9 or 0-1000:10 (ids below\n"
+	"                            MaxArraySize); %N runs at most N at\n"
+	"                            once.  One job id for all of it; its\n"
+	"                            tasks are ID_TASK (12_7), and each sees\n"
+	"                            ROTA_ARRAY_JOB_ID, ROTA_ARRAY_TASK_ID,\n"
+	"                            ROTA_ARRAY_TASK_COUNT, _MIN, _MAX and\n"
+	"                            _STEP.  rota cancel, hold, release,\n"
+	"                            nice and update take 12 (all of it),\n"
+	"                            12_7 or 12_[1-5]\n"
 
 	"  -h, --help                this text\n"
 	"\n"
@@ -119,6 +132,7 @@ static const struct option longopts[] = {
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "hold", no_argument, NULL, 'H' },
+	{ "array", required_argument, NULL, 'a' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -198,6 +212,22 @@ static int parse_int(const char *opt, const char *v, long min, long max,
 	return 0;
 }
 
+/* Checked here for a quick answer; the controller checks MaxArraySize. */
+static int set_array(struct submit_opts *o, const char *v)
+{
+	struct rota_taskset ts;
+	struct rota_error err;
+	uint32_t throttle;
+
+	if (rota_taskset_parse(v, UINT32_MAX, &ts, &throttle, &err) < 0) {
+		cmd_error("submit", "--array=%s: %s", v, err.text);
+		return -EINVAL;
+	}
+	rota_taskset_fini(&ts);
+	set_str(&o->d.array, v);
+	return 0;
+}
+
 static int apply_value(struct submit_opts *o, int c, const char *v)
 {
 	long n = 0;
@@ -251,6 +281,7 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 				   &o->d.ntasks_per_node);
 	case OPT_EXCLUSIVE: o->d.exclusive = true; return 0;
 	case 'H': o->d.hold = true; return 0;
+	case 'a': return set_array(o, v);
 	case 'h': o->help = true; return 0;
 	default: return -EINVAL;
 	}
@@ -265,7 +296,7 @@ static int parse_args(struct submit_opts *o, int argc, char **argv,
 	o->where = where;
 	optind = 0; /* glibc: start afresh, for the second argv */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:Hh",
+	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:Ha:h",
 				longopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			cmd_error("submit", "%s: unknown option or missing "

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/msg.h"
+#include "common/taskset.h"
 
 /*
  * The scheduling core: job, node and queue tables and the scheduling pass.
@@ -27,7 +28,7 @@
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority
- *  5 moves      jobstate
+ *  5 moves      jobstate array
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle
  *
@@ -115,6 +116,25 @@ enum core_hold {
 	CORE_HOLD_OPERATOR,	/* only an operator may */
 };
 
+/*
+ * The pending rest of a job array: one record however many tasks wait
+ * (Slurm's design).  A task splits off as its own job when it is about to
+ * start (or is acted on alone); the record becomes its last task.
+ */
+struct core_array {
+	struct rota_taskset tasks; /* ids not split off yet */
+	uint32_t throttle;	/* at most this many running; 0: no limit */
+	uint32_t running;	/* its tasks running now */
+};
+
+/* A whole array as submitted: its task count, lowest, highest, step. */
+struct core_array_shape {
+	uint32_t count;
+	uint32_t min;
+	uint32_t max;
+	uint32_t step;		/* its ids' common step; 1 when uneven */
+};
+
 /* One node's share of a running job. */
 struct core_alloc {
 	uint32_t node;		/* index into the node table */
@@ -173,6 +193,12 @@ struct core_job {
 	uint32_t run;		/* starts so far: 2 after one requeue */
 	uint32_t fence_node;	/* pending: node index + 1 where run 'run'
 				   may still live (fence.c); 0: none */
+	uint32_t array_id;	/* its array's job id; 0: not of an array */
+	uint32_t array_task;	/* its task id; ROTA_ARRAY_PENDING_REST
+				   while it is the array's pending rest */
+	struct core_array *array; /* that rest; NULL for any other job */
+	struct core_array_shape shape; /* its array's, for each task's
+				   environment (ROTA_ARRAY_TASK_COUNT...) */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -474,6 +500,10 @@ struct core_job_state {
 	const struct core_alloc_state *alloc; /* running jobs */
 	uint32_t nalloc;
 	bool recorded;		  /* its jobcomp record was handed over */
+	uint32_t array_id;	  /* as in struct core_job */
+	uint32_t array_task;
+	const char *array_rest;	  /* a pending rest's ids; NULL: none */
+	struct core_array_shape array_shape;
 };
 
 /*
@@ -525,6 +555,24 @@ const char *core_job_reason(const struct core *core,
 			    const struct core_job *job);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
+/*
+ * A job of an array as users name it: "12_7" (a task), "12_[3-999%16]"
+ * (the pending rest, its throttle); NULL for a job of no array.  Freed by
+ * the caller.
+ */
+char *core_job_array_name(const struct core_job *job);
+/*
+ * The jobs an action on "ID" or "ID_TASKS" means ('tasks' NULL or "":
+ * the job, or all of an array that is pending (and with 'running', that
+ * runs), its record first; else those tasks of array ID, as "7",
+ * "1-5,9"): their ids in '*out' (freed
+ * by the caller), their count returned.  Pending tasks named alone split
+ * off the rest into jobs of their own, as Slurm's do.  Tasks neither
+ * pending nor running, and ids that are no array, are named in
+ * err->text ("" when all were found).
+ */
+size_t core_array_select(struct core *core, uint32_t id, const char *tasks,
+			 bool running, uint32_t **out, struct rota_error *err);
 /*
  * Hostlist text of the nodes a pending job's backfill reservation is on
  * (estimate.c); NULL when it has none.  Caller frees.

@@ -83,6 +83,7 @@ struct core {
 	size_t nlimits;
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
 	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
+	uint32_t max_array_size; /* MaxArraySize */
 	int64_t sched_max_us;	 /* SchedulerMaxTime, microseconds */
 	int64_t (*work_clock)(void); /* the host's, for time budgets */
 	struct plugin *sched;	 /* backfill policy; builtin: none */
@@ -136,6 +137,9 @@ static inline int64_t job_limit_end(const struct core_job *j)
 void job_list_append(struct job_list *l, struct core_job *job);
 void job_list_remove(struct job_list *l, struct core_job *job);
 void core_pending_add(struct core *core, struct core_job *job);
+/* Into the pending list right after 'after' (NULL: at the head). */
+void core_pending_insert_after(struct core *core, struct core_job *after,
+			       struct core_job *job);
 void core_pending_remove(struct core *core, struct core_job *job);
 
 /* tables.c: marks and actions */
@@ -340,6 +344,27 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state);
 /* Free a job that is in no list and no table. */
 void core_job_free(struct core_job *job);
+
+/* array.c: job arrays, their pending rest as one record */
+/* At submit: --array read into job->array; -EINVAL with the user's line. */
+int array_submit(struct core *core, struct core_job *job,
+		 struct rota_error *err);
+/*
+ * The job a pass starts for 'job': itself, or for an array's pending rest
+ * of more than one task its lowest task, split off into the pending list
+ * (the rest stays where it is); the last task is the record itself.
+ */
+struct core_job *array_next_task(struct core *core, struct core_job *job);
+/* Its throttle (%N) holds the rest back: N of its tasks run. */
+bool array_throttled(const struct core_job *job);
+/* A task of an array starts or stops running (the throttle's count). */
+void array_task_runs(struct core *core, const struct core_job *job,
+		     int delta);
+void array_free(struct core_job *job);
+/* A journal's pending rest 'rest' (its ids as text) put back. */
+void array_restore(struct core_job *job, const char *rest);
+/* Every rest's running tasks counted again (after a restore). */
+void array_recount(struct core *core);
 
 /* ==== passes ============================================================= */
 

@@ -97,6 +97,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	if (rc == 0)
 		rc = resv_submit_allows(core, job, req->user, err);
 	if (rc == 0)
+		rc = array_submit(core, job, err);
+	if (rc == 0)
 		rc = limits_admit(core, now, job, req->user, err);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
@@ -107,6 +109,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	usage_submit_account(core, job);
 	job->user = rota_xstrdup(req->user);
 	job->id = core->next_id++;
+	if (job->array)
+		job->array_id = job->id;
 	job->uid = req->uid;
 	job->gid = req->gid;
 	job->state = ROTA_JOB_PENDING;

@@ -24,6 +24,7 @@ void core_running_add(struct core *core, struct core_job *job)
 	profile_base_add(core, job);
 	usage_run_add(core, job);
 	share_count_job(core->share, job->assoc, true, 1);
+	array_task_runs(core, job, 1);
 }
 
 void core_running_remove(struct core *core, struct core_job *job)
@@ -32,6 +33,7 @@ void core_running_remove(struct core *core, struct core_job *job)
 	profile_base_remove(core, job);
 	job_list_remove(&core->running, job);
 	share_count_job(core->share, job->assoc, true, -1);
+	array_task_runs(core, job, -1);
 }
 
 /* A test queue's job counts against its nodes' kept cores. */
@@ -125,6 +127,7 @@ void core_job_free(struct core_job *job)
 		free(job->alloc[i].cores);
 	free(job->alloc);
 	est_clear(job);
+	array_free(job);
 	free(job->limit_reason);
 	free(job->end_text);
 	free(job->user);

@@ -154,6 +154,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->mem_weight = conf->usage_mem_weight;
 	core->calc_period = conf->priority_calc_period;
 	core->sched_depth = conf->sched_depth;
+	core->max_array_size = conf->max_array_size ? conf->max_array_size
+						    : ROTA_ARRAY_SIZE_DEFAULT;
 	core->sched_max_us = conf->sched_max_time * 1000000;
 	rc = init_plugins(core, conf, err);
 	if (rc == 0)

@@ -171,6 +171,11 @@ int core_restore_job(struct core *core, int64_t now,
 	job->recorded = st->recorded;
 	if (st->fence && st->state == ROTA_JOB_PENDING)
 		fence_restore(core, job, node, now);
+	job->array_id = st->array_id;
+	job->array_task = st->array_task;
+	job->shape = st->array_shape;
+	if (st->array_rest)
+		array_restore(job, st->array_rest);
 	jobtab_insert(core, job);
 	place_in_list(core, job);
 	core_raise_next_id(core, job->id + 1);
@@ -221,6 +226,7 @@ void core_restore_finish(struct core *core)
 					   : core->usage_restored_at;
 	core->charged_all = core->usage_restored_at;
 	usage_run_rebuild(core);
+	array_recount(core);
 	jobtab_sort(core);
 	/* ratings are not journaled: all are rated before the next pass */
 	prio_sort(core);

@@ -26,6 +26,7 @@
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
 	return !job->hold && !job->limited && !job->fence_node &&
+	       !array_throttled(job) &&
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
@@ -41,6 +42,7 @@ static size_t eligible_count(const struct core *core)
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p)
 {
+	job = array_next_task(core, job);
 	job->alloc = rota_xcalloc(p->n, sizeof(*job->alloc));
 	job->nalloc = p->n;
 	for (uint32_t i = 0; i < p->n; i++) {
@@ -119,6 +121,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 		next = job->next;
 		if (job->hold || job->limited || job->fence_node)
 			continue; /* not eligible: it blocks nothing */
+		if (array_throttled(job)) {
+			job->reason = "JobArrayTaskLimit";
+			continue;
+		}
 		if (job->desc.reservation && resv_job_reason(core, job)) {
 			job->reason = resv_job_reason(core, job);
 			continue; /* its reservation is not open: nor this */
@@ -151,6 +157,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 			started++;
 			if (idle != SIZE_MAX)
 				idle--;
+			if (job->state == ROTA_JOB_PENDING)
+				next = job; /* an array's rest: its next task */
 			continue;
 		}
 		job->reason = "Resources";
@@ -181,6 +189,8 @@ const char *core_job_reason(const struct core *core,
 						   : "JobHeldAdmin";
 	if (job->fence_node)
 		return "PreviousRunNotEnded";
+	if (array_throttled(job))
+		return "JobArrayTaskLimit";
 	if (job->limited)
 		return job->limit_reason;
 	if (resv_job_reason(core, job))
