@@ -267,6 +267,8 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 		.runs = job->run,
 		.cpu_usec = job->cpu_usec,
 		.mem_peak = job->mem_peak,
+		.array_job_id = job->array_id,
+		.array_task_id = job->array_task,
 	};
 }
 

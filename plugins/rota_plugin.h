@@ -27,7 +27,8 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 6 /* 5: jobcomp cpu_usec, mem_peak; 6: steps */
+#define ROTA_PLUGIN_ABI_MINOR 7 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+				  7: jobcomp array ids */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -523,6 +524,9 @@ struct rota_jobcomp_record {
 	/* ABI 1.6: its steps, oldest first (none after a controller restart) */
 	const struct rota_jobcomp_step *steps;
 	uint32_t nsteps;
+	/* ABI 1.7: a task of a job array: the array's job id, its task id */
+	uint32_t array_job_id;	/* 0: not of an array */
+	uint32_t array_task_id;
 };
 
 struct rota_jobcomp_ops {

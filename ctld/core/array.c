@@ -71,10 +71,16 @@ void array_free(struct core_job *job)
 	job->array = NULL;
 }
 
-bool array_throttled(const struct core_job *job)
+bool array_throttled(const struct core *core, const struct core_job *job)
 {
-	return job->array && job->array->throttle &&
-	       job->array->running >= job->array->throttle;
+	const struct core_job *rest = job->array ? job
+				      : job->array_id
+					      ? jobtab_find(core, job->array_id)
+					      : NULL;
+
+	/* a task split off pending (acted on alone) counts as the rest's */
+	return rest && rest->array && rest->array->throttle &&
+	       rest->array->running >= rest->array->throttle;
 }
 
 void array_task_runs(struct core *core, const struct core_job *job,

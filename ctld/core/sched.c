@@ -26,7 +26,7 @@
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
 	return !job->hold && !job->limited && !job->fence_node &&
-	       !array_throttled(job) &&
+	       !array_throttled(core, job) &&
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
@@ -121,7 +121,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 		next = job->next;
 		if (job->hold || job->limited || job->fence_node)
 			continue; /* not eligible: it blocks nothing */
-		if (array_throttled(job)) {
+		if (array_throttled(core, job)) {
 			job->reason = "JobArrayTaskLimit";
 			continue;
 		}
@@ -189,7 +189,7 @@ const char *core_job_reason(const struct core *core,
 						   : "JobHeldAdmin";
 	if (job->fence_node)
 		return "PreviousRunNotEnded";
-	if (array_throttled(job))
+	if (array_throttled(core, job))
 		return "JobArrayTaskLimit";
 	if (job->limited)
 		return job->limit_reason;
