@@ -208,8 +208,13 @@ void rota_taskset_format(const struct rota_taskset *ts, struct rota_strbuf *b)
 		uint32_t nb = rota_taskset_next(ts, a), last = a, len = 1;
 		uint32_t step = nb != UINT32_MAX ? nb - a : 1;
 
-		/* the longest run of equal steps from a */
-		while (nb != UINT32_MAX && nb - last == step) {
+		/*
+		 * The longest run of equal steps from a; a stride stops
+		 * short of an id that starts a run of consecutive ones
+		 * ("1,3,5-9", not "1-5:2,6-9").
+		 */
+		while (nb != UINT32_MAX && nb - last == step &&
+		       (step == 1 || !rota_taskset_has(ts, nb + 1))) {
 			last = nb;
 			len++;
 			nb = rota_taskset_next(ts, nb);
