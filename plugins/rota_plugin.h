@@ -358,6 +358,15 @@ struct rota_limit_job {
 	/* output of classify(), pending jobs only */
 	bool blocked;
 	char reason[96];	/* "MaxIdlePerUser (8 of 8)" */
+	/*
+	 * ABI 1.7: a job array's pending rest is one view standing for
+	 * 'count' jobs (0 or 1: one), which limits count as jobs, as Slurm
+	 * and Maui do.  classify() may set 'eligible' to how many of them
+	 * the limits leave free (0: all, unless blocked), with the reason
+	 * for the others.
+	 */
+	uint32_t count;
+	uint32_t eligible;
 };
 
 struct rota_limits_ops {

@@ -56,6 +56,7 @@ int array_submit(struct core *core, struct core_job *job,
 		return rota_errorf(err, -EINVAL, "--array=%s: %s",
 				   job->desc.array, why.text);
 	}
+	a->quota = UINT32_MAX;
 	job->array = a;
 	job->array_task = ROTA_ARRAY_PENDING_REST;
 	job->shape = shape_of(&a->tasks);
@@ -81,6 +82,11 @@ bool array_throttled(const struct core *core, const struct core_job *job)
 	/* a task split off pending (acted on alone) counts as the rest's */
 	return rest && rest->array && rest->array->throttle &&
 	       rest->array->running >= rest->array->throttle;
+}
+
+bool array_spent(const struct core_job *job)
+{
+	return job->array && !job->array->quota;
 }
 
 void array_task_runs(struct core *core, const struct core_job *job,
@@ -179,6 +185,8 @@ struct core_job *array_next_task(struct core *core, struct core_job *job)
 {
 	if (!job->array)
 		return job;
+	if (job->array->quota != UINT32_MAX)
+		job->array->quota--;
 	return take_task(core, job, rota_taskset_first(&job->array->tasks));
 }
 
@@ -280,6 +288,7 @@ void array_restore(struct core_job *job, const char *rest)
 	    rota_taskset_parse(job->desc.array, UINT32_MAX, &whole,
 			       &a->throttle, &err) == 0)
 		rota_taskset_fini(&whole);
+	a->quota = UINT32_MAX;
 	job->array = a;
 	job->array_task = ROTA_ARRAY_PENDING_REST;
 }

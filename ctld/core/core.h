@@ -125,6 +125,8 @@ struct core_array {
 	struct rota_taskset tasks; /* ids not split off yet */
 	uint32_t throttle;	/* at most this many running; 0: no limit */
 	uint32_t running;	/* its tasks running now */
+	uint32_t quota;		/* tasks the limits let this pass start
+				   (limits_classify); UINT32_MAX: any */
 };
 
 /* A whole array as submitted: its task count, lowest, highest, step. */

@@ -357,6 +357,8 @@ int array_submit(struct core *core, struct core_job *job,
 struct core_job *array_next_task(struct core *core, struct core_job *job);
 /* Its throttle (%N) holds the rest back: N of its tasks run. */
 bool array_throttled(const struct core *core, const struct core_job *job);
+/* Its limits let this pass start no more of its tasks (MaxIdle...). */
+bool array_spent(const struct core_job *job);
 /* A task of an array starts or stops running (the throttle's count). */
 void array_task_runs(struct core *core, const struct core_job *job,
 		     int delta);

@@ -26,7 +26,7 @@
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
 	return !job->hold && !job->limited && !job->fence_node &&
-	       !array_throttled(core, job) &&
+	       !array_throttled(core, job) && !array_spent(job) &&
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
@@ -125,6 +125,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 			job->reason = "JobArrayTaskLimit";
 			continue;
 		}
+		if (array_spent(job)) {
+			job->reason = job->limit_reason; /* the rest's limit */
+			continue;
+		}
 		if (job->desc.reservation && resv_job_reason(core, job)) {
 			job->reason = resv_job_reason(core, job);
 			continue; /* its reservation is not open: nor this */
@@ -191,6 +195,8 @@ const char *core_job_reason(const struct core *core,
 		return "PreviousRunNotEnded";
 	if (array_throttled(core, job))
 		return "JobArrayTaskLimit";
+	if (array_spent(job))
+		return job->limit_reason;
 	if (job->limited)
 		return job->limit_reason;
 	if (resv_job_reason(core, job))
