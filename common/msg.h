@@ -257,6 +257,10 @@ struct rota_msg_prio_factor {
 
 struct rota_prio_row {
 	uint32_t id;
+	char *array;		/* a job of an array as named: "12_[3-999%16]"
+				   (its pending rest), "12_7"; NULL: none */
+	uint32_t tasks;		/* the jobs the row stands for: a rest's
+				   tasks; 0 (absent) or 1: one */
 	char *user;
 	char *account;
 	char *queue;
