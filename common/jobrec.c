@@ -26,6 +26,7 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	json_int_t id, uid, gid, cores, mem, limit, submit, elig, start, end;
 	json_int_t runs = 0, cpu = 0, peak = 0, array_job = 0, array_task = 0;
 	const char *cl, *name, *user, *acct, *queue, *nodes, *state;
+	const char *array_tasks = NULL;
 	json_t *o;
 	int rc = 0;
 
@@ -34,7 +35,7 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	if (!o || json_unpack(o,
 			      "{s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, "
 			      "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, "
-			      "s:s, s:F, s:F, s?I, s?I, s?I, s?I, s?I}",
+			      "s:s, s:F, s:F, s?I, s?I, s?I, s?I, s?I, s?s}",
 			      "id", &id, "cluster", &cl, "name", &name, "user",
 			      &user, "uid", &uid, "gid", &gid, "account", &acct,
 			      "queue", &queue, "nodes", &nodes, "cores", &cores,
@@ -45,7 +46,8 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 			      "priority", &r->priority, "usage", &r->usage,
 			      "runs", &runs, "cpu_usec", &cpu, "mem_peak",
 			      &peak, "array_job_id", &array_job,
-			      "array_task_id", &array_task) < 0)
+			      "array_task_id", &array_task, "array_tasks",
+			      &array_tasks) < 0)
 		rc = rota_errorf(err, -EPROTO, "not a job record");
 	else if (id <= 0 || id > UINT32_MAX || uid < 0 || uid > UINT32_MAX ||
 		 gid < 0 || gid > UINT32_MAX || cores < 0 ||
@@ -81,6 +83,7 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	r->queue = rota_xstrdup(queue);
 	r->nodes = rota_xstrdup(nodes);
 	r->state = rota_xstrdup(state);
+	r->array_tasks = array_tasks ? rota_xstrdup(array_tasks) : NULL;
 	json_decref(o);
 	return 0;
 }
@@ -94,6 +97,7 @@ void rota_jobrec_clear(struct rota_jobrec *r)
 	free(r->queue);
 	free(r->nodes);
 	free(r->state);
+	free(r->array_tasks);
 	*r = (struct rota_jobrec){ 0 };
 }
 

@@ -40,6 +40,7 @@ struct rota_jobrec {
 	uint64_t mem_peak;	/* bytes; likewise */
 	uint32_t array_job_id;	/* a task of an array: its job id; 0: none */
 	uint32_t array_task_id;
+	char *array_tasks;	/* an array's rest that ended unstarted */
 };
 
 /*

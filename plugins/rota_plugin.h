@@ -533,9 +533,13 @@ struct rota_jobcomp_record {
 	/* ABI 1.6: its steps, oldest first (none after a controller restart) */
 	const struct rota_jobcomp_step *steps;
 	uint32_t nsteps;
-	/* ABI 1.7: a task of a job array: the array's job id, its task id */
+	/*
+	 * ABI 1.7: a task of a job array: the array's job id, its task id;
+	 * for a pending rest that ended so (cancelled), the ids it held
+	 */
 	uint32_t array_job_id;	/* 0: not of an array */
-	uint32_t array_task_id;
+	uint32_t array_task_id;	/* 4294967295: a rest, see array_tasks */
+	const char *array_tasks; /* that rest's ids ("3-999"); else NULL */
 };
 
 struct rota_jobcomp_ops {

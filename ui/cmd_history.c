@@ -276,7 +276,10 @@ static void print_row(const struct rota_jobrec *r)
 			     sizeof(elapsed));
 	snprintf(exit, sizeof(exit), "%d:%d", r->exit_code, r->signal);
 	format_usage(r, cpu, sizeof(cpu), peak, sizeof(peak));
-	if (r->array_job_id)
+	if (r->array_tasks)
+		snprintf(id, sizeof(id), "%u_[%s]", r->array_job_id,
+			 r->array_tasks);
+	else if (r->array_job_id)
 		snprintf(id, sizeof(id), "%u_%u", r->array_job_id,
 			 r->array_task_id);
 	else

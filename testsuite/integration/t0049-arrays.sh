@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 34
+plan 35
 # two nodes of 2 cores
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "MaxArraySize=2000" "JobComp=file" ||
@@ -88,6 +88,8 @@ wait_until "! rota queue -H -j $c | grep -q ' PD \| R '"
 ok $? "rota cancel ID: the whole array, running tasks and rest"
 is "$(rota queue -a -H -j "$c" | awk '$1 ~ /\[/ { print $1, $5 }')" \
 	"${c}_[13-1000%2] CA" "the rest ends as one record, CANCELLED"
+wait_until "rota history -j $c 2>/dev/null | grep -q '^${c}_\[13-1000\]'"
+ok $? "rota history names it ID_[13-1000]"
 
 # ---- refusals ----
 is "$(rota submit --array=1-2001 --wrap true 2>&1)" \
