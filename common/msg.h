@@ -17,6 +17,7 @@
  */
 
 #define ROTA_MSG_NAME_MAX 256	 /* job, user, queue, account, node names */
+#define ROTA_MSG_DEPEND_MAX 32768 /* a --dependency's text */
 #define ROTA_MSG_PATH_MAX 4096
 #define ROTA_MSG_ENV_MAX 1024	 /* environment entries */
 #define ROTA_MSG_LIST_MAX 1048576 /* array elements in a list reply */
@@ -76,6 +77,8 @@ struct rota_job_desc {
 	uint32_t ntasks_per_node; /* 0: as placement finds room */
 	bool exclusive;		/* whole nodes, shared with no other job */
 	bool hold;		/* submitted held (JobHeldUser) */
+	char *dependency;	/* --dependency as given; NULL: none */
+	bool kill_on_invalid_dep; /* cancel it if that can never be met */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -129,6 +132,8 @@ struct rota_job_info {
 	char *est_nodes;	/* pending: est_start's nodes, hostlist; NULL */
 	uint64_t cpu_usec;	/* ended: CPU time from its cgroup; 0: unknown */
 	uint64_t mem_peak;	/* ended: memory peak (bytes); 0: unknown */
+	char *dependency;	/* what it still waits for, Slurm's way:
+				   "afterok:12(unfulfilled)"; "" if none */
 };
 
 struct rota_msg_job_list {

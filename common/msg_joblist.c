@@ -72,6 +72,8 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 		add_int(b, "cpu_usec", (int64_t)j->cpu_usec);
 	if (j->mem_peak)
 		add_int(b, "mem_peak", (int64_t)j->mem_peak);
+	if (j->dependency && j->dependency[0])
+		add_str(b, "dependency", j->dependency);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -106,6 +108,7 @@ static void job_info_clear(struct rota_job_info *j)
 	free(j->constraint);
 	free(j->reservation);
 	free(j->est_nodes);
+	free(j->dependency);
 	*j = (struct rota_job_info){ 0 };
 }
 
@@ -114,7 +117,7 @@ struct job_raw {
 		start, end, exit_code, sig, runs, est, mem_per_cpu, cpu, peak;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
 		*workdir, *output, *error, *constraint, *reservation,
-		*est_nodes;
+		*est_nodes, *dependency;
 };
 
 static int job_strings(const struct job_raw *r, struct rota_job_info *j,
@@ -136,6 +139,8 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		  ROTA_MSG_NAME_MAX },
 		{ "est_nodes", r->est_nodes, &j->est_nodes,
 		  ROTA_MSG_PATH_MAX },
+		{ "dependency", r->dependency, &j->dependency,
+		  ROTA_MSG_DEPEND_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -175,7 +180,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s, s?I, "
-			"s?I !}",
+			"s?I, s?s !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -188,7 +193,8 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			"signal", &r.sig, "runs", &r.runs, "est_start", &r.est,
 			"mem_per_cpu_mb", &r.mem_per_cpu, "reservation",
 			&r.reservation, "est_nodes", &r.est_nodes, "cpu_usec",
-			&r.cpu, "mem_peak", &r.peak);
+			&r.cpu, "mem_peak", &r.peak, "dependency",
+			&r.dependency);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/depend.h"
 #include "common/error.h"
 #include "common/msg.h"
 
@@ -26,7 +27,7 @@
  *               share_usage
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
- *  4 policy     usage limits priority
+ *  4 policy     usage limits priority depend
  *  5 moves      jobstate
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle
@@ -51,6 +52,7 @@ struct rota_share_tree;
 struct rota_prio_factor;
 struct core;
 struct constraint;
+struct core_deps;
 
 enum node_state {
 	NODE_UNKNOWN = 0, /* declared, never registered */
@@ -173,6 +175,10 @@ struct core_job {
 	uint32_t run;		/* starts so far: 2 after one requeue */
 	uint32_t fence_node;	/* pending: node index + 1 where run 'run'
 				   may still live (fence.c); 0: none */
+	struct core_deps *deps;	/* what it still waits for (depend.c);
+				   NULL: none */
+	bool dep_wait;		/* a dependency not yet satisfied: not
+				   eligible, like a hold */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -523,6 +529,19 @@ const struct core_queue *core_queue_get(const struct core *core, uint32_t i);
  */
 const char *core_job_reason(const struct core *core,
 			    const struct core_job *job);
+/*
+ * What a job still waits for, Slurm's way: "afterok:12(unfulfilled),
+ * afterany:14(failed)"; "" when nothing.  Caller frees.
+ */
+char *core_job_dependency(const struct core_job *job);
+/*
+ * The first part of its dependency not met: true, with its type and
+ * its target (NULL for singleton, or a target since forgotten).
+ */
+bool core_job_dep_waits_for(const struct core *core,
+			    const struct core_job *job,
+			    const struct core_job **target,
+			    enum rota_depend_type *type);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
 /*
@@ -704,14 +723,16 @@ struct core_update {
 	const char *queue;	/* NULL: unchanged */
 	int64_t time_limit;	/* seconds or ROTA_DURATION_UNLIMITED; 0: unchanged */
 	uint32_t urgency;	/* Flux's 1..31; 0: unchanged */
+	const char *dependency;	/* NULL: unchanged; "": none */
 };
 /*
  * Change a job: its name at any time before it ends; its queue, time
  * limit and urgency while it is pending.  Users may only lower the time
  * limit and the urgency, and not raise urgency above 16; operators may do
  * anything.  The time limit (or the new queue's default) must be within
- * the queue's MaxTime and the job must fit the queue's nodes.  All or
- * nothing; the job is re-rated at once.
+ * the queue's MaxTime and the job must fit the queue's nodes.  Its
+ * dependency (while pending) is checked as at submit, and for a cycle.
+ * All or nothing; the job is re-rated at once.
  */
 int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		bool is_operator, const struct core_update *u,

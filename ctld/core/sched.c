@@ -25,7 +25,8 @@
 
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
-	return !job->hold && !job->limited && !job->fence_node &&
+	return !job->hold && !job->dep_wait && !job->limited &&
+	       !job->fence_node &&
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
@@ -63,6 +64,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 	job->reason = NULL;
 	est_clear(job);
 	core_mark_dirty(core, job);
+	depend_job_started(core, job, now);
 	/* the batch script runs on the first node, as in Slurm */
 	core_push_action(core, &(struct core_action){
 				       .type = CORE_ACTION_LAUNCH,
@@ -117,7 +119,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 	for (job = core->pending.head; job && nblocked < active;
 	     job = next) {
 		next = job->next;
-		if (job->hold || job->limited || job->fence_node)
+		if (job->hold || job->dep_wait || job->limited ||
+		    job->fence_node)
 			continue; /* not eligible: it blocks nothing */
 		if (job->desc.reservation && resv_job_reason(core, job)) {
 			job->reason = resv_job_reason(core, job);
@@ -179,6 +182,9 @@ const char *core_job_reason(const struct core *core,
 	if (job->hold)
 		return job->hold == CORE_HOLD_USER ? "JobHeldUser"
 						   : "JobHeldAdmin";
+	if (job->dep_wait)
+		return depend_never(job) ? "DependencyNeverSatisfied"
+					 : "Dependency";
 	if (job->fence_node)
 		return "PreviousRunNotEnded";
 	if (job->limited)
