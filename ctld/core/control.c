@@ -261,10 +261,11 @@ int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		rc = update_check(core, job, is_operator, u, &queue, &limit,
 				  err);
 	/* last: nothing may fail once it is made */
-	if (rc == 0 && u->dependency &&
-	    depend_prepare(core, job->id, u->dependency, &deps, &why) < 0)
-		rc = rota_errorf(err, -EINVAL, "job %u: %s", job->id,
-				 why.text);
+	if (rc == 0 && u->dependency) {
+		rc = depend_prepare(core, job->id, u->dependency, &deps, &why);
+		if (rc < 0)
+			rota_errorf(err, rc, "job %u: %s", job->id, why.text);
+	}
 	if (rc < 0)
 		return rc;
 	if (u->name) {
