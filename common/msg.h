@@ -614,6 +614,16 @@ struct rota_msg_why {
 	bool fits_now;		/* it would start at the next pass */
 	int64_t fit_limit;	/* the longest limit that starts now; 0 */
 	uint32_t fit_tasks;	/* the most tasks that start now; 0 */
+	/*
+	 * Its dependency as rota show job gives it ("" if none), and the
+	 * part it waits for: its type ("afterok", "" if none), its job (0:
+	 * singleton) and that job's state (ROTA_JOB_NONE: forgotten).
+	 * Optional keys: no ROTA_PROTO_VERSION bump.
+	 */
+	char *dependency;
+	char *dep_type;
+	uint32_t dep_job;
+	enum rota_job_state dep_state;
 };
 char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len);
 int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,

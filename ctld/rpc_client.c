@@ -133,6 +133,8 @@ static void fill_info(const struct core_job *job, void *arg)
 		.est_nodes = job->nalloc ? NULL : nodes,
 		.cpu_usec = job->cpu_usec,
 		.mem_peak = job->mem_peak,
+		/* freed with j->dependency after encoding; NULL: none */
+		.dependency = job->deps ? core_job_dependency(job) : NULL,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }
@@ -169,8 +171,10 @@ void rpc_job_list(struct peer *p, const struct rota_frame *f)
 	peer_send(p, ROTA_MSG_JOB_LIST_REPLY, body, len);
 	free(body);
 out:
-	for (size_t i = 0; i < lc.n; i++)
+	for (size_t i = 0; i < lc.n; i++) {
 		free(lc.nodelists[i]);
+		free(lc.jobs[i].dependency);
+	}
 	free(lc.nodelists);
 	free(lc.jobs);
 }

@@ -534,14 +534,16 @@ const char *core_job_reason(const struct core *core,
  * afterany:14(failed)"; "" when nothing.  Caller frees.
  */
 char *core_job_dependency(const struct core_job *job);
-/*
- * The first part of its dependency not met: true, with its type and
- * its target (NULL for singleton, or a target since forgotten).
- */
+/* The first part of a job's dependency not met. */
+struct core_dep_wait {
+	enum rota_depend_type type; /* ROTA_DEPEND_NONE: it waits for none */
+	uint32_t job_id;	    /* 0: singleton */
+	const struct core_job *target; /* NULL: singleton, or forgotten */
+};
+/* Fill 'out'; false (and 'out' zeroed) if it waits for nothing. */
 bool core_job_dep_waits_for(const struct core *core,
 			    const struct core_job *job,
-			    const struct core_job **target,
-			    enum rota_depend_type *type);
+			    struct core_dep_wait *out);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
 /*
@@ -576,6 +578,7 @@ struct core_why {
 	bool fits_now;
 	int64_t fit_limit;	/* 0: none */
 	uint32_t fit_tasks;	/* 0: none */
+	struct core_dep_wait dep; /* what its dependency waits for */
 };
 /*
  * Fill 'out' for job 'job_id' as 'uid' sees it (its owner, or an

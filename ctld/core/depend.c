@@ -600,21 +600,22 @@ char *core_job_dependency(const struct core_job *job)
 
 bool core_job_dep_waits_for(const struct core *core,
 			    const struct core_job *job,
-			    const struct core_job **target,
-			    enum rota_depend_type *type)
+			    struct core_dep_wait *out)
 {
-	const struct core_deps *deps = job->deps;
+	const struct core_deps *deps = job->dep_wait ? job->deps : NULL;
 
-	*target = NULL;
-	*type = ROTA_DEPEND_NONE;
+	*out = (struct core_dep_wait){ 0 };
 	for (size_t i = 0; deps && i < deps->n; i++) {
-		/* the first part not met, else the first listed */
-		if (deps->items[i].state == DEP_MET)
+		const struct dep_item *it = &deps->items[i];
+
+		/* never satisfied: name a part that failed */
+		if (it->state == DEP_MET ||
+		    (deps->never && it->state != DEP_NEVER))
 			continue;
-		*type = deps->items[i].type;
-		*target = deps->items[i].job_id
-				  ? jobtab_find(core, deps->items[i].job_id)
-				  : NULL;
+		out->type = it->type;
+		out->job_id = it->job_id;
+		out->target = it->job_id ? jobtab_find(core, it->job_id)
+					 : NULL;
 		return true;
 	}
 	return false;

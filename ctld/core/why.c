@@ -161,6 +161,7 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	out->sched = core_sched_plugin(core);
 	if (job->state != ROTA_JOB_PENDING)
 		return 0;
+	core_job_dep_waits_for(core, job, &out->dep);
 	ahead(core, out);
 	if (job->hold || job->dep_wait || job->limited || job->fence_node ||
 	    job->desc.reservation ||
