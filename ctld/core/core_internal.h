@@ -122,6 +122,7 @@ struct core {
 	struct depend *depend;	 /* dependencies' tables (depend.c); NULL
 				    until the first */
 	bool dep_reaping;	 /* core_job_reap_deps is at work */
+	size_t ndep_wait;	 /* pending jobs with dep_wait */
 };
 
 /* A time that never comes: the end of a job with no time limit. */

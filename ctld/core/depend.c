@@ -183,6 +183,15 @@ static void table_remove(struct depend *d, struct dep_slot *s)
 	}
 }
 
+/* Counted, so that the main pass stops once it has seen all the others. */
+static void set_wait(struct core *core, struct core_job *job, bool wait)
+{
+	if (wait != job->dep_wait)
+		core->ndep_wait = wait ? core->ndep_wait + 1
+				       : core->ndep_wait - 1;
+	job->dep_wait = wait;
+}
+
 /* ---- one part, one job ---------------------------------------------------- */
 
 static bool ended_ok(const struct core_job *t)
@@ -301,7 +310,7 @@ static void deps_eval(struct core *core, struct core_job *job, int64_t now)
 	}
 	if (met)
 		deps_rewrite(job);
-	job->dep_wait = job->deps != NULL;
+	set_wait(core, job, job->deps != NULL);
 	if (timed && job->deps && !job->deps->timed) {
 		job->deps->timed = true;
 		id_push(&dep_state(core)->timed, job->id);
@@ -425,7 +434,7 @@ void depend_attach(struct core *core, struct core_job *job,
 
 	deps_free(job->deps);
 	job->deps = deps;
-	job->dep_wait = deps != NULL;
+	set_wait(core, job, deps != NULL);
 	deps_rewrite(job);
 	deps_register(core, job);
 	deps_eval(core, job, now);
@@ -450,7 +459,7 @@ void depend_restore(struct core *core, struct core_job *job)
 	}
 	job->deps = deps_from(&d);
 	rota_depend_clear(&d);
-	job->dep_wait = true;
+	set_wait(core, job, true);
 	/* its eligible time as journaled: it was not eligible then */
 	job->eligible = false;
 	deps_register(core, job);
@@ -513,6 +522,7 @@ void depend_job_started(struct core *core, struct core_job *job, int64_t now)
 
 void depend_job_ended(struct core *core, struct core_job *job, int64_t now)
 {
+	set_wait(core, job, false); /* cancelled while it waited */
 	/* every part on it is decided now: it is never looked up again */
 	dependents_eval(core, job->id, now, true);
 	singles_eval(core, job, now);

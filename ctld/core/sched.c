@@ -93,6 +93,9 @@ unsigned core_schedule(struct core *core, int64_t now)
 	bool *blocked = core->queue_blocked;
 	struct placement p;
 	size_t nblocked = 0, active = 0, depth = 0;
+	size_t seen = 0;	/* jobs not waiting on a dependency passed,
+				   still pending: once all are, the rest is
+				   all waiting jobs (a chain of 10,000) */
 	size_t idle = SIZE_MAX;	/* eligible jobs not yet started or refused:
 				   counted when a limit first asks */
 	unsigned started = 0;
@@ -116,9 +119,11 @@ unsigned core_schedule(struct core *core, int64_t now)
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	placement_init(core, &p);
 	start_us = core->work_clock ? core->work_clock() : 0;
-	for (job = core->pending.head; job && nblocked < active;
+	for (job = core->pending.head; job && nblocked < active &&
+	     seen < core->pending.n - core->ndep_wait;
 	     job = next) {
 		next = job->next;
+		seen += !job->dep_wait;
 		if (job->hold || job->dep_wait || job->limited ||
 		    job->fence_node)
 			continue; /* not eligible: it blocks nothing */
@@ -151,6 +156,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 				continue;
 			}
 			sched_start(core, job, now, &p);
+			seen--; /* it left the pending list */
 			started++;
 			if (idle != SIZE_MAX)
 				idle--;
