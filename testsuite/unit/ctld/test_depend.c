@@ -521,6 +521,31 @@ START_TEST(test_restore)
 }
 END_TEST
 
+/* rota why's facts: the part waited for, its job and that job's state. */
+START_TEST(test_why)
+{
+	struct rota_error err = { "" };
+	struct core_why w;
+	uint32_t a = submit(0, NULL), b, c;
+
+	ck_assert_uint_eq(core_schedule(core, 0), 1);
+	b = submit(1, "afterok:1");
+	ck_assert_int_eq(core_why(core, 2, b, 0, true, &w, &err), 0);
+	ck_assert_int_eq(w.dep.type, ROTA_DEPEND_AFTEROK);
+	ck_assert_uint_eq(w.dep.job_id, a);
+	ck_assert_ptr_eq(w.dep.target, job(a));
+	ck_assert_int_eq(w.dep.target->state, ROTA_JOB_RUNNING);
+	c = submit(1, "singleton");
+	ck_assert_int_eq(core_why(core, 2, c, 0, true, &w, &err), 0);
+	/* a and b, of the same name and user, run and wait before it */
+	ck_assert_int_eq(w.dep.type, ROTA_DEPEND_SINGLETON);
+	ck_assert_uint_eq(w.dep.job_id, 0);
+	ck_assert_ptr_null(w.dep.target);
+	ck_assert_int_eq(core_why(core, 2, a, 0, true, &w, &err), 0);
+	ck_assert_int_eq(w.dep.type, ROTA_DEPEND_NONE);
+}
+END_TEST
+
 static Suite *depend_suite(void)
 {
 	Suite *s = suite_create("depend");
@@ -540,6 +565,7 @@ static Suite *depend_suite(void)
 			    sizeof(refused) / sizeof(*refused));
 	tcase_add_test(tc, test_update);
 	tcase_add_test(tc, test_restore);
+	tcase_add_test(tc, test_why);
 	suite_add_tcase(s, tc);
 	return s;
 }
