@@ -278,48 +278,49 @@ static void deps_free(struct core_deps *deps)
 
 /*
  * Look at every part of a pending job's dependency again: drop the met
- * ones, and set dep_wait, the reason and the eligible time by what is
+ * ones (but singleton, looked at again until the job starts, as Slurm
+ * does), and set dep_wait, the reason and the eligible time by what is
  * left.  Marks the job dirty if anything changed.
  */
 static void deps_eval(struct core *core, struct core_job *job, int64_t now)
 {
 	struct core_deps *deps = job->deps;
-	size_t k = 0, met = 0, never = 0;
-	bool timed = false, was = job->dep_wait, was_never;
+	size_t k = 0, met = 0, never = 0, n;
+	bool timed = false, single = false, ok, was = job->dep_wait, was_never;
 
 	if (!deps || job->state != ROTA_JOB_PENDING)
 		return;
 	was_never = deps->never;
-	for (size_t i = 0; i < deps->n; i++) {
+	n = deps->n;
+	for (size_t i = 0; i < n; i++) {
 		struct dep_item *it = &deps->items[i];
 
 		it->state = item_eval(core, job, it, now, &timed);
 		met += it->state == DEP_MET;
 		never += it->state == DEP_NEVER;
-		/* singleton is looked at until all else is met */
-		if (it->state != DEP_MET ||
-		    it->type == ROTA_DEPEND_SINGLETON)
+		single |= it->type == ROTA_DEPEND_SINGLETON;
+		if (it->state != DEP_MET || it->type == ROTA_DEPEND_SINGLETON)
 			deps->items[k++] = *it;
 	}
-	if (deps->any ? met > 0 : met == deps->n) {
+	ok = deps->any ? met > 0 : met == n;
+	deps->n = k;
+	deps->never = !ok && (deps->any ? never == n : never > 0);
+	if (ok && (deps->any || !single)) {
 		deps_free(deps);
 		job->deps = NULL;
-	} else {
-		deps->n = k;
-		deps->never = deps->any ? never == deps->n : never > 0;
 	}
-	if (met)
+	if (k < n || !job->deps)
 		deps_rewrite(job);
-	set_wait(core, job, job->deps != NULL);
-	if (timed && job->deps && !job->deps->timed) {
+	set_wait(core, job, !ok);
+	if (timed && !ok && !job->deps->timed) {
 		job->deps->timed = true;
 		id_push(&dep_state(core)->timed, job->id);
 	}
-	if (job->deps && job->deps->never && !was_never &&
+	if (!ok && job->deps->never && !was_never &&
 	    job->desc.kill_on_invalid_dep)
 		id_push(&dep_state(core)->doomed, job->id);
-	if (met || job->dep_wait != was ||
-	    (job->deps && job->deps->never != was_never)) {
+	if (k < n || !job->deps || job->dep_wait != was ||
+	    (!ok && job->deps->never != was_never)) {
 		core_job_set_eligible(job, !job->hold && !job->limited &&
 						   !job->dep_wait, now);
 		core_mark_dirty(core, job);
@@ -590,12 +591,12 @@ char *core_job_dependency(const struct core_job *job)
 	struct rota_strbuf b = { 0 };
 	size_t len;
 
-	if (!deps || !deps->n)
-		return rota_xstrdup("");
-	for (size_t i = 0; i < deps->n; i++) {
+	for (size_t i = 0; deps && i < deps->n; i++) {
 		const struct dep_item *it = &deps->items[i];
 
-		if (i)
+		if (it->state == DEP_MET)
+			continue; /* a singleton free now */
+		if (b.len)
 			rota_strbuf_adds(&b, deps->any ? "?" : ",");
 		rota_strbuf_adds(&b, rota_depend_type_name(it->type));
 		if (it->job_id)

@@ -26,7 +26,8 @@ static const char conf_text[] =
 	"MinJobAge=100s\n"
 	"NodeName=n1 CPUs=8 RealMemory=16G\n"
 	"QueueName=batch Nodes=ALL Default=yes MaxTime=1-00:00:00 "
-	"DefaultTime=1:00:00\n";
+	"DefaultTime=1:00:00\n"
+	"QueueName=high Nodes=ALL PriorityTier=10\n";
 
 static struct core *core;
 
@@ -365,7 +366,22 @@ START_TEST(test_singleton)
 	ck_assert_int_eq(state(other), ROTA_JOB_RUNNING);
 	end(10, x, ROTA_JOB_COMPLETED, 0);
 	ck_assert(!job(y)->dep_wait);
+	check_dep(y, "");
 	ck_assert(job(z)->dep_wait); /* y, older, waits still */
+	/* one of the name, not singleton, ahead of y: it starts, y waits */
+	{
+		uint32_t w;
+		struct core_update u = { .queue = "high" };
+
+		ck_assert_int_eq(submit_rc(10, "s", NULL, false, &w, &err), 0);
+		ck_assert_int_eq(core_update(core, 10, w, 1000, false, &u,
+					     &err), 0);
+		ck_assert_uint_eq(core_schedule(core, 10), 1);
+		ck_assert_int_eq(state(w), ROTA_JOB_RUNNING);
+		ck_assert_int_eq(state(y), ROTA_JOB_PENDING);
+		ck_assert_str_eq(reason(y), "Dependency");
+		end(11, w, ROTA_JOB_COMPLETED, 0);
+	}
 	ck_assert_uint_eq(core_schedule(core, 11), 1);
 	ck_assert_int_eq(state(y), ROTA_JOB_RUNNING);
 	ck_assert(job(z)->dep_wait);
