@@ -8,13 +8,14 @@
  * when it ends; afterok (and aftercorr, for a plain job) when it
  * completes with exit code 0; afternotok when it ends any other way;
  * singleton while no other job of the name and user runs and none older
- * waits.  A met part is dropped (Slurm's scontrol lists only what is
- * left) and desc.dependency rewritten, so that the journal holds what is
- * left: a part still listed whose target is gone could not be met.  A
- * part that can never be met leaves the job waiting with reason
- * DependencyNeverSatisfied, or cancelled when it asked
- * --kill-on-invalid-dep=yes: the ids go to a list the moves take
- * (core_job_reap_deps), this layer being below them.
+ * waits (looked at until the job starts).  A met part is dropped
+ * (Slurm's scontrol lists only what is left) and desc.dependency
+ * rewritten, so that the journal holds what is left: a part still
+ * listed whose target is gone could not be met.  A part that can never
+ * be met leaves the job waiting with reason DependencyNeverSatisfied,
+ * or cancelled when it asked --kill-on-invalid-dep=yes: the ids go to a
+ * list the moves take (core_job_reap_deps), this layer being below
+ * them.
  *
  * The work per event is bounded by the jobs it concerns: a table maps a
  * target id to the ids of the jobs that wait for it, which an end or a
