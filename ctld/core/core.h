@@ -38,7 +38,8 @@
  * resources: what jobs run on: nodes, advance reservations, fences (a
  *   requeued job waits until its last run is over), a job's planned start.
  * placement: where a job fits, now, ever, or over a span of time.
- * policy: usage charged, limits, priorities and the pending order.
+ * policy: usage charged, limits, priorities and the pending order;
+ *   dependencies (what a job waits for, and who waits for a job).
  * moves: a job starts, finishes, goes back to the queue, is freed.
  * passes: the main pass, backfill (shapes: what failed in a pass), why
  *   a job waits.
