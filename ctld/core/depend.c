@@ -233,9 +233,10 @@ static enum dep_state item_eval(const struct core *core,
 	case ROTA_DEPEND_AFTER:
 		if (t->state == ROTA_JOB_PENDING)
 			return DEP_WAIT;
-		if (!t->start_time ||
-		    now >= t->start_time + (int64_t)it->minutes * 60)
-			return DEP_MET; /* cancelled before it started: too */
+		/* its start, or its cancel if it never started (Slurm's) */
+		if (now >= (t->start_time ? t->start_time : t->end_time) +
+				   (int64_t)it->minutes * 60)
+			return DEP_MET;
 		*timed = true;
 		return DEP_WAIT;
 	case ROTA_DEPEND_AFTERANY:

@@ -285,6 +285,22 @@ START_TEST(test_after_minutes)
 }
 END_TEST
 
+/* after+MIN on a job cancelled before it started: MIN after the cancel. */
+START_TEST(test_after_cancelled)
+{
+	uint32_t a = submit(0, NULL), b;
+
+	hold(0, a);
+	b = submit(0, "after:1+5");
+	cancel(40, a);
+	ck_assert(job(b)->dep_wait);
+	core_tick(core, 339);
+	ck_assert(job(b)->dep_wait);
+	core_tick(core, 340);
+	ck_assert(!job(b)->dep_wait);
+}
+END_TEST
+
 /* '?': one met part suffices; all failed: never. */
 START_TEST(test_any)
 {
@@ -571,6 +587,7 @@ static Suite *depend_suite(void)
 	tcase_add_loop_test(tc, test_ends, 0, sizeof(ends) / sizeof(*ends));
 	tcase_add_test(tc, test_eligible_time);
 	tcase_add_test(tc, test_after_minutes);
+	tcase_add_test(tc, test_after_cancelled);
 	tcase_add_test(tc, test_any);
 	tcase_add_test(tc, test_any_never);
 	tcase_add_test(tc, test_all_partial);
