@@ -17,6 +17,7 @@
  */
 
 #define ROTA_MSG_NAME_MAX 256	 /* job, user, queue, account, node names */
+#define ROTA_MSG_DEPEND_MAX 32768 /* a --dependency's text */
 #define ROTA_MSG_PATH_MAX 4096
 #define ROTA_MSG_ENV_MAX 1024	 /* environment entries */
 #define ROTA_MSG_LIST_MAX 1048576 /* array elements in a list reply */
@@ -77,6 +78,8 @@ struct rota_job_desc {
 	bool exclusive;		/* whole nodes, shared with no other job */
 	bool hold;		/* submitted held (JobHeldUser) */
 	char *array;		/* --array ("0-999%16"); NULL: one job */
+	char *dependency;	/* --dependency as given; NULL: none */
+	bool kill_on_invalid_dep; /* cancel it if that can never be met */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -134,6 +137,8 @@ struct rota_job_info {
 	uint32_t array_task_id;	/* ROTA_ARRAY_PENDING_REST: the pending rest */
 	char *array_tasks;	/* that rest's ids ("3-999"); NULL otherwise */
 	uint32_t array_throttle; /* at most this many run at once; 0: any */
+	char *dependency;	/* what it still waits for, Slurm's way:
+				   "afterok:12(unfulfilled)"; "" if none */
 };
 
 struct rota_msg_job_list {
@@ -623,6 +628,16 @@ struct rota_msg_why {
 	bool fits_now;		/* it would start at the next pass */
 	int64_t fit_limit;	/* the longest limit that starts now; 0 */
 	uint32_t fit_tasks;	/* the most tasks that start now; 0 */
+	/*
+	 * Its dependency as rota show job gives it ("" if none), and the
+	 * part it waits for: its type ("afterok", "" if none), its job (0:
+	 * singleton) and that job's state (ROTA_JOB_NONE: forgotten).
+	 * Optional keys: no ROTA_PROTO_VERSION bump.
+	 */
+	char *dependency;
+	char *dep_type;
+	uint32_t dep_job;
+	enum rota_job_state dep_state;
 };
 char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len);
 int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,

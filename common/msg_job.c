@@ -140,19 +140,26 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 				    json_string(d->reservation));
 	if (d->array)
 		json_object_set_new(o, "array", json_string(d->array));
+	if (d->dependency)
+		json_object_set_new(o, "dependency",
+				    json_string(d->dependency));
+	if (d->kill_on_invalid_dep)
+		json_object_set_new(o, "kill_on_invalid_dep", json_true());
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
 
 struct submit_raw {
 	const char *name, *script, *workdir, *output, *error, *queue,
-		*account, *constraint, *qos, *reservation, *array;
+		*account, *constraint, *qos, *reservation, *array,
+		*dependency;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
 	json_int_t mem_per_cpu;
 	json_t *env;
 	int no_requeue;
 	int exclusive;
 	int hold;
+	int kill_on_invalid_dep;
 };
 
 static int submit_check(const struct submit_raw *r, struct rota_error *err)
@@ -198,7 +205,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
-			"s?I, s?s, s?b, s?s !}",
+			"s?I, s?s, s?b, s?s, s?s, s?b !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -209,7 +216,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			"urgency", &r.urgency, "ntasks_per_node", &r.per_node,
 			"exclusive", &r.exclusive, "mem_per_cpu_mb",
 			&r.mem_per_cpu, "reservation", &r.reservation, "hold",
-			&r.hold, "array", &r.array);
+			&r.hold, "array", &r.array, "dependency", &r.dependency,
+			"kill_on_invalid_dep", &r.kill_on_invalid_dep);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -243,6 +251,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	if (rc == 0)
 		rc = msg_str(r.array, ROTA_MSG_NAME_MAX, "array", &d->array,
 			     err);
+		rc = msg_str(r.dependency, ROTA_MSG_DEPEND_MAX, "dependency",
+			     &d->dependency, err);
 	if (rc == 0)
 		rc = msg_strv(r.env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8,
 			      "env", &d->env, err);
@@ -263,6 +273,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->ntasks_per_node = (uint32_t)r.per_node;
 	d->exclusive = r.exclusive;
 	d->hold = r.hold;
+	d->kill_on_invalid_dep = r.kill_on_invalid_dep;
 	return 0;
 }
 
@@ -279,6 +290,7 @@ void rota_job_desc_clear(struct rota_job_desc *d)
 	free(d->qos);
 	free(d->reservation);
 	free(d->array);
+	free(d->dependency);
 	msg_strv_free(d->env);
 	*d = (struct rota_job_desc){ 0 };
 }

@@ -79,6 +79,8 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 		if (j->array_throttle)
 			add_int(b, "array_throttle", j->array_throttle);
 	}
+	if (j->dependency && j->dependency[0])
+		add_str(b, "dependency", j->dependency);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -114,6 +116,7 @@ static void job_info_clear(struct rota_job_info *j)
 	free(j->reservation);
 	free(j->est_nodes);
 	free(j->array_tasks);
+	free(j->dependency);
 	*j = (struct rota_job_info){ 0 };
 }
 
@@ -123,7 +126,7 @@ struct job_raw {
 		array_job, array_task, array_throttle;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
 		*workdir, *output, *error, *constraint, *reservation,
-		*est_nodes, *array_tasks;
+		*est_nodes, *array_tasks, *dependency;
 };
 
 static int job_strings(const struct job_raw *r, struct rota_job_info *j,
@@ -147,6 +150,8 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		  ROTA_MSG_PATH_MAX },
 		{ "array_tasks", r->array_tasks, &j->array_tasks,
 		  ROTA_MSG_PATH_MAX },
+		{ "dependency", r->dependency, &j->dependency,
+		  ROTA_MSG_DEPEND_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -189,7 +194,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s, s?I, "
-			"s?I, s?I, s?I, s?s, s?I !}",
+			"s?I, s?I, s?I, s?s, s?I, s?s !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -205,7 +210,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			&r.cpu, "mem_peak", &r.peak, "array_job_id",
 			&r.array_job, "array_task_id", &r.array_task,
 			"array_tasks", &r.array_tasks, "array_throttle",
-			&r.array_throttle);
+			&r.array_throttle, "dependency", &r.dependency);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)

@@ -138,6 +138,8 @@ static void fill_info(const struct core_job *job, void *arg)
 		.array_tasks = job->array ? rota_taskset_text(&job->array->tasks)
 					  : NULL,
 		.array_throttle = job->array ? job->array->throttle : 0,
+		/* freed with j->dependency after encoding; NULL: none */
+		.dependency = job->deps ? core_job_dependency(job) : NULL,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }
@@ -177,6 +179,7 @@ out:
 	for (size_t i = 0; i < lc.n; i++) {
 		free(lc.nodelists[i]);
 		free(lc.jobs[i].array_tasks);
+		free(lc.jobs[i].dependency);
 	}
 	free(lc.nodelists);
 	free(lc.jobs);

@@ -92,7 +92,7 @@ static int parse_set(struct control *c, struct rota_error *err)
 	if (!c->m->nset)
 		return rota_errorf(err, -EINVAL, "nothing to change: give "
 				   "key=value (TimeLimit, Queue, Name, "
-				   "Urgency)");
+				   "Urgency, Dependency)");
 	for (size_t i = 0; i < c->m->nset; i++) {
 		const char *k = c->m->set[i].key;
 		const char *v = c->m->set[i].value;
@@ -111,10 +111,12 @@ static int parse_set(struct control *c, struct rota_error *err)
 			u->name = v;
 		} else if (strcasecmp(k, "Urgency") == 0) {
 			rc = parse_urgency(v, &u->urgency, err);
+		} else if (strcasecmp(k, "Dependency") == 0) {
+			u->dependency = v; /* "": none; core_update checks */
 		} else {
 			rc = rota_errorf(err, -EINVAL,
 					 "%s: unknown key (TimeLimit, Queue, "
-					 "Name, Urgency)", k);
+					 "Name, Urgency, Dependency)", k);
 		}
 		if (rc < 0)
 			return rc;

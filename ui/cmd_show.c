@@ -160,6 +160,10 @@ static int show_job(const char *arg)
 		printf("Mem=%s\n", j->mem_mb ? mem : "none");
 	printf("TimeLimit=%s\nConstraint=%s\nReservation=%s\n", limit,
 	       or_none(j->constraint), or_none(j->reservation));
+	/* what it still waits for; met parts are dropped (Slurm's way) */
+	printf("Dependency=%s\n", j->dependency && j->dependency[0]
+					  ? j->dependency
+					  : "(null)");
 	print_time("SubmitTime", j->submit_time);
 	print_time("StartTime", j->start_time);
 	if (j->state == ROTA_JOB_PENDING && j->est_start) {

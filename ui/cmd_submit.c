@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/depend.h"
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/taskset.h"
@@ -85,6 +86,19 @@ static const char help[] =
 	"                            _STEP.  rota cancel, hold, release,\n"
 	"                            nice and update take 12 (all of it),\n"
 	"                            12_7 or 12_[1-5]\n"
+	"  -d, --dependency=LIST     wait for other jobs (reason Dependency):\n"
+	"                            after:ID[+MIN] (ID started, MIN minutes\n"
+	"                            ago), afterany:ID (ended), afterok:ID\n"
+	"                            (completed, exit code 0), afternotok:ID\n"
+	"                            (ended otherwise), aftercorr:ID (task i\n"
+	"                            of an array after task i of ID),\n"
+	"                            singleton (no other job of this name and\n"
+	"                            user runs); TYPE:ID:ID..., parts joined\n"
+	"                            by ',' (all) or '?' (any one)\n"
+	"      --kill-on-invalid-dep=yes|no\n"
+	"                            yes: cancel it if its dependency can\n"
+	"                            never be satisfied; no (the default): it\n"
+	"                            waits, reason DependencyNeverSatisfied\n"
 
 	"  -h, --help                this text\n"
 	"\n"
@@ -105,6 +119,7 @@ enum {
 	OPT_EXCLUSIVE,
 	OPT_MEM_PER_CPU,
 	OPT_RESERVATION,
+	OPT_KILL_INVALID,
 };
 
 static const struct option longopts[] = {
@@ -133,6 +148,8 @@ static const struct option longopts[] = {
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "hold", no_argument, NULL, 'H' },
 	{ "array", required_argument, NULL, 'a' },
+	{ "dependency", required_argument, NULL, 'd' },
+	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_INVALID },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -225,6 +242,18 @@ static int set_array(struct submit_opts *o, const char *v)
 	}
 	rota_taskset_fini(&ts);
 	set_str(&o->d.array, v);
+/* Refused here already if malformed; the controller checks the ids. */
+static int set_dependency(struct submit_opts *o, const char *v)
+{
+	struct rota_depend d;
+	struct rota_error err = { "" };
+
+	if (rota_depend_parse(v, &d, &err) < 0) {
+		cmd_error("submit", "--%s", err.text);
+		return -EINVAL;
+	}
+	rota_depend_clear(&d);
+	set_str(&o->d.dependency, v);
 	return 0;
 }
 
@@ -282,6 +311,14 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 	case OPT_EXCLUSIVE: o->d.exclusive = true; return 0;
 	case 'H': o->d.hold = true; return 0;
 	case 'a': return set_array(o, v);
+	case 'd': return set_dependency(o, v);
+	case OPT_KILL_INVALID:
+		if (rota_bool_parse(v, &o->d.kill_on_invalid_dep) < 0) {
+			cmd_error("submit", "--kill-on-invalid-dep '%s': "
+				  "expected yes or no", v);
+			return -EINVAL;
+		}
+		return 0;
 	case 'h': o->help = true; return 0;
 	default: return -EINVAL;
 	}
@@ -297,6 +334,7 @@ static int parse_args(struct submit_opts *o, int argc, char **argv,
 	optind = 0; /* glibc: start afresh, for the second argv */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:Ha:h",
+	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:d:Hh",
 				longopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			cmd_error("submit", "%s: unknown option or missing "

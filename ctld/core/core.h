@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/depend.h"
 #include "common/error.h"
 #include "common/msg.h"
 #include "common/taskset.h"
@@ -27,7 +28,7 @@
  *               share_usage
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
- *  4 policy     usage limits priority
+ *  4 policy     usage limits priority depend
  *  5 moves      jobstate array
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle
@@ -38,7 +39,8 @@
  * resources: what jobs run on: nodes, advance reservations, fences (a
  *   requeued job waits until its last run is over), a job's planned start.
  * placement: where a job fits, now, ever, or over a span of time.
- * policy: usage charged, limits, priorities and the pending order.
+ * policy: usage charged, limits, priorities and the pending order;
+ *   dependencies (what a job waits for, and who waits for a job).
  * moves: a job starts, finishes, goes back to the queue, is freed.
  * passes: the main pass, backfill (shapes: what failed in a pass), why
  *   a job waits.
@@ -52,6 +54,7 @@ struct rota_share_tree;
 struct rota_prio_factor;
 struct core;
 struct constraint;
+struct core_deps;
 
 enum node_state {
 	NODE_UNKNOWN = 0, /* declared, never registered */
@@ -201,6 +204,10 @@ struct core_job {
 	struct core_array *array; /* that rest; NULL for any other job */
 	struct core_array_shape shape; /* its array's, for each task's
 				   environment (ROTA_ARRAY_TASK_COUNT...) */
+	struct core_deps *deps;	/* what it still waits for (depend.c);
+				   NULL: none */
+	bool dep_wait;		/* a dependency not yet satisfied: not
+				   eligible, like a hold */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -555,6 +562,21 @@ const struct core_queue *core_queue_get(const struct core *core, uint32_t i);
  */
 const char *core_job_reason(const struct core *core,
 			    const struct core_job *job);
+/*
+ * What a job still waits for, Slurm's way: "afterok:12(unfulfilled),
+ * afterany:14(failed)"; "" when nothing.  Caller frees.
+ */
+char *core_job_dependency(const struct core_job *job);
+/* The first part of a job's dependency not met. */
+struct core_dep_wait {
+	enum rota_depend_type type; /* ROTA_DEPEND_NONE: it waits for none */
+	uint32_t job_id;	    /* 0: singleton */
+	const struct core_job *target; /* NULL: singleton, or forgotten */
+};
+/* Fill 'out'; false (and 'out' zeroed) if it waits for nothing. */
+bool core_job_dep_waits_for(const struct core *core,
+			    const struct core_job *job,
+			    struct core_dep_wait *out);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
 /*
@@ -607,6 +629,7 @@ struct core_why {
 	bool fits_now;
 	int64_t fit_limit;	/* 0: none */
 	uint32_t fit_tasks;	/* 0: none */
+	struct core_dep_wait dep; /* what its dependency waits for */
 };
 /*
  * Fill 'out' for job 'job_id' as 'uid' sees it (its owner, or an
@@ -754,14 +777,16 @@ struct core_update {
 	const char *queue;	/* NULL: unchanged */
 	int64_t time_limit;	/* seconds or ROTA_DURATION_UNLIMITED; 0: unchanged */
 	uint32_t urgency;	/* Flux's 1..31; 0: unchanged */
+	const char *dependency;	/* NULL: unchanged; "": none */
 };
 /*
  * Change a job: its name at any time before it ends; its queue, time
  * limit and urgency while it is pending.  Users may only lower the time
  * limit and the urgency, and not raise urgency above 16; operators may do
  * anything.  The time limit (or the new queue's default) must be within
- * the queue's MaxTime and the job must fit the queue's nodes.  All or
- * nothing; the job is re-rated at once.
+ * the queue's MaxTime and the job must fit the queue's nodes.  Its
+ * dependency (while pending) is checked as at submit, and for a cycle.
+ * All or nothing; the job is re-rated at once.
  */
 int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		bool is_operator, const struct core_update *u,

@@ -120,6 +120,10 @@ struct core {
 	uint32_t resv_last_id;
 	uint64_t resv_stamp;	 /* see resv_changed() */
 	size_t nfenced;		 /* pending jobs with a fence_node */
+	struct depend *depend;	 /* dependencies' tables (depend.c); NULL
+				    until the first */
+	bool dep_reaping;	 /* core_job_reap_deps is at work */
+	size_t ndep_wait;	 /* pending jobs with dep_wait */
 };
 
 /* A time that never comes: the end of a job with no time limit. */
@@ -327,6 +331,32 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
 /* Order the pending list by the last ratings (after a restore). */
 void prio_sort(struct core *core);
 
+/*
+ * depend.c: job dependencies.  depend_prepare parses 'text' for job
+ * 'self' (0: one being submitted), checks its targets exist and, for an
+ * existing job, that it makes no cycle; '*out' NULL for no dependency;
+ * -EINVAL or -ENOENT with the user's line.  depend_attach gives it to
+ * 'job' (in the job table; any old one is dropped) and looks at it at
+ * once.  The events call the others: a job started (after, singleton),
+ * ended (all), time passed (after+MIN).  depend_restore: a journal's
+ * pending job (core_restore_finish, once all jobs are back).
+ */
+struct core_deps;
+int depend_prepare(struct core *core, uint32_t self, const char *text,
+		   struct core_deps **out, struct rota_error *err);
+void depend_attach(struct core *core, struct core_job *job,
+		   struct core_deps *deps, int64_t now);
+void depend_restore(struct core *core, struct core_job *job);
+void depend_job_started(struct core *core, struct core_job *job, int64_t now);
+void depend_job_ended(struct core *core, struct core_job *job, int64_t now);
+void depend_tick(struct core *core, int64_t now);
+/* A job --kill-on-invalid-dep=yes whose dependency failed; 0: none. */
+uint32_t depend_take_doomed(struct core *core);
+/* Its dependency can never be satisfied. */
+bool depend_never(const struct core_job *job);
+void depend_job_free(struct core_job *job);
+void depend_fini(struct core *core);
+
 /* ==== moves ============================================================== */
 
 /* jobstate.c */
@@ -342,6 +372,11 @@ void core_job_release(struct core *core, struct core_job *job);
 /* Move a job to its final state, freeing its cores. */
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state);
+/*
+ * Cancel the pending jobs whose dependency failed and that asked for it
+ * (--kill-on-invalid-dep=yes), and those that then fail in turn.
+ */
+void core_job_reap_deps(struct core *core, int64_t now);
 /* Free a job that is in no list and no table. */
 void core_job_free(struct core_job *job);
 

@@ -72,6 +72,7 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		uint32_t *job_id, struct rota_error *err)
 {
 	struct core_job *job = rota_xcalloc(1, sizeof(*job));
+	struct core_deps *deps = NULL;
 	int rc;
 
 	*job_id = 0;
@@ -100,6 +101,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		rc = array_submit(core, job, err);
 	if (rc == 0)
 		rc = limits_admit(core, now, job, req->user, err);
+	if (rc == 0)
+		rc = depend_prepare(core, 0, job->desc.dependency, &deps, err);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
 		core_job_free(job);
@@ -120,10 +123,13 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	/* --hold: as if its owner held it at once (never eligible yet) */
 	if (job->desc.hold)
 		job->hold = CORE_HOLD_USER;
-	core_job_set_eligible(job, !job->desc.hold, now);
+	depend_attach(core, job, deps, now);
+	core_job_set_eligible(job, !job->desc.hold && !job->dep_wait, now);
 	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
 	*job_id = job->id;
+	/* --kill-on-invalid-dep=yes on a dependency already failed */
+	core_job_reap_deps(core, now);
 	return 0;
 }
 
@@ -222,6 +228,8 @@ void core_tick(struct core *core, int64_t now)
 			core_node_down(core, now, n->name, "not responding");
 	}
 	fence_tick(core, now);
+	depend_tick(core, now);
+	core_job_reap_deps(core, now);
 	resv_update(core, now);
 	/* rating the jobs updates the fairshare tree first */
 	if (now - core->last_calc >= core->calc_period)

@@ -91,6 +91,28 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 	free(job->desc.script);
 	job->desc.script = NULL;
 	job_list_append(&core->done, job);
+	depend_job_ended(core, job, now);
+	core_job_reap_deps(core, now);
+}
+
+void core_job_reap_deps(struct core *core, int64_t now)
+{
+	uint32_t id;
+
+	/* a cancel here reaps the jobs it dooms in this same loop */
+	if (core->dep_reaping)
+		return;
+	core->dep_reaping = true;
+	while ((id = depend_take_doomed(core))) {
+		struct core_job *j = jobtab_find(core, id);
+
+		if (!j || j->state != ROTA_JOB_PENDING || !depend_never(j))
+			continue;
+		free(j->end_text);
+		j->end_text = rota_xstrdup("DependencyNeverSatisfied");
+		core_job_finish(core, j, now, ROTA_JOB_CANCELLED);
+	}
+	core->dep_reaping = false;
 }
 
 int core_requeue(struct core *core, int64_t now, uint32_t job_id,
@@ -113,7 +135,7 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 	job->state = ROTA_JOB_PENDING;
 	job->start_time = 0;
 	job->reason = reason;
-	core_job_set_eligible(job, true, now);
+	core_job_set_eligible(job, !job->hold && !job->dep_wait, now);
 	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
 	return 0;
@@ -122,6 +144,7 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 void core_job_free(struct core_job *job)
 {
 	rota_job_desc_clear(&job->desc);
+	depend_job_free(job);
 	constraint_destroy(job->constraint);
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		free(job->alloc[i].cores);

@@ -200,6 +200,7 @@ void core_destroy(struct core *core)
 	free_list(&core->running);
 	free_list(&core->done);
 	profile_base_destroy(core);
+	depend_fini(core);
 	jobtab_fini(core);
 	free(core->run);
 	free(core->run_ids);

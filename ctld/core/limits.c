@@ -130,7 +130,7 @@ static void view(struct core *core, const struct core_job *job, int64_t now,
 		.mem_mb = job_total_mem(job),
 		.time_limit = job->time_limit,
 		.running = job->state == ROTA_JOB_RUNNING,
-		.held = job->hold != CORE_HOLD_NONE,
+		.held = job->hold != CORE_HOLD_NONE || job->dep_wait,
 		.user_limits = share_assoc_limits(core->share, job->assoc),
 		.account_limits = share_account_limits(core->share, job->assoc),
 		.qos_limits = &core->qos_limits[job->qos],
@@ -206,13 +206,13 @@ static void apply(struct core *core, struct core_job *job,
 	if (job->array && v->eligible && !v->blocked)
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
-	job->limited = v->blocked && !job->hold;
+	job->limited = v->blocked && !job->hold && !job->dep_wait;
 	if (job->limited != was)
 		core_mark_changed(core);
 	if (job->limited)
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
-	if (job->limited != was && !job->hold)
+	if (job->limited != was && !job->hold && !job->dep_wait)
 		core_job_set_eligible(job, !job->limited, now);
 }
 

@@ -232,6 +232,9 @@ void core_restore_finish(struct core *core)
 	prio_sort(core);
 	core->prio_stale = true;
 	sort_list(&core->done, by_end);
+	/* every target is back: dependencies may look them up */
+	for (struct core_job *j = core->pending.head; j; j = j->next)
+		depend_restore(core, j);
 	/* ends whose records may not have reached jobcomp: offer them again */
 	for (struct core_job *j = core->done.head; j; j = j->next)
 		if (!j->recorded)
