@@ -242,6 +242,9 @@ static int set_array(struct submit_opts *o, const char *v)
 	}
 	rota_taskset_fini(&ts);
 	set_str(&o->d.array, v);
+	return 0;
+}
+
 /* Refused here already if malformed; the controller checks the ids. */
 static int set_dependency(struct submit_opts *o, const char *v)
 {
@@ -333,8 +336,7 @@ static int parse_args(struct submit_opts *o, int argc, char **argv,
 	o->where = where;
 	optind = 0; /* glibc: start afresh, for the second argv */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:Ha:h",
-	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:d:Hh",
+	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:d:Ha:h",
 				longopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			cmd_error("submit", "%s: unknown option or missing "
