@@ -251,6 +251,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	if (rc == 0)
 		rc = msg_str(r.array, ROTA_MSG_NAME_MAX, "array", &d->array,
 			     err);
+	if (rc == 0)
 		rc = msg_str(r.dependency, ROTA_MSG_DEPEND_MAX, "dependency",
 			     &d->dependency, err);
 	if (rc == 0)
