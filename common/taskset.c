@@ -175,6 +175,13 @@ uint32_t rota_taskset_first(struct rota_taskset *ts)
 	return ts->base + ts->lo;
 }
 
+uint32_t rota_taskset_lowest(const struct rota_taskset *ts)
+{
+	uint32_t i = ts->count ? scan(ts, ts->lo) : ts->span;
+
+	return i < ts->span ? ts->base + i : UINT32_MAX;
+}
+
 uint32_t rota_taskset_next(const struct rota_taskset *ts, uint32_t id)
 {
 	uint32_t i;

@@ -38,6 +38,8 @@ bool rota_taskset_has(const struct rota_taskset *ts, uint32_t id);
 void rota_taskset_remove(struct rota_taskset *ts, uint32_t id);
 /* The lowest id in the set; UINT32_MAX when it is empty. */
 uint32_t rota_taskset_first(struct rota_taskset *ts);
+/* The same without moving the cursor that makes _first cheap. */
+uint32_t rota_taskset_lowest(const struct rota_taskset *ts);
 uint32_t rota_taskset_last(const struct rota_taskset *ts);
 /* The id after 'id' in the set (UINT32_MAX: none); 'id' need not be in. */
 uint32_t rota_taskset_next(const struct rota_taskset *ts, uint32_t id);

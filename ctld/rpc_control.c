@@ -147,7 +147,7 @@ void rpc_each_job(struct ctld *ctld, const uint32_t *ids, char *const *tasks,
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t *v;
-		size_t k = core_array_select(ctld->core, ids[i],
+		size_t k = core_array_select(ctld->core, ctld_now(ctld), ids[i],
 					     tasks ? tasks[i] : NULL, running,
 					     &v, &err);
 

@@ -89,6 +89,26 @@ bool array_spent(const struct core_job *job)
 	return job->array && !job->array->quota;
 }
 
+void array_accepted(struct core *core, const struct core_job *job)
+{
+	if (job->array)
+		array_tally_get(core, job->id)->active =
+			job->array->tasks.count;
+}
+
+void array_task_ended(struct core *core, const struct core_job *job)
+{
+	struct array_tally *a;
+	uint32_t n = job->array ? job->array->tasks.count : 1;
+
+	if (!job->array_id)
+		return;
+	a = array_tally_get(core, job->array_id);
+	a->active -= n < a->active ? n : a->active;
+	if (job->state != ROTA_JOB_COMPLETED || job->exit_code != 0)
+		a->failed += n;
+}
+
 void array_task_runs(struct core *core, const struct core_job *job,
 		     int delta)
 {
@@ -96,6 +116,12 @@ void array_task_runs(struct core *core, const struct core_job *job,
 
 	if (!job->array_id)
 		return;
+	if (delta > 0 && job->start_time) {
+		struct array_tally *a = array_tally_get(core, job->array_id);
+
+		if (!a->first_start || job->start_time < a->first_start)
+			a->first_start = job->start_time;
+	}
 	rest = jobtab_find(core, job->array_id);
 	if (!rest || !rest->array)
 		return; /* no rest left to throttle */
@@ -106,7 +132,10 @@ void array_task_runs(struct core *core, const struct core_job *job,
 		core_mark_changed(core); /* a throttled rest may go on */
 }
 
-/* The request of 'from', every string its own. */
+/*
+ * The request of 'from', every string its own (a string field added to
+ * struct rota_job_desc needs its line here, or the copy shares it).
+ */
 static void desc_copy(struct rota_job_desc *to, const struct rota_job_desc *from)
 {
 	*to = *from;
@@ -123,6 +152,8 @@ static void desc_copy(struct rota_job_desc *to, const struct rota_job_desc *from
 	to->reservation = from->reservation ? rota_xstrdup(from->reservation)
 					    : NULL;
 	to->array = from->array ? rota_xstrdup(from->array) : NULL;
+	to->dependency = from->dependency ? rota_xstrdup(from->dependency)
+					  : NULL;
 	to->env = core_names_copy(from->env);
 }
 
@@ -160,6 +191,21 @@ static struct core_job *split(struct core *core, struct core_job *rest,
 	jobtab_insert(core, t);
 	core_mark_dirty(core, rest); /* its rest is smaller */
 	return t;
+}
+
+/*
+ * A task split off pending waits for what the rest still waits for (the
+ * rest's dependency text holds only the parts not yet met).
+ */
+static void inherit_deps(struct core *core, const struct core_job *rest,
+			 struct core_job *t, int64_t now)
+{
+	struct core_deps *deps = NULL;
+	struct rota_error err;
+
+	if (rest->deps && t->desc.dependency &&
+	    depend_prepare(core, 0, t->desc.dependency, &deps, &err) == 0)
+		depend_attach(core, t, deps, now);
 }
 
 /* Task 'id' of the rest 'job' as a pending job of its own (see core.h). */
@@ -222,8 +268,9 @@ static void whole(struct core *core, uint32_t id, bool running, uint32_t **v,
 				push(v, n, j->id);
 }
 
-size_t core_array_select(struct core *core, uint32_t id, const char *tasks,
-			 bool running, uint32_t **out, struct rota_error *err)
+size_t core_array_select(struct core *core, int64_t now, uint32_t id,
+			 const char *tasks, bool running, uint32_t **out,
+			 struct rota_error *err)
 {
 	struct core_job *job = jobtab_find(core, id), *t;
 	struct rota_taskset ts;
@@ -251,8 +298,11 @@ size_t core_array_select(struct core *core, uint32_t id, const char *tasks,
 	}
 	for (uint32_t k = rota_taskset_first(&ts); k != UINT32_MAX;
 	     k = rota_taskset_next(&ts, k)) {
-		if (job->array && rota_taskset_has(&job->array->tasks, k))
+		if (job->array && rota_taskset_has(&job->array->tasks, k)) {
 			t = take_task(core, job, k);
+			if (t != job)
+				inherit_deps(core, job, t, now);
+		}
 		else if (!job->array && job->array_task == k)
 			t = job;
 		else
@@ -264,6 +314,8 @@ size_t core_array_select(struct core *core, uint32_t id, const char *tasks,
 								       : "",
 					 k);
 	}
+	if (job->array && job->deps) /* its next task may be another */
+		depend_again(core, job, now);
 	if (missing.len)
 		rota_errorf(err, -ENOENT, "job %u_[%s]: no such task pending "
 			    "or running", id, missing.data);
@@ -293,6 +345,24 @@ void array_restore(struct core_job *job, const char *rest)
 	job->array_task = ROTA_ARRAY_PENDING_REST;
 }
 
+/* One job's part in its array's tally, as a journal left it. */
+static void recount_one(const struct core_job *j, void *arg)
+{
+	struct core *core = arg;
+	struct array_tally *a;
+	uint32_t n = j->array ? j->array->tasks.count : 1;
+
+	if (!j->array_id)
+		return;
+	a = array_tally_get(core, j->array_id);
+	if (!rota_job_state_is_final(j->state))
+		a->active += n;
+	else if (j->state != ROTA_JOB_COMPLETED || j->exit_code != 0)
+		a->failed += n;
+	if (j->start_time && (!a->first_start || j->start_time < a->first_start))
+		a->first_start = j->start_time;
+}
+
 void array_recount(struct core *core)
 {
 	for (struct core_job *j = core->pending.head; j; j = j->next)
@@ -300,6 +370,8 @@ void array_recount(struct core *core)
 			j->array->running = 0;
 	for (struct core_job *j = core->running.head; j; j = j->next)
 		array_task_runs(core, j, 1);
+	array_tally_reset(core);
+	jobtab_foreach(core, recount_one, core);
 }
 
 char *core_job_array_name(const struct core_job *job)

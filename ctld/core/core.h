@@ -25,7 +25,7 @@
  * testsuite/build/layers.sh checks it in make check, from the objects'
  * symbols (nm), against this table.
  *  1 tables     tables jobtab limit_set plugin_host constraint share
- *               share_usage
+ *               share_usage array_tally
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority depend
@@ -595,8 +595,9 @@ char *core_job_array_name(const struct core_job *job);
  * pending nor running, and ids that are no array, are named in
  * err->text ("" when all were found).
  */
-size_t core_array_select(struct core *core, uint32_t id, const char *tasks,
-			 bool running, uint32_t **out, struct rota_error *err);
+size_t core_array_select(struct core *core, int64_t now, uint32_t id,
+			 const char *tasks, bool running, uint32_t **out,
+			 struct rota_error *err);
 /*
  * Hostlist text of the nodes a pending job's backfill reservation is on
  * (estimate.c); NULL when it has none.  Caller frees.

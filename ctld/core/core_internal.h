@@ -120,6 +120,7 @@ struct core {
 	uint32_t resv_last_id;
 	uint64_t resv_stamp;	 /* see resv_changed() */
 	size_t nfenced;		 /* pending jobs with a fence_node */
+	struct array_tallies *tallies; /* per job array (array_tally.c) */
 	struct depend *depend;	 /* dependencies' tables (depend.c); NULL
 				    until the first */
 	bool dep_reaping;	 /* core_job_reap_deps is at work */
@@ -188,6 +189,24 @@ void jobtab_sort(struct core *core);
 void jobtab_foreach(const struct core *core,
 		    void (*fn)(const struct core_job *job, void *arg), void *arg);
 void jobtab_fini(struct core *core);
+
+/*
+ * array_tally.c: per job array, by its id: its tasks pending or running,
+ * those that ended otherwise than COMPLETED (exit 0), and its first
+ * task's start (0: none yet).  _get makes one; _find is NULL for an id
+ * that is no array's.
+ */
+struct array_tally {
+	uint32_t id;		/* 0: a free slot */
+	uint32_t active;
+	uint32_t failed;
+	int64_t first_start;
+};
+struct array_tally *array_tally_get(struct core *core, uint32_t id);
+const struct array_tally *array_tally_find(const struct core *core,
+					   uint32_t id);
+void array_tally_reset(struct core *core);
+void array_tally_fini(struct core *core);
 
 /* limit_set.c */
 struct rota_conf_limits;
@@ -349,6 +368,8 @@ void depend_attach(struct core *core, struct core_job *job,
 void depend_restore(struct core *core, struct core_job *job);
 void depend_job_started(struct core *core, struct core_job *job, int64_t now);
 void depend_job_ended(struct core *core, struct core_job *job, int64_t now);
+/* Its parts asked again (an array's rest whose next task is another). */
+void depend_again(struct core *core, struct core_job *job, int64_t now);
 void depend_tick(struct core *core, int64_t now);
 /* A job --kill-on-invalid-dep=yes whose dependency failed; 0: none. */
 uint32_t depend_take_doomed(struct core *core);
@@ -394,6 +415,10 @@ struct core_job *array_next_task(struct core *core, struct core_job *job);
 bool array_throttled(const struct core *core, const struct core_job *job);
 /* Its limits let this pass start no more of its tasks (MaxIdle...). */
 bool array_spent(const struct core_job *job);
+/* Accepted at submit: its tasks counted in its tally. */
+void array_accepted(struct core *core, const struct core_job *job);
+/* A task, or a rest, reached its final state: counted in the tally. */
+void array_task_ended(struct core *core, const struct core_job *job);
 /* A task of an array starts or stops running (the throttle's count). */
 void array_task_runs(struct core *core, const struct core_job *job,
 		     int delta);

@@ -215,16 +215,80 @@ static bool singleton_free(const struct core *core, const struct core_job *job)
 	return true;
 }
 
+/* A job's end as afterok and afternotok read it. */
+static enum dep_state ended_as(const struct core_job *t, bool ok_wanted)
+{
+	if (!rota_job_state_is_final(t->state))
+		return DEP_WAIT;
+	return ended_ok(t) == ok_wanted ? DEP_MET : DEP_NEVER;
+}
+
+/*
+ * aftercorr: task i of this array after task i of array 'id' completed;
+ * i is this job's task, or for its pending rest the next to start.  No
+ * such task in 'id': nothing to wait for (as Slurm).
+ */
+static enum dep_state corr_eval(const struct core *core,
+				const struct core_job *job, uint32_t id)
+{
+	const struct job_list *lists[] = { &core->pending, &core->running,
+					   &core->done };
+	const struct core_job *rest = jobtab_find(core, id);
+	uint32_t i = job->array ? rota_taskset_lowest(&job->array->tasks)
+				: job->array_task;
+
+	if (!job->array_id || i == UINT32_MAX)
+		return rest ? ended_as(rest, true) : DEP_NEVER;
+	if (rest && rest->array && rota_taskset_has(&rest->array->tasks, i))
+		return DEP_WAIT;
+	for (size_t l = 0; l < 3; l++)
+		for (const struct core_job *j = lists[l]->head; j; j = j->next)
+			if (j->array_id == id && j->array_task == i)
+				return ended_as(j, true);
+	return DEP_MET;
+}
+
+/* after, afterany, afterok, afternotok on a whole array (its tally). */
+static enum dep_state array_eval(const struct array_tally *a,
+				 const struct dep_item *it, int64_t now,
+				 bool *timed)
+{
+	switch (it->type) {
+	case ROTA_DEPEND_AFTER:
+		if (!a->first_start)
+			return a->active ? DEP_WAIT : DEP_MET;
+		if (now >= a->first_start + (int64_t)it->minutes * 60)
+			return DEP_MET;
+		*timed = true;
+		return DEP_WAIT;
+	case ROTA_DEPEND_AFTERANY:
+		return a->active ? DEP_WAIT : DEP_MET;
+	case ROTA_DEPEND_AFTEROK:
+		return a->active ? DEP_WAIT : a->failed ? DEP_NEVER : DEP_MET;
+	case ROTA_DEPEND_AFTERNOTOK:
+		return a->active ? DEP_WAIT : a->failed ? DEP_MET : DEP_NEVER;
+	default:
+		return DEP_NEVER;
+	}
+}
+
 static enum dep_state item_eval(const struct core *core,
 				const struct core_job *job,
 				const struct dep_item *it, int64_t now,
 				bool *timed)
 {
+	const struct array_tally *a;
 	const struct core_job *t;
 	bool final;
 
 	if (it->type == ROTA_DEPEND_SINGLETON)
 		return singleton_free(core, job) ? DEP_MET : DEP_WAIT;
+	if (it->type == ROTA_DEPEND_AFTERCORR)
+		return corr_eval(core, job, it->job_id);
+	/* an array's id: all of its tasks (Slurm's) */
+	a = array_tally_find(core, it->job_id);
+	if (a)
+		return array_eval(a, it, now, timed);
 	t = jobtab_find(core, it->job_id);
 	if (!t)
 		return DEP_NEVER; /* met parts are dropped: this one was not */
@@ -242,7 +306,6 @@ static enum dep_state item_eval(const struct core *core,
 	case ROTA_DEPEND_AFTERANY:
 		return final ? DEP_MET : DEP_WAIT;
 	case ROTA_DEPEND_AFTEROK:
-	case ROTA_DEPEND_AFTERCORR: /* a plain job's; arrays: per task */
 		return !final ? DEP_WAIT : ended_ok(t) ? DEP_MET : DEP_NEVER;
 	case ROTA_DEPEND_AFTERNOTOK:
 		return !final ? DEP_WAIT : ended_ok(t) ? DEP_NEVER : DEP_MET;
@@ -289,6 +352,7 @@ static void deps_eval(struct core *core, struct core_job *job, int64_t now)
 	struct core_deps *deps = job->deps;
 	size_t k = 0, met = 0, never = 0, n;
 	bool timed = false, single = false, ok, was = job->dep_wait, was_never;
+	bool keep;
 
 	if (!deps || job->state != ROTA_JOB_PENDING)
 		return;
@@ -300,8 +364,12 @@ static void deps_eval(struct core *core, struct core_job *job, int64_t now)
 		it->state = item_eval(core, job, it, now, &timed);
 		met += it->state == DEP_MET;
 		never += it->state == DEP_NEVER;
-		single |= it->type == ROTA_DEPEND_SINGLETON;
-		if (it->state != DEP_MET || it->type == ROTA_DEPEND_SINGLETON)
+		/* asked again until it starts: singleton, and a rest's
+		   aftercorr (its next task is another) */
+		keep = it->type == ROTA_DEPEND_SINGLETON ||
+		       (it->type == ROTA_DEPEND_AFTERCORR && job->array);
+		single |= keep;
+		if (it->state != DEP_MET || keep)
 			deps->items[k++] = *it;
 	}
 	ok = deps->any ? met > 0 : met == n;
@@ -520,15 +588,31 @@ static void dependents_eval(struct core *core, uint32_t target, int64_t now,
 void depend_job_started(struct core *core, struct core_job *job, int64_t now)
 {
 	dependents_eval(core, job->id, now, false);
+	if (job->array_id && job->array_id != job->id)
+		dependents_eval(core, job->array_id, now, false);
 	singles_eval(core, job, now);
 }
 
 void depend_job_ended(struct core *core, struct core_job *job, int64_t now)
 {
+	const struct array_tally *a = job->array_id
+		? array_tally_find(core, job->array_id) : NULL;
+
 	set_wait(core, job, false); /* cancelled while it waited */
-	/* every part on it is decided now: it is never looked up again */
-	dependents_eval(core, job->id, now, true);
+	/*
+	 * Every part on it is decided now: it is never looked up again.
+	 * On an array's id, once the last of its tasks has ended.
+	 */
+	if (job->id != job->array_id)
+		dependents_eval(core, job->id, now, true);
+	if (job->array_id)
+		dependents_eval(core, job->array_id, now, !a || !a->active);
 	singles_eval(core, job, now);
+}
+
+void depend_again(struct core *core, struct core_job *job, int64_t now)
+{
+	deps_eval(core, job, now);
 }
 
 void depend_tick(struct core *core, int64_t now)

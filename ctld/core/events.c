@@ -112,8 +112,10 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	usage_submit_account(core, job);
 	job->user = rota_xstrdup(req->user);
 	job->id = core->next_id++;
-	if (job->array)
+	if (job->array) {
 		job->array_id = job->id;
+		array_accepted(core, job);
+	}
 	job->uid = req->uid;
 	job->gid = req->gid;
 	job->state = ROTA_JOB_PENDING;

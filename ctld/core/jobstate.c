@@ -91,6 +91,7 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 	free(job->desc.script);
 	job->desc.script = NULL;
 	job_list_append(&core->done, job);
+	array_task_ended(core, job);
 	depend_job_ended(core, job, now);
 	core_job_reap_deps(core, now);
 }

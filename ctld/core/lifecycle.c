@@ -233,6 +233,7 @@ void core_destroy(struct core *core)
 	prio_fini(core);
 	free(core->ended);
 	resv_fini(core);
+	array_tally_fini(core);
 	share_destroy(core->share);
 	plugin_unload(core->fairshare);
 	free(core);

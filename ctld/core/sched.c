@@ -43,7 +43,12 @@ static size_t eligible_count(const struct core *core)
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p)
 {
+	struct core_job *rest = job;
+
 	job = array_next_task(core, job);
+	/* its next task is another: an aftercorr looks again */
+	if (rest != job && rest->deps)
+		depend_again(core, rest, now);
 	job->alloc = rota_xcalloc(p->n, sizeof(*job->alloc));
 	job->nalloc = p->n;
 	for (uint32_t i = 0; i < p->n; i++) {
@@ -121,8 +126,9 @@ unsigned core_schedule(struct core *core, int64_t now)
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	placement_init(core, &p);
 	start_us = core->work_clock ? core->work_clock() : 0;
-	for (job = core->pending.head; job && nblocked < active &&
-	     seen < core->pending.n - core->ndep_wait;
+	for (job = core->pending.head;
+	     job && nblocked < active &&
+	     (job == last || seen < core->pending.n - core->ndep_wait);
 	     job = next) {
 		next = job->next;
 		/* an array's rest is tried again: counted once */

@@ -37,13 +37,15 @@ static void teardown(void)
 	fixture_stop(&core, &conf);
 }
 
-static int submit_rc(const char *array, uint32_t *id, struct rota_error *err)
+static int submit_dep_rc(const char *array, const char *dep, uint32_t *id,
+			 struct rota_error *err)
 {
 	struct rota_job_desc d = {
+		.dependency = dep ? rota_xstrdup(dep) : NULL,
 		.name = rota_xstrdup("sweep"),
 		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
 		.workdir = rota_xstrdup("/tmp"),
-		.array = rota_xstrdup(array),
+		.array = array ? rota_xstrdup(array) : NULL,
 		.ntasks = 1,
 		.cpus_per_task = 1,
 		.time_limit = 600,
@@ -56,14 +58,24 @@ static int submit_rc(const char *array, uint32_t *id, struct rota_error *err)
 	return rc;
 }
 
-static uint32_t submit(const char *array)
+static int submit_rc(const char *array, uint32_t *id, struct rota_error *err)
+{
+	return submit_dep_rc(array, NULL, id, err);
+}
+
+static uint32_t submit_dep(const char *array, const char *dep)
 {
 	struct rota_error err = { "" };
 	uint32_t id = 0;
 
-	ck_assert_msg(submit_rc(array, &id, &err) == 0, "submit: %s",
-		      err.text);
+	ck_assert_msg(submit_dep_rc(array, dep, &id, &err) == 0,
+		      "submit: %s", err.text);
 	return id;
+}
+
+static uint32_t submit(const char *array)
+{
+	return submit_dep(array, NULL);
 }
 
 static const struct core_job *job(uint32_t id)
@@ -72,6 +84,22 @@ static const struct core_job *job(uint32_t id)
 
 	ck_assert_msg(j, "no job %u", id);
 	return j;
+}
+
+/* Running job 'id' ended at 'now' with 'exit_code'. */
+static void end(int64_t now, uint32_t id, int exit_code)
+{
+	const struct core_job *j = job(id);
+	struct rota_msg_job_end e = {
+		.job_id = id,
+		.run = j->run,
+		.state = exit_code ? ROTA_JOB_FAILED : ROTA_JOB_COMPLETED,
+		.exit_code = exit_code,
+	};
+	struct rota_error err = { "" };
+	const char *node = core_node_get(core, j->alloc[0].node)->name;
+
+	ck_assert_int_eq(core_job_end(core, now, node, &e, &err), 0);
 }
 
 /* How the rest or task is named ("12_[3-9]", "12_7"); NULL-safe. */
@@ -142,22 +170,22 @@ START_TEST(pass_over_a_big_rest)
 	ck_assert_uint_eq(core_pending_count(core), 1);
 	ck_assert_uint_eq(job(a)->array->tasks.count, 100000 - 7);
 	/* tasks named alone split off the rest */
-	n = core_array_select(core, a, "500-502", false, &ids, &err);
+	n = core_array_select(core, 1002, a, "500-502", false, &ids, &err);
 	ck_assert_str_eq(err.text, "");
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(job(ids[0])->array_task, 500);
 	ck_assert_int_eq(job(ids[2])->state, ROTA_JOB_PENDING);
 	ck_assert(!rota_taskset_has(&job(a)->array->tasks, 501));
 	free(ids);
-	n = core_array_select(core, a, "1,100001", false, &ids, &err);
+	n = core_array_select(core, 1002, a, "1,100001", false, &ids, &err);
 	ck_assert_uint_eq(n, 1); /* task 1 runs */
 	ck_assert_str_eq(err.text,
 			 "job 2_[100001]: no such task pending or running");
 	free(ids);
-	n = core_array_select(core, a, NULL, false, &ids, &err);
+	n = core_array_select(core, 1002, a, NULL, false, &ids, &err);
 	ck_assert_uint_eq(n, 4); /* the rest and the three split off */
 	free(ids);
-	n = core_array_select(core, a, NULL, true, &ids, &err);
+	n = core_array_select(core, 1002, a, NULL, true, &ids, &err);
 	ck_assert_uint_eq(n, 4 + 7); /* and its running tasks */
 	free(ids);
 }
@@ -177,6 +205,51 @@ START_TEST(refused)
 }
 END_TEST
 
+/* afterok on an array's id: all of its tasks, counted, not walked. */
+START_TEST(after_a_whole_array)
+{
+	uint32_t a = submit("1-3"), ok, notok, any;
+
+	ok = submit_dep(NULL, "afterok:1");
+	notok = submit_dep(NULL, "afternotok:1");
+	any = submit_dep(NULL, "afterany:1");
+	ck_assert_uint_eq(core_schedule(core, 1001), 3);
+	ck_assert_str_eq(core_job_reason(core, job(ok)), "Dependency");
+	fixture_drop_actions(core);
+	end(1002, 5, 0); /* task 1 */
+	end(1002, 6, 0); /* task 2 */
+	ck_assert_str_eq(core_job_reason(core, job(ok)), "Dependency");
+	end(1003, a, 1); /* task 3, the record itself: failed */
+	ck_assert_str_eq(core_job_reason(core, job(ok)),
+			 "DependencyNeverSatisfied");
+	ck_assert(!job(notok)->dep_wait);
+	ck_assert(!job(any)->dep_wait);
+}
+END_TEST
+
+/* aftercorr: task i of b after task i of a, one by one. */
+START_TEST(aftercorr)
+{
+	uint32_t a = submit("1-2"), b = submit_dep("1-2", "aftercorr:1");
+
+	ck_assert_uint_eq(a, 1);
+	/* a's two tasks start; b's rest waits for a's task 1 */
+	ck_assert_uint_eq(core_schedule(core, 1001), 2);
+	ck_assert_str_eq(core_job_reason(core, job(b)), "Dependency");
+	fixture_drop_actions(core);
+	end(1002, 3, 0); /* a_1 */
+	ck_assert(!job(b)->dep_wait);
+	/* b_1 starts; b_2 waits for a_2 */
+	ck_assert_uint_eq(core_schedule(core, 1003), 1);
+	ck_assert_uint_eq(job(4)->array_task, 1);
+	ck_assert_str_eq(core_job_reason(core, job(b)), "Dependency");
+	end(1004, a, 0); /* a_2 */
+	ck_assert_uint_eq(core_schedule(core, 1005), 1);
+	ck_assert_int_eq(job(b)->state, ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(job(b)->array_task, 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("array");
@@ -189,6 +262,8 @@ int main(void)
 	tcase_add_test(tc, throttle);
 	tcase_add_test(tc, pass_over_a_big_rest);
 	tcase_add_test(tc, refused);
+	tcase_add_test(tc, after_a_whole_array);
+	tcase_add_test(tc, aftercorr);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
