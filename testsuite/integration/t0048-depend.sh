@@ -1,6 +1,8 @@
 #!/bin/bash
 # Job dependencies on a real cluster (issue 20): a three-stage pipeline
 # runs in order (afterok, then afterany); afternotok after a failing job;
+# after, singleton and "?"; afterok on an array (all its tasks) and
+# aftercorr (task by task);
 # a dependency never satisfied waits, or is cancelled when it asked so;
 # unknown ids, bad types and a cycle are refused in one line with nothing
 # queued; rota why names the job waited for; a controller killed -9 and
@@ -9,7 +11,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 25
+plan 31
 # two nodes of two cores: without the dependencies, the stages would run
 # side by side
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
@@ -83,6 +85,39 @@ wait_job_done "$y"
 is "$(job_state "$y")" COMPLETED "and the job runs"
 rota update job "$y" Dependency=afterok:1 2>/dev/null
 is $? 1 "no update once it ended"
+
+# ---- after, singleton, '?' ----
+s1=$(rota submit -o /dev/null -J solo --wrap "sleep 3")
+wait_for job_state_is "$s1" RUNNING
+s2=$(rota submit -o /dev/null -J solo -d singleton --wrap true)
+af=$(rota submit -o /dev/null -d "after:$s1" --wrap true)
+wait_job_done "$af"
+is "$(job_state "$s1") $(reason "$s2")" "RUNNING Dependency" \
+	"after: runs once its target started; singleton waits while one of its name runs"
+wait_job_done "$s2"
+[[ "$(field "$s2" StartTime)" > "$(field "$s1" EndTime)" ]] ||
+	[ "$(field "$s2" StartTime)" = "$(field "$s1" EndTime)" ]
+ok $? "singleton: started once the other had ended"
+f=$(rota submit -o /dev/null --wrap "exit 3")
+g=$(rota submit -o /dev/null -d "afterok:$f?afternotok:$f" --wrap true)
+wait_job_done "$g"
+is "$(job_state "$f") $(job_state "$g")" "FAILED COMPLETED" \
+	"'?': one part met suffices"
+
+# ---- on arrays: an array's id is all of it; aftercorr task by task ----
+ar=$(rota submit -o /dev/null --array=1-3 --wrap "sleep 1")
+al=$(rota submit -o /dev/null -d "afterok:$ar" --wrap true)
+wait_job_done "$al"
+last=$(rota queue -a -H -j "$ar" | wc -l)
+is "$last $(job_state "$al")" "3 COMPLETED" "afterok on an array: ran once its 3 tasks had"
+[[ ! "$(field "$al" StartTime)" < "$(field "$ar" EndTime)" ]]
+ok $? "and not before the last of them ended"
+c1=$(rota submit -o "$W/c1-%a" --array=1-2 --wrap 'sleep $((3 * ROTA_ARRAY_TASK_ID - 2)); date +%s.%N')
+c2=$(rota submit -o "$W/c2-%a" --array=1-2 -d "aftercorr:$c1" --wrap 'date +%s.%N')
+wait_until "[ -s $W/c2-2 ]"
+awk -v a="$(cat "$W/c1-1")" -v b="$(cat "$W/c1-2")" -v c="$(cat "$W/c2-1")" \
+	-v d="$(cat "$W/c2-2")" 'BEGIN { exit !(c >= a && c < b && d >= b) }'
+ok $? "aftercorr: task 1 after task 1 ended, before task 2 did; task 2 after task 2"
 
 # ---- a controller restart keeps what a job waits for ----
 p=$(rota submit -o /dev/null --hold --wrap true)
