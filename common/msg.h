@@ -638,6 +638,10 @@ struct rota_msg_why {
 	char *dep_type;
 	uint32_t dep_job;
 	enum rota_job_state dep_state;
+	/* an array's job as named ("12_[3-999%16]"; NULL: none) and the
+	   tasks its record stands for (1: one); optional keys too */
+	char *array;
+	uint32_t tasks;
 };
 char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len);
 int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,

@@ -66,6 +66,8 @@ static void fill(const struct core *core, const struct core_why *w,
 		.dep_job = w->dep.job_id,
 		.dep_state = w->dep.target ? w->dep.target->state
 					   : ROTA_JOB_NONE,
+		.array = core_job_array_name(job),
+		.tasks = job->array ? job->array->tasks.count : 1,
 	};
 	for (size_t i = 0; i < w->nresv && i < CORE_WHY_AHEAD_MAX; i++)
 		m->resv[m->nresv++] = ahead_job(core, w->resv[i]);
@@ -104,4 +106,5 @@ void rpc_why(struct peer *p, const struct rota_frame *f)
 	free(m.first.est_nodes);
 	free(m.est_nodes);
 	free(m.dependency);
+	free(m.array);
 }

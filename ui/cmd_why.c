@@ -61,8 +61,16 @@ static void head(const struct rota_msg_why *m)
 
 	rota_duration_format(m->time_limit ? m->time_limit : INT64_MAX, limit,
 			     sizeof(limit));
-	printf("Job %u (%s, queue %s, %u core%s for %s)", m->id, m->user,
-	       m->queue, cores, cores == 1 ? "" : "s", limit);
+	if (m->tasks > 1) /* an array's pending rest: one line for all */
+		printf("Job %s (%u tasks; %s, queue %s, %u core%s each for "
+		       "%s)", m->array, m->tasks, m->user, m->queue, cores,
+		       cores == 1 ? "" : "s", limit);
+	else if (m->array)
+		printf("Job %s (%s, queue %s, %u core%s for %s)", m->array,
+		       m->user, m->queue, cores, cores == 1 ? "" : "s", limit);
+	else
+		printf("Job %u (%s, queue %s, %u core%s for %s)", m->id,
+		       m->user, m->queue, cores, cores == 1 ? "" : "s", limit);
 }
 
 /* What the part of its dependency it waits for asks of its job. */

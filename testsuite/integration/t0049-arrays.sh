@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 35
+plan 37
 # two nodes of 2 cores
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "MaxArraySize=2000" "JobComp=file" ||
@@ -49,6 +49,10 @@ is "$(rota queue -H -t PD -j "$c" | awk '{ print $1, $NF }')" \
 	"the rest waits with reason JobArrayTaskLimit"
 is "$(field "$c" ArrayTaskThrottle)" 2 "rota show job: ArrayTaskThrottle=2"
 is "$(field "$c" ArrayTaskId)" 3-1000 "rota show job: ArrayTaskId, the ids pending"
+like "$(rota why "$c")" "^Job ${c}_\\[3-1000%2\\] \\(998 tasks; root, queue" \
+	"rota why: the rest in one line, with its task count"
+like "$(rota prio -H "$c")" "^${c}_\\[3-1000%2\\] .* tasks=998" \
+	"rota prio: likewise"
 
 # ---- tasks by name ----
 rota cancel "${c}_1"
