@@ -129,6 +129,8 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("PluginDir", conf_set_path, plugin_dir, 0, 0, ROTA_PLUGINDIR),
 	GLOBAL("SchedulerDepth", conf_set_uint, sched_depth, 1, 100000000,
 	       "10000"),
+	GLOBAL("MaxArraySize", conf_set_uint, max_array_size, 1, 4000001,
+	       "1001"),
 	GLOBAL("SchedulerMaxTime", conf_set_duration, sched_max_time, 0, 60,
 	       "2s"),
 	GLOBAL("UsageHalfLife", conf_set_duration, usage_half_life, 1,

@@ -167,6 +167,7 @@ struct rota_conf {
 	int64_t min_job_age;	/* MinJobAge, default 300s */
 	int64_t sched_interval; /* SchedulerInterval, default 60s */
 	unsigned sched_depth;	/* SchedulerDepth: jobs one main pass sees */
+	unsigned max_array_size; /* MaxArraySize: task ids below it */
 	int64_t sched_max_time; /* SchedulerMaxTime (seconds; 0: no bound) */
 	uint64_t largemem_mb;	/* LargeMemory, default 256G */
 	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */

@@ -24,8 +24,9 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 		       struct rota_error *err)
 {
 	json_int_t id, uid, gid, cores, mem, limit, submit, elig, start, end;
-	json_int_t runs = 0, cpu = 0, peak = 0;
+	json_int_t runs = 0, cpu = 0, peak = 0, array_job = 0, array_task = 0;
 	const char *cl, *name, *user, *acct, *queue, *nodes, *state;
+	const char *array_tasks = NULL;
 	json_t *o;
 	int rc = 0;
 
@@ -34,7 +35,7 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	if (!o || json_unpack(o,
 			      "{s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, "
 			      "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, "
-			      "s:s, s:F, s:F, s?I, s?I, s?I}",
+			      "s:s, s:F, s:F, s?I, s?I, s?I, s?I, s?I, s?s}",
 			      "id", &id, "cluster", &cl, "name", &name, "user",
 			      &user, "uid", &uid, "gid", &gid, "account", &acct,
 			      "queue", &queue, "nodes", &nodes, "cores", &cores,
@@ -44,12 +45,15 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 			      "signal", &r->signal, "state", &state,
 			      "priority", &r->priority, "usage", &r->usage,
 			      "runs", &runs, "cpu_usec", &cpu, "mem_peak",
-			      &peak) < 0)
+			      &peak, "array_job_id", &array_job,
+			      "array_task_id", &array_task, "array_tasks",
+			      &array_tasks) < 0)
 		rc = rota_errorf(err, -EPROTO, "not a job record");
 	else if (id <= 0 || id > UINT32_MAX || uid < 0 || uid > UINT32_MAX ||
 		 gid < 0 || gid > UINT32_MAX || cores < 0 ||
 		 cores > UINT32_MAX || mem < 0 || runs < 0 || cpu < 0 ||
-		 peak < 0 ||
+		 peak < 0 || array_job < 0 || array_job > UINT32_MAX ||
+		 array_task < 0 || array_task > UINT32_MAX ||
 		 runs > UINT32_MAX)
 		rc = rota_errorf(err, -EPROTO, "job record: a value out of range");
 	if (rc < 0) {
@@ -64,6 +68,8 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	r->runs = (uint32_t)runs;
 	r->cpu_usec = (uint64_t)cpu;
 	r->mem_peak = (uint64_t)peak;
+	r->array_job_id = (uint32_t)array_job;
+	r->array_task_id = (uint32_t)array_task;
 	r->memory_mb = (uint64_t)mem;
 	r->time_limit = limit;
 	r->submit = submit;
@@ -77,6 +83,7 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	r->queue = rota_xstrdup(queue);
 	r->nodes = rota_xstrdup(nodes);
 	r->state = rota_xstrdup(state);
+	r->array_tasks = array_tasks ? rota_xstrdup(array_tasks) : NULL;
 	json_decref(o);
 	return 0;
 }
@@ -90,6 +97,7 @@ void rota_jobrec_clear(struct rota_jobrec *r)
 	free(r->queue);
 	free(r->nodes);
 	free(r->state);
+	free(r->array_tasks);
 	*r = (struct rota_jobrec){ 0 };
 }
 
@@ -115,6 +123,8 @@ bool rota_jobrec_match(const struct rota_jobrec *r,
 {
 	int64_t from = r->start ? r->start : r->submit;
 
+	if (f->job && r->id != f->job && r->array_job_id != f->job)
+		return false;
 	if (f->users && !in_list(f->users, r->user, false))
 		return false;
 	if (f->accounts && !in_list(f->accounts, r->account, false))

@@ -38,6 +38,9 @@ struct rota_jobrec {
 	double usage;
 	uint64_t cpu_usec;	/* 0: not known (or an older record) */
 	uint64_t mem_peak;	/* bytes; likewise */
+	uint32_t array_job_id;	/* a task of an array: its job id; 0: none */
+	uint32_t array_task_id;
+	char *array_tasks;	/* an array's rest that ended unstarted */
 };
 
 /*
@@ -61,6 +64,7 @@ struct rota_jobrec_filter {
 	const char *states;	/* state names, case-insensitive */
 	int64_t since;		/* INT64_MIN: no bound */
 	int64_t until;		/* INT64_MAX: no bound */
+	uint32_t job;		/* this job, or all of this array; 0: any */
 };
 bool rota_jobrec_match(const struct rota_jobrec *r,
 		       const struct rota_jobrec_filter *f);

@@ -20,6 +20,7 @@
  */
 
 #define ROTA_MSG_NAME_MAX 256	 /* job, user, queue, account, node names */
+#define ROTA_MSG_DEPEND_MAX 32768 /* a --dependency's text */
 #define ROTA_MSG_PATH_MAX 4096
 #define ROTA_MSG_ENV_MAX 1024	 /* environment entries */
 #define ROTA_MSG_LIST_MAX 1048576 /* array elements in a list reply */
@@ -79,6 +80,9 @@ struct rota_job_desc {
 	uint32_t ntasks_per_node; /* 0: as placement finds room */
 	bool exclusive;		/* whole nodes, shared with no other job */
 	bool hold;		/* submitted held (JobHeldUser) */
+	char *array;		/* --array ("0-999%16"); NULL: one job */
+	char *dependency;	/* --dependency as given; NULL: none */
+	bool kill_on_invalid_dep; /* cancel it if that can never be met */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -132,6 +136,12 @@ struct rota_job_info {
 	char *est_nodes;	/* pending: est_start's nodes, hostlist; NULL */
 	uint64_t cpu_usec;	/* ended: CPU time from its cgroup; 0: unknown */
 	uint64_t mem_peak;	/* ended: memory peak (bytes); 0: unknown */
+	uint32_t array_job_id;	/* 0: not of an array */
+	uint32_t array_task_id;	/* ROTA_ARRAY_PENDING_REST: the pending rest */
+	char *array_tasks;	/* that rest's ids ("3-999"); NULL otherwise */
+	uint32_t array_throttle; /* at most this many run at once; 0: any */
+	char *dependency;	/* what it still waits for, Slurm's way:
+				   "afterok:12(unfulfilled)"; "" if none */
 };
 
 struct rota_msg_job_list {
@@ -164,6 +174,8 @@ struct rota_job_row {
 	const char *name;
 	const char *user;
 	const char *where;	/* nodes once started, the reason while pending */
+	uint32_t array_job_id;	/* 0: not of an array */
+	const char *array;	/* "12_7", "12_[3-999%16]"; "" if none */
 };
 
 struct rota_msg_job_rows {
@@ -253,6 +265,10 @@ struct rota_msg_prio_factor {
 
 struct rota_prio_row {
 	uint32_t id;
+	char *array;		/* a job of an array as named: "12_[3-999%16]"
+				   (its pending rest), "12_7"; NULL: none */
+	uint32_t tasks;		/* the jobs the row stands for: a rest's
+				   tasks; 0 (absent) or 1: one */
 	char *user;
 	char *account;
 	char *queue;
@@ -277,6 +293,8 @@ void rota_msg_prio_clear(struct rota_msg_prio *m);
 struct rota_msg_job_ids {
 	uint32_t *job_ids;
 	size_t n;
+	char **tasks;		/* NULL, or per job its array tasks ("1-5"),
+				   "" for all of it (CANCEL) */
 };
 char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len);
 int rota_msg_job_ids_decode(const char *buf, size_t len,
@@ -455,6 +473,7 @@ struct rota_msg_kv {
 struct rota_msg_control {
 	uint32_t *job_ids;
 	size_t n;
+	char **tasks;		/* as in struct rota_msg_job_ids */
 	bool operator_hold;	/* HOLD: an operator hold */
 	bool has_nice;		/* NICE: "nice" given */
 	int32_t nice;
@@ -613,6 +632,20 @@ struct rota_msg_why {
 	bool fits_now;		/* it would start at the next pass */
 	int64_t fit_limit;	/* the longest limit that starts now; 0 */
 	uint32_t fit_tasks;	/* the most tasks that start now; 0 */
+	/*
+	 * Its dependency as rota show job gives it ("" if none), and the
+	 * part it waits for: its type ("afterok", "" if none), its job (0:
+	 * singleton) and that job's state (ROTA_JOB_NONE: forgotten).
+	 * Optional keys: no ROTA_PROTO_VERSION bump.
+	 */
+	char *dependency;
+	char *dep_type;
+	uint32_t dep_job;
+	enum rota_job_state dep_state;
+	/* an array's job as named ("12_[3-999%16]"; NULL: none) and the
+	   tasks its record stands for (1: one); optional keys too */
+	char *array;
+	uint32_t tasks;
 };
 char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len);
 int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,

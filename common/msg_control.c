@@ -29,6 +29,8 @@ char *rota_msg_control_encode(const struct rota_msg_control *m, size_t *len)
 		json_object_set_new(o, "relative", json_true());
 	if (m->nset)
 		json_object_set_new(o, "set", msg_kv_pack(m->set, m->nset));
+	if (m->tasks)
+		json_object_set_new(o, "tasks", msg_strv_pack(m->tasks));
 	return msg_dump(o, len);
 }
 
@@ -39,6 +41,7 @@ int rota_msg_control_decode(const char *buf, size_t len,
 	json_t *jobs = NULL;
 	json_t *nice = NULL;
 	json_t *set = NULL;
+	json_t *tasks = NULL;
 	int op = 0;
 	int rel = 0;
 	int rc;
@@ -46,11 +49,13 @@ int rota_msg_control_decode(const char *buf, size_t len,
 	*m = (struct rota_msg_control){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:o, s?b, s?o, s?b, s?o !}", "jobs",
-			&jobs, "operator", &op, "nice", &nice, "relative",
-			&rel, "set", &set);
+	rc = msg_unpack(root, err, "{s:o, s?b, s?o, s?b, s?o, s?o !}",
+			"jobs", &jobs, "operator", &op, "nice", &nice,
+			"relative", &rel, "set", &set, "tasks", &tasks);
 	if (rc == 0)
 		rc = msg_u32v(jobs, 65536, "jobs", &m->job_ids, &m->n, err);
+	if (rc == 0)
+		rc = msg_tasks_unpack(tasks, m->n, &m->tasks, err);
 	if (rc == 0 && nice) {
 		if (!json_is_integer(nice))
 			rc = rota_errorf(err, -EPROTO, "nice: not an integer");
@@ -75,6 +80,7 @@ int rota_msg_control_decode(const char *buf, size_t len,
 void rota_msg_control_clear(struct rota_msg_control *m)
 {
 	msg_kv_free(m->set, m->nset);
+	msg_strv_free(m->tasks);
 	free(m->job_ids);
 	*m = (struct rota_msg_control){ 0 };
 }

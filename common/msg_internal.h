@@ -24,6 +24,12 @@ int msg_strv(json_t *arr, size_t max_n, size_t max_len, const char *field,
 	     char ***out, struct rota_error *err);
 json_t *msg_strv_pack(char *const *v);
 void msg_strv_free(char **v);
+/*
+ * "tasks" of a body that names jobs: NULL (absent), or one array-task
+ * expression per job ("" for the whole job), exactly 'n' of them.
+ */
+int msg_tasks_unpack(json_t *arr, size_t n, char ***out,
+		     struct rota_error *err);
 /* An array of unsigned 32-bit ints. */
 int msg_u32v(json_t *arr, size_t max_n, const char *field, uint32_t **out,
 	     size_t *n, struct rota_error *err);

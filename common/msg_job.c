@@ -138,19 +138,28 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 	if (d->reservation)
 		json_object_set_new(o, "reservation",
 				    json_string(d->reservation));
+	if (d->array)
+		json_object_set_new(o, "array", json_string(d->array));
+	if (d->dependency)
+		json_object_set_new(o, "dependency",
+				    json_string(d->dependency));
+	if (d->kill_on_invalid_dep)
+		json_object_set_new(o, "kill_on_invalid_dep", json_true());
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
 
 struct submit_raw {
 	const char *name, *script, *workdir, *output, *error, *queue,
-		*account, *constraint, *qos, *reservation;
+		*account, *constraint, *qos, *reservation, *array,
+		*dependency;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
 	json_int_t mem_per_cpu;
 	json_t *env;
 	int no_requeue;
 	int exclusive;
 	int hold;
+	int kill_on_invalid_dep;
 };
 
 static int submit_check(const struct submit_raw *r, struct rota_error *err)
@@ -196,7 +205,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
-			"s?I, s?s, s?b !}",
+			"s?I, s?s, s?b, s?s, s?s, s?b !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -207,7 +216,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			"urgency", &r.urgency, "ntasks_per_node", &r.per_node,
 			"exclusive", &r.exclusive, "mem_per_cpu_mb",
 			&r.mem_per_cpu, "reservation", &r.reservation, "hold",
-			&r.hold);
+			&r.hold, "array", &r.array, "dependency", &r.dependency,
+			"kill_on_invalid_dep", &r.kill_on_invalid_dep);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -239,6 +249,12 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		rc = msg_str(r.reservation, ROTA_MSG_NAME_MAX, "reservation",
 			     &d->reservation, err);
 	if (rc == 0)
+		rc = msg_str(r.array, ROTA_MSG_NAME_MAX, "array", &d->array,
+			     err);
+	if (rc == 0)
+		rc = msg_str(r.dependency, ROTA_MSG_DEPEND_MAX, "dependency",
+			     &d->dependency, err);
+	if (rc == 0)
 		rc = msg_strv(r.env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8,
 			      "env", &d->env, err);
 	json_decref(root);
@@ -258,6 +274,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->ntasks_per_node = (uint32_t)r.per_node;
 	d->exclusive = r.exclusive;
 	d->hold = r.hold;
+	d->kill_on_invalid_dep = r.kill_on_invalid_dep;
 	return 0;
 }
 
@@ -273,6 +290,8 @@ void rota_job_desc_clear(struct rota_job_desc *d)
 	free(d->constraint);
 	free(d->qos);
 	free(d->reservation);
+	free(d->array);
+	free(d->dependency);
 	msg_strv_free(d->env);
 	*d = (struct rota_job_desc){ 0 };
 }
@@ -342,30 +361,39 @@ int rota_msg_job_list_req_decode(const char *buf, size_t len,
 
 char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len)
 {
-	return msg_dump(json_pack("{s:o}", "job_ids",
-				  msg_u32v_pack(m->job_ids, m->n)),
-			len);
+	json_t *o = json_pack("{s:o}", "job_ids",
+			      msg_u32v_pack(m->job_ids, m->n));
+
+	if (m->tasks)
+		json_object_set_new(o, "tasks", msg_strv_pack(m->tasks));
+	return msg_dump(o, len);
 }
 
 int rota_msg_job_ids_decode(const char *buf, size_t len,
 			   struct rota_msg_job_ids *m, struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
-	json_t *ids = NULL;
+	json_t *ids = NULL, *tasks = NULL;
 	int rc;
 
 	*m = (struct rota_msg_job_ids){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:o !}", "job_ids", &ids);
+	rc = msg_unpack(root, err, "{s:o, s?o !}", "job_ids", &ids, "tasks",
+			&tasks);
 	if (rc == 0)
 		rc = msg_u32v(ids, 65536, "job_ids", &m->job_ids, &m->n, err);
+	if (rc == 0)
+		rc = msg_tasks_unpack(tasks, m->n, &m->tasks, err);
 	json_decref(root);
+	if (rc < 0)
+		rota_msg_job_ids_clear(m);
 	return rc;
 }
 
 void rota_msg_job_ids_clear(struct rota_msg_job_ids *m)
 {
+	msg_strv_free(m->tasks);
 	free(m->job_ids);
 	*m = (struct rota_msg_job_ids){ 0 };
 }

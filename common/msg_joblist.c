@@ -72,6 +72,15 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 		add_int(b, "cpu_usec", (int64_t)j->cpu_usec);
 	if (j->mem_peak)
 		add_int(b, "mem_peak", (int64_t)j->mem_peak);
+	if (j->array_job_id) {
+		add_int(b, "array_job_id", j->array_job_id);
+		add_int(b, "array_task_id", j->array_task_id);
+		add_str(b, "array_tasks", j->array_tasks);
+		if (j->array_throttle)
+			add_int(b, "array_throttle", j->array_throttle);
+	}
+	if (j->dependency && j->dependency[0])
+		add_str(b, "dependency", j->dependency);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -106,15 +115,18 @@ static void job_info_clear(struct rota_job_info *j)
 	free(j->constraint);
 	free(j->reservation);
 	free(j->est_nodes);
+	free(j->array_tasks);
+	free(j->dependency);
 	*j = (struct rota_job_info){ 0 };
 }
 
 struct job_raw {
 	json_int_t id, uid, gid, ntasks, cpt, nodes, mem, limit, submit,
-		start, end, exit_code, sig, runs, est, mem_per_cpu, cpu, peak;
+		start, end, exit_code, sig, runs, est, mem_per_cpu, cpu, peak,
+		array_job, array_task, array_throttle;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
 		*workdir, *output, *error, *constraint, *reservation,
-		*est_nodes;
+		*est_nodes, *array_tasks, *dependency;
 };
 
 static int job_strings(const struct job_raw *r, struct rota_job_info *j,
@@ -136,6 +148,10 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		  ROTA_MSG_NAME_MAX },
 		{ "est_nodes", r->est_nodes, &j->est_nodes,
 		  ROTA_MSG_PATH_MAX },
+		{ "array_tasks", r->array_tasks, &j->array_tasks,
+		  ROTA_MSG_PATH_MAX },
+		{ "dependency", r->dependency, &j->dependency,
+		  ROTA_MSG_DEPEND_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -159,6 +175,9 @@ static int job_numbers(const struct job_raw *r, struct rota_error *err)
 		{ "mem_per_cpu_mb", r->mem_per_cpu, 0, (json_int_t)1 << 30 },
 		{ "cpu_usec", r->cpu, 0, INT64_MAX },
 		{ "mem_peak", r->peak, 0, INT64_MAX },
+		{ "array_job_id", r->array_job, 0, UINT32_MAX },
+		{ "array_task_id", r->array_task, 0, UINT32_MAX },
+		{ "array_throttle", r->array_throttle, 0, UINT32_MAX },
 	};
 
 	return msg_ranges(n, sizeof(n) / sizeof(*n), err);
@@ -175,7 +194,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s, s?I, "
-			"s?I !}",
+			"s?I, s?I, s?I, s?s, s?I, s?s !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -188,7 +207,10 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			"signal", &r.sig, "runs", &r.runs, "est_start", &r.est,
 			"mem_per_cpu_mb", &r.mem_per_cpu, "reservation",
 			&r.reservation, "est_nodes", &r.est_nodes, "cpu_usec",
-			&r.cpu, "mem_peak", &r.peak);
+			&r.cpu, "mem_peak", &r.peak, "array_job_id",
+			&r.array_job, "array_task_id", &r.array_task,
+			"array_tasks", &r.array_tasks, "array_throttle",
+			&r.array_throttle, "dependency", &r.dependency);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)
@@ -224,6 +246,9 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	j->mem_per_cpu_mb = (uint64_t)r.mem_per_cpu;
 	j->cpu_usec = (uint64_t)r.cpu;
 	j->mem_peak = (uint64_t)r.peak;
+	j->array_job_id = (uint32_t)r.array_job;
+	j->array_task_id = (uint32_t)r.array_task;
+	j->array_throttle = (uint32_t)r.array_throttle;
 	return 0;
 }
 

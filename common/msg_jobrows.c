@@ -29,11 +29,12 @@ char *rota_msg_job_rows_encode(const struct rota_job_row *rows, size_t n,
 		const char *str[] = { msg_rows_or_empty(r->queue),
 				      msg_rows_or_empty(r->name),
 				      msg_rows_or_empty(r->user),
-				      msg_rows_or_empty(r->where) };
+				      msg_rows_or_empty(r->where),
+				      msg_rows_or_empty(r->array) };
 		/* an escape is 6 bytes at most; a number 20; then '"",' */
-		size_t need = 2 + 5 * 21 + 4 * 3 + 6 * 8;
+		size_t need = 2 + 6 * 21 + 5 * 3 + 6 * 8;
 
-		for (size_t k = 0; k < 4; k++)
+		for (size_t k = 0; k < 5; k++)
 			need += 6 * strlen(str[k]);
 		msg_rows_reserve(&o, need);
 		if (i)
@@ -50,7 +51,10 @@ char *rota_msg_job_rows_encode(const struct rota_job_row *rows, size_t n,
 		o.p = msg_rows_put_i64(o.p, r->end_time);
 		*o.p++ = ',';
 		for (size_t k = 0; k < 4; k++)
-			o.p = msg_rows_put_str(o.p, str[k], k < 3 ? ',' : ']');
+			o.p = msg_rows_put_str(o.p, str[k], ',');
+		o.p = msg_rows_put_i64(o.p, r->array_job_id);
+		*o.p++ = ',';
+		o.p = msg_rows_put_str(o.p, str[4], ']');
 	}
 	msg_rows_reserve(&o, 3);
 	o.p = stpcpy(o.p, "]}");
@@ -62,7 +66,7 @@ char *rota_msg_job_rows_encode(const struct rota_job_row *rows, size_t n,
 static int row(struct msg_rows_in *in, void *out)
 {
 	struct rota_job_row *r = out;
-	int64_t id = 0, nodes = 0;
+	int64_t id = 0, nodes = 0, array_job = 0;
 	int rc;
 
 	rc = msg_rows_num(in, 1, UINT32_MAX, &id, "id");
@@ -91,10 +95,21 @@ static int row(struct msg_rows_in *in, void *out)
 			rc = msg_rows_str(in, max[i], strs[i], "string column");
 	}
 	if (!rc)
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
+	if (!rc)
+		rc = msg_rows_num(in, 0, UINT32_MAX, &array_job,
+				  "array job id");
+	if (!rc)
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
+	if (!rc)
+		rc = msg_rows_str(in, ROTA_MSG_PATH_MAX, &r->array,
+				  "array column");
+	if (!rc)
 		rc = msg_rows_expect(in, ROTA_JT_RBRACK,
 				     "expected ']' after a row");
 	r->id = (uint32_t)id;
 	r->nodes = (uint32_t)nodes;
+	r->array_job_id = (uint32_t)array_job;
 	return rc;
 }
 

@@ -24,10 +24,16 @@ static json_t *row_pack(const struct rota_prio_row *r)
 						   x->raw, x->norm, x->weight,
 						   x->value));
 	}
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:o}", "id",
-			 (json_int_t)r->id, "user", r->user, "account",
-			 r->account, "queue", r->queue, "qos", r->qos,
-			 "priority", r->priority, "factors", f);
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:o}", "id",
+			      (json_int_t)r->id, "user", r->user, "account",
+			      r->account, "queue", r->queue, "qos", r->qos,
+			      "priority", r->priority, "factors", f);
+
+	if (r->array)
+		json_object_set_new(o, "array", json_string(r->array));
+	if (r->tasks > 1)
+		json_object_set_new(o, "tasks", json_integer(r->tasks));
+	return o;
 }
 
 char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len)
@@ -60,16 +66,22 @@ static int factor_unpack(json_t *a, struct rota_msg_prio_factor *f,
 static int row_unpack(json_t *o, struct rota_prio_row *r,
 		      struct rota_error *err)
 {
-	const char *user, *account, *queue, *qos;
+	const char *user, *account, *queue, *qos, *array = NULL;
 	json_t *prio = NULL, *f = NULL;
-	json_int_t id;
-	int rc = msg_unpack(o, err, "{s:I, s:s, s:s, s:s, s:s, s:o, s:o !}",
+	json_int_t id, tasks = 0;
+	int rc = msg_unpack(o, err,
+			    "{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s?s, s?I !}",
 			    "id", &id, "user", &user, "account", &account,
 			    "queue", &queue, "qos", &qos, "priority", &prio,
-			    "factors", &f);
+			    "factors", &f, "array", &array, "tasks", &tasks);
 
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "id", err);
+	if (rc == 0)
+		rc = msg_range(tasks, 0, UINT32_MAX, "tasks", err);
+	if (rc == 0)
+		rc = msg_str(array, ROTA_MSG_PATH_MAX, "array", &r->array, err);
+	r->tasks = (uint32_t)tasks;
 	if (rc == 0)
 		rc = msg_real(prio, "priority", &r->priority, err);
 	if (rc == 0 && (!json_is_array(f) ||
@@ -142,6 +154,7 @@ void rota_msg_prio_clear(struct rota_msg_prio *m)
 		free(r->account);
 		free(r->queue);
 		free(r->qos);
+		free(r->array);
 	}
 	free(m->rows);
 	free(m->plugin);

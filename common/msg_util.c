@@ -83,6 +83,23 @@ void msg_strv_free(char **v)
 	free(v);
 }
 
+int msg_tasks_unpack(json_t *arr, size_t n, char ***out,
+		     struct rota_error *err)
+{
+	int rc;
+
+	*out = NULL;
+	if (!arr)
+		return 0;
+	rc = msg_strv(arr, n, ROTA_MSG_NAME_MAX, "tasks", out, err);
+	if (rc == 0 && json_array_size(arr) != n) {
+		msg_strv_free(*out);
+		*out = NULL;
+		rc = rota_errorf(err, -EPROTO, "tasks: not one per job");
+	}
+	return rc;
+}
+
 int msg_strv(json_t *arr, size_t max_n, size_t max_len, const char *field,
 	     char ***out, struct rota_error *err)
 {

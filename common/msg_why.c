@@ -56,6 +56,18 @@ char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len)
 	json_object_set_new(o, "fits_now", json_boolean(m->fits_now));
 	json_object_set_new(o, "fit_limit", json_integer(m->fit_limit));
 	json_object_set_new(o, "fit_tasks", json_integer(m->fit_tasks));
+	json_object_set_new(o, "dependency",
+			    json_string(or_empty(m->dependency)));
+	json_object_set_new(o, "dep_type", json_string(or_empty(m->dep_type)));
+	json_object_set_new(o, "dep_job", json_integer(m->dep_job));
+	json_object_set_new(o, "dep_state",
+			    json_string(m->dep_state
+						? rota_job_state_name(m->dep_state)
+						: ""));
+	if (m->array)
+		json_object_set_new(o, "array", json_string(m->array));
+	if (m->tasks > 1)
+		json_object_set_new(o, "tasks", json_integer(m->tasks));
 	return msg_dump(o, len);
 }
 
@@ -86,6 +98,8 @@ struct why_raw {
 	json_int_t now, id, hold, ntasks, cpt, limit, est, ahead, total,
 		fit_limit, fit_tasks;
 	const char *state, *user, *queue, *reason, *sched, *resv, *nodes;
+	const char *dep, *dep_type, *dep_state, *array;
+	json_int_t dep_job, tasks;
 	json_t *first, *list;
 	int fits, limited;
 };
@@ -127,6 +141,9 @@ static int why_strings(const struct why_raw *r, struct rota_msg_why *m,
 		{ "sched", r->sched, &m->sched, ROTA_MSG_NAME_MAX },
 		{ "reservation", r->resv, &m->reservation, ROTA_MSG_NAME_MAX },
 		{ "est_nodes", r->nodes, &m->est_nodes, ROTA_MSG_PATH_MAX },
+		{ "dependency", r->dep, &m->dependency, ROTA_MSG_DEPEND_MAX },
+		{ "dep_type", r->dep_type, &m->dep_type, ROTA_MSG_NAME_MAX },
+		{ "array", r->array, &m->array, ROTA_MSG_PATH_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -140,6 +157,14 @@ static int why_fill(const struct why_raw *r, struct rota_msg_why *m,
 	if (rc == 0 && rota_job_state_parse(r->state, &m->state) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown",
 				 r->state);
+	if (rc == 0 && r->dep_state && r->dep_state[0] &&
+	    rota_job_state_parse(r->dep_state, &m->dep_state) < 0)
+		rc = rota_errorf(err, -EPROTO, "dep_state: '%s' unknown",
+				 r->dep_state);
+	if (rc == 0)
+		rc = msg_range(r->dep_job, 0, UINT32_MAX, "dep_job", err);
+	if (rc == 0)
+		rc = msg_range(r->tasks, 0, UINT32_MAX, "tasks", err);
 	if (rc == 0)
 		rc = why_strings(r, m, err);
 	if (rc == 0)
@@ -167,7 +192,7 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 	rc = msg_unpack(root, err,
 			"{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, "
 			"s:I, s:I, s:I, s:s, s:b, s:I, s:o, s:o, s:I, s:b, "
-			"s:I, s:I !}",
+			"s:I, s:I, s?s, s?s, s?I, s?s, s?s, s?I !}",
 			"now", &r.now, "id", &r.id, "state", &r.state, "user",
 			&r.user, "queue", &r.queue, "reason", &r.reason,
 			"sched", &r.sched, "reservation", &r.resv, "hold",
@@ -177,7 +202,10 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 			&r.ahead, "first",
 			&r.first, "resv", &r.list, "resv_total", &r.total,
 			"fits_now", &r.fits, "fit_limit", &r.fit_limit,
-			"fit_tasks", &r.fit_tasks);
+			"fit_tasks", &r.fit_tasks, "dependency", &r.dep,
+			"dep_type", &r.dep_type, "dep_job", &r.dep_job,
+			"dep_state", &r.dep_state, "array", &r.array, "tasks",
+			&r.tasks);
 	if (rc == 0)
 		rc = why_fill(&r, m, err);
 	if (rc == 0) {
@@ -194,6 +222,8 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 		m->limited = r.limited;
 		m->fit_limit = r.fit_limit;
 		m->fit_tasks = (uint32_t)r.fit_tasks;
+		m->dep_job = (uint32_t)r.dep_job;
+		m->tasks = (uint32_t)r.tasks;
 	}
 	json_decref(root);
 	if (rc < 0)
@@ -220,5 +250,8 @@ void rota_msg_why_clear(struct rota_msg_why *m)
 	free(m->sched);
 	free(m->reservation);
 	free(m->est_nodes);
+	free(m->dependency);
+	free(m->dep_type);
+	free(m->array);
 	*m = (struct rota_msg_why){ 0 };
 }

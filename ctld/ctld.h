@@ -175,6 +175,24 @@ void rpc_node_link_lost(struct peer *p, const char *why);
 int ctld_reconfigure(struct ctld *ctld, struct rota_error *err);
 void rpc_reconfigure(struct peer *p, const struct rota_frame *f);
 
+/* A reply's lines, one per job refused (a NULL-ended vector). */
+struct rpc_lines {
+	char **v;
+	size_t n;
+};
+void rpc_lines_add(struct rpc_lines *l, const char *text);
+void rpc_lines_fini(struct rpc_lines *l);
+typedef int (*rpc_job_fn)(void *arg, uint32_t id, struct rota_error *err);
+/*
+ * 'fn' on every job a request names: each id, or with tasks[i] those
+ * tasks of array ids[i] (core_array_select; 'running': an array's running
+ * tasks too, not only its pending ones); one line in 'out' per job
+ * refused or task not found.
+ */
+void rpc_each_job(struct ctld *ctld, const uint32_t *ids, char *const *tasks,
+		  size_t n, bool running, rpc_job_fn fn, void *arg,
+		  struct rpc_lines *out);
+
 /* rpc_control.c: HOLD, RELEASE, NICE, UPDATE, REQUEUE; rpc_top.c. */
 void rpc_hold(struct peer *p, const struct rota_frame *f);
 void rpc_release(struct peer *p, const struct rota_frame *f);

@@ -87,6 +87,24 @@ char *job_record_encode(const struct core *core, const struct core_job *job,
 	}
 	if (job->recorded)
 		json_object_set_new(o, "recorded", json_true());
+	if (job->array_id) {
+		json_object_set_new(o, "array_id",
+				    json_integer(job->array_id));
+		json_object_set_new(o, "array_task",
+				    json_integer(job->array_task));
+		json_object_set_new(o, "array_shape",
+				    json_pack("[I, I, I, I]",
+					      (json_int_t)job->shape.count,
+					      (json_int_t)job->shape.min,
+					      (json_int_t)job->shape.max,
+					      (json_int_t)job->shape.step));
+	}
+	if (job->array) {
+		char *rest = rota_taskset_text(&job->array->tasks);
+
+		json_object_set_new(o, "array_rest", json_string(rest));
+		free(rest);
+	}
 	head = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!head)
@@ -167,10 +185,11 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	struct core_job_state st = { 0 };
 	json_int_t id, uid, gid, limit, submit, start, end, run = 0;
 	json_int_t el_accum = 0, el_since = 0, hold = 0;
-	json_int_t cpu = 0, peak = 0;
+	json_int_t cpu = 0, peak = 0, array_id = 0, array_task = 0;
 	int recorded = 0;
 	const char *kind, *state, *queue, *end_text = NULL, *user = NULL;
-	const char *fence = NULL;
+	const char *fence = NULL, *array_rest = NULL;
+	json_int_t shape[4] = { 0 };
 	json_t *alloc, *desc;
 	struct alloc_in a = { 0 };
 	char *text;
@@ -178,7 +197,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 
 	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
 			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?I, s?I, s?I, s?b, "
-			   "s?s, s?I, s?I !}",
+			   "s?s, s?I, s?I, s?I, s?I, s?s, s?[IIII] !}",
 			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
 			"gid", &gid, "queue", &queue, "time_limit", &limit,
 			"submit", &submit, "start", &start, "end", &end,
@@ -187,8 +206,16 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 			&end_text, "run", &run, "user", &user,
 			"eligible_accum", &el_accum, "eligible_since",
 			&el_since, "hold", &hold, "recorded", &recorded,
-			"fence", &fence, "cpu_usec", &cpu, "mem_peak", &peak) < 0 ||
+			"fence", &fence, "cpu_usec", &cpu, "mem_peak", &peak,
+			"array_id", &array_id, "array_task", &array_task,
+			"array_rest", &array_rest, "array_shape", &shape[0],
+			&shape[1], &shape[2], &shape[3]) < 0 ||
 	    cpu < 0 || peak < 0 || el_accum < 0 || hold < 0 ||
+	    array_id < 0 || array_id > UINT32_MAX || array_task < 0 ||
+	    array_task > UINT32_MAX || shape[0] < 0 ||
+	    shape[0] > UINT32_MAX || shape[1] < 0 || shape[1] > UINT32_MAX ||
+	    shape[2] < 0 || shape[2] > UINT32_MAX || shape[3] < 0 ||
+	    shape[3] > UINT32_MAX ||
 	    hold > CORE_HOLD_OPERATOR ||
 	    run < 0 || run > UINT32_MAX ||
 	    id <= 0 || id > UINT32_MAX || uid < 0 || uid >= UINT32_MAX ||
@@ -221,6 +248,12 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 		st.hold = (enum core_hold)hold;
 		st.fence = fence;
 		st.recorded = recorded;
+		st.array_id = (uint32_t)array_id;
+		st.array_task = (uint32_t)array_task;
+		st.array_rest = array_rest;
+		st.array_shape = (struct core_array_shape){
+			(uint32_t)shape[0], (uint32_t)shape[1],
+			(uint32_t)shape[2], (uint32_t)shape[3] };
 		st.alloc = a.v;
 		st.nalloc = a.n;
 		rc = core_restore_job(core, now, &st, err);

@@ -267,6 +267,8 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 		.runs = job->run,
 		.cpu_usec = job->cpu_usec,
 		.mem_peak = job->mem_peak,
+		.array_job_id = job->array_id,
+		.array_task_id = job->array_task,
 	};
 }
 
@@ -310,9 +312,12 @@ static int record_one(struct jobcomp *jc, const struct ctld *ctld,
 				  : rota_xstrdup("");
 	struct rota_jobcomp_step *steps;
 	uint32_t nsteps;
+	char *rest = NULL;
 	int failed = 0;
 
 	record_fill(core, ctld->conf, job, nodes, &r);
+	if (job->array)
+		r.array_tasks = rest = rota_taskset_text(&job->array->tasks);
 	steps = steps_fill(ctld, job->id, &nsteps);
 	r.steps = steps;
 	r.nsteps = nsteps;
@@ -330,6 +335,7 @@ static int record_one(struct jobcomp *jc, const struct ctld *ctld,
 	}
 	free(nodes);
 	free(steps);
+	free(rest);
 	return failed;
 }
 

@@ -133,6 +133,13 @@ static void fill_info(const struct core_job *job, void *arg)
 		.est_nodes = job->nalloc ? NULL : nodes,
 		.cpu_usec = job->cpu_usec,
 		.mem_peak = job->mem_peak,
+		.array_job_id = job->array_id,
+		.array_task_id = job->array_task,
+		.array_tasks = job->array ? rota_taskset_text(&job->array->tasks)
+					  : NULL,
+		.array_throttle = job->array ? job->array->throttle : 0,
+		/* freed with j->dependency after encoding; NULL: none */
+		.dependency = job->deps ? core_job_dependency(job) : NULL,
 	};
 	lc->nodelists[lc->n++] = nodes;
 }
@@ -169,50 +176,66 @@ void rpc_job_list(struct peer *p, const struct rota_frame *f)
 	peer_send(p, ROTA_MSG_JOB_LIST_REPLY, body, len);
 	free(body);
 out:
-	for (size_t i = 0; i < lc.n; i++)
+	for (size_t i = 0; i < lc.n; i++) {
 		free(lc.nodelists[i]);
+		free(lc.jobs[i].array_tasks);
+		free(lc.jobs[i].dependency);
+	}
 	free(lc.nodelists);
 	free(lc.jobs);
+}
+
+struct cancel_ctx {
+	struct ctld *ctld;
+	uid_t uid;
+	bool op;
+};
+
+static int cancel_job(void *arg, uint32_t id, struct rota_error *err)
+{
+	struct cancel_ctx *c = arg;
+	int rc = core_cancel(c->ctld->core, ctld_now(c->ctld), id, c->uid,
+			     c->op, err);
+
+	if (rc == 0)
+		rota_info("job %u: cancel requested by uid %u", id,
+			  (unsigned)c->uid);
+	return rc;
 }
 
 static void cancel(struct peer *p, struct idem_req *ir)
 {
 	const struct rota_frame *f = &ir->f;
 	struct ctld *ctld = p->ctld;
-	bool op = ctld_is_operator(ctld, p->uid);
+	struct cancel_ctx c = {
+		.ctld = ctld,
+		.uid = p->uid,
+		.op = ctld_is_operator(ctld, p->uid),
+	};
 	struct rota_msg_job_ids m;
 	struct rota_error err;
-	char **lines;
-	size_t n = 0, len;
+	struct rpc_lines lines = { 0 };
+	size_t len;
 	char *body;
 
 	if (rota_msg_job_ids_decode(f->body, f->body_len, &m, &err) < 0) {
 		reply_decode_error(p, f, &err);
 		return;
 	}
-	lines = rota_xcalloc(m.n + 2, sizeof(char *));
-	for (size_t i = 0; i < m.n; i++) {
-		if (core_cancel(ctld->core, ctld_now(ctld), m.job_ids[i], p->uid,
-				op, &err) < 0)
-			lines[n++] = rota_xstrdup(err.text);
-		else
-			rota_info("job %u: cancel requested by uid %u",
-				  m.job_ids[i], (unsigned)p->uid);
-	}
-	body = rota_msg_text_list_encode(lines, n, &len);
+	rpc_each_job(ctld, m.job_ids, m.tasks, m.n, true, cancel_job, &c,
+		     &lines);
+	body = rota_msg_text_list_encode(lines.v, lines.n, &len);
 	idem_answer(ir, ROTA_MSG_CANCEL_REPLY, body, len);
 	if (state_commit(ctld) < 0) {
 		idem_forget(ir);
 		free(body);
-		lines[n++] = rota_xstrdup("the controller cannot write its "
-					  "journal: cancels may not last");
-		body = rota_msg_text_list_encode(lines, n, &len);
+		rpc_lines_add(&lines, "the controller cannot write its "
+				      "journal: cancels may not last");
+		body = rota_msg_text_list_encode(lines.v, lines.n, &len);
 	}
 	peer_send(p, ROTA_MSG_CANCEL_REPLY, body, len);
 	free(body);
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
+	rpc_lines_fini(&lines);
 	rota_msg_job_ids_clear(&m);
 	ctld_run_actions(ctld);
 	ctld_kick(ctld);
@@ -263,6 +286,11 @@ static void fill_row(const struct core_job *job, void *arg)
 		.user = user_cache_name(rc->ctld->users, job->uid),
 	};
 	r->where = rpc_job_where(core, job, rc->nodelists, &rc->nlists);
+	if (job->array_id) {
+		r->array_job_id = job->array_id;
+		r->array = rc->nodelists[rc->nlists++] =
+			core_job_array_name(job);
+	}
 }
 
 void rpc_job_rows(struct peer *p, const struct rota_frame *f)
@@ -272,7 +300,8 @@ void rpc_job_rows(struct peer *p, const struct rota_frame *f)
 	struct rows_ctx rc = {
 		.ctld = ctld,
 		.rows = rota_xcalloc(total + 1, sizeof(struct rota_job_row)),
-		.nodelists = rota_xcalloc(total + 1, sizeof(char *)),
+		/* a nodelist and an array name each at most */
+		.nodelists = rota_xcalloc(2 * total + 1, sizeof(char *)),
 	};
 	size_t len;
 	char *body;

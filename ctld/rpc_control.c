@@ -27,6 +27,10 @@
 #include "ctld/ctld.h"
 #include "ctld/idem.h"
 
+struct control;
+typedef int (*control_fn)(struct control *c, uint32_t id,
+			  struct rota_error *err);
+
 /* What one request asks of each of its jobs. */
 struct control {
 	struct ctld *ctld;
@@ -34,10 +38,9 @@ struct control {
 	bool is_operator;
 	const struct rota_msg_control *m;
 	struct core_update update; /* UPDATE: the parsed key=value pairs */
+	control_fn fn;
+	const char *verb;
 };
-
-typedef int (*control_fn)(struct control *c, uint32_t id,
-			  struct rota_error *err);
 
 static int do_hold(struct control *c, uint32_t id, struct rota_error *err)
 {
@@ -89,7 +92,7 @@ static int parse_set(struct control *c, struct rota_error *err)
 	if (!c->m->nset)
 		return rota_errorf(err, -EINVAL, "nothing to change: give "
 				   "key=value (TimeLimit, Queue, Name, "
-				   "Urgency)");
+				   "Urgency, Dependency)");
 	for (size_t i = 0; i < c->m->nset; i++) {
 		const char *k = c->m->set[i].key;
 		const char *v = c->m->set[i].value;
@@ -108,15 +111,70 @@ static int parse_set(struct control *c, struct rota_error *err)
 			u->name = v;
 		} else if (strcasecmp(k, "Urgency") == 0) {
 			rc = parse_urgency(v, &u->urgency, err);
+		} else if (strcasecmp(k, "Dependency") == 0) {
+			u->dependency = v; /* "": none; core_update checks */
 		} else {
 			rc = rota_errorf(err, -EINVAL,
 					 "%s: unknown key (TimeLimit, Queue, "
-					 "Name, Urgency)", k);
+					 "Name, Urgency, Dependency)", k);
 		}
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
+}
+
+void rpc_lines_add(struct rpc_lines *l, const char *text)
+{
+	l->v = rota_xreallocarray(l->v, l->n + 2, sizeof(*l->v));
+	l->v[l->n++] = rota_xstrdup(text);
+	l->v[l->n] = NULL;
+}
+
+void rpc_lines_fini(struct rpc_lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct rpc_lines){ 0 };
+}
+
+void rpc_each_job(struct ctld *ctld, const uint32_t *ids, char *const *tasks,
+		  size_t n, bool running, rpc_job_fn fn, void *arg,
+		  struct rpc_lines *out)
+{
+	struct rota_error err;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t *v;
+		size_t k = core_array_select(ctld->core, ctld_now(ctld), ids[i],
+					     tasks ? tasks[i] : NULL, running,
+					     &v, &err);
+
+		if (err.text[0])
+			rpc_lines_add(out, err.text);
+		for (size_t j = 0; j < k; j++)
+			if (fn(arg, v[j], &err) < 0)
+				rpc_lines_add(out, err.text);
+		free(v);
+	}
+}
+
+/* One job of a control request: the change, logged either way. */
+static int control_job(void *arg, uint32_t id, struct rota_error *err)
+{
+	struct control *c = arg;
+	int rc = c->fn(c, id, err);
+
+	if (rc == -EPERM)
+		c->ctld->stats.denied++;
+	if (rc < 0)
+		rota_info("%s by uid %u refused: %s", c->verb,
+			  (unsigned)c->uid, err->text);
+	else
+		rota_info("job %u: %s by uid %u", id, c->verb,
+			  (unsigned)c->uid);
+	return rc;
 }
 
 static void control_one(struct peer *p, struct idem_req *ir, control_fn fn,
@@ -130,10 +188,12 @@ static void control_one(struct peer *p, struct idem_req *ir, control_fn fn,
 		.uid = p->uid,
 		.is_operator = ctld_is_operator(ctld, p->uid),
 		.m = &m,
+		.fn = fn,
+		.verb = verb,
 	};
 	struct rota_error err;
-	char **lines;
-	size_t n = 0, len;
+	struct rpc_lines lines = { 0 };
+	size_t len;
 	char *body;
 
 	if (rota_msg_control_decode(f->body, f->body_len, &m, &err) < 0) {
@@ -149,35 +209,21 @@ static void control_one(struct peer *p, struct idem_req *ir, control_fn fn,
 		rota_msg_control_clear(&m);
 		return;
 	}
-	lines = rota_xcalloc(m.n + 2, sizeof(char *));
-	for (size_t i = 0; i < m.n; i++) {
-		int rc = fn(&c, m.job_ids[i], &err);
-
-		if (rc == -EPERM)
-			ctld->stats.denied++;
-		if (rc < 0) {
-			rota_info("%s by uid %u refused: %s", verb,
-				  (unsigned)p->uid, err.text);
-			lines[n++] = rota_xstrdup(err.text);
-		} else {
-			rota_info("job %u: %s by uid %u", m.job_ids[i], verb,
-				  (unsigned)p->uid);
-		}
-	}
-	body = rota_msg_text_list_encode(lines, n, &len);
+	/* an array's running tasks: only a requeue is for them */
+	rpc_each_job(ctld, m.job_ids, m.tasks, m.n, fn == do_requeue,
+		     control_job, &c, &lines);
+	body = rota_msg_text_list_encode(lines.v, lines.n, &len);
 	idem_answer(ir, ROTA_MSG_CONTROL_REPLY, body, len);
 	if (state_commit(ctld) < 0) {
 		idem_forget(ir);
 		free(body);
-		lines[n++] = rota_xstrdup("the controller cannot write its "
-					  "journal: changes may not last");
-		body = rota_msg_text_list_encode(lines, n, &len);
+		rpc_lines_add(&lines, "the controller cannot write its "
+				      "journal: changes may not last");
+		body = rota_msg_text_list_encode(lines.v, lines.n, &len);
 	}
 	peer_send(p, ROTA_MSG_CONTROL_REPLY, body, len);
 	free(body);
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
+	rpc_lines_fini(&lines);
 	rota_msg_control_clear(&m);
 	ctld_run_actions(ctld);
 	ctld_kick(ctld);

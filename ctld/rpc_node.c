@@ -172,7 +172,10 @@ void rpc_node_link_lost(struct peer *p, const char *why)
 	core_node_unreachable(ctld->core, ctld_now(ctld), n->name, reason);
 }
 
-/* Expand %j (id), %u (user), %x (name), %N (first node), %% in a path. */
+/*
+ * Expand %j (id), %A and %a (array job and task id; for a job of no array
+ * its id and 0), %u (user), %x (name), %N (first node), %% in a path.
+ */
 static char *expand_path(const char *pattern, const char *workdir,
 			 const struct core_job *job, const char *user,
 			 const char *node)
@@ -190,6 +193,14 @@ static char *expand_path(const char *pattern, const char *workdir,
 		}
 		switch (*++s) {
 		case 'j': rota_strbuf_addf(&b, "%u", job->id); break;
+		case 'A':
+			rota_strbuf_addf(&b, "%u", job->array_id ? job->array_id
+								 : job->id);
+			break;
+		case 'a':
+			rota_strbuf_addf(&b, "%u",
+					 job->array_id ? job->array_task : 0);
+			break;
 		case 'u': rota_strbuf_adds(&b, user); break;
 		case 'x': rota_strbuf_adds(&b, job->desc.name); break;
 		case 'N': rota_strbuf_adds(&b, node); break;
@@ -229,7 +240,7 @@ static char **job_env(struct ctld *ctld, const struct core_job *job,
 
 	while (job->desc.env && job->desc.env[n])
 		n++;
-	env = rota_xcalloc(n + 16, sizeof(char *));
+	env = rota_xcalloc(n + 24, sizeof(char *));
 	for (; i < n; i++)
 		env[i] = rota_xstrdup(job->desc.env[i]);
 	env[i++] = rota_xasprintf("ROTA_JOB_ID=%u", job->id);
@@ -249,6 +260,20 @@ static char **job_env(struct ctld *ctld, const struct core_job *job,
 		env[i++] = rota_xasprintf("ROTA_JOB_ACCOUNT=%s",
 					  job->desc.account);
 	env[i++] = job_hosts(ctld, job);
+	if (job->array_id) {
+		env[i++] = rota_xasprintf("ROTA_ARRAY_JOB_ID=%u",
+					  job->array_id);
+		env[i++] = rota_xasprintf("ROTA_ARRAY_TASK_ID=%u",
+					  job->array_task);
+		env[i++] = rota_xasprintf("ROTA_ARRAY_TASK_COUNT=%u",
+					  job->shape.count);
+		env[i++] = rota_xasprintf("ROTA_ARRAY_TASK_MIN=%u",
+					  job->shape.min);
+		env[i++] = rota_xasprintf("ROTA_ARRAY_TASK_MAX=%u",
+					  job->shape.max);
+		env[i++] = rota_xasprintf("ROTA_ARRAY_TASK_STEP=%u",
+					  job->shape.step);
+	}
 	env[i] = NULL;
 	return env;
 }
@@ -280,8 +305,10 @@ static void send_launch(struct ctld *ctld, struct peer *link,
 	size_t len;
 	char *body;
 
+	/* as Slurm's slurm-%A_%a.out for a task of an array */
 	m.output = expand_path(job->desc.output ? job->desc.output
-						: "rota-%j.out",
+			       : job->array_id ? "rota-%A_%a.out"
+					       : "rota-%j.out",
 			       job->desc.workdir, job, user, node->name);
 	m.error = job->desc.error ? expand_path(job->desc.error,
 						job->desc.workdir, job, user,

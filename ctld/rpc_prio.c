@@ -43,6 +43,8 @@ static void add_row(const struct core_job *job, void *arg)
 		.priority = job->priority,
 		.factors = rota_xcalloc(nf + 1, sizeof(*r->factors)),
 		.nfactors = nf,
+		.array = core_job_array_name(job),
+		.tasks = job->array ? job->array->tasks.count : 1,
 	};
 	for (size_t i = 0; i < nf; i++)
 		r->factors[i] = (struct rota_msg_prio_factor){
@@ -94,8 +96,10 @@ void rpc_prio(struct peer *p, const struct rota_frame *f)
 		peer_send(p, ROTA_MSG_PRIO_REPLY, body, len);
 		free(body);
 	}
-	for (size_t i = 0; i < pc.m.n; i++)
+	for (size_t i = 0; i < pc.m.n; i++) {
 		free(pc.m.rows[i].factors);
+		free(pc.m.rows[i].array);
+	}
 	free(pc.m.rows);
 	free(pc.f);
 	rota_msg_job_ids_clear(&ids);

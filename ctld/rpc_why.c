@@ -59,6 +59,15 @@ static void fill(const struct core *core, const struct core_why *w,
 		.fits_now = w->fits_now,
 		.fit_limit = w->fit_limit,
 		.fit_tasks = w->fit_tasks,
+		.dependency = job->deps ? core_job_dependency(job) : NULL,
+		.dep_type = w->dep.type ? (char *)rota_depend_type_name(
+						  w->dep.type)
+					: NULL,
+		.dep_job = w->dep.job_id,
+		.dep_state = w->dep.target ? w->dep.target->state
+					   : ROTA_JOB_NONE,
+		.array = core_job_array_name(job),
+		.tasks = job->array ? job->array->tasks.count : 1,
 	};
 	for (size_t i = 0; i < w->nresv && i < CORE_WHY_AHEAD_MAX; i++)
 		m->resv[m->nresv++] = ahead_job(core, w->resv[i]);
@@ -96,4 +105,6 @@ void rpc_why(struct peer *p, const struct rota_frame *f)
 	free(m.resv);
 	free(m.first.est_nodes);
 	free(m.est_nodes);
+	free(m.dependency);
+	free(m.array);
 }

@@ -27,7 +27,8 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 6 /* 5: jobcomp cpu_usec, mem_peak; 6: steps */
+#define ROTA_PLUGIN_ABI_MINOR 7 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+				  7: jobcomp array ids */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -357,6 +358,15 @@ struct rota_limit_job {
 	/* output of classify(), pending jobs only */
 	bool blocked;
 	char reason[96];	/* "MaxIdlePerUser (8 of 8)" */
+	/*
+	 * ABI 1.7: a job array's pending rest is one view standing for
+	 * 'count' jobs (0 or 1: one), which limits count as jobs, as Slurm
+	 * and Maui do.  classify() may set 'eligible' to how many of them
+	 * the limits leave free (0: all, unless blocked), with the reason
+	 * for the others.
+	 */
+	uint32_t count;
+	uint32_t eligible;
 };
 
 struct rota_limits_ops {
@@ -523,6 +533,13 @@ struct rota_jobcomp_record {
 	/* ABI 1.6: its steps, oldest first (none after a controller restart) */
 	const struct rota_jobcomp_step *steps;
 	uint32_t nsteps;
+	/*
+	 * ABI 1.7: a task of a job array: the array's job id, its task id;
+	 * for a pending rest that ended so (cancelled), the ids it held
+	 */
+	uint32_t array_job_id;	/* 0: not of an array */
+	uint32_t array_task_id;	/* 4294967295: a rest, see array_tasks */
+	const char *array_tasks; /* that rest's ids ("3-999"); else NULL */
 };
 
 struct rota_jobcomp_ops {

@@ -85,6 +85,13 @@ int cmd_call_quiet(uint16_t type, const char *body, size_t len,
 /* --json: the reply's body as it came, then the reply cleared. */
 void cmd_print_reply(struct rota_reply *reply);
 int cmd_parse_job_id(const char *name, const char *text, uint32_t *id);
+/*
+ * A job as users name it: "12", a task of an array "12_7", an array's
+ * pending rest "12_[3-999%16]" (cut to fit 'len').
+ */
+#define ROTA_JOB_NAME_LEN 64
+struct rota_job_info;
+void cmd_job_name(const struct rota_job_info *j, char *buf, size_t len);
 
 struct rota_msg_job_list;
 struct rota_msg_node_list;

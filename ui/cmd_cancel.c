@@ -140,18 +140,25 @@ static int cancel_run(int argc, char **argv)
 	}
 	if (cmd_parse_job_ids("cancel", argc - first, argv + first, &ids) < 0)
 		return 2;
+	if (f.any && ids.tasks) {
+		cmd_error("cancel", "array tasks (ID_TASKS) and filters: one "
+			  "or the other");
+		rota_msg_control_clear(&ids);
+		return 2;
+	}
 	if (f.any && select_jobs(&f, &ids) < 0) {
-		free(ids.job_ids);
+		rota_msg_control_clear(&ids);
 		return 1;
 	}
 	if (!ids.n) {
 		cmd_error("cancel", "no unfinished job matches");
-		free(ids.job_ids);
+		rota_msg_control_clear(&ids);
 		return 1;
 	}
-	m = (struct rota_msg_job_ids){ .job_ids = ids.job_ids, .n = ids.n };
+	m = (struct rota_msg_job_ids){ .job_ids = ids.job_ids, .n = ids.n,
+				       .tasks = ids.tasks };
 	body = rota_msg_job_ids_encode(&m, &len);
-	free(ids.job_ids);
+	rota_msg_control_clear(&ids);
 	rc = cmd_call("cancel", ROTA_MSG_CANCEL, body, len, &reply);
 	free(body);
 	if (rc < 0)

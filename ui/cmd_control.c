@@ -13,6 +13,7 @@
 
 #include "common/msg.h"
 #include "common/proto.h"
+#include "common/taskset.h"
 #include "common/xalloc.h"
 #include "ui/cmd.h"
 
@@ -42,18 +43,65 @@ int cmd_control(const char *name, uint16_t type,
 	return rc;
 }
 
+/* "ID", "ID_TASK" or "ID_[TASKS]": the id, the tasks ("" for none). */
+static int parse_spec(const char *name, const char *text, uint32_t *id,
+		      char **tasks)
+{
+	const char *us = strchr(text, '_');
+	struct rota_taskset ts;
+	struct rota_error err;
+	char *head, *t;
+	size_t n;
+	int rc;
+
+	*tasks = NULL;
+	if (!us)
+		return cmd_parse_job_id(name, text, id);
+	head = rota_xstrndup(text, (size_t)(us - text));
+	rc = cmd_parse_job_id(name, head, id);
+	free(head);
+	if (rc < 0)
+		return rc;
+	t = rota_xstrdup(us + 1);
+	n = strlen(t);
+	if (n >= 2 && t[0] == '[' && t[n - 1] == ']') {
+		memmove(t, t + 1, n - 2);
+		t[n - 2] = '\0';
+	}
+	if (rota_taskset_parse(t, UINT32_MAX, &ts, NULL, &err) < 0) {
+		cmd_error(name, "'%s': array tasks: %s", text, err.text);
+		free(t);
+		return -1;
+	}
+	rota_taskset_fini(&ts);
+	*tasks = t;
+	return 0;
+}
+
 int cmd_parse_job_ids(const char *name, int argc, char **argv,
 		      struct rota_msg_control *m)
 {
+	bool any = false;
+
 	m->job_ids = rota_xcalloc((size_t)argc + 1, sizeof(uint32_t));
+	m->tasks = rota_xcalloc((size_t)argc + 1, sizeof(char *));
 	m->n = 0;
 	for (int i = 0; i < argc; i++) {
-		if (cmd_parse_job_id(name, argv[i], &m->job_ids[m->n++]) < 0) {
-			free(m->job_ids);
-			m->job_ids = NULL;
-			m->n = 0;
+		char *tasks;
+
+		if (parse_spec(name, argv[i], &m->job_ids[m->n], &tasks) < 0) {
+			rota_msg_control_clear(m);
 			return -1;
 		}
+		any |= tasks != NULL;
+		m->tasks[m->n++] = tasks ? tasks : rota_xstrdup("");
+	}
+	if (!any) {
+		/* plain ids: the body stays as it always was */
+		for (size_t k = 0; k < m->n; k++)
+			free(m->tasks[k]);
+		free(m->tasks);
+		m->tasks = NULL;
 	}
 	return 0;
 }

@@ -32,6 +32,8 @@ static const char help[] =
 	"EXIT (code:signal) START END ELAPSED CORES NODES CPUTIME (seconds)\n"
 	"MEMPEAK (\"-\": not known, a node without cgroups).\n"
 	"\n"
+	"  -j, --job ID           only this job, or all tasks of array ID;\n"
+	"                         a task is named ID_TASK (12_7)\n"
 	"  -u, --user LIST        only these users' jobs (comma-separated)\n"
 	"  -A, --account LIST     only jobs charged to these accounts\n"
 	"  -s, --state LIST       only jobs that ended so: COMPLETED, FAILED,\n"
@@ -79,6 +81,7 @@ static int parse_time(const char *opt, const char *text, int64_t *out)
 static int parse(int argc, char **argv, struct history_opts *o)
 {
 	static const struct option longopts[] = {
+		{ "job", required_argument, NULL, 'j' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "account", required_argument, NULL, 'A' },
 		{ "state", required_argument, NULL, 's' },
@@ -96,9 +99,13 @@ static int parse(int argc, char **argv, struct history_opts *o)
 				    .f = { .since = INT64_MIN,
 					   .until = INT64_MAX } };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+u:A:s:S:E:f:Hh", longopts,
+	while ((c = getopt_long(argc, argv, "+j:u:A:s:S:E:f:Hh", longopts,
 				NULL)) != -1) {
 		switch (c) {
+		case 'j':
+			if (cmd_parse_job_id("history", optarg, &o->f.job) < 0)
+				return -1;
+			break;
 		case 'u': o->f.users = optarg; break;
 		case 'A': o->f.accounts = optarg; break;
 		case 's': o->f.states = optarg; break;
@@ -261,6 +268,7 @@ static void format_usage(const struct rota_jobrec *r, char *cpu, size_t clen,
 static void print_row(const struct rota_jobrec *r)
 {
 	char start[32], end[32], elapsed[32], exit[24], cpu[32], peak[32];
+	char id[32];
 
 	format_time(r->start, start, sizeof(start));
 	format_time(r->end, end, sizeof(end));
@@ -268,9 +276,17 @@ static void print_row(const struct rota_jobrec *r)
 			     sizeof(elapsed));
 	snprintf(exit, sizeof(exit), "%d:%d", r->exit_code, r->signal);
 	format_usage(r, cpu, sizeof(cpu), peak, sizeof(peak));
-	printf("%-8u %-12.12s %-10.10s %-10.10s %-8.8s %-10s %-6s %-19s "
+	if (r->array_tasks)
+		snprintf(id, sizeof(id), "%u_[%s]", r->array_job_id,
+			 r->array_tasks);
+	else if (r->array_job_id)
+		snprintf(id, sizeof(id), "%u_%u", r->array_job_id,
+			 r->array_task_id);
+	else
+		snprintf(id, sizeof(id), "%u", r->id);
+	printf("%-8s %-12.12s %-10.10s %-10.10s %-8.8s %-10s %-6s %-19s "
 	       "%-19s %-11s %5u %-8s %9s %s\n",
-	       r->id, r->name, r->user, r->account, r->queue, r->state, exit,
+	       id, r->name, r->user, r->account, r->queue, r->state, exit,
 	       start, end, elapsed, r->cores, r->nodes[0] ? r->nodes : "-",
 	       cpu, peak);
 }

@@ -48,7 +48,7 @@ static int hold_run(int argc, char **argv)
 	if (cmd_parse_job_ids("hold", argc - first, argv + first, &m) < 0)
 		return 2;
 	rc = cmd_control("hold", ROTA_MSG_HOLD, &m);
-	free(m.job_ids);
+	rota_msg_control_clear(&m);
 	return rc;
 }
 

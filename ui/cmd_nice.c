@@ -58,7 +58,7 @@ static int nice_run(int argc, char **argv)
 	    cmd_parse_job_ids("nice", argc - 2, argv + 1, &m) < 0)
 		return 2;
 	rc = cmd_control("nice", ROTA_MSG_NICE, &m);
-	free(m.job_ids);
+	rota_msg_control_clear(&m);
 	return rc;
 }
 

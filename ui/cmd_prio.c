@@ -73,8 +73,13 @@ static int parse(int argc, char **argv, struct prio_opts *o, int *first)
 
 static void print_row(const struct rota_prio_row *r, bool longer)
 {
-	printf("%-8u %-10s %-12s %-10s %-10s %14.4f", r->id, r->user,
-	       r->account, r->queue, r->qos, r->priority);
+	char id[24];
+
+	snprintf(id, sizeof(id), "%u", r->id);
+	printf("%-8s %-10s %-12s %-10s %-10s %14.4f", r->array ? r->array : id,
+	       r->user, r->account, r->queue, r->qos, r->priority);
+	if (r->tasks > 1) /* an array's pending rest: one line for all */
+		printf(" tasks=%u", r->tasks);
 	if (!longer) {
 		for (size_t i = 0; i < r->nfactors; i++)
 			printf(" %s=%.4g", r->factors[i].name,

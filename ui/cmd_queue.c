@@ -15,6 +15,7 @@
 
 #include "common/msg.h"
 #include "common/proto.h"
+#include "common/taskset.h"
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "ui/cmd.h"
@@ -31,7 +32,12 @@ static const char help[] =
 	"  -a, --all          also jobs that ended recently (MinJobAge)\n"
 	"  -u, --user=USER    only this user's jobs ('me' for yours)\n"
 	"  -t, --state=STATE  only jobs in this state (PENDING, PD, R, ...)\n"
-	"  -j, --job=JOB      only this job\n"
+	"  -j, --job=JOB      only this job (an array's id: all of it)\n"
+	"  -r, --array        an array's pending tasks one per line\n"
+	"                     (12_3, 12_4...) instead of one line for\n"
+	"                     them all (12_[3-999%16]: ids not started,\n"
+	"                     the throttle); running and ended tasks are\n"
+	"                     always one per line\n"
 	"  -R, --reservation=NAME  only the jobs of this advance reservation\n"
 	"                     (rota help resv)\n"
 	"  -s, --steps        job steps (rota run) instead of jobs: STEPID\n"
@@ -57,11 +63,13 @@ struct filter {
 	bool noheader;
 	bool json;
 	bool steps;
+	bool expand;		/* -r: an array's pending tasks one by one */
 };
 
 static bool keep(const struct filter *f, const struct rota_job_row *r)
 {
-	if (f->job && r->id != f->job)
+	/* an array's id: all of it */
+	if (f->job && r->id != f->job && r->array_job_id != f->job)
 		return false;
 	if (f->state ? r->state != f->state
 		     : !f->all && !f->job && rota_job_state_is_final(r->state))
@@ -114,6 +122,21 @@ static char *put_uint(char *p, uint64_t v, size_t width)
 	return put_right(p, t, width);
 }
 
+/* A job id column: "12", "12_7", "12_[3-999%16]", whole if wider. */
+static char *put_id(char *p, const struct rota_job_row *r, size_t width)
+{
+	size_t n;
+
+	if (!r->array || !*r->array)
+		return put_uint(p, r->id, width);
+	n = strlen(r->array);
+	if (n <= width)
+		return put_right(p, r->array, width);
+	memcpy(p, r->array, n);
+	p[n] = ' ';
+	return p + n + 1;
+}
+
 /*
  * One line per job, formatted by hand into one buffer: printf per field
  * would cost more than everything else in a 50,000-job listing.
@@ -123,6 +146,7 @@ static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
 	char t[32] = "00:00:00";
 	int64_t used = 0;
 	size_t where = strlen(r->where);
+	size_t id = r->array ? strlen(r->array) : 0;
 	char *p;
 
 	if (r->state == ROTA_JOB_RUNNING)
@@ -132,8 +156,8 @@ static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
 	if (used > 0)
 		rota_duration_format(used, t, sizeof(t));
 	/* the columns and their spaces, then "(where)\n" */
-	out_reserve(o, 8 + 9 + 8 + 8 + 2 + 10 + 5 + 7 + where + 4);
-	p = put_uint(o->p, r->id, 8);
+	out_reserve(o, 8 + id + 9 + 8 + 8 + 2 + 10 + 5 + 7 + where + 4);
+	p = put_id(o->p, r, 8);
 	p = put_right(p, r->queue, 9);
 	p = put_right(p, r->name, 8);
 	p = put_right(p, r->user, 8);
@@ -148,6 +172,40 @@ static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
 		*p++ = ')';
 	*p++ = '\n';
 	o->p = p;
+}
+
+/*
+ * -r: an array's pending rest ("12_[3-999%16]") one line per task, as
+ * squeue -r; any other row as it is.
+ */
+static void put_rows(struct out *o, const struct rota_job_row *r,
+		     int64_t now, bool expand)
+{
+	const char *open = r->array ? strchr(r->array, '[') : NULL;
+	struct rota_job_row task = *r;
+	struct rota_taskset ts;
+	struct rota_error err;
+	char *ids, name[32];
+
+	if (!expand || !open) {
+		put_row(o, r, now);
+		return;
+	}
+	ids = rota_xstrdup(open + 1);
+	ids[strcspn(ids, "%]")] = '\0';
+	if (rota_taskset_parse(ids, UINT32_MAX, &ts, NULL, &err) < 0) {
+		free(ids);
+		put_row(o, r, now);
+		return;
+	}
+	task.array = name;
+	for (uint32_t t = rota_taskset_first(&ts); t != UINT32_MAX;
+	     t = rota_taskset_next(&ts, t)) {
+		snprintf(name, sizeof(name), "%u_%u", r->array_job_id, t);
+		put_row(o, &task, now);
+	}
+	rota_taskset_fini(&ts);
+	free(ids);
 }
 
 static int fetch_rows(struct rota_msg_job_rows *m)
@@ -176,13 +234,14 @@ static int parse(int argc, char **argv, struct filter *f)
 		{ "noheader", no_argument, NULL, 'H' },
 		{ "start", no_argument, NULL, 'S' },
 		{ "steps", no_argument, NULL, 's' },
+		{ "array", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "au:t:j:R:Hsh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "au:t:j:R:Hsrh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'a': f->all = true; break;
@@ -202,6 +261,7 @@ static int parse(int argc, char **argv, struct filter *f)
 		case 'H': f->noheader = true; break;
 		case 'S': f->start = true; break;
 		case 's': f->steps = true; break;
+		case 'r': f->expand = true; break;
 		case 'J': f->json = true; break;
 		case 'h': cmd_print_help(&cmd_queue); return 0;
 		default: fputs(help, stderr); return 2;
@@ -242,6 +302,7 @@ static int fetch_resv_rows(const struct filter *f,
 			continue;
 		m->rows[m->n++] = (struct rota_job_row){
 			.id = j->id,
+			.array_job_id = j->array_job_id,
 			.state = j->state,
 			.nodes = j->nodes,
 			.start_time = j->start_time,
@@ -271,7 +332,8 @@ static int queue_json(const struct filter *f)
 	for (size_t i = 0; i < list.njobs; i++) {
 		const struct rota_job_info *j = &list.jobs[i];
 		struct rota_job_row r = { .id = j->id, .state = j->state,
-					  .user = j->user ? j->user : "" };
+					  .user = j->user ? j->user : "",
+					  .array_job_id = j->array_job_id };
 
 		if (keep(f, &r) && in_resv(f, j))
 			keep_jobs[n++] = *j;
@@ -317,7 +379,7 @@ static int queue_run(int argc, char **argv)
 		out.p = stpcpy(out.p, header);
 	for (size_t i = 0; i < m.n; i++) {
 		if (keep(&f, &m.rows[i]))
-			put_row(&out, &m.rows[i], m.now);
+			put_rows(&out, &m.rows[i], m.now, f.expand);
 	}
 	len = (size_t)(out.p - out.data);
 	rc = len && fwrite(out.data, 1, len, stdout) != len;

@@ -35,7 +35,7 @@ static int release_run(int argc, char **argv)
 	if (cmd_parse_job_ids("release", argc - 1, argv + 1, &m) < 0)
 		return 2;
 	rc = cmd_control("release", ROTA_MSG_RELEASE, &m);
-	free(m.job_ids);
+	rota_msg_control_clear(&m);
 	return rc;
 }
 

@@ -38,7 +38,7 @@ static int requeue_run(int argc, char **argv)
 	if (cmd_parse_job_ids("requeue", argc - 1, argv + 1, &m) < 0)
 		return 2;
 	rc = cmd_control("requeue", ROTA_MSG_REQUEUE, &m);
-	free(m.job_ids);
+	rota_msg_control_clear(&m);
 	return rc;
 }
 

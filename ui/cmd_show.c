@@ -9,6 +9,7 @@
 
 #include "common/msg.h"
 #include "common/proto.h"
+#include "common/taskset.h"
 #include "common/units.h"
 #include "ui/cmd.h"
 
@@ -133,6 +134,16 @@ static int show_job(const char *arg)
 	       j->id, or_none(j->name), or_none(j->user), j->uid, j->gid,
 	       or_none(j->account), or_none(j->queue),
 	       rota_job_state_name(j->state), or_none(j->reason));
+	if (j->array_job_id) {
+		/* Slurm's ArrayJobId, ArrayTaskId (the ids still pending) */
+		printf("ArrayJobId=%u\n", j->array_job_id);
+		if (j->array_task_id == ROTA_ARRAY_PENDING_REST)
+			printf("ArrayTaskId=%s\n", or_none(j->array_tasks));
+		else
+			printf("ArrayTaskId=%u\n", j->array_task_id);
+		if (j->array_throttle)
+			printf("ArrayTaskThrottle=%u\n", j->array_throttle);
+	}
 	if (j->state == ROTA_JOB_PENDING)
 		print_priority(j->id);
 	if (rota_job_state_is_final(j->state)) {
@@ -149,6 +160,10 @@ static int show_job(const char *arg)
 		printf("Mem=%s\n", j->mem_mb ? mem : "none");
 	printf("TimeLimit=%s\nConstraint=%s\nReservation=%s\n", limit,
 	       or_none(j->constraint), or_none(j->reservation));
+	/* what it still waits for; met parts are dropped (Slurm's way) */
+	printf("Dependency=%s\n", j->dependency && j->dependency[0]
+					  ? j->dependency
+					  : "(null)");
 	print_time("SubmitTime", j->submit_time);
 	print_time("StartTime", j->start_time);
 	if (j->state == ROTA_JOB_PENDING && j->est_start) {
@@ -157,7 +172,8 @@ static int show_job(const char *arg)
 	}
 	print_time("EndTime", j->end_time);
 	printf("WorkDir=%s\nStdOut=%s\nStdErr=%s\n", or_none(j->workdir),
-	       j->output ? j->output : "rota-%j.out",
+	       j->output ? j->output
+			 : j->array_job_id ? "rota-%A_%a.out" : "rota-%j.out",
 	       j->error ? j->error : "(with StdOut)");
 	if (j->start_time)
 		cmd_show_steps("show", j->id);

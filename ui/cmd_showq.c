@@ -241,8 +241,9 @@ static void put_row(struct rota_strbuf *b, const struct showq_row *r,
 		    int64_t now)
 {
 	const struct rota_job_info *j = r->job;
-	char t[32], d[40];
+	char t[32], d[40], id[ROTA_JOB_NAME_LEN];
 
+	cmd_job_name(j, id, sizeof(id));
 	if (r->section == SQ_ACTIVE) {
 		maui_time(remaining(j, now), false, t, sizeof(t));
 		maui_date(j->start_time, d, sizeof(d));
@@ -250,8 +251,8 @@ static void put_row(struct rota_strbuf *b, const struct showq_row *r,
 		maui_time(j->time_limit, true, t, sizeof(t));
 		maui_date(j->submit_time, d, sizeof(d));
 	}
-	rota_strbuf_addf(b, "%-18" PRIu32 " %8s %10s %5" PRIu64 " %11s %20s",
-			 j->id, j->user, state_name(j, r->section), procs(j),
+	rota_strbuf_addf(b, "%-18s %8s %10s %5" PRIu64 " %11s %20s",
+			 id, j->user, state_name(j, r->section), procs(j),
 			 t, d);
 	if (r->section == SQ_BLOCKED)
 		rota_strbuf_addf(b, "  %s", reason_of(j));

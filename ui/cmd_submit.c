@@ -16,8 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/depend.h"
 #include "common/msg.h"
 #include "common/proto.h"
+#include "common/taskset.h"
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "ui/cmd.h"
@@ -52,7 +54,9 @@ static const char help[] =
 	"  -q, -p, --queue=NAME      queue (default: the default queue)\n"
 	"  -A, --account=NAME        account to charge\n"
 	"  -J, --job-name=NAME       name (default: the script's file name)\n"
-	"  -o, --output=PATH         stdout (default rota-%j.out); %j job id,\n"
+	"  -o, --output=PATH         stdout (default rota-%j.out, for a task\n"
+	"                            of an array rota-%A_%a.out); %j job id,\n"
+	"                            %A array job id, %a array task id,\n"
 	"                            %u user, %x job name, %N node, %% a '%'\n"
 	"  -e, --error=PATH          stderr (default: with stdout)\n"
 	"  -C, --constraint=EXPR     node features: ib, ib&largemem, a|b\n"
@@ -72,6 +76,29 @@ static const char help[] =
 	"                            default; operators up to 31)\n"
 	"  -H, --hold                submit it held: it waits (reason\n"
 	"                            JobHeldUser) until 'rota release'\n"
+	"  -a, --array=IDS[%N]       a job array: one job per task id, as\n"
+	"                            0-999, 1,3,5-9 or 0-1000:10 (ids below\n"
+	"                            MaxArraySize); %N runs at most N at\n"
+	"                            once.  One job id for all of it; its\n"
+	"                            tasks are ID_TASK (12_7), and each sees\n"
+	"                            ROTA_ARRAY_JOB_ID, ROTA_ARRAY_TASK_ID,\n"
+	"                            ROTA_ARRAY_TASK_COUNT, _MIN, _MAX and\n"
+	"                            _STEP.  rota cancel, hold, release,\n"
+	"                            nice and update take 12 (all of it),\n"
+	"                            12_7 or 12_[1-5]\n"
+	"  -d, --dependency=LIST     wait for other jobs (reason Dependency):\n"
+	"                            after:ID[+MIN] (ID started, MIN minutes\n"
+	"                            ago), afterany:ID (ended), afterok:ID\n"
+	"                            (completed, exit code 0), afternotok:ID\n"
+	"                            (ended otherwise), aftercorr:ID (task i\n"
+	"                            of an array after task i of ID),\n"
+	"                            singleton (no other job of this name and\n"
+	"                            user runs); TYPE:ID:ID..., parts joined\n"
+	"                            by ',' (all) or '?' (any one)\n"
+	"      --kill-on-invalid-dep=yes|no\n"
+	"                            yes: cancel it if its dependency can\n"
+	"                            never be satisfied; no (the default): it\n"
+	"                            waits, reason DependencyNeverSatisfied\n"
 
 	"  -h, --help                this text\n"
 	"\n"
@@ -92,6 +119,7 @@ enum {
 	OPT_EXCLUSIVE,
 	OPT_MEM_PER_CPU,
 	OPT_RESERVATION,
+	OPT_KILL_INVALID,
 };
 
 static const struct option longopts[] = {
@@ -119,6 +147,9 @@ static const struct option longopts[] = {
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "hold", no_argument, NULL, 'H' },
+	{ "array", required_argument, NULL, 'a' },
+	{ "dependency", required_argument, NULL, 'd' },
+	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_INVALID },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -198,6 +229,37 @@ static int parse_int(const char *opt, const char *v, long min, long max,
 	return 0;
 }
 
+/* Checked here for a quick answer; the controller checks MaxArraySize. */
+static int set_array(struct submit_opts *o, const char *v)
+{
+	struct rota_taskset ts;
+	struct rota_error err;
+	uint32_t throttle;
+
+	if (rota_taskset_parse(v, UINT32_MAX, &ts, &throttle, &err) < 0) {
+		cmd_error("submit", "--array=%s: %s", v, err.text);
+		return -EINVAL;
+	}
+	rota_taskset_fini(&ts);
+	set_str(&o->d.array, v);
+	return 0;
+}
+
+/* Refused here already if malformed; the controller checks the ids. */
+static int set_dependency(struct submit_opts *o, const char *v)
+{
+	struct rota_depend d;
+	struct rota_error err = { "" };
+
+	if (rota_depend_parse(v, &d, &err) < 0) {
+		cmd_error("submit", "--%s", err.text);
+		return -EINVAL;
+	}
+	rota_depend_clear(&d);
+	set_str(&o->d.dependency, v);
+	return 0;
+}
+
 static int apply_value(struct submit_opts *o, int c, const char *v)
 {
 	long n = 0;
@@ -251,6 +313,15 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 				   &o->d.ntasks_per_node);
 	case OPT_EXCLUSIVE: o->d.exclusive = true; return 0;
 	case 'H': o->d.hold = true; return 0;
+	case 'a': return set_array(o, v);
+	case 'd': return set_dependency(o, v);
+	case OPT_KILL_INVALID:
+		if (rota_bool_parse(v, &o->d.kill_on_invalid_dep) < 0) {
+			cmd_error("submit", "--kill-on-invalid-dep '%s': "
+				  "expected yes or no", v);
+			return -EINVAL;
+		}
+		return 0;
 	case 'h': o->help = true; return 0;
 	default: return -EINVAL;
 	}
@@ -265,7 +336,7 @@ static int parse_args(struct submit_opts *o, int argc, char **argv,
 	o->where = where;
 	optind = 0; /* glibc: start afresh, for the second argv */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:Hh",
+	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:d:Ha:h",
 				longopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			cmd_error("submit", "%s: unknown option or missing "

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* rota update job: change a job's time limit, queue, name or urgency. */
+/*
+ * rota update job: change a job's time limit, queue, name, urgency or
+ * dependency.
+ */
 #include "config.h"
 
 #include <stdio.h>
@@ -24,6 +27,10 @@ static const char help[] =
 	"  Name=N        its name (also while it runs)\n"
 	"  Urgency=U     Flux's urgency, 1..31 (16 by default); users may only\n"
 	"                lower it, operators set anything\n"
+	"  Dependency=D  what it waits for, replacing what it waited for\n"
+	"                (--dependency's forms, see 'rota help submit');\n"
+	"                Dependency= (empty) drops it.  Refused if a job id\n"
+	"                is unknown or the job would wait for itself\n"
 	"\n"
 	"All but Name need a pending job.  The change is all or nothing and\n"
 	"the job is re-rated at once.  Users change their own jobs; operators\n"
@@ -76,7 +83,8 @@ static int update_run(int argc, char **argv)
 
 const struct cmd cmd_update = {
 	.name = "update",
-	.summary = "change a job's time limit, queue, name or urgency",
+	.summary = "change a job's time limit, queue, name, urgency or "
+		   "dependency",
 	.help = help,
 	.run = update_run,
 };

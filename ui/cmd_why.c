@@ -61,8 +61,52 @@ static void head(const struct rota_msg_why *m)
 
 	rota_duration_format(m->time_limit ? m->time_limit : INT64_MAX, limit,
 			     sizeof(limit));
-	printf("Job %u (%s, queue %s, %u core%s for %s)", m->id, m->user,
-	       m->queue, cores, cores == 1 ? "" : "s", limit);
+	if (m->tasks > 1) /* an array's pending rest: one line for all */
+		printf("Job %s (%u tasks; %s, queue %s, %u core%s each for "
+		       "%s)", m->array, m->tasks, m->user, m->queue, cores,
+		       cores == 1 ? "" : "s", limit);
+	else if (m->array)
+		printf("Job %s (%s, queue %s, %u core%s for %s)", m->array,
+		       m->user, m->queue, cores, cores == 1 ? "" : "s", limit);
+	else
+		printf("Job %u (%s, queue %s, %u core%s for %s)", m->id,
+		       m->user, m->queue, cores, cores == 1 ? "" : "s", limit);
+}
+
+/* What the part of its dependency it waits for asks of its job. */
+static const char *dep_asks(const char *type)
+{
+	if (!strcmp(type, "after"))
+		return "to start";
+	if (!strcmp(type, "afterany"))
+		return "to end";
+	if (!strcmp(type, "afternotok"))
+		return "to end other than completed with exit code 0";
+	return "to complete with exit code 0";
+}
+
+/* Waits for another job: which, in what state, and what it needs. */
+static void dep_said(const struct rota_msg_why *m)
+{
+	char state[32];
+
+	snprintf(state, sizeof(state), "%s",
+		 m->dep_state ? rota_job_state_name(m->dep_state)
+			      : "no longer known");
+	if (!strcmp(m->dep_type, "singleton"))
+		printf(" waits (%s, singleton): another job of this name and "
+		       "user runs, or an older one waits; it starts once none "
+		       "does.", m->reason);
+	else if (!strcmp(m->reason, "DependencyNeverSatisfied"))
+		printf(" can never start (%s): its dependency %s needs job %u "
+		       "%s, and that job is %s.  'rota update job %u "
+		       "Dependency=...' or 'rota cancel %u'.",
+		       m->reason, m->dependency, m->dep_job,
+		       dep_asks(m->dep_type), state, m->id, m->id);
+	else
+		printf(" waits for job %u (%s) %s: its dependency is %s.",
+		       m->dep_job, state, dep_asks(m->dep_type),
+		       m->dependency);
 }
 
 /* Held, limited or waiting for its reservation; false if none of these. */
@@ -76,6 +120,8 @@ static bool blocked(const struct rota_msg_why *m)
 		printf(" is held by an operator (%s): only an operator can "
 		       "release it ('rota release %u').",
 		       m->reason, m->id);
+	else if (m->dep_type && m->dep_type[0])
+		dep_said(m);
 	else if (m->limited)
 		printf(" is blocked by a limit: %s.  It becomes eligible once "
 		       "the limit allows it (fewer of your jobs pending or "

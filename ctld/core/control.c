@@ -82,7 +82,7 @@ int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 				   "job %u: held by an operator: only an "
 				   "operator may release it", job_id);
 	job->hold = CORE_HOLD_NONE;
-	core_job_set_eligible(job, !job->limited, now);
+	core_job_set_eligible(job, !job->limited && !job->dep_wait, now);
 	core_mark_dirty(core, job);
 	return 0;
 }
@@ -219,7 +219,8 @@ static int update_check(struct core *core, struct core_job *job,
 			bool is_operator, const struct core_update *u,
 			uint32_t *queue, int64_t *limit, struct rota_error *err)
 {
-	bool pending_only = u->queue || u->time_limit || u->urgency;
+	bool pending_only = u->queue || u->time_limit || u->urgency ||
+			    u->dependency;
 	int rc = 0;
 
 	*queue = job->queue;
@@ -250,6 +251,8 @@ int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		struct rota_error *err)
 {
 	struct core_job *job;
+	struct core_deps *deps = NULL;
+	struct rota_error why = { "" };
 	uint32_t queue = 0;
 	int64_t limit = 0;
 	int rc = core_job_access(core, job_id, uid, is_operator, &job, err);
@@ -257,6 +260,12 @@ int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	if (rc == 0)
 		rc = update_check(core, job, is_operator, u, &queue, &limit,
 				  err);
+	/* last: nothing may fail once it is made */
+	if (rc == 0 && u->dependency) {
+		rc = depend_prepare(core, job->id, u->dependency, &deps, &why);
+		if (rc < 0)
+			rota_errorf(err, rc, "job %u: %s", job->id, why.text);
+	}
 	if (rc < 0)
 		return rc;
 	if (u->name) {
@@ -280,6 +289,10 @@ int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		job->desc.urgency = u->urgency;
 	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
+	if (u->dependency) {
+		depend_attach(core, job, deps, now);
+		core_job_reap_deps(core, now);
+	}
 	return 0;
 }
 

@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/depend.h"
 #include "common/error.h"
 #include "common/msg.h"
+#include "common/taskset.h"
 
 /*
  * The scheduling core: job, node and queue tables and the scheduling pass.
@@ -23,11 +25,11 @@
  * testsuite/build/layers.sh checks it in make check, from the objects'
  * symbols (nm), against this table.
  *  1 tables     tables jobtab limit_set plugin_host constraint share
- *               share_usage
+ *               share_usage array_tally
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
- *  4 policy     usage limits priority
- *  5 moves      jobstate
+ *  4 policy     usage limits priority depend
+ *  5 moves      jobstate array
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle
  *
@@ -37,7 +39,8 @@
  * resources: what jobs run on: nodes, advance reservations, fences (a
  *   requeued job waits until its last run is over), a job's planned start.
  * placement: where a job fits, now, ever, or over a span of time.
- * policy: usage charged, limits, priorities and the pending order.
+ * policy: usage charged, limits, priorities and the pending order;
+ *   dependencies (what a job waits for, and who waits for a job).
  * moves: a job starts, finishes, goes back to the queue, is freed.
  * passes: the main pass, backfill (shapes: what failed in a pass), why
  *   a job waits.
@@ -51,6 +54,7 @@ struct rota_share_tree;
 struct rota_prio_factor;
 struct core;
 struct constraint;
+struct core_deps;
 
 enum node_state {
 	NODE_UNKNOWN = 0, /* declared, never registered */
@@ -115,6 +119,27 @@ enum core_hold {
 	CORE_HOLD_OPERATOR,	/* only an operator may */
 };
 
+/*
+ * The pending rest of a job array: one record however many tasks wait
+ * (Slurm's design).  A task splits off as its own job when it is about to
+ * start (or is acted on alone); the record becomes its last task.
+ */
+struct core_array {
+	struct rota_taskset tasks; /* ids not split off yet */
+	uint32_t throttle;	/* at most this many running; 0: no limit */
+	uint32_t running;	/* its tasks running now */
+	uint32_t quota;		/* tasks the limits let this pass start
+				   (limits_classify); UINT32_MAX: any */
+};
+
+/* A whole array as submitted: its task count, lowest, highest, step. */
+struct core_array_shape {
+	uint32_t count;
+	uint32_t min;
+	uint32_t max;
+	uint32_t step;		/* its ids' common step; 1 when uneven */
+};
+
 /* One node's share of a running job. */
 struct core_alloc {
 	uint32_t node;		/* index into the node table */
@@ -173,6 +198,16 @@ struct core_job {
 	uint32_t run;		/* starts so far: 2 after one requeue */
 	uint32_t fence_node;	/* pending: node index + 1 where run 'run'
 				   may still live (fence.c); 0: none */
+	uint32_t array_id;	/* its array's job id; 0: not of an array */
+	uint32_t array_task;	/* its task id; ROTA_ARRAY_PENDING_REST
+				   while it is the array's pending rest */
+	struct core_array *array; /* that rest; NULL for any other job */
+	struct core_array_shape shape; /* its array's, for each task's
+				   environment (ROTA_ARRAY_TASK_COUNT...) */
+	struct core_deps *deps;	/* what it still waits for (depend.c);
+				   NULL: none */
+	bool dep_wait;		/* a dependency not yet satisfied: not
+				   eligible, like a hold */
 	size_t order_slot;	/* index in the core's id-ordered index */
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
@@ -474,6 +509,10 @@ struct core_job_state {
 	const struct core_alloc_state *alloc; /* running jobs */
 	uint32_t nalloc;
 	bool recorded;		  /* its jobcomp record was handed over */
+	uint32_t array_id;	  /* as in struct core_job */
+	uint32_t array_task;
+	const char *array_rest;	  /* a pending rest's ids; NULL: none */
+	struct core_array_shape array_shape;
 };
 
 /*
@@ -523,8 +562,42 @@ const struct core_queue *core_queue_get(const struct core *core, uint32_t i);
  */
 const char *core_job_reason(const struct core *core,
 			    const struct core_job *job);
+/*
+ * What a job still waits for, Slurm's way: "afterok:12(unfulfilled),
+ * afterany:14(failed)"; "" when nothing.  Caller frees.
+ */
+char *core_job_dependency(const struct core_job *job);
+/* The first part of a job's dependency not met. */
+struct core_dep_wait {
+	enum rota_depend_type type; /* ROTA_DEPEND_NONE: it waits for none */
+	uint32_t job_id;	    /* 0: singleton */
+	const struct core_job *target; /* NULL: singleton, or forgotten */
+};
+/* Fill 'out'; false (and 'out' zeroed) if it waits for nothing. */
+bool core_job_dep_waits_for(const struct core *core,
+			    const struct core_job *job,
+			    struct core_dep_wait *out);
 /* Hostlist text of a job's nodes; caller frees. */
 char *core_job_nodelist(const struct core *core, const struct core_job *job);
+/*
+ * A job of an array as users name it: "12_7" (a task), "12_[3-999%16]"
+ * (the pending rest, its throttle); NULL for a job of no array.  Freed by
+ * the caller.
+ */
+char *core_job_array_name(const struct core_job *job);
+/*
+ * The jobs an action on "ID" or "ID_TASKS" means ('tasks' NULL or "":
+ * the job, or all of an array that is pending (and with 'running', that
+ * runs), its record first; else those tasks of array ID, as "7",
+ * "1-5,9"): their ids in '*out' (freed
+ * by the caller), their count returned.  Pending tasks named alone split
+ * off the rest into jobs of their own, as Slurm's do.  Tasks neither
+ * pending nor running, and ids that are no array, are named in
+ * err->text ("" when all were found).
+ */
+size_t core_array_select(struct core *core, int64_t now, uint32_t id,
+			 const char *tasks, bool running, uint32_t **out,
+			 struct rota_error *err);
 /*
  * Hostlist text of the nodes a pending job's backfill reservation is on
  * (estimate.c); NULL when it has none.  Caller frees.
@@ -557,6 +630,7 @@ struct core_why {
 	bool fits_now;
 	int64_t fit_limit;	/* 0: none */
 	uint32_t fit_tasks;	/* 0: none */
+	struct core_dep_wait dep; /* what its dependency waits for */
 };
 /*
  * Fill 'out' for job 'job_id' as 'uid' sees it (its owner, or an
@@ -704,14 +778,16 @@ struct core_update {
 	const char *queue;	/* NULL: unchanged */
 	int64_t time_limit;	/* seconds or ROTA_DURATION_UNLIMITED; 0: unchanged */
 	uint32_t urgency;	/* Flux's 1..31; 0: unchanged */
+	const char *dependency;	/* NULL: unchanged; "": none */
 };
 /*
  * Change a job: its name at any time before it ends; its queue, time
  * limit and urgency while it is pending.  Users may only lower the time
  * limit and the urgency, and not raise urgency above 16; operators may do
  * anything.  The time limit (or the new queue's default) must be within
- * the queue's MaxTime and the job must fit the queue's nodes.  All or
- * nothing; the job is re-rated at once.
+ * the queue's MaxTime and the job must fit the queue's nodes.  Its
+ * dependency (while pending) is checked as at submit, and for a cycle.
+ * All or nothing; the job is re-rated at once.
  */
 int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		bool is_operator, const struct core_update *u,

@@ -83,6 +83,7 @@ struct core {
 	size_t nlimits;
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
 	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
+	uint32_t max_array_size; /* MaxArraySize */
 	int64_t sched_max_us;	 /* SchedulerMaxTime, microseconds */
 	int64_t (*work_clock)(void); /* the host's, for time budgets */
 	struct plugin *sched;	 /* backfill policy; builtin: none */
@@ -119,6 +120,11 @@ struct core {
 	uint32_t resv_last_id;
 	uint64_t resv_stamp;	 /* see resv_changed() */
 	size_t nfenced;		 /* pending jobs with a fence_node */
+	struct array_tallies *tallies; /* per job array (array_tally.c) */
+	struct depend *depend;	 /* dependencies' tables (depend.c); NULL
+				    until the first */
+	bool dep_reaping;	 /* core_job_reap_deps is at work */
+	size_t ndep_wait;	 /* pending jobs with dep_wait */
 };
 
 /* A time that never comes: the end of a job with no time limit. */
@@ -136,6 +142,9 @@ static inline int64_t job_limit_end(const struct core_job *j)
 void job_list_append(struct job_list *l, struct core_job *job);
 void job_list_remove(struct job_list *l, struct core_job *job);
 void core_pending_add(struct core *core, struct core_job *job);
+/* Into the pending list right after 'after' (NULL: at the head). */
+void core_pending_insert_after(struct core *core, struct core_job *after,
+			       struct core_job *job);
 void core_pending_remove(struct core *core, struct core_job *job);
 
 /* tables.c: marks and actions */
@@ -180,6 +189,24 @@ void jobtab_sort(struct core *core);
 void jobtab_foreach(const struct core *core,
 		    void (*fn)(const struct core_job *job, void *arg), void *arg);
 void jobtab_fini(struct core *core);
+
+/*
+ * array_tally.c: per job array, by its id: its tasks pending or running,
+ * those that ended otherwise than COMPLETED (exit 0), and its first
+ * task's start (0: none yet).  _get makes one; _find is NULL for an id
+ * that is no array's.
+ */
+struct array_tally {
+	uint32_t id;		/* 0: a free slot */
+	uint32_t active;
+	uint32_t failed;
+	int64_t first_start;
+};
+struct array_tally *array_tally_get(struct core *core, uint32_t id);
+const struct array_tally *array_tally_find(const struct core *core,
+					   uint32_t id);
+void array_tally_reset(struct core *core);
+void array_tally_fini(struct core *core);
 
 /* limit_set.c */
 struct rota_conf_limits;
@@ -323,6 +350,34 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
 /* Order the pending list by the last ratings (after a restore). */
 void prio_sort(struct core *core);
 
+/*
+ * depend.c: job dependencies.  depend_prepare parses 'text' for job
+ * 'self' (0: one being submitted), checks its targets exist and, for an
+ * existing job, that it makes no cycle; '*out' NULL for no dependency;
+ * -EINVAL or -ENOENT with the user's line.  depend_attach gives it to
+ * 'job' (in the job table; any old one is dropped) and looks at it at
+ * once.  The events call the others: a job started (after, singleton),
+ * ended (all), time passed (after+MIN).  depend_restore: a journal's
+ * pending job (core_restore_finish, once all jobs are back).
+ */
+struct core_deps;
+int depend_prepare(struct core *core, uint32_t self, const char *text,
+		   struct core_deps **out, struct rota_error *err);
+void depend_attach(struct core *core, struct core_job *job,
+		   struct core_deps *deps, int64_t now);
+void depend_restore(struct core *core, struct core_job *job);
+void depend_job_started(struct core *core, struct core_job *job, int64_t now);
+void depend_job_ended(struct core *core, struct core_job *job, int64_t now);
+/* Its parts asked again (an array's rest whose next task is another). */
+void depend_again(struct core *core, struct core_job *job, int64_t now);
+void depend_tick(struct core *core, int64_t now);
+/* A job --kill-on-invalid-dep=yes whose dependency failed; 0: none. */
+uint32_t depend_take_doomed(struct core *core);
+/* Its dependency can never be satisfied. */
+bool depend_never(const struct core_job *job);
+void depend_job_free(struct core_job *job);
+void depend_fini(struct core *core);
+
 /* ==== moves ============================================================== */
 
 /* jobstate.c */
@@ -338,8 +393,40 @@ void core_job_release(struct core *core, struct core_job *job);
 /* Move a job to its final state, freeing its cores. */
 void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 		     enum rota_job_state state);
+/*
+ * Cancel the pending jobs whose dependency failed and that asked for it
+ * (--kill-on-invalid-dep=yes), and those that then fail in turn.
+ */
+void core_job_reap_deps(struct core *core, int64_t now);
 /* Free a job that is in no list and no table. */
 void core_job_free(struct core_job *job);
+
+/* array.c: job arrays, their pending rest as one record */
+/* At submit: --array read into job->array; -EINVAL with the user's line. */
+int array_submit(struct core *core, struct core_job *job,
+		 struct rota_error *err);
+/*
+ * The job a pass starts for 'job': itself, or for an array's pending rest
+ * of more than one task its lowest task, split off into the pending list
+ * (the rest stays where it is); the last task is the record itself.
+ */
+struct core_job *array_next_task(struct core *core, struct core_job *job);
+/* Its throttle (%N) holds the rest back: N of its tasks run. */
+bool array_throttled(const struct core *core, const struct core_job *job);
+/* Its limits let this pass start no more of its tasks (MaxIdle...). */
+bool array_spent(const struct core_job *job);
+/* Accepted at submit: its tasks counted in its tally. */
+void array_accepted(struct core *core, const struct core_job *job);
+/* A task, or a rest, reached its final state: counted in the tally. */
+void array_task_ended(struct core *core, const struct core_job *job);
+/* A task of an array starts or stops running (the throttle's count). */
+void array_task_runs(struct core *core, const struct core_job *job,
+		     int delta);
+void array_free(struct core_job *job);
+/* A journal's pending rest 'rest' (its ids as text) put back. */
+void array_restore(struct core_job *job, const char *rest);
+/* Every rest's running tasks counted again (after a restore). */
+void array_recount(struct core *core);
 
 /* ==== passes ============================================================= */
 

@@ -72,6 +72,7 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		uint32_t *job_id, struct rota_error *err)
 {
 	struct core_job *job = rota_xcalloc(1, sizeof(*job));
+	struct core_deps *deps = NULL;
 	int rc;
 
 	*job_id = 0;
@@ -97,7 +98,11 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	if (rc == 0)
 		rc = resv_submit_allows(core, job, req->user, err);
 	if (rc == 0)
+		rc = array_submit(core, job, err);
+	if (rc == 0)
 		rc = limits_admit(core, now, job, req->user, err);
+	if (rc == 0)
+		rc = depend_prepare(core, 0, job->desc.dependency, &deps, err);
 	if (rc < 0) {
 		job->desc = (struct rota_job_desc){ 0 };
 		core_job_free(job);
@@ -107,6 +112,10 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	usage_submit_account(core, job);
 	job->user = rota_xstrdup(req->user);
 	job->id = core->next_id++;
+	if (job->array) {
+		job->array_id = job->id;
+		array_accepted(core, job);
+	}
 	job->uid = req->uid;
 	job->gid = req->gid;
 	job->state = ROTA_JOB_PENDING;
@@ -116,10 +125,13 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	/* --hold: as if its owner held it at once (never eligible yet) */
 	if (job->desc.hold)
 		job->hold = CORE_HOLD_USER;
-	core_job_set_eligible(job, !job->desc.hold, now);
+	depend_attach(core, job, deps, now);
+	core_job_set_eligible(job, !job->desc.hold && !job->dep_wait, now);
 	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
 	*job_id = job->id;
+	/* --kill-on-invalid-dep=yes on a dependency already failed */
+	core_job_reap_deps(core, now);
 	return 0;
 }
 
@@ -218,6 +230,8 @@ void core_tick(struct core *core, int64_t now)
 			core_node_down(core, now, n->name, "not responding");
 	}
 	fence_tick(core, now);
+	depend_tick(core, now);
+	core_job_reap_deps(core, now);
 	resv_update(core, now);
 	/* rating the jobs updates the fairshare tree first */
 	if (now - core->last_calc >= core->calc_period)

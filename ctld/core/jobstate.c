@@ -24,6 +24,7 @@ void core_running_add(struct core *core, struct core_job *job)
 	profile_base_add(core, job);
 	usage_run_add(core, job);
 	share_count_job(core->share, job->assoc, true, 1);
+	array_task_runs(core, job, 1);
 }
 
 void core_running_remove(struct core *core, struct core_job *job)
@@ -32,6 +33,7 @@ void core_running_remove(struct core *core, struct core_job *job)
 	profile_base_remove(core, job);
 	job_list_remove(&core->running, job);
 	share_count_job(core->share, job->assoc, true, -1);
+	array_task_runs(core, job, -1);
 }
 
 /* A test queue's job counts against its nodes' kept cores. */
@@ -89,6 +91,29 @@ void core_job_finish(struct core *core, struct core_job *job, int64_t now,
 	free(job->desc.script);
 	job->desc.script = NULL;
 	job_list_append(&core->done, job);
+	array_task_ended(core, job);
+	depend_job_ended(core, job, now);
+	core_job_reap_deps(core, now);
+}
+
+void core_job_reap_deps(struct core *core, int64_t now)
+{
+	uint32_t id;
+
+	/* a cancel here reaps the jobs it dooms in this same loop */
+	if (core->dep_reaping)
+		return;
+	core->dep_reaping = true;
+	while ((id = depend_take_doomed(core))) {
+		struct core_job *j = jobtab_find(core, id);
+
+		if (!j || j->state != ROTA_JOB_PENDING || !depend_never(j))
+			continue;
+		free(j->end_text);
+		j->end_text = rota_xstrdup("DependencyNeverSatisfied");
+		core_job_finish(core, j, now, ROTA_JOB_CANCELLED);
+	}
+	core->dep_reaping = false;
 }
 
 int core_requeue(struct core *core, int64_t now, uint32_t job_id,
@@ -111,7 +136,7 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 	job->state = ROTA_JOB_PENDING;
 	job->start_time = 0;
 	job->reason = reason;
-	core_job_set_eligible(job, true, now);
+	core_job_set_eligible(job, !job->hold && !job->dep_wait, now);
 	prio_enqueue(core, job, now);
 	core_mark_dirty(core, job);
 	return 0;
@@ -120,11 +145,13 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 void core_job_free(struct core_job *job)
 {
 	rota_job_desc_clear(&job->desc);
+	depend_job_free(job);
 	constraint_destroy(job->constraint);
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		free(job->alloc[i].cores);
 	free(job->alloc);
 	est_clear(job);
+	array_free(job);
 	free(job->limit_reason);
 	free(job->end_text);
 	free(job->user);

@@ -154,6 +154,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->mem_weight = conf->usage_mem_weight;
 	core->calc_period = conf->priority_calc_period;
 	core->sched_depth = conf->sched_depth;
+	core->max_array_size = conf->max_array_size ? conf->max_array_size
+						    : ROTA_ARRAY_SIZE_DEFAULT;
 	core->sched_max_us = conf->sched_max_time * 1000000;
 	rc = init_plugins(core, conf, err);
 	if (rc == 0)
@@ -198,6 +200,7 @@ void core_destroy(struct core *core)
 	free_list(&core->running);
 	free_list(&core->done);
 	profile_base_destroy(core);
+	depend_fini(core);
 	jobtab_fini(core);
 	free(core->run);
 	free(core->run_ids);
@@ -230,6 +233,7 @@ void core_destroy(struct core *core)
 	prio_fini(core);
 	free(core->ended);
 	resv_fini(core);
+	array_tally_fini(core);
 	share_destroy(core->share);
 	plugin_unload(core->fairshare);
 	free(core);

@@ -130,10 +130,12 @@ static void view(struct core *core, const struct core_job *job, int64_t now,
 		.mem_mb = job_total_mem(job),
 		.time_limit = job->time_limit,
 		.running = job->state == ROTA_JOB_RUNNING,
-		.held = job->hold != CORE_HOLD_NONE,
+		.held = job->hold != CORE_HOLD_NONE || job->dep_wait,
 		.user_limits = share_assoc_limits(core->share, job->assoc),
 		.account_limits = share_account_limits(core->share, job->assoc),
 		.qos_limits = &core->qos_limits[job->qos],
+		/* an array's pending rest: its tasks count as jobs */
+		.count = job->array ? job->array->tasks.count : 1,
 	};
 	if (v->running && job->time_limit) {
 		int64_t left = job->start_time + job->time_limit - now;
@@ -197,13 +199,20 @@ static void apply(struct core *core, struct core_job *job,
 {
 	bool was = job->limited;
 
-	job->limited = v->blocked && !job->hold;
+	if (job->array) /* how many of its tasks this pass may start */
+		job->array->quota = v->blocked	? 0
+				    : v->eligible ? v->eligible
+						  : UINT32_MAX;
+	if (job->array && v->eligible && !v->blocked)
+		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
+			 v->reason[0] ? v->reason : "limit");
+	job->limited = v->blocked && !job->hold && !job->dep_wait;
 	if (job->limited != was)
 		core_mark_changed(core);
 	if (job->limited)
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
-	if (job->limited != was && !job->hold)
+	if (job->limited != was && !job->hold && !job->dep_wait)
 		core_job_set_eligible(job, !job->limited, now);
 }
 
@@ -237,6 +246,7 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 	if (!core->limits_set)
 		return true;
 	view(core, job, now, job->user, &one);
+	one.count = 1; /* an array's rest starts one task */
 	for (size_t i = 0; i < core->nlimits; i++) {
 		if (!ops(core, i)->start)
 			continue;

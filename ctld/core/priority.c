@@ -201,24 +201,11 @@ void prio_sort(struct core *core)
 /* Insert 'job' (in no list) where the order puts it, from the tail. */
 static void insert_ordered(struct core *core, struct core_job *job)
 {
-	struct job_list *l = &core->pending;
-	struct core_job *after = l->tail;
+	struct core_job *after = core->pending.tail;
 
 	while (after && order_cmp(core, job, after) < 0)
 		after = after->prev;
-	job->prev = after;
-	job->next = after ? after->next : l->head;
-	if (job->next)
-		job->next->prev = job;
-	else
-		l->tail = job;
-	if (after)
-		after->next = job;
-	else
-		l->head = job;
-	l->n++;
-	core->queue_pending[job->queue]++;
-	share_count_job(core->share, job->assoc, false, 1);
+	core_pending_insert_after(core, after, job);
 }
 
 /* ---- rating -------------------------------------------------------------- */

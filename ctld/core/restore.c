@@ -171,6 +171,11 @@ int core_restore_job(struct core *core, int64_t now,
 	job->recorded = st->recorded;
 	if (st->fence && st->state == ROTA_JOB_PENDING)
 		fence_restore(core, job, node, now);
+	job->array_id = st->array_id;
+	job->array_task = st->array_task;
+	job->shape = st->array_shape;
+	if (st->array_rest)
+		array_restore(job, st->array_rest);
 	jobtab_insert(core, job);
 	place_in_list(core, job);
 	core_raise_next_id(core, job->id + 1);
@@ -221,11 +226,15 @@ void core_restore_finish(struct core *core)
 					   : core->usage_restored_at;
 	core->charged_all = core->usage_restored_at;
 	usage_run_rebuild(core);
+	array_recount(core);
 	jobtab_sort(core);
 	/* ratings are not journaled: all are rated before the next pass */
 	prio_sort(core);
 	core->prio_stale = true;
 	sort_list(&core->done, by_end);
+	/* every target is back: dependencies may look them up */
+	for (struct core_job *j = core->pending.head; j; j = j->next)
+		depend_restore(core, j);
 	/* ends whose records may not have reached jobcomp: offer them again */
 	for (struct core_job *j = core->done.head; j; j = j->next)
 		if (!j->recorded)

@@ -25,7 +25,9 @@
 
 bool sched_eligible(const struct core *core, const struct core_job *job)
 {
-	return !job->hold && !job->limited && !job->fence_node &&
+	return !job->hold && !job->dep_wait && !job->limited &&
+	       !job->fence_node && !array_throttled(core, job) &&
+	       !array_spent(job) &&
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
@@ -41,6 +43,12 @@ static size_t eligible_count(const struct core *core)
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p)
 {
+	struct core_job *rest = job;
+
+	job = array_next_task(core, job);
+	/* its next task is another: an aftercorr looks again */
+	if (rest != job && rest->deps)
+		depend_again(core, rest, now);
 	job->alloc = rota_xcalloc(p->n, sizeof(*job->alloc));
 	job->nalloc = p->n;
 	for (uint32_t i = 0; i < p->n; i++) {
@@ -63,6 +71,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 	job->reason = NULL;
 	est_clear(job);
 	core_mark_dirty(core, job);
+	depend_job_started(core, job, now);
 	/* the batch script runs on the first node, as in Slurm */
 	core_push_action(core, &(struct core_action){
 				       .type = CORE_ACTION_LAUNCH,
@@ -91,6 +100,9 @@ unsigned core_schedule(struct core *core, int64_t now)
 	bool *blocked = core->queue_blocked;
 	struct placement p;
 	size_t nblocked = 0, active = 0, depth = 0;
+	size_t seen = 0;	/* jobs not waiting on a dependency passed,
+				   still pending: once all are, the rest is
+				   all waiting jobs (a chain of 10,000) */
 	size_t idle = SIZE_MAX;	/* eligible jobs not yet started or refused:
 				   counted when a limit first asks */
 	unsigned started = 0;
@@ -98,7 +110,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	int64_t start_us;
 	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW,
 				     .t = now };
-	struct core_job *job, *next;
+	struct core_job *job, *next, *last = NULL;
 
 	resv_update(core, now);
 	if (core->prio_stale)
@@ -114,11 +126,26 @@ unsigned core_schedule(struct core *core, int64_t now)
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	placement_init(core, &p);
 	start_us = core->work_clock ? core->work_clock() : 0;
-	for (job = core->pending.head; job && nblocked < active;
+	for (job = core->pending.head;
+	     job && nblocked < active &&
+	     (job == last || seen < core->pending.n - core->ndep_wait);
 	     job = next) {
 		next = job->next;
-		if (job->hold || job->limited || job->fence_node)
+		/* an array's rest is tried again: counted once */
+		if (job != last)
+			seen += !job->dep_wait;
+		last = job;
+		if (job->hold || job->dep_wait || job->limited ||
+		    job->fence_node)
 			continue; /* not eligible: it blocks nothing */
+		if (array_throttled(core, job)) {
+			job->reason = "JobArrayTaskLimit";
+			continue;
+		}
+		if (array_spent(job)) {
+			job->reason = job->limit_reason; /* the rest's limit */
+			continue;
+		}
 		if (job->desc.reservation && resv_job_reason(core, job)) {
 			job->reason = resv_job_reason(core, job);
 			continue; /* its reservation is not open: nor this */
@@ -148,9 +175,12 @@ unsigned core_schedule(struct core *core, int64_t now)
 				continue;
 			}
 			sched_start(core, job, now, &p);
+			seen--; /* it left the pending list */
 			started++;
 			if (idle != SIZE_MAX)
 				idle--;
+			if (job->state == ROTA_JOB_PENDING)
+				next = job; /* an array's rest: its next task */
 			continue;
 		}
 		job->reason = "Resources";
@@ -179,8 +209,15 @@ const char *core_job_reason(const struct core *core,
 	if (job->hold)
 		return job->hold == CORE_HOLD_USER ? "JobHeldUser"
 						   : "JobHeldAdmin";
+	if (job->dep_wait)
+		return depend_never(job) ? "DependencyNeverSatisfied"
+					 : "Dependency";
 	if (job->fence_node)
 		return "PreviousRunNotEnded";
+	if (array_throttled(core, job))
+		return "JobArrayTaskLimit";
+	if (array_spent(job))
+		return job->limit_reason;
 	if (job->limited)
 		return job->limit_reason;
 	if (resv_job_reason(core, job))

@@ -52,6 +52,26 @@ void core_pending_add(struct core *core, struct core_job *job)
 	share_count_job(core->share, job->assoc, false, 1);
 }
 
+void core_pending_insert_after(struct core *core, struct core_job *after,
+			       struct core_job *job)
+{
+	struct job_list *l = &core->pending;
+
+	job->prev = after;
+	job->next = after ? after->next : l->head;
+	if (job->next)
+		job->next->prev = job;
+	else
+		l->tail = job;
+	if (after)
+		after->next = job;
+	else
+		l->head = job;
+	l->n++;
+	core->queue_pending[job->queue]++;
+	share_count_job(core->share, job->assoc, false, 1);
+}
+
 void core_pending_remove(struct core *core, struct core_job *job)
 {
 	job_list_remove(&core->pending, job);

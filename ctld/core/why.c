@@ -138,8 +138,8 @@ static void ahead(const struct core *core, struct core_why *out)
 			out->nresv++;
 		}
 		/* a reservation's job never holds up its queue */
-		if (j->queue != job->queue || j->hold || j->limited ||
-		    j->desc.reservation)
+		if (j->queue != job->queue || j->hold || j->dep_wait ||
+		    j->limited || j->desc.reservation)
 			continue;
 		out->nahead++;
 		if (!out->first)
@@ -161,8 +161,9 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	out->sched = core_sched_plugin(core);
 	if (job->state != ROTA_JOB_PENDING)
 		return 0;
+	core_job_dep_waits_for(core, job, &out->dep);
 	ahead(core, out);
-	if (job->hold || job->limited || job->fence_node ||
+	if (job->hold || job->dep_wait || job->limited || job->fence_node ||
 	    job->desc.reservation ||
 	    !strcmp(out->sched, "builtin"))
 		return 0;

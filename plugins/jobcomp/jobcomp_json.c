@@ -41,6 +41,15 @@ char *jobcomp_json_encode(const struct rota_jobcomp_record *r)
 		      "mem_peak", (json_int_t)r->mem_peak, "@timestamp", iso);
 	if (!o)
 		return NULL;
+	if (r->array_job_id) {
+		json_object_set_new(o, "array_job_id",
+				    json_integer(r->array_job_id));
+		json_object_set_new(o, "array_task_id",
+				    json_integer(r->array_task_id));
+		if (r->array_tasks)
+			json_object_set_new(o, "array_tasks",
+					    json_string(r->array_tasks));
+	}
 	if (r->nsteps) {
 		json_t *steps = json_array();
 

@@ -300,41 +300,60 @@ static int64_t maui_pick(int64_t own, int64_t def)
 	return own >= 0 ? own : def;
 }
 
-/* Block or count one idle candidate; -ENOMEM if a credential failed. */
+/*
+ * Room for 'want' more under 'max' when 'used' are counted, at most
+ * 'want'; '*reason' names the limit when it leaves less than 'want'.
+ */
+static int64_t maui_room(int64_t used, int64_t max, int64_t want,
+			 const char *name, struct rota_limit_job *j)
+{
+	int64_t room = max - used;
+
+	if (room >= want)
+		return want;
+	snprintf(j->reason, sizeof(j->reason), "%s (%" PRId64 " of %" PRId64
+		 ")", name, used, max);
+	return room > 0 ? room : 0;
+}
+
+/*
+ * Block or count one idle candidate; -ENOMEM if a credential failed.  An
+ * array's pending rest counts as its tasks: as many as the limits leave
+ * room for are idle (j->eligible), the others blocked.
+ */
 static int maui_classify_one(struct maui_state *st,
 			     struct rota_limit_job *j)
 {
 	struct maui_cred *u = maui_cred(&st->users, j->user);
 	struct maui_cred *a = maui_cred(&st->accounts, j->account);
 	const struct rota_limit_set *al = maui_account_set(j);
-	int64_t max;
+	int64_t want = j->count > 1 ? j->count : 1;
+	int64_t take;
 
 	if (!u || !a)
 		return -ENOMEM;
-	max = st->set[MAUI_JOBS_USER];
-	if (u->running + u->idle >= max) {
-		snprintf(j->reason, sizeof(j->reason), "MaxJobsPerUser (%"
-			 PRId64 " of %" PRId64 ")", u->running + u->idle, max);
+	take = maui_room(u->running + u->idle, st->set[MAUI_JOBS_USER], want,
+			 "MaxJobsPerUser", j);
+	if (take)
+		take = maui_room(u->idle,
+				 maui_pick(j->user_limits
+						   ? j->user_limits->max_idle
+						   : -1,
+					   st->set[MAUI_IDLE_USER]),
+				 take, "MaxIdlePerUser", j);
+	if (take)
+		take = maui_room(a->idle,
+				 maui_pick(al ? al->max_idle : -1,
+					   st->set[MAUI_IDLE_ACCOUNT]),
+				 take, "MaxIdlePerAccount", j);
+	if (!take) {
 		j->blocked = true;
 		return 0;
 	}
-	max = maui_pick(j->user_limits ? j->user_limits->max_idle : -1,
-			st->set[MAUI_IDLE_USER]);
-	if (u->idle >= max) {
-		snprintf(j->reason, sizeof(j->reason), "MaxIdlePerUser (%"
-			 PRId64 " of %" PRId64 ")", u->idle, max);
-		j->blocked = true;
-		return 0;
-	}
-	max = maui_pick(al ? al->max_idle : -1, st->set[MAUI_IDLE_ACCOUNT]);
-	if (a->idle >= max) {
-		snprintf(j->reason, sizeof(j->reason), "MaxIdlePerAccount (%"
-			 PRId64 " of %" PRId64 ")", a->idle, max);
-		j->blocked = true;
-		return 0;
-	}
-	u->idle++;
-	a->idle++;
+	if (take < want)
+		j->eligible = (uint32_t)take;
+	u->idle += take;
+	a->idle += take;
 	return 0;
 }
 

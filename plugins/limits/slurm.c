@@ -210,9 +210,10 @@ static int slurm_max_submit(const struct rota_limit_job *job,
 		if (max < 0)
 			continue;
 		for (size_t q = 0; q < nqueued; q++)
-			n += queued[q].id != job->id &&
-			     slurm_is_held_by(&queued[q], &h[i]);
-		if (n < max)
+			if (queued[q].id != job->id &&
+			    slurm_is_held_by(&queued[q], &h[i]))
+				n += queued[q].count ? queued[q].count : 1;
+		if (n + (job->count ? job->count : 1) <= max)
 			continue;
 		slurm_name(job, &h[i], who, sizeof(who));
 		snprintf(err, errlen, "MaxSubmitJobs (%" PRId64 " of %" PRId64

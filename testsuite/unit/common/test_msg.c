@@ -1422,6 +1422,8 @@ static const struct rota_job_desc descs[] = {
 		.mem_mb = (uint64_t)1 << 40,
 		.time_limit = (int64_t)1 << 40,
 		.no_requeue = true,
+		.dependency = "afterok:12:13,afterany:14",
+		.kill_on_invalid_dep = true,
 	},
 	{
 		/* every optional string NULL, no environment */
@@ -1471,6 +1473,10 @@ START_TEST(test_submit_roundtrip)
 	ck_assert_uint_eq(d.mem_mb, w->mem_mb);
 	ck_assert_int_eq(d.time_limit, w->time_limit);
 	ck_assert(d.no_requeue == w->no_requeue);
+	ck_assert_pstr_eq(d.dependency, w->dependency);
+	ck_assert(d.kill_on_invalid_dep == w->kill_on_invalid_dep);
+	ck_assert(!!strstr(text, "kill_on_invalid_dep") ==
+		  w->kill_on_invalid_dep);
 	/* sent only when set */
 	ck_assert(!!strstr(text, "\"no_requeue\":true") == w->no_requeue);
 	ck_assert(!!strstr(text, "no_requeue") == w->no_requeue);
@@ -1939,6 +1945,7 @@ static const struct rota_job_info jobs[] = {
 		.exit_code = 255,
 		.term_signal = 128,
 		.runs = UINT32_MAX,
+		.dependency = "afterok:12(unfulfilled)?afterany:14(failed)",
 	},
 };
 
@@ -1970,6 +1977,7 @@ static void assert_job_eq(const struct rota_job_info *got,
 	ck_assert_int_eq(got->exit_code, want->exit_code);
 	ck_assert_int_eq(got->term_signal, want->term_signal);
 	ck_assert_uint_eq(got->runs, want->runs);
+	ck_assert_pstr_eq(got->dependency, want->dependency);
 }
 
 START_TEST(test_job_list_roundtrip)
@@ -1988,6 +1996,42 @@ START_TEST(test_job_list_roundtrip)
 		assert_job_eq(&m.jobs[i], &jobs[i]);
 	rota_msg_job_list_clear(&m);
 	ASSERT_EMPTY(empty_list, m);
+	free(text);
+}
+END_TEST
+
+/* rota why's dependency keys: carried, and optional to the decoder. */
+START_TEST(test_why_dependency)
+{
+	struct rota_msg_why w = {
+		.id = 7, .state = ROTA_JOB_PENDING, .ntasks = 1,
+		.cpus_per_task = 1, .dependency = "afterok:5(unfulfilled)",
+		.dep_type = "afterok", .dep_job = 5,
+		.dep_state = ROTA_JOB_RUNNING,
+	};
+	struct rota_msg_why m;
+	struct rota_error err = { "" };
+	size_t len = 0;
+	char *text = rota_msg_why_encode(&w, &len), *old, *cut;
+
+	ck_assert_msg(rota_msg_why_decode(text, len, &m, &err) == 0, "%s",
+		      err.text);
+	ck_assert_str_eq(m.dependency, "afterok:5(unfulfilled)");
+	ck_assert_str_eq(m.dep_type, "afterok");
+	ck_assert_uint_eq(m.dep_job, 5);
+	ck_assert_int_eq(m.dep_state, ROTA_JOB_RUNNING);
+	rota_msg_why_clear(&m);
+	/* an older controller's body: none of the four keys */
+	old = strdup(text);
+	cut = strstr(old, ",\"dependency\"");
+	ck_assert_ptr_nonnull(cut);
+	strcpy(cut, "}");
+	ck_assert_msg(rota_msg_why_decode(old, strlen(old), &m, &err) == 0,
+		      "%s", err.text);
+	ck_assert_ptr_null(m.dependency);
+	ck_assert_int_eq(m.dep_state, ROTA_JOB_NONE);
+	rota_msg_why_clear(&m);
+	free(old);
 	free(text);
 }
 END_TEST
@@ -2444,6 +2488,7 @@ static Suite *msg_suite(void)
 	tcase_add_loop_test(tc, test_job_run_roundtrip, 0, N(job_runs));
 	tcase_add_loop_test(tc, test_name_roundtrip, 0, N(names));
 	tcase_add_test(tc, test_job_list_roundtrip);
+	tcase_add_test(tc, test_why_dependency);
 	tcase_add_test(tc, test_job_list_empty);
 	tcase_add_test(tc, test_job_list_is_json);
 	tcase_add_test(tc, test_new_keys_optional);

@@ -155,23 +155,25 @@ static const struct {
 	struct rota_jobrec_filter f;
 	bool match;
 } filters[] = {
-	{ { NULL, NULL, NULL, INT64_MIN, INT64_MAX }, true },
-	{ { "ana", NULL, NULL, INT64_MIN, INT64_MAX }, true },
-	{ { "bob,ana", NULL, NULL, INT64_MIN, INT64_MAX }, true },
-	{ { "bob", NULL, NULL, INT64_MIN, INT64_MAX }, false },
-	{ { "an", NULL, NULL, INT64_MIN, INT64_MAX }, false },
-	{ { "ana,", NULL, NULL, INT64_MIN, INT64_MAX }, true },
-	{ { NULL, "chem", NULL, INT64_MIN, INT64_MAX }, true },
-	{ { NULL, "physics", NULL, INT64_MIN, INT64_MAX }, false },
-	{ { NULL, NULL, "failed", INT64_MIN, INT64_MAX }, true },
-	{ { NULL, NULL, "COMPLETED,TIMEOUT", INT64_MIN, INT64_MAX }, false },
-	{ { NULL, NULL, NULL, 200, INT64_MAX }, true },	 /* ended at 200 */
-	{ { NULL, NULL, NULL, 201, INT64_MAX }, false }, /* ended before */
-	{ { NULL, NULL, NULL, INT64_MIN, 100 }, true },	 /* started at 100 */
-	{ { NULL, NULL, NULL, INT64_MIN, 99 }, false },	 /* not yet started */
-	{ { NULL, NULL, NULL, 150, 160 }, true },	 /* running inside */
-	{ { "ana", "chem", "FAILED", 0, 1000 }, true },
-	{ { "ana", "bio", "FAILED", 0, 1000 }, false },
+	{ { NULL, NULL, NULL, INT64_MIN, INT64_MAX, 0 }, true },
+	{ { "ana", NULL, NULL, INT64_MIN, INT64_MAX, 0 }, true },
+	{ { "bob,ana", NULL, NULL, INT64_MIN, INT64_MAX, 0 }, true },
+	{ { "bob", NULL, NULL, INT64_MIN, INT64_MAX, 0 }, false },
+	{ { "an", NULL, NULL, INT64_MIN, INT64_MAX, 0 }, false },
+	{ { "ana,", NULL, NULL, INT64_MIN, INT64_MAX, 0 }, true },
+	{ { NULL, "chem", NULL, INT64_MIN, INT64_MAX, 0 }, true },
+	{ { NULL, "physics", NULL, INT64_MIN, INT64_MAX, 0 }, false },
+	{ { NULL, NULL, "failed", INT64_MIN, INT64_MAX, 0 }, true },
+	{ { NULL, NULL, "COMPLETED,TIMEOUT", INT64_MIN, INT64_MAX, 0 }, false },
+	{ { NULL, NULL, NULL, 200, INT64_MAX, 0 }, true },	 /* ended at 200 */
+	{ { NULL, NULL, NULL, 201, INT64_MAX, 0 }, false }, /* ended before */
+	{ { NULL, NULL, NULL, INT64_MIN, 100, 0 }, true },	 /* started at 100 */
+	{ { NULL, NULL, NULL, INT64_MIN, 99, 0 }, false },	 /* not yet started */
+	{ { NULL, NULL, NULL, 150, 160, 0 }, true },	 /* running inside */
+	{ { "ana", "chem", "FAILED", 0, 1000, 0 }, true },
+	{ { "ana", "bio", "FAILED", 0, 1000, 0 }, false },
+	{ { NULL, NULL, NULL, INT64_MIN, INT64_MAX, 1 }, true }, /* -j 1 */
+	{ { NULL, NULL, NULL, INT64_MIN, INT64_MAX, 2 }, false },
 };
 
 START_TEST(filter)
