@@ -189,7 +189,10 @@ static struct core_job *split(struct core *core, struct core_job *rest,
 	t->shape = rest->shape;
 	rota_taskset_remove(&rest->array->tasks, id);
 	jobtab_insert(core, t);
-	core_mark_dirty(core, rest); /* its rest is smaller */
+	/* both journaled: a task split off for an action that then fails
+	   must not vanish from the rest and from the journal at once */
+	core_mark_dirty(core, rest);
+	core_mark_dirty(core, t);
 	return t;
 }
 

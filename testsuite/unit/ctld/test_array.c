@@ -176,6 +176,17 @@ START_TEST(pass_over_a_big_rest)
 	ck_assert_uint_eq(job(ids[0])->array_task, 500);
 	ck_assert_int_eq(job(ids[2])->state, ROTA_JOB_PENDING);
 	ck_assert(!rota_taskset_has(&job(a)->array->tasks, 501));
+	/* split off, each is journaled with the smaller rest */
+	{
+		uint32_t *dirty;
+		size_t nd = core_take_dirty(core, &dirty), seen = 0;
+
+		for (size_t i = 0; i < nd; i++)
+			seen += dirty[i] == ids[0] || dirty[i] == ids[1] ||
+				dirty[i] == ids[2] || dirty[i] == a;
+		ck_assert_uint_eq(seen, 4);
+		free(dirty);
+	}
 	free(ids);
 	n = core_array_select(core, 1002, a, "1,100001", false, &ids, &err);
 	ck_assert_uint_eq(n, 1); /* task 1 runs */
