@@ -537,10 +537,12 @@ void rota_msg_resv_list_clear(struct rota_msg_resv_list *m);
  * ---- TOP_ROWS_REPLY: every job, one wide row each, for rota top ----
  * Body: {"now":N,"rows":[[id,"ST",cores,nodes,submit,start,end,
  * priority_milli,nice,urgency,hold,"queue","user","account","name",
- * "where"],...]}: keys and columns in exactly this order; priority in
+ * "where","array"],...]}: keys and columns in exactly this order; priority in
  * thousandths (the scanner reads whole numbers only), hold 0 none, 1
  * user, 2 operator; "where" the nodes once started, the reason while
- * pending.  Decoded by the scanner like JOB_ROWS: 100,000 rows must
+ * pending; "array" a job of an array as named ("12_[3-999%16]" its
+ * pending rest, "12_7"), "" for any other.  Decoded by the scanner like
+ * JOB_ROWS: 100,000 rows must
  * decode in a few tens of milliseconds.
  * Then, only when some job has running steps, ,"steps":[[job_id,step_id,
  * ntasks,nnodes,start,"name","nodes"],...] before the '}': the running
@@ -566,6 +568,7 @@ struct rota_top_row {
 	const char *account;
 	const char *name;
 	const char *where;
+	const char *array;	/* "12_7", "12_[3-999%16]"; "" if none */
 };
 
 /* A running job step, shown under its job (rota top). */

@@ -19,7 +19,7 @@
 #include "common/msg_rows.h"
 
 #define NINTS 10 /* the whole-number columns after the state */
-#define NSTRS 5
+#define NSTRS 6
 
 static void ints_of(const struct rota_top_row *r, int64_t v[NINTS])
 {
@@ -72,7 +72,8 @@ char *rota_msg_top_rows_encode(const struct rota_msg_top_rows *m, size_t *len)
 					 msg_rows_or_empty(r->user),
 					 msg_rows_or_empty(r->account),
 					 msg_rows_or_empty(r->name),
-					 msg_rows_or_empty(r->where) };
+					 msg_rows_or_empty(r->where),
+					 msg_rows_or_empty(r->array) };
 		/* an escape is 6 bytes at most; a number 20; then '"",' */
 		size_t need = 2 + (NINTS + 1) * 21 + (NSTRS + 1) * 3 + 6 * 8;
 		int64_t v[NINTS];
@@ -130,7 +131,7 @@ static int row(struct msg_rows_in *in, void *out)
 	int64_t v[NINTS] = { 0 };
 	int64_t id = 0;
 	const char **s[NSTRS] = { &r->queue, &r->user, &r->account, &r->name,
-				  &r->where };
+				  &r->where, &r->array };
 	int rc = msg_rows_num(in, 1, UINT32_MAX, &id, "id");
 
 	if (!rc)
@@ -144,8 +145,8 @@ static int row(struct msg_rows_in *in, void *out)
 					  &v[k], int_cols[k].name);
 	}
 	for (size_t k = 0; !rc && k < NSTRS; k++) {
-		size_t max =
-			k == NSTRS - 1 ? ROTA_MSG_PATH_MAX : ROTA_MSG_NAME_MAX;
+		/* "where" and "array" are paths or lists: longer */
+		size_t max = k >= 4 ? ROTA_MSG_PATH_MAX : ROTA_MSG_NAME_MAX;
 
 		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
 		if (!rc)

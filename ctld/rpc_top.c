@@ -75,6 +75,9 @@ static void fill_row(const struct core_job *job, void *arg)
 		.name = job->desc.name,
 	};
 	r->where = rpc_job_where(core, job, tc->nodelists, &tc->nlists);
+	if (job->array_id)
+		r->array = tc->nodelists[tc->nlists++] =
+			core_job_array_name(job);
 }
 
 static void add_step(const struct ctld_step *s, void *arg)
@@ -104,7 +107,8 @@ void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 	struct top_ctx tc = {
 		.ctld = ctld,
 		.rows = rota_xcalloc(total + 1, sizeof(struct rota_top_row)),
-		.nodelists = rota_xcalloc(total + 1, sizeof(char *)),
+		/* a nodelist and an array name each at most */
+		.nodelists = rota_xcalloc(2 * total + 1, sizeof(char *)),
 	};
 	struct rota_msg_top_rows m;
 	size_t len;

@@ -36,13 +36,16 @@ static int row_pair(const struct rota_top_row *r)
 static void draw_row(struct top *t, int y, int cols,
 		     const struct rota_top_row *r, bool selected)
 {
-	char line[512], when[32];
+	char line[512], when[32], id[24];
 	int pair = row_pair(r);
 	int attr = (pair ? top_attr(t, pair) : 0) | (selected ? A_REVERSE : 0);
 
 	elapsed(r, t->model.jobs.now, when, sizeof(when));
+	snprintf(id, sizeof(id), "%u", r->id);
+	/* an array's pending rest is one line: 12_[3-999%16] */
 	snprintf(line, sizeof(line),
-		 "%8u %-8.8s %-8.8s %-8.8s %-2s %10.1f %5u %11s %s", r->id,
+		 "%8s %-8.8s %-8.8s %-8.8s %-2s %10.1f %5u %11s %s",
+		 r->array && *r->array ? r->array : id,
 		 r->user, r->account, r->queue, rota_job_state_short(r->state),
 		 (double)r->priority_milli / 1000.0, r->cores, when, r->where);
 	attron(attr);
