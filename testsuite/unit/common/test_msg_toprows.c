@@ -24,7 +24,8 @@ static const struct rota_top_row rows[] = {
 	  .account = "physics", .name = "sweep", .where = "n[01-04]" },
 	{ .id = 13, .state = ROTA_JOB_PENDING, .cores = 1, .hold = 1,
 	  .submit_time = 120, .est_start = 900, .queue = "short",
-	  .user = "bob", .account = "", .name = "x", .where = "JobHeldUser" },
+	  .user = "bob", .account = "", .name = "x", .where = "JobHeldUser",
+	  .array = "13_[3-999%16]" },
 };
 
 static const struct rota_top_step steps[] = {
@@ -61,6 +62,8 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_eq(m.rows[0].id, 12);
 	ck_assert_int_eq(m.rows[0].priority_milli, -1500);
 	ck_assert_str_eq(m.rows[1].where, "JobHeldUser");
+	ck_assert_str_eq(m.rows[0].array, "");
+	ck_assert_str_eq(m.rows[1].array, "13_[3-999%16]");
 	ck_assert_uint_eq(m.nsteps, nsteps);
 	if (!nsteps)
 		ck_assert_ptr_null(m.steps);
