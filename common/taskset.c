@@ -242,6 +242,17 @@ void rota_taskset_format(const struct rota_taskset *ts, struct rota_strbuf *b)
 	}
 }
 
+char *rota_array_job_name(uint32_t array_id, uint32_t task, const char *rest,
+			  uint32_t throttle)
+{
+	if (task != ROTA_ARRAY_PENDING_REST)
+		return rota_xasprintf("%u_%u", array_id, task);
+	if (throttle)
+		return rota_xasprintf("%u_[%s%%%u]", array_id, rest ? rest : "",
+				      throttle);
+	return rota_xasprintf("%u_[%s]", array_id, rest ? rest : "");
+}
+
 char *rota_taskset_text(const struct rota_taskset *ts)
 {
 	struct rota_strbuf b = { 0 };

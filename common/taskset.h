@@ -50,4 +50,12 @@ uint32_t rota_taskset_next(const struct rota_taskset *ts, uint32_t id);
 void rota_taskset_format(const struct rota_taskset *ts, struct rota_strbuf *b);
 char *rota_taskset_text(const struct rota_taskset *ts);
 
+/*
+ * A job of an array as users name it: "12_7" (a task), "12_[3-999%16]"
+ * (task ROTA_ARRAY_PENDING_REST, the pending rest: its ids 'rest' and
+ * its throttle, 0: none).  Freed by the caller.
+ */
+char *rota_array_job_name(uint32_t array_id, uint32_t task, const char *rest,
+			  uint32_t throttle);
+
 #endif

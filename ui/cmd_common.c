@@ -179,17 +179,16 @@ void cmd_print_reply(struct rota_reply *reply)
 
 void cmd_job_name(const struct rota_job_info *j, char *buf, size_t len)
 {
-	if (!j->array_job_id)
+	char *name;
+
+	if (!j->array_job_id) {
 		snprintf(buf, len, "%u", j->id);
-	else if (j->array_task_id != ROTA_ARRAY_PENDING_REST)
-		snprintf(buf, len, "%u_%u", j->array_job_id, j->array_task_id);
-	else if (j->array_throttle)
-		snprintf(buf, len, "%u_[%s%%%u]", j->array_job_id,
-			 j->array_tasks ? j->array_tasks : "",
-			 j->array_throttle);
-	else
-		snprintf(buf, len, "%u_[%s]", j->array_job_id,
-			 j->array_tasks ? j->array_tasks : "");
+		return;
+	}
+	name = rota_array_job_name(j->array_job_id, j->array_task_id,
+				   j->array_tasks, j->array_throttle);
+	snprintf(buf, len, "%s", name);
+	free(name);
 }
 
 int cmd_parse_job_id(const char *name, const char *text, uint32_t *id)

@@ -18,6 +18,7 @@
 
 #include "common/conf.h"
 #include "common/jobrec.h"
+#include "common/taskset.h"
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "ui/cmd.h"
@@ -268,7 +269,11 @@ static void format_usage(const struct rota_jobrec *r, char *cpu, size_t clen,
 static void print_row(const struct rota_jobrec *r)
 {
 	char start[32], end[32], elapsed[32], exit[24], cpu[32], peak[32];
-	char id[32];
+	/* a task of an array "12_7", a rest that never started "12_[3-9]" */
+	char *id = r->array_job_id ? rota_array_job_name(r->array_job_id,
+							 r->array_task_id,
+							 r->array_tasks, 0)
+				   : rota_xasprintf("%u", r->id);
 
 	format_time(r->start, start, sizeof(start));
 	format_time(r->end, end, sizeof(end));
@@ -276,19 +281,12 @@ static void print_row(const struct rota_jobrec *r)
 			     sizeof(elapsed));
 	snprintf(exit, sizeof(exit), "%d:%d", r->exit_code, r->signal);
 	format_usage(r, cpu, sizeof(cpu), peak, sizeof(peak));
-	if (r->array_tasks)
-		snprintf(id, sizeof(id), "%u_[%s]", r->array_job_id,
-			 r->array_tasks);
-	else if (r->array_job_id)
-		snprintf(id, sizeof(id), "%u_%u", r->array_job_id,
-			 r->array_task_id);
-	else
-		snprintf(id, sizeof(id), "%u", r->id);
 	printf("%-8s %-12.12s %-10.10s %-10.10s %-8.8s %-10s %-6s %-19s "
 	       "%-19s %-11s %5u %-8s %9s %s\n",
 	       id, r->name, r->user, r->account, r->queue, r->state, exit,
 	       start, end, elapsed, r->cores, r->nodes[0] ? r->nodes : "-",
 	       cpu, peak);
+	free(id);
 }
 
 static void print(const struct row *rows, size_t n,

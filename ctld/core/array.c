@@ -105,7 +105,7 @@ void array_task_ended(struct core *core, const struct core_job *job)
 		return;
 	a = array_tally_get(core, job->array_id);
 	a->active -= n < a->active ? n : a->active;
-	if (job->state != ROTA_JOB_COMPLETED || job->exit_code != 0)
+	if (!core_job_ended_ok(job))
 		a->failed += n;
 }
 
@@ -239,36 +239,17 @@ struct core_job *array_next_task(struct core *core, struct core_job *job)
 	return take_task(core, job, rota_taskset_first(&job->array->tasks));
 }
 
-/* The pending or running task 'task' of array 'id', if there is one. */
-static struct core_job *find_task(const struct core *core, uint32_t id,
-				  uint32_t task)
-{
-	const struct job_list *lists[] = { &core->pending, &core->running };
-
-	for (size_t i = 0; i < 2; i++)
-		for (struct core_job *j = lists[i]->head; j; j = j->next)
-			if (j->array_id == id && j->array_task == task)
-				return j;
-	return NULL;
-}
-
-static void push(uint32_t **v, size_t *n, uint32_t id)
-{
-	*v = rota_xreallocarray(*v, *n + 1, sizeof(**v));
-	(*v)[(*n)++] = id;
-}
-
 /* All of array 'id' pending (or running too), its record first. */
 static void whole(struct core *core, uint32_t id, bool running, uint32_t **v,
-		  size_t *n)
+		  size_t *n, size_t *cap)
 {
 	const struct job_list *lists[] = { &core->pending, &core->running };
 
-	push(v, n, id);
+	core_ids_push(v, n, cap, id);
 	for (size_t i = 0; i < (running ? 2u : 1u); i++)
 		for (struct core_job *j = lists[i]->head; j; j = j->next)
 			if (j->array_id == id && j->id != id)
-				push(v, n, j->id);
+				core_ids_push(v, n, cap, j->id);
 }
 
 size_t core_array_select(struct core *core, int64_t now, uint32_t id,
@@ -278,15 +259,15 @@ size_t core_array_select(struct core *core, int64_t now, uint32_t id,
 	struct core_job *job = jobtab_find(core, id), *t;
 	struct rota_taskset ts;
 	struct rota_strbuf missing = { 0 };
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 
 	*out = NULL;
 	err->text[0] = '\0';
 	if (!tasks || !*tasks) {
 		if (job && job->array_id == id)
-			whole(core, id, running, out, &n);
+			whole(core, id, running, out, &n, &cap);
 		else
-			push(out, &n, id);
+			core_ids_push(out, &n, &cap, id);
 		return n;
 	}
 	if (!job || job->array_id != id) {
@@ -309,9 +290,9 @@ size_t core_array_select(struct core *core, int64_t now, uint32_t id,
 		else if (!job->array && job->array_task == k)
 			t = job;
 		else
-			t = find_task(core, id, k);
+			t = core_array_task_find(core, id, k, false);
 		if (t)
-			push(out, &n, t->id);
+			core_ids_push(out, &n, &cap, t->id);
 		else
 			rota_strbuf_addf(&missing, "%s%u", missing.len ? ","
 								       : "",
@@ -360,7 +341,7 @@ static void recount_one(const struct core_job *j, void *arg)
 	a = array_tally_get(core, j->array_id);
 	if (!rota_job_state_is_final(j->state))
 		a->active += n;
-	else if (j->state != ROTA_JOB_COMPLETED || j->exit_code != 0)
+	else if (!core_job_ended_ok(j))
 		a->failed += n;
 	if (j->start_time && (!a->first_start || j->start_time < a->first_start))
 		a->first_start = j->start_time;
@@ -383,14 +364,9 @@ char *core_job_array_name(const struct core_job *job)
 
 	if (!job->array_id)
 		return NULL;
-	if (!job->array)
-		return rota_xasprintf("%u_%u", job->array_id, job->array_task);
-	rest = rota_taskset_text(&job->array->tasks);
-	if (job->array->throttle)
-		name = rota_xasprintf("%u_[%s%%%u]", job->array_id, rest,
-				      job->array->throttle);
-	else
-		name = rota_xasprintf("%u_[%s]", job->array_id, rest);
+	rest = job->array ? rota_taskset_text(&job->array->tasks) : NULL;
+	name = rota_array_job_name(job->array_id, job->array_task, rest,
+				   job->array ? job->array->throttle : 0);
 	free(rest);
 	return name;
 }

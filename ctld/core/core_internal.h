@@ -148,6 +148,8 @@ void core_pending_insert_after(struct core *core, struct core_job *after,
 void core_pending_remove(struct core *core, struct core_job *job);
 
 /* tables.c: marks and actions */
+/* Append 'id' to a growing id array ('*cap' ids room, doubled). */
+void core_ids_push(uint32_t **v, size_t *n, size_t *cap, uint32_t id);
 /* A job, node or order changed: the next passes must look. */
 void core_mark_changed(struct core *core);
 /* A job changed: journal it (core_take_dirty); the passes must look. */
@@ -175,6 +177,15 @@ int core_job_access(struct core *core, uint32_t id, uid_t uid,
 /* A queue by name (NULL: the default); -ENOENT with the user's line. */
 int core_find_queue(const struct core *core, const char *name, uint32_t *out,
 		    struct rota_error *err);
+/* It ended COMPLETED with exit code 0 (what afterok asks). */
+bool core_job_ended_ok(const struct core_job *job);
+/*
+ * Task 'task' of array 'id' split off as a job of its own, pending or
+ * running (and with 'ended', ended and still known); NULL otherwise.
+ * Walks those lists: for actions on tasks and aftercorr, not passes.
+ */
+struct core_job *core_array_task_find(const struct core *core, uint32_t id,
+				      uint32_t task, bool ended);
 /* A NULL-terminated name list's copy (NULL stays NULL); and its free. */
 char **core_names_copy(char *const *v);
 void core_names_free(char **v);

@@ -84,11 +84,7 @@ struct depend {
 
 static void id_push(struct id_list *l, uint32_t id)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 16;
-		l->v = rota_xreallocarray(l->v, l->cap, sizeof(*l->v));
-	}
-	l->v[l->n++] = id;
+	core_ids_push(&l->v, &l->n, &l->cap, id);
 }
 
 static struct depend *dep_state(struct core *core)
@@ -195,11 +191,6 @@ static void set_wait(struct core *core, struct core_job *job, bool wait)
 
 /* ---- one part, one job ---------------------------------------------------- */
 
-static bool ended_ok(const struct core_job *t)
-{
-	return t->state == ROTA_JOB_COMPLETED && t->exit_code == 0;
-}
-
 /* No other job of this name and user runs, and none older waits. */
 static bool singleton_free(const struct core *core, const struct core_job *job)
 {
@@ -220,7 +211,7 @@ static enum dep_state ended_as(const struct core_job *t, bool ok_wanted)
 {
 	if (!rota_job_state_is_final(t->state))
 		return DEP_WAIT;
-	return ended_ok(t) == ok_wanted ? DEP_MET : DEP_NEVER;
+	return core_job_ended_ok(t) == ok_wanted ? DEP_MET : DEP_NEVER;
 }
 
 /*
@@ -231,9 +222,7 @@ static enum dep_state ended_as(const struct core_job *t, bool ok_wanted)
 static enum dep_state corr_eval(const struct core *core,
 				const struct core_job *job, uint32_t id)
 {
-	const struct job_list *lists[] = { &core->pending, &core->running,
-					   &core->done };
-	const struct core_job *rest = jobtab_find(core, id);
+	const struct core_job *rest = jobtab_find(core, id), *t;
 	uint32_t i = job->array ? rota_taskset_lowest(&job->array->tasks)
 				: job->array_task;
 
@@ -241,11 +230,8 @@ static enum dep_state corr_eval(const struct core *core,
 		return rest ? ended_as(rest, true) : DEP_NEVER;
 	if (rest && rest->array && rota_taskset_has(&rest->array->tasks, i))
 		return DEP_WAIT;
-	for (size_t l = 0; l < 3; l++)
-		for (const struct core_job *j = lists[l]->head; j; j = j->next)
-			if (j->array_id == id && j->array_task == i)
-				return ended_as(j, true);
-	return DEP_MET;
+	t = core_array_task_find(core, id, i, true);
+	return t ? ended_as(t, true) : DEP_MET;
 }
 
 /* after, afterany, afterok, afternotok on a whole array (its tally). */
@@ -306,9 +292,9 @@ static enum dep_state item_eval(const struct core *core,
 	case ROTA_DEPEND_AFTERANY:
 		return final ? DEP_MET : DEP_WAIT;
 	case ROTA_DEPEND_AFTEROK:
-		return !final ? DEP_WAIT : ended_ok(t) ? DEP_MET : DEP_NEVER;
+		return ended_as(t, true);
 	case ROTA_DEPEND_AFTERNOTOK:
-		return !final ? DEP_WAIT : ended_ok(t) ? DEP_NEVER : DEP_MET;
+		return ended_as(t, false);
 	default:
 		return DEP_NEVER;
 	}

@@ -81,8 +81,7 @@ void core_pending_remove(struct core *core, struct core_job *job)
 
 /* ---- marks and actions ---------------------------------------------------- */
 
-/* Append 'id' to a growing id array (the marks the host takes). */
-static void ids_push(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
+void core_ids_push(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
 {
 	if (*n == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
@@ -104,7 +103,7 @@ void core_mark_dirty(struct core *core, struct core_job *job)
 	if (job->dirty)
 		return;
 	job->dirty = true;
-	ids_push(&core->dirty, &core->ndirty, &core->dirty_cap, job->id);
+	core_ids_push(&core->dirty, &core->ndirty, &core->dirty_cap, job->id);
 }
 
 size_t core_take_dirty(struct core *core, uint32_t **ids)
@@ -125,7 +124,7 @@ size_t core_take_dirty(struct core *core, uint32_t **ids)
 
 void core_mark_ended(struct core *core, struct core_job *job)
 {
-	ids_push(&core->ended, &core->nended, &core->ended_cap, job->id);
+	core_ids_push(&core->ended, &core->nended, &core->ended_cap, job->id);
 }
 
 size_t core_take_ended(struct core *core, uint32_t **ids)
@@ -205,6 +204,24 @@ void core_job_set_eligible(struct core_job *job, bool eligible, int64_t now)
 }
 
 /* ---- lookup and iteration ------------------------------------------------- */
+
+bool core_job_ended_ok(const struct core_job *job)
+{
+	return job->state == ROTA_JOB_COMPLETED && job->exit_code == 0;
+}
+
+struct core_job *core_array_task_find(const struct core *core, uint32_t id,
+				      uint32_t task, bool ended)
+{
+	const struct job_list *lists[] = { &core->pending, &core->running,
+					   &core->done };
+
+	for (size_t l = 0; l < (ended ? 3u : 2u); l++)
+		for (struct core_job *j = lists[l]->head; j; j = j->next)
+			if (j->array_id == id && j->array_task == task)
+				return j;
+	return NULL;
+}
 
 int core_job_access(struct core *core, uint32_t id, uid_t uid,
 		    bool is_operator, struct core_job **out,
