@@ -95,8 +95,8 @@ wait_job_done "$af"
 is "$(job_state "$s1") $(reason "$s2")" "RUNNING Dependency" \
 	"after: runs once its target started; singleton waits while one of its name runs"
 wait_job_done "$s2"
-[[ "$(field "$s2" StartTime)" > "$(field "$s1" EndTime)" ]] ||
-	[ "$(field "$s2" StartTime)" = "$(field "$s1" EndTime)" ]
+st=$(field "$s2" StartTime) en=$(field "$s1" EndTime)
+[[ "$st" == 20* && "$en" == 20* && ! "$st" < "$en" ]]
 ok $? "singleton: started once the other had ended"
 f=$(rota submit -o /dev/null --wrap "exit 3")
 g=$(rota submit -o /dev/null -d "afterok:$f?afternotok:$f" --wrap true)
@@ -110,7 +110,8 @@ al=$(rota submit -o /dev/null -d "afterok:$ar" --wrap true)
 wait_job_done "$al"
 last=$(rota queue -a -H -j "$ar" | wc -l)
 is "$last $(job_state "$al")" "3 COMPLETED" "afterok on an array: ran once its 3 tasks had"
-[[ ! "$(field "$al" StartTime)" < "$(field "$ar" EndTime)" ]]
+st=$(field "$al" StartTime) en=$(field "$ar" EndTime)
+[[ "$st" == 20* && "$en" == 20* && ! "$st" < "$en" ]]
 ok $? "and not before the last of them ended"
 c1=$(rota submit -o "$W/c1-%a" --array=1-2 --wrap 'sleep $((3 * ROTA_ARRAY_TASK_ID - 2)); date +%s.%N')
 c2=$(rota submit -o "$W/c2-%a" --array=1-2 -d "aftercorr:$c1" --wrap 'date +%s.%N')
