@@ -134,6 +134,9 @@ int conf_queue_resolve(struct conf_parser *p, size_t qi, size_t *mark);
 void *conf_grow(void *array, size_t *slots, size_t need, size_t size);
 void conf_show_seconds(int64_t v, char *buf, size_t len);
 int conf_check_name(const char *s, size_t len, struct rota_error *err);
+/* QueueName: a Slurm partition's characters, less rota.conf's syntax. */
+int conf_set_queue_name(const struct conf_key *key, const char *value,
+			void *base, struct rota_error *err);
 void conf_list_free(char **list);
 int conf_set_uint(const struct conf_key *key, const char *value, void *base,
 		  struct rota_error *err);

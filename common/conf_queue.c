@@ -39,7 +39,7 @@ struct queue_line {
 	}
 
 static const struct conf_key queue_keys[] = {
-	QUEUE("QueueName", conf_set_name, name, 0, 0, NULL),
+	QUEUE("QueueName", conf_set_queue_name, name, 0, 0, NULL),
 	QUEUE("Nodes", conf_set_queue_nodes, nodes, 0, 0, NULL),
 	QUEUE("Default", conf_set_bool, is_default, 0, 0, NULL),
 	QUEUE("MaxTime", conf_set_time, max_time, 1, ROTA_DURATION_UNLIMITED,

@@ -321,6 +321,33 @@ int conf_set_name(const struct conf_key *key, const char *value, void *base,
 	return rc ? rc : conf_set_string(key, value, base, err);
 }
 
+/*
+ * Queue names as Slurm's partition names: Slurm checks no characters in
+ * them, only its syntax reserves some (',' between names in lists; space,
+ * '=' and '#' in slurm.conf).  So a queue may be "medium40:test" (GWDG) or
+ * "gpu+": any printable ASCII but what rota.conf's syntax needs (space,
+ * '=', ',', '#' and the quote), 1 to 64 of them.
+ */
+int conf_set_queue_name(const struct conf_key *key, const char *value,
+			void *base, struct rota_error *err)
+{
+	size_t len = strlen(value);
+
+	if (len > CONF_NAME_MAX)
+		return rota_errorf(err, -EINVAL, "'%.40s...' is too long",
+				   value);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)value[i];
+
+		if (c <= ' ' || c > '~' || strchr("=,#\"", c))
+			return rota_errorf(err, -EINVAL,
+					   "'%.40s' is not a valid queue name "
+					   "(no space, '=', ',', '#' or '\"')",
+					   value);
+	}
+	return conf_set_string(key, value, base, err);
+}
+
 void conf_list_free(char **list)
 {
 	for (size_t i = 0; list && list[i]; i++)

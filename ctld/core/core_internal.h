@@ -32,6 +32,7 @@ struct core {
 	uint32_t default_queue;
 	bool *queue_blocked;	 /* per queue: the last pass stopped there */
 	uint32_t *queue_pending; /* per queue: jobs in the pending list */
+	uint32_t *queue_tried;	 /* per queue: jobs the main pass tried */
 
 	struct core_job **slots; /* open-addressing table by id */
 	size_t nslots;
@@ -83,6 +84,7 @@ struct core {
 	size_t nlimits;
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
 	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
+	uint32_t queue_depth;	 /* SchedulerQueueDepth: of one queue; 0 */
 	uint32_t max_array_size; /* MaxArraySize */
 	int64_t sched_max_us;	 /* SchedulerMaxTime, microseconds */
 	int64_t (*work_clock)(void); /* the host's, for time budgets */

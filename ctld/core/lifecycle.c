@@ -85,6 +85,8 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 					   sizeof(bool));
 	core->queue_pending = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
 					   sizeof(uint32_t));
+	core->queue_tried = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
+					 sizeof(uint32_t));
 	for (size_t i = 0; i < conf->nqueues; i++) {
 		const struct rota_conf_queue *c = &conf->queues[i];
 		struct core_queue *q = &core->queues[i];
@@ -154,6 +156,7 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->mem_weight = conf->usage_mem_weight;
 	core->calc_period = conf->priority_calc_period;
 	core->sched_depth = conf->sched_depth;
+	core->queue_depth = conf->sched_queue_depth;
 	core->max_array_size = conf->max_array_size ? conf->max_array_size
 						    : ROTA_ARRAY_SIZE_DEFAULT;
 	core->sched_max_us = conf->sched_max_time * 1000000;
@@ -226,6 +229,7 @@ void core_destroy(struct core *core)
 	free(core->queues);
 	free(core->queue_blocked);
 	free(core->queue_pending);
+	free(core->queue_tried);
 	free(core->actions);
 	free(core->dirty);
 	sched_fini(core);

@@ -7,7 +7,10 @@
  * behind it (strict order, like Slurm's sched/builtin).  Like Slurm's main
  * loop it looks at most SchedulerDepth jobs and stops after
  * SchedulerMaxTime of work (on the host's work clock: the simulator has
- * none, so its passes never depend on the machine's speed).  Backfill, run
+ * none, so its passes never depend on the machine's speed), and at most
+ * SchedulerQueueDepth jobs of any one queue (partition_job_depth): a
+ * queue whose share is spent stops there, its jobs wait with reason
+ * Priority and the pass does not count as settled.  Backfill, run
  * every so often by the sched plugin, starts what this pass left (see
  * backfill.c).  Placement is place.c's.  Jobs of an advance reservation
  * come first and wait without stopping their queue: they compete only for
@@ -107,6 +110,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 				   counted when a limit first asks */
 	unsigned started = 0;
 	bool timed = false;	/* the outcome may change with time alone */
+	bool cut = false;	/* a queue's depth was spent: try again */
 	int64_t start_us;
 	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW,
 				     .t = now };
@@ -124,6 +128,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;
 	memset(blocked, 0, core->nqueues * sizeof(bool));
+	memset(core->queue_tried, 0, core->nqueues * sizeof(uint32_t));
 	placement_init(core, &p);
 	start_us = core->work_clock ? core->work_clock() : 0;
 	for (job = core->pending.head;
@@ -154,9 +159,18 @@ unsigned core_schedule(struct core *core, int64_t now)
 			job->reason = "Priority";
 			continue;
 		}
+		if (core->queue_depth &&
+		    core->queue_tried[job->queue] == core->queue_depth) {
+			job->reason = "Priority";
+			blocked[job->queue] = true; /* the queue stops here */
+			nblocked++;
+			cut = true;
+			continue;
+		}
 		/* depth counts the jobs tried, as Slurm's main loop does */
 		if (depth++ == core->sched_depth)
 			break; /* the rest waits for the next pass */
+		core->queue_tried[job->queue]++;
 		if (core->work_clock && core->sched_max_us &&
 		    core->work_clock() - start_us > core->sched_max_us) {
 			timed = true; /* a quicker pass would have gone on */
@@ -195,7 +209,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	 * jobs against the same free cores give the same answer until
 	 * something changes (starts above have cleared it already).
 	 */
-	core->main_settled = !started && !timed;
+	core->main_settled = !started && !timed && !cut;
 	account_main(core, started, depth,
 		     core->work_clock ? core->work_clock() - start_us : 0);
 	return started;

@@ -208,6 +208,26 @@ START_TEST(test_full)
 }
 END_TEST
 
+/* Slurm's partition names: GWDG's "medium40:test", and others'. */
+START_TEST(test_queue_name_chars)
+{
+	static const char *const names[] = { "medium40:test", "fat+",
+					     "gpu/a100@x", "-x_1.2" };
+	struct rota_conf *conf = load_ok("NodeName=a\nQueueName=medium40\n"
+					 "QueueName=medium40:test\n"
+					 "QueueName=fat+\n"
+					 "QueueName=gpu/a100@x\n"
+					 "QueueName=-x_1.2\n");
+
+	ck_assert_uint_eq(conf->nqueues, 5);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		ck_assert_ptr_nonnull(rota_conf_queue_find(conf, names[i]));
+	ck_assert_str_eq(rota_conf_queue_find(conf, "medium40")->name,
+			 "medium40");
+	rota_conf_destroy(conf);
+}
+END_TEST
+
 /* Without Default=yes, the first queue is the default. */
 START_TEST(test_first_queue_default)
 {
@@ -341,7 +361,11 @@ static const struct {
 	  "rota.conf:1: PriorityTier: '65536' is above 65535" },
 	{ "QueueName=a b", "rota.conf:1: b: missing '='" },
 	{ "QueueName=\"a b\"", "rota.conf:1: QueueName: 'a b' is not a valid "
-			       "name" },
+			       "queue name (no space, '=', ',', '#' or '\"')" },
+	{ "QueueName=a,b", "rota.conf:1: QueueName: 'a,b' is not a valid "
+			   "queue name (no space, '=', ',', '#' or '\"')" },
+	{ "QueueName=\"a=b\"", "rota.conf:1: QueueName: 'a=b' is not a valid "
+			       "queue name (no space, '=', ',', '#' or '\"')" },
 	{ "QueueName=a Nodes=n[1-2", "rota.conf:1: Nodes: unbalanced '['" },
 	{ "QueueName=a Charge=sometimes",
 	  "rota.conf:1: Charge: 'sometimes' is not yes or no" },
@@ -747,6 +771,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_first_queue_default);
+	tcase_add_test(tc, test_queue_name_chars);
 	tcase_add_loop_test(tc, test_bad, 0, N(bad));
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_sections);

@@ -477,6 +477,47 @@ START_TEST(test_main_depth)
 }
 END_TEST
 
+/*
+ * SchedulerQueueDepth=2 (Slurm's partition_job_depth): a main pass tries
+ * two jobs of each queue; the third of medium40:test waits with reason
+ * Priority while the other queue goes on, and the next pass takes it.
+ */
+START_TEST(test_queue_depth)
+{
+	uint32_t t[3], m[2];
+
+	start("NodeName=n1 CPUs=8 RealMemory=16G\n"
+	      "QueueName=medium40:test Default=yes\n"
+	      "QueueName=medium40\n"
+	      "SchedulerQueueDepth=2\n");
+	for (int i = 0; i < 3; i++)
+		t[i] = submit_q(T0, "medium40:test", 1, 60, 0);
+	for (int i = 0; i < 2; i++)
+		m[i] = submit_q(T0, "medium40", 1, 60, 0);
+	ck_assert_uint_eq(core_schedule(core, T0), 4);
+	ck_assert_int_eq(state(t[1]), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(t[2]), ROTA_JOB_PENDING);
+	ck_assert_str_eq(core_job_reason(core, core_job_find(core, t[2])),
+			 "Priority");
+	ck_assert_int_eq(state(m[1]), ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(core_sched_stats(core)->main_depth, 4);
+	ck_assert_uint_eq(core_schedule(core, T0), 1);
+	ck_assert_int_eq(state(t[2]), ROTA_JOB_RUNNING);
+	drop_actions();
+}
+END_TEST
+
+/* SchedulerQueueDepth=0 (the default): no bound per queue. */
+START_TEST(test_queue_depth_off)
+{
+	start(ONE_NODE("8", "SchedulerQueueDepth=0"));
+	for (int i = 0; i < 5; i++)
+		submit(T0, 1, 60);
+	ck_assert_uint_eq(core_schedule(core, T0), 5);
+	drop_actions();
+}
+END_TEST
+
 /* ---- never delayed ---------------------------------------------------- */
 
 struct running {
@@ -567,6 +608,8 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_reserved_cores_submit);
 	tcase_add_test(tc, test_best_fit);
 	tcase_add_test(tc, test_main_depth);
+	tcase_add_test(tc, test_queue_depth);
+	tcase_add_test(tc, test_queue_depth_off);
 	tcase_add_test(tc, test_exclusive);
 	tcase_add_test(tc, test_ntasks_per_node);
 	tcase_add_loop_test(tc, test_never_delays_reservation, 0, 5);
