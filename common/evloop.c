@@ -68,6 +68,10 @@ struct rota_evloop {
 	struct rota_watch *sigwatch;
 	struct signal_handler sigs[16];
 	size_t nsigs;
+	/* this turn's ready list, while it is dispatched (rota_evloop_ready) */
+	const struct epoll_event *evs;
+	int nevs;
+	int ev_next;	/* the first not yet dispatched */
 };
 
 struct rota_evloop *rota_evloop_create(void)
@@ -370,6 +374,18 @@ int rota_evloop_add_signal(struct rota_evloop *loop, int signo,
 
 /* ---- the loop ---- */
 
+size_t rota_evloop_ready(const struct rota_evloop *loop)
+{
+	size_t n = 0;
+
+	for (int i = loop->ev_next; i < loop->nevs; i++) {
+		const struct rota_watch *w = loop->evs[i].data.ptr;
+
+		n += !w->dead && (loop->evs[i].events & (EPOLLIN | EPOLLHUP));
+	}
+	return n;
+}
+
 int rota_evloop_run(struct rota_evloop *loop)
 {
 	struct epoll_event evs[64];
@@ -389,10 +405,13 @@ int rota_evloop_run(struct rota_evloop *loop)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		loop->now = rota_clock_mono_ms();
+		loop->evs = evs;
+		loop->nevs = n;
 		for (int i = 0; i < n && !loop->stop; i++) {
 			struct rota_watch *w = evs[i].data.ptr;
 			unsigned ev = 0;
 
+			loop->ev_next = i + 1;
 			if (w->dead)
 				continue;
 			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
@@ -403,6 +422,7 @@ int rota_evloop_run(struct rota_evloop *loop)
 				ev |= ROTA_EV_ERROR;
 			w->cb(loop, w->fd, ev, w->arg);
 		}
+		loop->nevs = 0; /* timers run with nothing left to read */
 		run_deferred(loop);
 		reap_dead(loop);
 		if (!loop->stop)

@@ -3,6 +3,7 @@
 #define ROTA_COMMON_EVLOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -37,6 +38,14 @@ void rota_evloop_destroy(struct rota_evloop *loop);
 /* Run until rota_evloop_stop(); returns 0 or -errno from epoll. */
 int rota_evloop_run(struct rota_evloop *loop);
 void rota_evloop_stop(struct rota_evloop *loop);
+
+/*
+ * How many watchers of this loop turn are still to be called with
+ * something to read (epoll's ready list, at most 64 a turn, less those
+ * already served or removed): the requests waiting while a callback
+ * works.  0 in timers, deferred calls and outside the loop.
+ */
+size_t rota_evloop_ready(const struct rota_evloop *loop);
 
 /* Milliseconds of CLOCK_MONOTONIC, cached once per loop pass. */
 int64_t rota_evloop_now_ms(struct rota_evloop *loop);

@@ -50,6 +50,7 @@ struct ctld_stats {
 	uint64_t sched_last_us;	 /* the last scheduling pass */
 	uint64_t sched_max_us;
 	uint64_t sched_total_us;
+	uint64_t sched_deferred; /* passes put off by SchedulerMaxRPC */
 	int64_t started;	 /* Unix time the controller started */
 	struct ctld_rpc_stat rpc[CTLD_RPC_MAX]; /* by dispatch table entry */
 };
@@ -111,13 +112,18 @@ void peer_send(struct peer *p, uint16_t type, const char *body, size_t len);
 void peer_send_error(struct peer *p, int code, const char *text);
 bool ctld_is_operator(struct ctld *ctld, uid_t uid);
 
-/* Ask for a scheduling pass at the end of this loop iteration. */
+/*
+ * Ask for a scheduling pass at the end of this loop iteration (timers run
+ * once every ready connection of the turn was served).
+ */
 void ctld_kick(struct ctld *ctld);
 /*
  * The pass now, instead of any asked for: an event that always wants one
  * (a submit, an end) runs it before its own commit, so that the jobs it
  * starts are journaled by the same fsync.  ctld_run_actions() after the
- * commit sends their launches.
+ * commit sends their launches.  With SchedulerMaxRPC=N and N requests or
+ * more waiting in this loop turn, the pass is put off to the turn's end
+ * (ctld_kick) instead, as Slurm's max_rpc_cnt defers its scheduler.
  */
 void ctld_schedule_now(struct ctld *ctld);
 /* Turn the core's queued actions into messages to node daemons. */

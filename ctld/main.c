@@ -90,11 +90,30 @@ int64_t ctld_work_clock(void)
 	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
+/*
+ * SchedulerMaxRPC: while that many connections wait to be read in this
+ * loop turn, a pass asked for now runs at the turn's end instead, once
+ * they are served: one pass for a burst of submits rather than one each.
+ * The kick's timer fires in the same turn, so nothing waits longer.
+ */
+static bool pass_deferred(struct ctld *ctld)
+{
+	unsigned max = ctld->conf->sched_max_rpc;
+
+	if (!max || !ctld->loop || rota_evloop_ready(ctld->loop) < max)
+		return false;
+	ctld->stats.sched_deferred++;
+	ctld_kick(ctld);
+	return true;
+}
+
 void ctld_schedule_now(struct ctld *ctld)
 {
 	struct timespec t0, t1;
 	uint64_t us;
 
+	if (pass_deferred(ctld))
+		return;
 	if (ctld->kick) {
 		rota_timer_cancel(ctld->kick);
 		ctld->kick = NULL;

@@ -47,6 +47,8 @@ static const char help[] =
 	"  sched_skipped, bf_skipped    passes not run: nothing had changed\n"
 	"                 since one that started nothing (sched_passes\n"
 	"                 counts them too)\n"
+	"  sched_deferred passes put off to the end of a loop turn because\n"
+	"                 SchedulerMaxRPC requests were waiting\n"
 	"  rpc_<type>_count, rpc_<type>_mean_us, rpc_<type>_max_us\n"
 	"                 each request type: how many, how long handled\n"
 	"  journal_bytes  the journal since its last snapshot\n"
