@@ -281,7 +281,7 @@ static void print_row(const struct rota_jobrec *r)
 			     sizeof(elapsed));
 	snprintf(exit, sizeof(exit), "%d:%d", r->exit_code, r->signal);
 	format_usage(r, cpu, sizeof(cpu), peak, sizeof(peak));
-	printf("%-8s %-12.12s %-10.10s %-10.10s %-8.8s %-10s %-6s %-19s "
+	printf("%-8s %-12.12s %-10.10s %-10.10s %-8s %-10s %-6s %-19s "
 	       "%-19s %-11s %5u %-8s %9s %s\n",
 	       id, r->name, r->user, r->account, r->queue, r->state, exit,
 	       start, end, elapsed, r->cores, r->nodes[0] ? r->nodes : "-",

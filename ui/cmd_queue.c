@@ -21,8 +21,8 @@
 #include "ui/cmd.h"
 
 static const char help[] =
-	"usage: rota queue [-a] [-u USER] [-t STATE] [-j JOB] [--noheader] "
-	"[--json]\n"
+	"usage: rota queue [-a] [-u USER] [-q QUEUE] [-t STATE] [-j JOB] "
+	"[--noheader] [--json]\n"
 	"\n"
 	"List jobs, one per line: JOBID QUEUE NAME USER ST TIME NODES\n"
 	"NODELIST(REASON).  TIME is the time a running job has used.  ST is\n"
@@ -31,6 +31,7 @@ static const char help[] =
 	"\n"
 	"  -a, --all          also jobs that ended recently (MinJobAge)\n"
 	"  -u, --user=USER    only this user's jobs ('me' for yours)\n"
+	"  -q, -p, --queue=QUEUE[,QUEUE...]  only the jobs of these queues\n"
 	"  -t, --state=STATE  only jobs in this state (PENDING, PD, R, ...)\n"
 	"  -j, --job=JOB      only this job (an array's id: all of it)\n"
 	"  -r, --array        an array's pending tasks one per line\n"
@@ -57,6 +58,7 @@ struct filter {
 	bool all;
 	bool start;
 	const char *user;
+	const char *queues;	/* -q: names, comma-separated (none has ',') */
 	enum rota_job_state state;
 	uint32_t job;
 	const char *resv;	/* -R: only its jobs (from the full records) */
@@ -66,6 +68,19 @@ struct filter {
 	bool expand;		/* -r: an array's pending tasks one by one */
 };
 
+/* -q: is 'queue' one of the list's names? */
+static bool in_queues(const char *list, const char *queue)
+{
+	size_t n = strlen(queue);
+
+	for (const char *p = list; *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (strncmp(p, queue, n) == 0 && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
 static bool keep(const struct filter *f, const struct rota_job_row *r)
 {
 	/* an array's id: all of it */
@@ -73,6 +88,8 @@ static bool keep(const struct filter *f, const struct rota_job_row *r)
 		return false;
 	if (f->state ? r->state != f->state
 		     : !f->all && !f->job && rota_job_state_is_final(r->state))
+		return false;
+	if (f->queues && !in_queues(f->queues, r->queue))
 		return false;
 	return !f->user || strcmp(f->user, r->user) == 0;
 }
@@ -122,6 +139,21 @@ static char *put_uint(char *p, uint64_t v, size_t width)
 	return put_right(p, t, width);
 }
 
+/*
+ * A queue column: whole if wider, as squeue's %P cut would turn
+ * "medium40:test" into another queue's name.
+ */
+static char *put_queue(char *p, const char *queue, size_t width)
+{
+	size_t n = strlen(queue);
+
+	if (n <= width)
+		return put_right(p, queue, width);
+	memcpy(p, queue, n);
+	p[n] = ' ';
+	return p + n + 1;
+}
+
 /* A job id column: "12", "12_7", "12_[3-999%16]", whole if wider. */
 static char *put_id(char *p, const struct rota_job_row *r, size_t width)
 {
@@ -156,9 +188,10 @@ static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
 	if (used > 0)
 		rota_duration_format(used, t, sizeof(t));
 	/* the columns and their spaces, then "(where)\n" */
-	out_reserve(o, 8 + id + 9 + 8 + 8 + 2 + 10 + 5 + 7 + where + 4);
+	out_reserve(o, 8 + id + 9 + strlen(r->queue) + 8 + 8 + 2 + 10 + 5 + 7 +
+			       where + 4);
 	p = put_id(o->p, r, 8);
-	p = put_right(p, r->queue, 9);
+	p = put_queue(p, r->queue, 9);
 	p = put_right(p, r->name, 8);
 	p = put_right(p, r->user, 8);
 	p = put_right(p, rota_job_state_short(r->state), 2);
@@ -228,6 +261,7 @@ static int parse(int argc, char **argv, struct filter *f)
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "queue", required_argument, NULL, 'q' },
 		{ "state", required_argument, NULL, 't' },
 		{ "job", required_argument, NULL, 'j' },
 		{ "reservation", required_argument, NULL, 'R' },
@@ -241,11 +275,12 @@ static int parse(int argc, char **argv, struct filter *f)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "au:t:j:R:Hsrh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "au:q:p:t:j:R:Hsrh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'a': f->all = true; break;
 		case 'u': f->user = optarg; break;
+		case 'q': case 'p': f->queues = optarg; break;
 		case 't':
 			if (rota_job_state_parse(optarg, &f->state) < 0) {
 				cmd_error("queue", "--state '%s': unknown",
@@ -333,6 +368,7 @@ static int queue_json(const struct filter *f)
 		const struct rota_job_info *j = &list.jobs[i];
 		struct rota_job_row r = { .id = j->id, .state = j->state,
 					  .user = j->user ? j->user : "",
+					  .queue = j->queue ? j->queue : "",
 					  .array_job_id = j->array_job_id };
 
 		if (keep(f, &r) && in_resv(f, j))

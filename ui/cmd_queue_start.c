@@ -31,7 +31,7 @@ int queue_start(const char *user, uint32_t job, bool noheader)
 		    (user && (!j->user || strcmp(j->user, user))))
 			continue;
 		cmd_format_time(j->est_start, start, sizeof(start));
-		printf("%8u %9.9s %8.8s %8.8s %2s %19s %5u %-12s (%s)\n",
+		printf("%8u %9s %8.8s %8.8s %2s %19s %5u %-12s (%s)\n",
 		       j->id, j->queue ? j->queue : "",
 		       j->name ? j->name : "", j->user ? j->user : "", "PD",
 		       start, j->nodes,

@@ -26,7 +26,7 @@ enum top_sort {
 
 struct top_filter {
 	char user[64];		/* "" any */
-	char queue[64];
+	char queue[65];		/* a queue name is up to 64 characters */
 	enum rota_job_state state; /* NONE: any unfinished */
 	char text[64];		/* in the name, user, account, queue, reason */
 };

@@ -44,7 +44,7 @@ static void draw_row(struct top *t, int y, int cols,
 	snprintf(id, sizeof(id), "%u", r->id);
 	/* an array's pending rest is one line: 12_[3-999%16] */
 	snprintf(line, sizeof(line),
-		 "%8s %-8.8s %-8.8s %-8.8s %-2s %10.1f %5u %11s %s",
+		 "%8s %-8.8s %-8.8s %-15.15s %-2s %10.1f %5u %11s %s",
 		 r->array && *r->array ? r->array : id,
 		 r->user, r->account, r->queue, rota_job_state_short(r->state),
 		 (double)r->priority_milli / 1000.0, r->cores, when, r->where);
@@ -86,7 +86,7 @@ static void jobs_draw(struct top *t, int y, int height, int cols)
 	size_t cur = top_model_cursor_line(m);
 
 	attron(A_BOLD | A_UNDERLINE);
-	mvprintw(y, 0, "%8s %-8s %-8s %-8s %-2s %10s %5s %11s %s", "JOBID",
+	mvprintw(y, 0, "%8s %-8s %-8s %-15s %-2s %10s %5s %11s %s", "JOBID",
 		 "USER", "ACCOUNT", "QUEUE", "ST", "PRIORITY", "CORES",
 		 "TIME/WAIT", "NODES/REASON");
 	attroff(A_BOLD | A_UNDERLINE);
