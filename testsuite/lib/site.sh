@@ -23,7 +23,8 @@ site_start() {
 	local name=$1
 	shift
 	cluster_stop
-	CL="$T/$name"
+	site_n=$((${site_n:-0} + 1)) # each cluster afresh: no state of the last
+	CL="$T/$name.$site_n"
 	mapfile -t lines < <(site_policy "$name")
 	cluster_start "${lines[@]}" "$@" >&2 || return 1
 	mkdir -p "$CL/w" && chmod 1777 "$CL/w" && cd "$CL/w" || return 1
