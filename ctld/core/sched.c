@@ -106,8 +106,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 	size_t seen = 0;	/* jobs not waiting on a dependency passed,
 				   still pending: once all are, the rest is
 				   all waiting jobs (a chain of 10,000) */
-	size_t idle = SIZE_MAX;	/* eligible jobs not yet started or refused:
-				   counted when a limit first asks */
+	size_t idle = SIZE_MAX;	/* eligible jobs not yet started: counted
+				   when a limit first asks */
 	unsigned started = 0;
 	bool timed = false;	/* the outcome may change with time alone */
 	bool cut = false;	/* a queue's depth was spent: try again */
@@ -183,8 +183,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 			 */
 			if (core->limits_set && idle == SIZE_MAX)
 				idle = eligible_count(core);
+			/* one it refuses stays idle: the others wait for it */
 			if (!limits_may_start(core, now, job, idle > 1)) {
-				idle--;
 				timed = true; /* its limit may ease with time */
 				continue;
 			}

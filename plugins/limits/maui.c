@@ -16,8 +16,12 @@
  *   MaxPS       a job starts only if its user's running jobs' processors x
  *               remaining wallclock, plus its own processors x wallclock
  *               limit, stay within the soft limit; up to the hard limit
- *               only when no other idle job of the pass could start;
- *               never above it.  The same per account.
+ *               only when no other job is eligible (idle and not started);
+ *               never above it.  The same per account.  A job whose own
+ *               processor-seconds pass the soft limit (the page's "resource
+ *               requests between SOFT and HARD") yields only to jobs that
+ *               fit the soft limit on their own: two such jobs alone must
+ *               not wait for each other for ever.
  *   MaxWall     longer requests are refused at submit.
  *
  * Reasons: "MaxIdlePerUser (8 of 8)", "MaxIdlePerAccount (30 of 30)",
@@ -105,6 +109,8 @@ struct maui_state {
 	int64_t max_wall;	/* seconds; 0: off */
 	struct maui_table users;
 	struct maui_table accounts;
+	int64_t small_idle;	/* idle jobs of the pass whose own
+				   processor-seconds fit their soft limits */
 };
 
 /* ---- credentials --------------------------------------------------------- */
@@ -240,6 +246,21 @@ static int64_t maui_job_ps(const struct rota_limit_job *job)
 				   : -1;
 }
 
+/* Whether the job's own processor-seconds fit its soft limits. */
+static bool maui_job_small(const struct maui_state *st,
+			   const struct rota_limit_job *job)
+{
+	int64_t ps = maui_job_ps(job), soft, hard;
+
+	if (ps < 0)
+		return false;
+	maui_user_ps(st, job, &soft, &hard);
+	if (soft >= 0 && ps > soft)
+		return false;
+	maui_account_ps(job, &soft, &hard);
+	return soft < 0 || ps <= soft;
+}
+
 /* ---- at submit ----------------------------------------------------------- */
 
 static void maui_time(int64_t s, char *buf, size_t len)
@@ -354,6 +375,8 @@ static int maui_classify_one(struct maui_state *st,
 		j->eligible = (uint32_t)take;
 	u->idle += take;
 	a->idle += take;
+	if (maui_job_small(st, j))
+		st->small_idle += take;
 	return 0;
 }
 
@@ -366,6 +389,7 @@ static int maui_classify(void *state, int64_t now,
 	(void)now;
 	maui_table_clear(&st->users);
 	maui_table_clear(&st->accounts);
+	st->small_idle = 0;
 	for (i = 0; i < n && jobs[i].running; i++) {
 		struct maui_cred *u = maui_cred(&st->users, jobs[i].user);
 		struct maui_cred *a = maui_cred(&st->accounts, jobs[i].account);
@@ -393,9 +417,10 @@ static int maui_classify(void *state, int64_t now,
  * 1 with the reason if 'used' plus the job's 'ps' passes the limits; 'of'
  * names the holder in the reason ("" for the user: the issue's form).
  */
-static int maui_ps_check(int64_t used, int64_t ps, int64_t soft,
-			 int64_t hard, bool others_idle, const char *of,
-			 char *reason, size_t len)
+static int maui_ps_check(const struct maui_state *st, int64_t used,
+			 int64_t ps, int64_t soft, int64_t hard,
+			 bool others_idle, const char *of, char *reason,
+			 size_t len)
 {
 	int64_t need = used + ps;
 
@@ -411,6 +436,9 @@ static int maui_ps_check(int64_t used, int64_t ps, int64_t soft,
 			 ")%s", need, hard, of);
 		return 1;
 	}
+	/* too big on its own: only jobs that fit on their own come first */
+	if (ps > soft)
+		others_idle = st->small_idle > 0;
 	if (need > soft && others_idle) {
 		snprintf(reason, len, "MaxPS soft (%" PRId64 " > %" PRId64
 			 ")%s", need, soft, of);
@@ -435,15 +463,17 @@ static int maui_start(void *state, int64_t now,
 		return 1;
 	}
 	maui_user_ps(st, job, &soft, &hard);
-	if (maui_ps_check(u->ps, ps, soft, hard, others_idle, "", reason,
+	if (maui_ps_check(st, u->ps, ps, soft, hard, others_idle, "", reason,
 			  len))
 		return 1;
 	maui_account_ps(job, &soft, &hard);
 	snprintf(of, sizeof(of), " for account '%s'", job->account);
-	if (maui_ps_check(a->ps, ps, soft, hard, others_idle, of, reason,
-			  len))
+	if (maui_ps_check(st, a->ps, ps, soft, hard, others_idle, of,
+			  reason, len))
 		return 1;
 	/* it runs from now on: a second job this pass sees its share */
+	if (st->small_idle > 0 && maui_job_small(st, job))
+		st->small_idle--;
 	u->running++;
 	a->running++;
 	u->ps += ps > 0 ? ps : 0;

@@ -3,7 +3,8 @@
 # tests (t0050-t0054) after tap.sh.  The site's policy lines run as they
 # are; only the machine (nodes, addresses, paths) is the local one.
 
-: "${NODE_TOPOS:=2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml}"
+# two nodes of 2 cores, easy to fill (a test may set its own after this)
+NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 export CLUSTER_QUEUES=no
 
 # site_policy SITE: its file less the machine, queues on all local nodes,
@@ -22,7 +23,8 @@ site_start() {
 	local name=$1
 	shift
 	cluster_stop
-	CL="$T/$name"
+	site_n=$((${site_n:-0} + 1)) # each cluster afresh: no state of the last
+	CL="$T/$name.$site_n"
 	mapfile -t lines < <(site_policy "$name")
 	cluster_start "${lines[@]}" "$@" >&2 || return 1
 	mkdir -p "$CL/w" && chmod 1777 "$CL/w" && cd "$CL/w" || return 1
