@@ -130,7 +130,10 @@ ok $done_all "max_rpc_cnt: every job of the burst scheduled afterwards"
 # are up; a 1-minute job behind it (lower: nice 100, one node) takes the
 # free node.  The main pass alone keeps it waiting behind the wide job
 # (Priority); backfill starts it.  bf_interval is 45 s: a reconfigure
-# builds a new scheduling core, whose first tick runs a backfill pass.
+# builds a new scheduling core, whose first tick runs a backfill pass
+# (as the controller's first tick did: wait for that one to be over).
+bf_passes() { rota diag | awk '$1 == "bf_passes" { print $2 }'; }
+wait_until '[ "$(bf_passes)" -ge 1 ]'
 r=$(as rotatest2 rota submit -N 1 -n 2 -t 10 --wrap 'sleep 60')
 wait_for job_state_is "$r" RUNNING
 w=$(as rotatest2 rota submit -n 4 -t 10 --wrap true)
