@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 18
+plan 19
 
 # term JOB NAME: one term of the job in rota prio (NAME=VALUE)
 term() { rota prio -H "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
@@ -95,6 +95,13 @@ is "$(rota show job "$m" | sed -n 's/^Queue=//p')" "medium40:test" \
 like "$(rota showq | grep "^$t ") / $(rota why "$t")" \
 	"^$t +rotatest1 +Idle .* / Job $t \\(rotatest1, queue standard96:test, " \
 	"partition names: rota showq and rota why"
+
+# ... and in the journal: a controller killed and started again restores
+# the job to its queue (rota queue --json shows it)
+cluster_kill_ctld
+cluster_restart_ctld >&2
+like "$(rota queue --json -j "$t")" '"queue":"standard96:test"' \
+	"partition names: restored from the journal after kill -9"
 
 # "the scheduling loops are interrupted if too many RPCs are pending,
 # max_rpc_cnt=50": SchedulerMaxRPC, set to 1 here so that a burst of
