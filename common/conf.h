@@ -170,7 +170,7 @@ struct rota_conf {
 	unsigned max_array_size; /* MaxArraySize: task ids below it */
 	int64_t sched_max_time; /* SchedulerMaxTime (seconds; 0: no bound) */
 	unsigned sched_queue_depth; /* SchedulerQueueDepth: per queue; 0 none */
-	unsigned sched_max_rpc;	/* SchedulerMaxRPC: defer the pass; 0 off */
+	unsigned sched_max_rpc;	/* SchedulerMaxRPC: defer a pass; 0 off */
 	uint64_t largemem_mb;	/* LargeMemory, default 256G */
 	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */
 	unsigned max_connections; /* MaxConnections: client connections */

@@ -58,7 +58,7 @@ struct filter {
 	bool all;
 	bool start;
 	const char *user;
-	const char *queues;	/* -q: names, comma-separated (none has ',') */
+	const char *queues;	/* -q: names, comma-separated */
 	enum rota_job_state state;
 	uint32_t job;
 	const char *resv;	/* -R: only its jobs (from the full records) */
@@ -275,8 +275,8 @@ static int parse(int argc, char **argv, struct filter *f)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "au:q:p:t:j:R:Hsrh", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "au:q:p:t:j:R:Hsrh", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'a': f->all = true; break;
 		case 'u': f->user = optarg; break;

@@ -18,10 +18,10 @@ struct turn {
 	struct rota_evloop *loop;
 	int fds[NPAIRS][2];
 	struct rota_watch *w[NPAIRS];
-	size_t seen[NPAIRS];	/* ready() in each callback, in call order */
+	size_t seen[NPAIRS];	/* ready() in each callback, in order */
 	size_t ncalls;
 	size_t in_timer;
-	int remove_other;	/* the first callback removes a ready watcher */
+	int remove_other;	/* the first callback removes another */
 };
 
 static void read_cb(struct rota_evloop *loop, int fd, unsigned events,
