@@ -8,7 +8,8 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 14
+plan 15
+like "$(site_conf_check akka)" ': ok \(' "etc/akka.conf loads as shipped (rota-ctld -t)"
 # one node of 192 cores: room for 72 running jobs and the page's 8-core
 # jobs beside a 2-core one
 NODE_TOPOS="192em64t-24n8c2t.xml"

@@ -46,3 +46,11 @@ site() {
 
 # prio_of JOB: its priority in rota prio.
 prio_of() { rota prio -H "$1" | awk '{ print $6 }'; }
+
+# site_conf_check SITE: rota-ctld -t on etc/SITE.conf as shipped (its
+# plugins from the build), its one line on stdout; fails as it does.
+site_conf_check() {
+	local f="$T/$1.shipped.conf"
+	{ cat "$top_srcdir/etc/$1.conf"; echo "PluginDir=$top_builddir/_plugins"; } >"$f"
+	rota-ctld -t -f "$f" 2>&1
+}
