@@ -283,6 +283,8 @@ struct place_ctx {
 	const struct profile *prof; /* PLACE_PROFILE */
 	int64_t t;
 	int64_t d;		/* 0: unlimited */
+	bool kept;		/* count the test queues' kept cores as the
+				   job's (rota why: are they what it lacks?) */
 };
 
 struct placement {
@@ -296,6 +298,13 @@ void placement_init(struct core *core, struct placement *p);
 void placement_fini(struct core *core, struct placement *p);
 bool place_job(const struct place_ctx *c, const struct core_job *job,
 	       struct placement *p);
+/*
+ * The test queues whose kept cores (ReservedCores) node 'node' holds,
+ * comma-separated in configuration order ("t,u"; "" if none), into 'buf'
+ * (cut to 'len').  lifecycle.c, which makes the pool.
+ */
+void core_kept_queues(const struct core *core, uint32_t node, char *buf,
+		      size_t len);
 /* Cores the job holds on 'node' for 'tasks' (all of it if exclusive). */
 uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
 			   uint32_t node, uint32_t tasks);
