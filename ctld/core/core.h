@@ -632,10 +632,11 @@ struct core_why {
 	uint32_t fit_tasks;	/* 0: none */
 	struct core_dep_wait dep; /* what its dependency waits for */
 	/*
-	 * An ordinary job that would fit now with the cores kept for test
-	 * queues (ReservedCores): so many of them, free, on this node (the
-	 * first of its placement with some), kept for these queues ("t,u");
-	 * 0 and NULL otherwise.  Any sched plugin.
+	 * An ordinary job waiting for Resources that would fit now with
+	 * the cores kept for test queues (ReservedCores): so many of them,
+	 * free, on this node (the first of its placement with some), kept
+	 * for these queues ("t,u"); 0 and NULL otherwise.  Any sched
+	 * plugin.
 	 */
 	uint32_t kept;
 	const char *kept_node;	/* borrowed from the node table */

@@ -16,9 +16,10 @@
  * of those reservations: the pass runs the same placement on the same
  * profile.  The answer is as fresh as the last pass's reservations.
  *
- * Whatever the sched plugin, an ordinary job that does not fit now but
- * would if the cores kept for test queues (ReservedCores) were its own
- * is told so: those cores, not the other jobs, are what it waits for.
+ * Whatever the sched plugin, an ordinary job waiting for Resources that
+ * does not fit now but would if the cores kept for test queues
+ * (ReservedCores) were its own is told so: those cores, not the other
+ * jobs, are what it waits for.
  */
 #include "config.h"
 
@@ -203,7 +204,9 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	if (job->hold || job->dep_wait || job->limited || job->fence_node ||
 	    job->desc.reservation)
 		return 0;
-	kept_cores(core, now, out);
+	/* behind its queue's first job, the kept cores are not its reason */
+	if (out->reason && !strcmp(out->reason, "Resources"))
+		kept_cores(core, now, out);
 	if (!strcmp(out->sched, "builtin"))
 		return 0;
 	what_if(core, now, out);

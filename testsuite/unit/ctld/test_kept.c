@@ -258,10 +258,36 @@ START_TEST(test_why_names_kept)
 	ck_assert_uint_eq(w.kept, 2);
 	ck_assert_str_eq(w.kept_node, "n1");
 	ck_assert_str_eq(w.kept_queues, "t,u");
-	/* one core more than the pool would give: not the pool's fault */
-	ck_assert_int_eq(core_why(core, T0, submit("s", 5, 100), 1000, false,
-				  &w, &err),
-			 0);
+}
+END_TEST
+
+/*
+ * Not named when they are not what it lacks: a job too wide even with
+ * them, one behind its queue's first (Priority), a job of t.
+ */
+START_TEST(test_why_kept_not_the_reason)
+{
+	struct rota_error err = { "" };
+	struct core_why w;
+	uint32_t a, b, c, t;
+
+	start(MAXWELL("2", "2", ""));
+	a = submit("s", 4, 1000);
+	b = submit("s", 5, 100); /* 4 free with the pool: still short */
+	c = submit("s", 1, 100); /* fits in the pool, behind b */
+	t = submit("t", 6, 100); /* a t job has the pool: 4, short */
+	core_schedule(core, T0);
+	fixture_drop_actions(core);
+	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(core_why(core, T0, b, 1000, false, &w, &err), 0);
+	ck_assert_str_eq(w.reason, "Resources");
+	ck_assert_uint_eq(w.kept, 0);
+	ck_assert_ptr_null(w.kept_node);
+	ck_assert_int_eq(core_why(core, T0, c, 1000, false, &w, &err), 0);
+	ck_assert_str_eq(w.reason, "Priority");
+	ck_assert_uint_eq(w.kept, 0);
+	ck_assert_int_eq(core_why(core, T0, t, 1000, false, &w, &err), 0);
+	ck_assert_str_eq(w.reason, "Resources");
 	ck_assert_uint_eq(w.kept, 0);
 }
 END_TEST
@@ -281,6 +307,7 @@ static Suite *kept_suite(void)
 	tcase_add_test(tc, test_estimate_leaves_kept);
 	tcase_add_test(tc, test_t_beside_estimate);
 	tcase_add_test(tc, test_why_names_kept);
+	tcase_add_test(tc, test_why_kept_not_the_reason);
 	suite_add_tcase(s, tc);
 	return s;
 }
