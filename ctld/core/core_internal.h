@@ -243,6 +243,13 @@ uint64_t job_total_mem(const struct core_job *job);
 /* Does the node's registration list this run of the job? */
 bool node_reports_run(const struct rota_node_info *info,
 		      const struct core_job *job);
+/*
+ * The test queues whose kept cores (ReservedCores, one pool per node made
+ * by lifecycle.c) node 'node' holds, comma-separated in configuration
+ * order ("t,u"; "" if none), into 'buf' (cut to 'len').
+ */
+void node_kept_queues(const struct core *core, uint32_t node, char *buf,
+		      size_t len);
 
 /*
  * fence.c: a requeued job waits until its previous run is known to be over
@@ -298,13 +305,6 @@ void placement_init(struct core *core, struct placement *p);
 void placement_fini(struct core *core, struct placement *p);
 bool place_job(const struct place_ctx *c, const struct core_job *job,
 	       struct placement *p);
-/*
- * The test queues whose kept cores (ReservedCores) node 'node' holds,
- * comma-separated in configuration order ("t,u"; "" if none), into 'buf'
- * (cut to 'len').  lifecycle.c, which makes the pool.
- */
-void core_kept_queues(const struct core *core, uint32_t node, char *buf,
-		      size_t len);
 /* Cores the job holds on 'node' for 'tasks' (all of it if exclusive). */
 uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
 			   uint32_t node, uint32_t tasks);

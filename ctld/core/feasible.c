@@ -50,7 +50,7 @@ static int explain_kept(struct core *core, const struct core_job *job,
 	placement_fini(core, &p);
 	if (!fits)
 		return 0;
-	core_kept_queues(core, at, queues, sizeof(queues));
+	node_kept_queues(core, at, queues, sizeof(queues));
 	return rota_errorf(err, -EINVAL,
 			   "%u tasks x %u cpus: more cores than queue '%s' "
 			   "may use: %u of %s %u cores are kept for queues "

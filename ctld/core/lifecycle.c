@@ -77,25 +77,6 @@ static void reserve_test_cores(struct core *core)
 	free(shared);
 }
 
-void core_kept_queues(const struct core *core, uint32_t node, char *buf,
-		      size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (size_t q = 0; q < core->nqueues && at < len; q++) {
-		const struct core_queue *tq = &core->queues[q];
-		bool on = false;
-
-		for (size_t k = 0; k < tq->nnodes && tq->reserved_cores; k++)
-			on = on || tq->nodes[k] == node;
-		if (!on)
-			continue;
-		at += (size_t)snprintf(buf + at, len - at, "%s%s",
-				       at ? "," : "", tq->name);
-	}
-}
-
 static void init_queues(struct core *core, const struct rota_conf *conf)
 {
 	const struct rota_conf_queue *def = rota_conf_default_queue(conf);

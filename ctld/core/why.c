@@ -156,7 +156,7 @@ static void kept_cores(struct core *core, int64_t now, struct core_why *out)
 				continue;
 			out->kept = n->test_reserved - n->test_used;
 			out->kept_node = n->name;
-			core_kept_queues(core, pl.node[i], out->kept_queues,
+			node_kept_queues(core, pl.node[i], out->kept_queues,
 					 sizeof(out->kept_queues));
 		}
 	}
