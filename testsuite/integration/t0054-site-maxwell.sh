@@ -10,18 +10,13 @@ need_root_and_munge
 
 plan 18
 
-# site.sh's two 2-core nodes (its default comes after cluster.sh's own,
-# which wins: spelled out here)
-NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
-
 # "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
 # each 40-core node's cores.  The local nodes have 2 cores, where 2 would
 # leave s nothing: the policy lines run with ReservedCores=1 (1 of 2 kept,
 # for t and u together), every other line as the file has it.
 is "$(grep -c '^QueueName=[tu] .*ReservedCores=2\b' "$top_srcdir/etc/maxwell.conf")" 2 \
 	"kept cores: etc/maxwell.conf keeps 2 cores for t and for u"
-eval "page_$(declare -f site_policy)"
-site_policy() { page_site_policy "$@" | sed -E 's/ReservedCores=2\b/ReservedCores=1/'; }
+SITE_EDIT='s/ReservedCores=2\b/ReservedCores=1/'
 
 # ---- priority = nurg x 0.5 + ntckts x 0.5, no POSIX priority term ----
 
@@ -49,9 +44,6 @@ is "$(rota prio -H | awk '{ print $1 }' | tr '\n' ' ')" "$u $j " \
 
 # ---- cores kept for t and u ----
 
-# a fresh state: the jobs above are not brought back
-cluster_stop
-rm -rf "$CL/state"
 site_start maxwell || { echo "Bail out! maxwell"; exit 1; }
 err=$(as rotatest1 rota submit -q s -n 3 --wrap true 2>&1)
 like "$err" "more cores than queue 's' may use: 1 of each node's 2 cores are kept for queues t,u \(ReservedCores\)" \
@@ -89,7 +81,7 @@ W="$T/sim"
 mkdir -p "$W" && cd "$W" || exit 1
 {
 	echo "NodeName=sim CPUs=64"
-	page_site_policy maxwell | sed -E 's/ReservedCores=[0-9]+/ReservedCores=0/'
+	site_policy maxwell | sed -E 's/ReservedCores=[0-9]+/ReservedCores=0/'
 	grep '^PluginDir=' "$ROTA_CONF"
 } >sim.conf
 # crossover QUEUE GAP: "s64 first" or "x2 first"
