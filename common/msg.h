@@ -649,6 +649,14 @@ struct rota_msg_why {
 	   tasks its record stands for (1: one); optional keys too */
 	char *array;
 	uint32_t tasks;
+	/*
+	 * So many cores of node kept_node are free but kept for the test
+	 * queues kept_queues ("t,u": ReservedCores), and the job would fit
+	 * with them (0, NULL: not so); optional keys too.
+	 */
+	uint32_t kept;
+	char *kept_node;
+	char *kept_queues;
 };
 char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len);
 int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,

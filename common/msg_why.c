@@ -68,6 +68,13 @@ char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len)
 		json_object_set_new(o, "array", json_string(m->array));
 	if (m->tasks > 1)
 		json_object_set_new(o, "tasks", json_integer(m->tasks));
+	if (m->kept) {
+		json_object_set_new(o, "kept", json_integer(m->kept));
+		json_object_set_new(o, "kept_node",
+				    json_string(or_empty(m->kept_node)));
+		json_object_set_new(o, "kept_queues",
+				    json_string(or_empty(m->kept_queues)));
+	}
 	return msg_dump(o, len);
 }
 
@@ -99,7 +106,8 @@ struct why_raw {
 		fit_limit, fit_tasks;
 	const char *state, *user, *queue, *reason, *sched, *resv, *nodes;
 	const char *dep, *dep_type, *dep_state, *array;
-	json_int_t dep_job, tasks;
+	json_int_t dep_job, tasks, kept;
+	const char *kept_node, *kept_queues;
 	json_t *first, *list;
 	int fits, limited;
 };
@@ -144,6 +152,9 @@ static int why_strings(const struct why_raw *r, struct rota_msg_why *m,
 		{ "dependency", r->dep, &m->dependency, ROTA_MSG_DEPEND_MAX },
 		{ "dep_type", r->dep_type, &m->dep_type, ROTA_MSG_NAME_MAX },
 		{ "array", r->array, &m->array, ROTA_MSG_PATH_MAX },
+		{ "kept_node", r->kept_node, &m->kept_node, ROTA_MSG_NAME_MAX },
+		{ "kept_queues", r->kept_queues, &m->kept_queues,
+		  ROTA_MSG_PATH_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -165,6 +176,8 @@ static int why_fill(const struct why_raw *r, struct rota_msg_why *m,
 		rc = msg_range(r->dep_job, 0, UINT32_MAX, "dep_job", err);
 	if (rc == 0)
 		rc = msg_range(r->tasks, 0, UINT32_MAX, "tasks", err);
+	if (rc == 0)
+		rc = msg_range(r->kept, 0, UINT32_MAX, "kept", err);
 	if (rc == 0)
 		rc = why_strings(r, m, err);
 	if (rc == 0)
@@ -192,7 +205,8 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 	rc = msg_unpack(root, err,
 			"{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, "
 			"s:I, s:I, s:I, s:s, s:b, s:I, s:o, s:o, s:I, s:b, "
-			"s:I, s:I, s?s, s?s, s?I, s?s, s?s, s?I !}",
+			"s:I, s:I, s?s, s?s, s?I, s?s, s?s, s?I, s?I, s?s, "
+			"s?s !}",
 			"now", &r.now, "id", &r.id, "state", &r.state, "user",
 			&r.user, "queue", &r.queue, "reason", &r.reason,
 			"sched", &r.sched, "reservation", &r.resv, "hold",
@@ -205,7 +219,8 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 			"fit_tasks", &r.fit_tasks, "dependency", &r.dep,
 			"dep_type", &r.dep_type, "dep_job", &r.dep_job,
 			"dep_state", &r.dep_state, "array", &r.array, "tasks",
-			&r.tasks);
+			&r.tasks, "kept", &r.kept, "kept_node", &r.kept_node,
+			"kept_queues", &r.kept_queues);
 	if (rc == 0)
 		rc = why_fill(&r, m, err);
 	if (rc == 0) {
@@ -224,6 +239,7 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 		m->fit_tasks = (uint32_t)r.fit_tasks;
 		m->dep_job = (uint32_t)r.dep_job;
 		m->tasks = (uint32_t)r.tasks;
+		m->kept = (uint32_t)r.kept;
 	}
 	json_decref(root);
 	if (rc < 0)
@@ -253,5 +269,7 @@ void rota_msg_why_clear(struct rota_msg_why *m)
 	free(m->dependency);
 	free(m->dep_type);
 	free(m->array);
+	free(m->kept_node);
+	free(m->kept_queues);
 	*m = (struct rota_msg_why){ 0 };
 }

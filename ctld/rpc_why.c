@@ -68,6 +68,9 @@ static void fill(const struct core *core, const struct core_why *w,
 					   : ROTA_JOB_NONE,
 		.array = core_job_array_name(job),
 		.tasks = job->array ? job->array->tasks.count : 1,
+		.kept = w->kept,
+		.kept_node = (char *)w->kept_node,
+		.kept_queues = (char *)w->kept_queues,
 	};
 	for (size_t i = 0; i < w->nresv && i < CORE_WHY_AHEAD_MAX; i++)
 		m->resv[m->nresv++] = ahead_job(core, w->resv[i]);

@@ -67,6 +67,11 @@ static const char help[] =
 	"                           replayed, at its recorded time.  Naming\n"
 	"                           itself, a later job or no job of the\n"
 	"                           trace is ignored and counted\n"
+	"      --queues             SWF field 15: queue number N is the\n"
+	"                           config's N-th QueueName line (-1 or 0:\n"
+	"                           the default queue; no such queue: the\n"
+	"                           job is refused); without it every job\n"
+	"                           goes to the default queue\n"
 	"      --lenient            skip and count malformed trace lines\n"
 	"                           (default: the first is an error)\n"
 	"      --csv FILE           one line per job: id, submit, start, end,\n"
@@ -167,6 +172,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		{ "compare", no_argument, NULL, 'm' },
 		{ "every-pass", no_argument, NULL, 'E' },
 		{ "dependencies", no_argument, NULL, 'D' },
+		{ "queues", no_argument, NULL, 'Q' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -192,6 +198,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		case 'm': s->compare = true; break;
 		case 'E': s->o.every_pass = true; break;
 		case 'D': s->o.dependencies = true; break;
+		case 'Q': s->o.queues = true; break;
 		case 'q': s->quiet = true; break;
 		case 'h': return 1;
 		default:

@@ -290,6 +290,20 @@ static void count_moved(struct engine *e, size_t i, int64_t now)
 		c->same++;
 }
 
+/* --queues: SWF field 15 N as the config's N-th queue (-1, 0: default). */
+static int queue_of(const struct engine *e, const struct swf_job *j,
+		    struct rota_job_desc *d, struct rota_error *err)
+{
+	if (!e->opt->queues || j->queue <= 0)
+		return 0;
+	if ((uint64_t)j->queue > e->conf->nqueues)
+		return rota_errorf(err, -EINVAL,
+				   "queue %lld: the config has %zu queues",
+				   (long long)j->queue, e->conf->nqueues);
+	d->queue = rota_xstrdup(e->conf->queues[j->queue - 1].name);
+	return 0;
+}
+
 /* Trace job 'i' is submitted at 'now' (its time, or its release). */
 static void submit_one(struct engine *e, size_t i, int64_t now)
 {
@@ -327,7 +341,8 @@ static void submit_one(struct engine *e, size_t i, int64_t now)
 	sim_user_name(j->user, user, sizeof(user));
 	sim_account_name(j->group, account, sizeof(account));
 	d.account = rota_xstrdup(account);
-	if (core_submit(e->core, now, &req, &id, &err) < 0) {
+	if (queue_of(e, j, &d, &err) < 0 ||
+	    core_submit(e->core, now, &req, &id, &err) < 0) {
 		if (!r->skips.refused++)
 			snprintf(r->skips.first_refusal,
 				 sizeof(r->skips.first_refusal),

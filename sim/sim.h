@@ -41,6 +41,8 @@ struct sim_options {
 				   decision (idle, nothing changed) */
 	bool dependencies;	/* --dependencies: SWF fields 17 and 18, a
 				   job submitted after its preceding job */
+	bool queues;		/* --queues: SWF field 15 N is the config's
+				   N-th queue (-1, 0: the default one) */
 	/* called now and then with jobs submitted so far; may be NULL */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;

@@ -31,13 +31,15 @@ static const char help[] =
 	"              (tasks x cpus per task), REMAINING (of its time\n"
 	"              limit) and STARTTIME, the soonest to end first.\n"
 	"IDLE JOBS     pending and eligible: their reason is Priority,\n"
-	"              Resources, Reservation or none.  WCLIMIT is the time\n"
-	"              limit, QUEUETIME the submit time; oldest first ('rota\n"
-	"              prio' shows the order they will run in).\n"
+	"              Resources, Reservation, MaxPS soft (98696 > 72000: it\n"
+	"              may start when nothing else is eligible) or none.\n"
+	"              WCLIMIT is the time limit, QUEUETIME the submit time;\n"
+	"              oldest first ('rota prio' shows the order they will\n"
+	"              run in).\n"
 	"BLOCKED JOBS  pending and not eligible: held (UserHold for\n"
 	"              JobHeldUser, SystemHold for JobHeldAdmin) or Blocked,\n"
-	"              by a limit (MaxIdlePerUser (8 of 8), MaxPS soft\n"
-	"              (98696 > 72000), ...) or waiting on a Dependency;\n"
+	"              by a limit (MaxIdlePerUser (8 of 8), MaxPS hard\n"
+	"              (1106700 > 1080000), ...) or waiting on a Dependency;\n"
 	"              with the reason.  Any reason not named under IDLE JOBS\n"
 	"              blocks.\n"
 	"\n"
@@ -71,7 +73,12 @@ struct showq_sum {
 	size_t nodes_total;
 };
 
-/* The reasons of a pending job that can start: anything else blocks. */
+/*
+ * The reasons of a pending job that can start: anything else blocks.  A
+ * job over MaxPS soft is idle, as in seed 003's showq: the limit is
+ * weighed as it would start, and it may start once nothing else is
+ * eligible.
+ */
 static bool is_eligible_reason(const char *reason)
 {
 	static const char *const idle[] = {
@@ -81,7 +88,7 @@ static bool is_eligible_reason(const char *reason)
 	for (size_t i = 0; idle[i]; i++)
 		if (strcmp(reason, idle[i]) == 0)
 			return true;
-	return false;
+	return strncmp(reason, "MaxPS soft ", 11) == 0;
 }
 
 static const char *reason_of(const struct rota_job_info *j)

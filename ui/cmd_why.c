@@ -26,8 +26,9 @@ static const char help[] =
 	"it; blocked by a limit, and which; waiting for its advance\n"
 	"reservation; Priority: the jobs of its queue that come first;\n"
 	"Resources: the jobs ahead of it that hold backfill reservations,\n"
-	"with their expected starts and nodes), when and where it is\n"
-	"expected to start, and, when backfill could start it now with a\n"
+	"with their expected starts and nodes, and the cores kept for test\n"
+	"queues (ReservedCores) when it would fit with them), when and where\n"
+	"it is expected to start, and, when backfill could start it now with a\n"
 	"shorter time limit or fewer tasks, the longest limit and the most\n"
 	"tasks that would: 'With --time=1:10:00 or less it would backfill\n"
 	"now.'  Such a job delays none of the reservations of the jobs ahead\n"
@@ -232,6 +233,11 @@ static void paragraph(const struct rota_msg_why *m)
 		return;
 	}
 	printf(" waits for %s.", m->reason[0] ? m->reason : "None");
+	if (m->kept)
+		printf(" %u core%s of node %s %s free but kept for queues %s "
+		       "(ReservedCores): it would fit with them.",
+		       m->kept, m->kept == 1 ? "" : "s", m->kept_node,
+		       m->kept == 1 ? "is" : "are", m->kept_queues);
 	ahead(m);
 	outlook(m);
 	printf("\n");

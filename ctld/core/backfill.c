@@ -94,6 +94,7 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 			: NULL;
 	int64_t held = r && r->active && r->end > t ? r->end : t;
 	int64_t end = job->time_limit ? t + job->time_limit : NEVER;
+	bool test = bp->core->queues[job->queue].reserved_cores > 0;
 
 	for (uint32_t i = 0; i < bp->pl.n; i++) {
 		uint32_t node = bp->pl.node[i];
@@ -102,15 +103,15 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 		uint64_t mem = core_job_node_mem(job, cores);
 
 		if (held == t) {
-			profile_take(bp->prof, node, t, job->time_limit, cores,
-				     mem);
+			profile_take(bp->prof, node, t, job->time_limit, test,
+				     cores, mem);
 			continue;
 		}
-		profile_take(bp->prof, node, t, job->time_limit, 0, mem);
+		profile_take(bp->prof, node, t, job->time_limit, test, 0, mem);
 		if (end > held)
 			profile_take(bp->prof, node, held,
-				     job->time_limit ? end - held : 0, cores,
-				     0);
+				     job->time_limit ? end - held : 0, test,
+				     cores, 0);
 	}
 }
 
@@ -217,15 +218,14 @@ static int64_t node_earliest(struct rota_sched_pass *bp,
 	uint32_t need = job->desc.exclusive
 				? node_cores_total(node)
 				: job->desc.ntasks * job->desc.cpus_per_task;
+	/* an ordinary job's count leaves the test queues' kept cores out;
+	   an exclusive one waits for the idle node, kept cores and all */
+	bool test = job->desc.exclusive ||
+		    bp->core->queues[job->queue].reserved_cores > 0;
 
 	if (!node_is_usable(node))
 		return NEVER;
-	/* an ordinary job leaves a test queue's kept cores alone */
-	if (!job->desc.exclusive &&
-	    !bp->core->queues[job->queue].reserved_cores &&
-	    node->test_reserved > node->test_used)
-		need += node->test_reserved - node->test_used;
-	return profile_earliest(bp->prof, n, (int32_t)need,
+	return profile_earliest(bp->prof, n, test, (int32_t)need,
 				(int64_t)core_job_node_mem(job, need),
 				job->time_limit, until);
 }

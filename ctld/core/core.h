@@ -631,6 +631,16 @@ struct core_why {
 	int64_t fit_limit;	/* 0: none */
 	uint32_t fit_tasks;	/* 0: none */
 	struct core_dep_wait dep; /* what its dependency waits for */
+	/*
+	 * An ordinary job waiting for Resources that would fit now with
+	 * the cores kept for test queues (ReservedCores): so many of them,
+	 * free, on this node (the first of its placement with some), kept
+	 * for these queues ("t,u"); 0 and NULL otherwise.  Any sched
+	 * plugin.
+	 */
+	uint32_t kept;
+	const char *kept_node;	/* borrowed from the node table */
+	char kept_queues[64];
 };
 /*
  * Fill 'out' for job 'job_id' as 'uid' sees it (its owner, or an

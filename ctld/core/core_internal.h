@@ -245,6 +245,13 @@ uint64_t job_total_mem(const struct core_job *job);
 /* Does the node's registration list this run of the job? */
 bool node_reports_run(const struct rota_node_info *info,
 		      const struct core_job *job);
+/*
+ * The test queues whose kept cores (ReservedCores, one pool per node made
+ * by lifecycle.c) node 'node' holds, comma-separated in configuration
+ * order ("t,u"; "" if none), into 'buf' (cut to 'len').
+ */
+void node_kept_queues(const struct core *core, uint32_t node, char *buf,
+		      size_t len);
 
 /*
  * fence.c: a requeued job waits until its previous run is known to be over
@@ -285,6 +292,8 @@ struct place_ctx {
 	const struct profile *prof; /* PLACE_PROFILE */
 	int64_t t;
 	int64_t d;		/* 0: unlimited */
+	bool kept;		/* count the test queues' kept cores as the
+				   job's (rota why: are they what it lacks?) */
 };
 
 struct placement {

@@ -2,7 +2,8 @@
 /*
  * Could a job ever run (core.h, "Layers": placement)?  At submit and on a
  * change of queue: on the full size of its queue's nodes, whatever runs
- * now; if not, the user's one line names what no node has.
+ * now; if not, the user's one line names what no node has, or the cores
+ * kept for test queues (ReservedCores) when they are what it lacks.
  */
 #include "config.h"
 
@@ -12,8 +13,55 @@
 #include "ctld/core/constraint.h"
 #include "ctld/core/core_internal.h"
 
-static int explain_infeasible(const struct core *core,
-			      const struct core_job *job,
+/*
+ * An ordinary job that would fit with the test queues' kept cores: name
+ * them, on the largest node ("each node's" when all are alike).
+ */
+static int explain_kept(struct core *core, const struct core_job *job,
+			struct rota_error *err)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+	struct place_ctx total = { .core = core, .mode = PLACE_TOTAL,
+				   .kept = true };
+	const struct core_node *big = NULL;
+	uint32_t at = 0;
+	bool alike = true;
+	char queues[64];
+	struct placement p;
+	bool fits;
+
+	for (size_t i = 0; i < q->nnodes; i++) {
+		const struct core_node *n = &core->nodes[q->nodes[i]];
+
+		if (!constraint_match(job->constraint, n->features))
+			continue;
+		if (big && (node_cores_total(n) != node_cores_total(big) ||
+			    n->test_reserved != big->test_reserved))
+			alike = false;
+		if (!big || node_cores_total(n) > node_cores_total(big)) {
+			big = n;
+			at = q->nodes[i];
+		}
+	}
+	if (!big || !big->test_reserved)
+		return 0;
+	placement_init(core, &p);
+	fits = place_job(&total, job, &p);
+	placement_fini(core, &p);
+	if (!fits)
+		return 0;
+	node_kept_queues(core, at, queues, sizeof(queues));
+	return rota_errorf(err, -EINVAL,
+			   "%u tasks x %u cpus: more cores than queue '%s' "
+			   "may use: %u of %s %u cores are kept for queues "
+			   "%s (ReservedCores)",
+			   job->desc.ntasks, job->desc.cpus_per_task, q->name,
+			   big->test_reserved,
+			   alike ? "each node's" : "the largest node's",
+			   node_cores_total(big), queues);
+}
+
+static int explain_infeasible(struct core *core, const struct core_job *job,
 			      struct rota_error *err)
 {
 	const struct core_queue *q = &core->queues[job->queue];
@@ -62,6 +110,9 @@ static int explain_infeasible(const struct core *core,
 				   (unsigned long long)job->desc.mem_per_cpu_mb,
 				   job->desc.cpus_per_task, q->name, size);
 	}
+	if (!core->queues[job->queue].reserved_cores &&
+	    explain_kept(core, job, err) < 0)
+		return -EINVAL;
 	return rota_errorf(err, -EINVAL,
 			   "%u tasks x %u cpus: more cores than the nodes of "
 			   "queue '%s' have (largest node: %u cores)",

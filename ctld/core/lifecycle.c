@@ -46,9 +46,12 @@ static void init_nodes(struct core *core, const struct rota_conf *conf)
 
 /*
  * ReservedCores: on every node a test queue shares with an ordinary
- * queue, the test queue keeps that many cores (Grid Engine's Maxwell
- * keeps cores free for quick test jobs).  A node only test queues use
- * keeps nothing: all its cores are theirs anyway.
+ * queue, that many cores are kept for test jobs (Grid Engine's Maxwell
+ * keeps cores free for quick test jobs).  The kept cores are one pool per
+ * node, shared by all the test queues on it, as a Grid Engine site does
+ * it with slots (host 40, s.q 38, t.q and u.q 40 each: 2 stay for t and
+ * u together); when they give different counts the largest is kept.  A
+ * node only test queues use keeps nothing: all its cores are theirs.
  */
 static void reserve_test_cores(struct core *core)
 {

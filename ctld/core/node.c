@@ -2,11 +2,13 @@
 /*
  * The node table (core.h, "Layers": resources): each node's size, its
  * free cores and memory, the cores a job takes and gives back, and the
- * memory a job needs per node.  What changes a node's state is in
+ * memory a job needs per node, the test queues that keep cores on it
+ * (lifecycle.c makes the pool).  What changes a node's state is in
  * node_events.c.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ctld/core/core_internal.h"
@@ -125,4 +127,23 @@ const struct core_node *core_node_get(const struct core *core, uint32_t i)
 size_t core_node_count(const struct core *core)
 {
 	return core->nnodes;
+}
+
+void node_kept_queues(const struct core *core, uint32_t node, char *buf,
+		      size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t q = 0; q < core->nqueues && at < len; q++) {
+		const struct core_queue *tq = &core->queues[q];
+		bool on = false;
+
+		for (size_t k = 0; k < tq->nnodes && tq->reserved_cores; k++)
+			on = on || tq->nodes[k] == node;
+		if (!on)
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       at ? "," : "", tq->name);
+	}
 }

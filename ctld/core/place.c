@@ -16,8 +16,13 @@
  * node; --mem-per-cpu is per core held, so it bounds the tasks a node
  * takes.  --exclusive takes only idle nodes, and all of their cores.
  *
- * Cores a test queue keeps (ReservedCores) on a node it shares with other
- * queues are never counted for those other queues' jobs.  Advance
+ * Cores the test queues keep (ReservedCores) on a node they share with
+ * other queues are one pool for all of them (lifecycle.c): never counted
+ * for an ordinary job, however idle the node; a test job counts them and
+ * the ordinary free cores alike, and its cores come out of the pool
+ * first, so an ordinary job sees the free cores less what of the pool no
+ * test job uses (the backfill profile keeps the same count over time,
+ * profile.c).  Advance
  * reservations (resv.c) cut what a node offers now: a job of a reservation
  * gets only that reservation's cores, any other job none of the cores a
  * reservation holds while it would run; the backfill profile has them as
@@ -45,7 +50,8 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 		       uint32_t i, uint32_t *cores, uint64_t *mem)
 {
 	const struct core_node *n = &c->core->nodes[i];
-	bool test = c->core->queues[job->queue].reserved_cores > 0;
+	bool test = c->kept || c->core->queues[job->queue].reserved_cores > 0;
+	uint32_t keep;
 	int32_t pc;
 	int64_t pm;
 
@@ -70,7 +76,9 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 	case PLACE_PROFILE:
 		if (!node_is_usable(n))
 			return false;
-		profile_min_free(c->prof, i, c->t, c->d, &pc, &pm);
+		/* an exclusive job wants the idle node, the pool too */
+		profile_min_free(c->prof, i, c->t, c->d,
+				 test || job->desc.exclusive, &pc, &pm);
 		*cores = pc > 0 ? (uint32_t)pc : 0;
 		*mem = pm > 0 ? (uint64_t)pm : 0;
 		break;
@@ -80,11 +88,10 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 	/* --exclusive: only an idle node, all of it */
 	if (job->desc.exclusive && *cores < node_cores_total(n))
 		return false;
-	if (!test) {
-		uint32_t keep = test_cores_left(n);
-
-		*cores = *cores > keep ? *cores - keep : 0;
-	}
+	if (test || (c->mode == PLACE_PROFILE && !job->desc.exclusive))
+		return true; /* the profile's count leaves the pool out */
+	keep = job->desc.exclusive ? n->test_reserved : test_cores_left(n);
+	*cores = *cores > keep ? *cores - keep : 0;
 	return true;
 }
 

@@ -14,6 +14,15 @@
  * blocks are for the jobs of no reservation; a reservation's own jobs are
  * placed on its cores by what is free now (backfill.c).
  *
+ * Cores kept for test queues (ReservedCores: a pool on each node, shared
+ * by all its test queues) are counted apart: 'cores' is what a test
+ * queue's job may have, 'ocores' what an ordinary job may have, the
+ * node's size less the ordinary jobs' cores, the reservations' and the
+ * whole pool.  An ordinary job gets the smaller of the two (test jobs
+ * beyond the pool take ordinary cores too).  A test job's steps move
+ * 'cores' only: what it frees goes back to the pool first, as place.c
+ * counts the cores free now.
+ *
  * Each node's steps are few (its running jobs, its reservations), kept
  * sorted in a small array, so a query costs a short walk; the pass asks
  * only for the nodes of the job's queue that could ever hold it.
@@ -36,6 +45,7 @@ struct step {
 	int64_t t;
 	int32_t cores;		/* change of free cores at t */
 	int64_t mem;		/* change of free memory (MB) at t */
+	int32_t ocores;		/* change of an ordinary job's cores at t */
 };
 
 struct node_steps {
@@ -44,6 +54,7 @@ struct node_steps {
 	uint32_t cap;
 	int32_t cores0;		/* free now */
 	int64_t mem0;
+	int32_t ocores0;	/* an ordinary job's now (the file's top) */
 	/*
 	 * reach[k]: the first step after now at which the node has 2^k
 	 * cores free; recomputed, when asked, after its steps changed.
@@ -96,6 +107,7 @@ static uint32_t base_find(const struct base_node *b, int64_t t, bool same)
 void profile_base_add(struct core *core, const struct core_job *job)
 {
 	struct profile_base *pb = core->pbase;
+	bool test = core->queues[job->queue].reserved_cores > 0;
 
 	if (!pb) {
 		pb = core->pbase = rota_xcalloc(1, sizeof(*pb));
@@ -118,8 +130,12 @@ void profile_base_add(struct core *core, const struct core_job *job)
 		/* after those of the same time: in start order, as a rebuild */
 		i = base_find(b, job_limit_end(job), false);
 		memmove(&b->s[i + 1], &b->s[i], (b->n - i) * sizeof(*b->s));
-		b->s[i] = (struct step){ job_limit_end(job), (int32_t)a->ncores,
-					 (int64_t)core_job_node_mem(job, a->ncores) };
+		b->s[i] = (struct step){
+			.t = job_limit_end(job),
+			.cores = (int32_t)a->ncores,
+			.mem = (int64_t)core_job_node_mem(job, a->ncores),
+			.ocores = test ? 0 : (int32_t)a->ncores,
+		};
 		b->n++;
 	}
 }
@@ -127,6 +143,7 @@ void profile_base_add(struct core *core, const struct core_job *job)
 void profile_base_remove(struct core *core, const struct core_job *job)
 {
 	struct profile_base *pb = core->pbase;
+	bool test = core->queues[job->queue].reserved_cores > 0;
 
 	if (!pb)
 		return;
@@ -138,12 +155,13 @@ void profile_base_remove(struct core *core, const struct core_job *job)
 		const struct core_alloc *a = &job->alloc[k];
 		struct base_node *b = &pb->nodes[a->node];
 		int64_t mem = (int64_t)core_job_node_mem(job, a->ncores);
+		int32_t oc = test ? 0 : (int32_t)a->ncores;
 		uint32_t i = base_find(b, job_limit_end(job), true);
 
 		/* equal steps are alike: any one of them is this job's */
 		while (i < b->n && b->s[i].t == job_limit_end(job) &&
 		       (b->s[i].cores != (int32_t)a->ncores ||
-			b->s[i].mem != mem))
+			b->s[i].mem != mem || b->s[i].ocores != oc))
 			i++;
 		if (i == b->n || b->s[i].t != job_limit_end(job))
 			continue;
@@ -182,8 +200,9 @@ static void copy_base(struct profile *p, const struct base_node *b,
 	}
 }
 
+/* 'ocores': the change for ordinary jobs (a test job's steps: 0). */
 static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
-		     int64_t mem)
+		     int64_t mem, int32_t ocores)
 {
 	uint32_t i = ns->n;
 
@@ -196,7 +215,7 @@ static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
 		ns->s[i] = ns->s[i - 1];
 		i--;
 	}
-	ns->s[i] = (struct step){ t, cores, mem };
+	ns->s[i] = (struct step){ t, cores, mem, ocores };
 	ns->n++;
 	ns->reach_stale = true;
 }
@@ -212,14 +231,16 @@ static void add_reservations(struct profile *p, const struct core *core)
 			uint32_t c = core_resv_part_cores(core, r, k);
 
 			if (r->start > p->now) {
-				step_add(ns, r->start, -(int32_t)c, 0);
-				step_add(ns, r->end, (int32_t)c, 0);
+				step_add(ns, r->start, -(int32_t)c, 0,
+					 -(int32_t)c);
+				step_add(ns, r->end, (int32_t)c, 0, (int32_t)c);
 				continue;
 			}
 			/* its jobs' cores are not free already */
 			c = c > r->parts[k].used ? c - r->parts[k].used : 0;
 			ns->cores0 -= (int32_t)c;
-			step_add(ns, r->end, (int32_t)c, 0);
+			ns->ocores0 -= (int32_t)c;
+			step_add(ns, r->end, (int32_t)c, 0, (int32_t)c);
 		}
 	}
 }
@@ -246,6 +267,10 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		p->nodes[i].reach_stale = true;
 		p->nodes[i].cores0 = up ? (int32_t)node_cores_free(n) : 0;
 		p->nodes[i].mem0 = up ? (int64_t)node_mem_free(n) : 0;
+		/* the test jobs' cores back, the whole pool off */
+		p->nodes[i].ocores0 = p->nodes[i].cores0 +
+				      (up ? (int32_t)n->test_used : 0) -
+				      (int32_t)n->test_reserved;
 	}
 	for (size_t i = 0; core->pbase && i < core->nnodes; i++)
 		if (node_is_usable(&core->nodes[i]))
@@ -263,11 +288,13 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		end = resv_job_holds_until(core, j, end);
 		for (uint32_t k = 0; k < j->nalloc; k++) {
 			const struct core_alloc *a = &j->alloc[k];
+			int32_t c = (int32_t)a->ncores;
 
 			if (!node_is_usable(&core->nodes[a->node]))
 				continue;
-			step_add(&p->nodes[a->node], end, (int32_t)a->ncores,
-				 (int64_t)core_job_node_mem(j, a->ncores));
+			step_add(&p->nodes[a->node], end, c,
+				 (int64_t)core_job_node_mem(j, a->ncores),
+				 core->queues[j->queue].reserved_cores ? 0 : c);
 		}
 	}
 	add_reservations(p, core);
@@ -289,12 +316,18 @@ void profile_destroy(struct profile *p)
 	free(p);
 }
 
+/* The cores a job may have: a test job all free ones (see the top). */
+static int32_t usable(int32_t c, int32_t oc, bool test)
+{
+	return test || c < oc ? c : oc;
+}
+
 void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
-		      int64_t d, int32_t *cores, int64_t *mem)
+		      int64_t d, bool test, int32_t *cores, int64_t *mem)
 {
 	const struct node_steps *ns = &p->nodes[node];
 	int64_t end = d ? t + d : NEVER;
-	int32_t c = ns->cores0;
+	int32_t c = ns->cores0, oc = ns->ocores0;
 	int64_t m = ns->mem0;
 	int32_t min_c;
 	int64_t min_m;
@@ -302,14 +335,17 @@ void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
 
 	for (; i < ns->n && ns->s[i].t <= t; i++) {
 		c += ns->s[i].cores;
+		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
 	}
-	min_c = c;
+	min_c = usable(c, oc, test);
 	min_m = m;
 	for (; i < ns->n && ns->s[i].t < end; i++) {
 		c += ns->s[i].cores;
+		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
-		min_c = c < min_c ? c : min_c;
+		min_c = usable(c, oc, test) < min_c ? usable(c, oc, test)
+						    : min_c;
 		min_m = m < min_m ? m : min_m;
 	}
 	*cores = min_c;
@@ -329,32 +365,35 @@ int64_t profile_next_change(const struct profile *p, uint32_t node,
 }
 
 void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
-		  uint32_t cores, uint64_t mem)
+		  bool test, uint32_t cores, uint64_t mem)
 {
 	struct node_steps *ns = &p->nodes[node];
+	int32_t oc = test ? 0 : (int32_t)cores;
 
 	ns->reach_stale = true;
 	if (t <= p->now) {
 		ns->cores0 -= (int32_t)cores;
+		ns->ocores0 -= oc;
 		ns->mem0 -= (int64_t)mem;
 	} else {
-		step_add(ns, t, -(int32_t)cores, -(int64_t)mem);
+		step_add(ns, t, -(int32_t)cores, -(int64_t)mem, -oc);
 	}
 	if (d)
-		step_add(ns, t + d, (int32_t)cores, (int64_t)mem);
+		step_add(ns, t + d, (int32_t)cores, (int64_t)mem, oc);
 }
 
-int64_t profile_earliest(const struct profile *p, uint32_t node,
+int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
 			 int32_t cores, int64_t mem, int64_t d, int64_t until)
 {
 	const struct node_steps *ns = &p->nodes[node];
-	int32_t c = ns->cores0;
+	int32_t c = ns->cores0, oc = ns->ocores0;
 	int64_t m = ns->mem0, start = p->now;
 	uint32_t i = 0;
 
 	/* steps at or before now are part of the free-now values */
 	for (; i < ns->n && ns->s[i].t <= p->now; i++) {
 		c += ns->s[i].cores;
+		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
 	}
 	/*
@@ -363,7 +402,7 @@ int64_t profile_earliest(const struct profile *p, uint32_t node,
 	 * it cover [start, start + d) with enough cores and memory.
 	 */
 	for (;;) {
-		bool ok = c >= cores && m >= mem;
+		bool ok = usable(c, oc, test) >= cores && m >= mem;
 
 		if (!ok)
 			start = NEVER;
@@ -377,6 +416,7 @@ int64_t profile_earliest(const struct profile *p, uint32_t node,
 		if (i == ns->n || (start == NEVER && ns->s[i].t > until))
 			return NEVER;
 		c += ns->s[i].cores;
+		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
 		i++;
 	}

@@ -31,9 +31,14 @@ bool profile_overdue(const struct profile *p);
 void profile_destroy(struct profile *p);
 int64_t profile_now(const struct profile *p);
 
+/*
+ * 'test' in what follows: the job may use the cores the node keeps for
+ * test queues (ReservedCores), as a test queue's job does; an ordinary
+ * job's figures leave all of them out (profile.c).
+ */
 /* The least free cores and memory on 'node' over [t, t + d). */
 void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
-		      int64_t d, int32_t *cores, int64_t *mem);
+		      int64_t d, bool test, int32_t *cores, int64_t *mem);
 /*
  * A job of 'cores' that does not fit on 'node' now cannot start there
  * before this time: the first time the node gains cores and then has
@@ -48,10 +53,10 @@ int64_t profile_next_change(const struct profile *p, uint32_t node,
  * 'cores' and 'mem' free over a whole span of 'd' (0: to the end); one
  * walk of the node's steps.  INT64_MAX when there is none.
  */
-int64_t profile_earliest(const struct profile *p, uint32_t node,
+int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
 			 int32_t cores, int64_t mem, int64_t d, int64_t until);
 /* A job started or reserved on 'node' over [t, t + d). */
 void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
-		  uint32_t cores, uint64_t mem);
+		  bool test, uint32_t cores, uint64_t mem);
 
 #endif

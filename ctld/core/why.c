@@ -15,6 +15,11 @@
  * job submitted with them starts at the next pass without delaying any
  * of those reservations: the pass runs the same placement on the same
  * profile.  The answer is as fresh as the last pass's reservations.
+ *
+ * Whatever the sched plugin, an ordinary job waiting for Resources that
+ * does not fit now but would if the cores kept for test queues
+ * (ReservedCores) were its own is told so: those cores, not the other
+ * jobs, are what it waits for.
  */
 #include "config.h"
 
@@ -39,7 +44,9 @@ static struct profile *why_profile(struct core *core, int64_t now,
 						       j->est_tasks[i]);
 
 			profile_take(p, j->est_node[i], j->est_start,
-				     j->time_limit, c, core_job_node_mem(j, c));
+				     j->time_limit,
+				     core->queues[j->queue].reserved_cores > 0,
+				     c, core_job_node_mem(j, c));
 		}
 	}
 	return p;
@@ -125,6 +132,37 @@ static void what_if(struct core *core, int64_t now, struct core_why *out)
 	profile_destroy(p);
 }
 
+/*
+ * Does the ordinary 'job' fit now only with the kept cores?  Then the
+ * first node of that placement keeping some: how many, which queues.
+ */
+static void kept_cores(struct core *core, int64_t now, struct core_why *out)
+{
+	const struct core_job *job = out->job;
+	struct place_ctx c = { .core = core, .mode = PLACE_NOW, .t = now };
+	struct placement pl;
+
+	if (core->queues[job->queue].reserved_cores)
+		return; /* a test queue's job has them already */
+	placement_init(core, &pl);
+	if (!place_job(&c, job, &pl)) {
+		c.kept = true;
+		if (!place_job(&c, job, &pl))
+			pl.n = 0;
+		for (uint32_t i = 0; i < pl.n && !out->kept; i++) {
+			const struct core_node *n = &core->nodes[pl.node[i]];
+
+			if (n->test_reserved <= n->test_used)
+				continue;
+			out->kept = n->test_reserved - n->test_used;
+			out->kept_node = n->name;
+			node_kept_queues(core, pl.node[i], out->kept_queues,
+					 sizeof(out->kept_queues));
+		}
+	}
+	placement_fini(core, &pl);
+}
+
 /* Count and name what stands before the job in the pending order. */
 static void ahead(const struct core *core, struct core_why *out)
 {
@@ -164,8 +202,12 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	core_job_dep_waits_for(core, job, &out->dep);
 	ahead(core, out);
 	if (job->hold || job->dep_wait || job->limited || job->fence_node ||
-	    job->desc.reservation ||
-	    !strcmp(out->sched, "builtin"))
+	    job->desc.reservation)
+		return 0;
+	/* behind its queue's first job, the kept cores are not its reason */
+	if (out->reason && !strcmp(out->reason, "Resources"))
+		kept_cores(core, now, out);
+	if (!strcmp(out->sched, "builtin"))
 		return 0;
 	what_if(core, now, out);
 	return 0;

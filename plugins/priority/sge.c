@@ -261,7 +261,7 @@ static double sge_urgency(const struct sge_state *st,
 
 static double sge_ppri(const struct rota_prio_job *job)
 {
-	double ppri = -(double)job->nice;
+	double ppri = job->nice ? -(double)job->nice : 0; /* not -0 */
 
 	return fmin(fmax(ppri, SGE_PPRI_MIN), SGE_PPRI_MAX);
 }

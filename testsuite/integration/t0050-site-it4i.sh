@@ -7,7 +7,8 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 10
+plan 11
+like "$(site_conf_check it4i)" ': ok \(' "etc/it4i.conf loads as shipped (rota-ctld -t)"
 
 # term JOB NAME: the raw value of one term of the job in rota prio -l
 term() { rota prio -l "$1" | awk -v t="$2" '$1 == t { sub("raw=", "", $2); print $2 }'; }

@@ -7,7 +7,8 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 10
+plan 11
+like "$(site_conf_check flux)" ': ok \(' "etc/flux.conf loads as shipped (rota-ctld -t)"
 
 # A pending job of an account with no usage: fairshare 1e5 x 1.0, job
 # size 1000 x 1 node / 2, QoS normal 10000 x 5 / 10, queue pbatch 0, wait

@@ -1,20 +1,107 @@
 #!/bin/bash
 # Maxwell (seed 004, etc/maxwell.conf): Grid Engine's urgency and
-# share-tree tickets, cores kept for t and u, on live daemons; each check
-# names the page's statement it holds to.
+# share-tree tickets, cores kept for t and u, on live daemons, and the
+# page's waiting-time crossovers through rota sim on a virtual clock;
+# each check names the page's statement it holds to.
 . "$top_srcdir/testsuite/lib/tap.sh"
 . "$top_srcdir/testsuite/lib/site.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 3
+plan 18
 
-# one pending job: normalized urgency 0.5 x 0.1, all tickets 1.0 x 0.01,
-# POSIX priority 0 -> 1023/2047 x 1.0
+# "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
+# each 40-core node's cores.  The local nodes have 2 cores, where 2 would
+# leave s nothing: the policy lines run with ReservedCores=1 (1 of 2 kept,
+# for t and u together), every other line as the file has it.
+is "$(grep -c '^QueueName=[tu] .*ReservedCores=2\b' "$top_srcdir/etc/maxwell.conf")" 2 \
+	"kept cores: etc/maxwell.conf keeps 2 cores for t and for u"
+SITE_EDIT='s/ReservedCores=2\b/ReservedCores=1/'
+
+# ---- priority = nurg x 0.5 + ntckts x 0.5, no POSIX priority term ----
+
+# one pending job of rotatest1 in t, behind the other user's blocker:
+# nurg 0.5 (the only urgency: Grid Engine's min = max), ntckts 1 (all
+# 10000 tickets), so 0.5 x 0.5 + 0.5 x 1 + 0 x npprior = 0.75
 site maxwell t || { echo "Bail out! maxwell"; exit 1; }
 j=$J
-is "$(prio_of "$j")" 0.5598 "priority: 0.05 + 0.01 + 0.499756"
+like "$(rota prio | head -1)" 'WeightUrgency=0\.5 WeightTicket=0\.5 WeightPriority=0 ' \
+	"priority = nurg x 0.5 + ntckts x 0.5: rota prio's weights"
+is "$(prio_of "$j")" 0.7500 "priority: one job by hand, 0.5 x 0.5 + 0.5 x 1.0 + 0"
+like "$(rota prio -l "$j" | grep -E '^ +priority ')" ' weight=0 +value=0$' \
+	"no POSIX priority term: its weight and value are 0"
+like "$(rota prio -l "$j" | grep 'urgency.slots')" 'raw=1 ' \
+	"rrcontr: slots requested x 100 (1 slot)"
 like "$(rota prio -l "$j" | grep 'urgency.queue')" 'raw=40000 ' \
-	"urgency: the t queue's urgency of 40000"
+	"rrcontr: 40000 if going to a t queue"
 like "$(rota share -l -H | awk '$2 == "rotatest1"')" ' 10000\.0 +1 +0$' \
-	"tickets: its user holds all 10000 tickets"
+	"tickets: 10,000 tickets among the waiting jobs, all its"
+u=$(as rotatest1 rota submit -q u --wrap true)
+like "$(rota prio -l "$u" | grep 'urgency.queue')" 'raw=80000 ' \
+	"rrcontr: 80000 if going to a u queue"
+is "$(rota prio -H | awk '{ print $1 }' | tr '\n' ' ')" "$u $j " \
+	"jobs going to the U queue have a higher urgency than jobs going to the T queue"
+
+# ---- cores kept for t and u ----
+
+site_start maxwell || { echo "Bail out! maxwell"; exit 1; }
+err=$(as rotatest1 rota submit -q s -n 3 --wrap true 2>&1)
+like "$err" "more cores than queue 's' may use: 1 of each node's 2 cores are kept for queues t,u \(ReservedCores\)" \
+	"kept cores: an s job wider than the cores outside them is refused, naming them"
+s1=$(as rotatest2 rota submit -q s -n 2 -t 10 --wrap 'sleep 60')
+wait_for job_state_is "$s1" RUNNING
+s2=$(as rotatest1 rota submit -q s -n 1 -t 10 --wrap 'sleep 60')
+wait_until "[ \"\$(rota show job $s2 | sed -n 's/^Reason=//p')\" = Resources ]"
+is "$(job_state "$s2")" PENDING "kept cores: an s job does not get them, however idle"
+like "$(rota why "$s2")" 'waits for Resources\. 1 core of node n0[12] is free but kept for queues t,u \(ReservedCores\)' \
+	"kept cores: rota why names them as what the s job waits for"
+t1=$(as rotatest1 rota submit -q t -n 1 -t 10 --wrap 'sleep 60')
+u1=$(as rotatest1 rota submit -q u -n 1 -t 10 --wrap 'sleep 60')
+wait_for job_state_is "$t1" RUNNING
+ok $? "kept cores: a t job runs in them"
+wait_for job_state_is "$u1" RUNNING
+ok $? "kept cores: a u job runs in them beside it"
+
+# ---- the crossovers, by rota sim on a virtual clock ----
+
+# "A job submitted to the s64 queue will have to wait 34 hours before it
+# has higher priority than a job just submitted to the t2 queue and 74
+# hours before ... the u2 queue": urgency 64 x 100 + 0.278 w against 2 x
+# 100 + 40000 (t) or 80000 (u) + 0.278 w', w - w' the gap between their
+# submits: s64 leads once the gap passes 33800 / 0.278 = 121582.7 s
+# (33.8 h), 73800 / 0.278 = 265467.6 s (73.7 h) for u.  One node of 64
+# cores, one user (tickets follow the order: with two jobs the more
+# urgent gets nurg 1 and, dealt first, the most tickets): a 64-core s job
+# holds it until 300000 s; s64 is submitted at 1, t2 or u2 (SWF queue
+# 2 or 3: --queues maps them to t and u) at 1 + the gap; when the
+# blocker ends only one of them fits, the one of higher priority.  The
+# kept cores would start t2 and u2 at once beside anything: the sim
+# leaves them out (ReservedCores=0) so that priority alone decides.
+W="$T/sim"
+mkdir -p "$W" && cd "$W" || exit 1
+{
+	echo "NodeName=sim CPUs=64"
+	site_policy maxwell | sed -E 's/ReservedCores=[0-9]+/ReservedCores=0/'
+	grep '^PluginDir=' "$ROTA_CONF"
+} >sim.conf
+# crossover QUEUE GAP: "s64 first" or "x2 first"
+crossover() {
+	{
+		echo "; MaxProcs: 64"
+		echo "1 0 -1 300000 64 -1 -1 64 300000 -1 1 1 1 -1 1 -1 -1 -1"
+		echo "2 1 -1 100 64 -1 -1 64 100 -1 1 1 1 -1 1 -1 -1 -1"
+		echo "3 $((1 + $2)) -1 100 2 -1 -1 2 100 -1 1 1 1 -1 $1 -1 -1 -1"
+	} >"q$1-$2.swf"
+	rota sim -q --queues --trace "q$1-$2.swf" --config sim.conf \
+		--csv "q$1-$2.csv" >"q$1-$2.out" 2>&1 || return 1
+	awk -F, '$1 == 2 { s = $3 } $1 == 3 { x = $3 }
+		END { print (s < x ? "s64" : "x2") " first" }' "q$1-$2.csv"
+}
+is "$(crossover 2 121500)" "x2 first" \
+	"s64 waits 34 hours before it has higher priority than t2: not at 33.75 h"
+is "$(crossover 2 121700)" "s64 first" \
+	"s64 waits 34 hours before it has higher priority than t2: it has at 33.81 h"
+is "$(crossover 3 265400)" "x2 first" \
+	"s64 waits 74 hours before it has higher priority than u2: not at 73.72 h"
+is "$(crossover 3 265550)" "s64 first" \
+	"s64 waits 74 hours before it has higher priority than u2: it has at 73.76 h"

@@ -8,12 +8,14 @@ NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 export CLUSTER_QUEUES=no
 
 # site_policy SITE: its file less the machine, queues on all local nodes,
-# its sample users (ana, bob) as the test users (rotatest1, rotatest2).
+# its sample users (ana, bob) as the test users (rotatest1, rotatest2),
+# and $SITE_EDIT (a sed -E script, e.g. a shorter backfill interval).
 site_policy() {
 	grep -v -E '^(NodeName|ClusterName|CtldAddr|StateDir|SpoolDir|Operators)=' \
 		"$top_srcdir/etc/$1.conf" |
 		sed -E -e 's/ Nodes=[^ ]+/ Nodes=ALL/' \
-			-e 's/\bana\b/rotatest1/' -e 's/\bbob\b/rotatest2/' |
+			-e 's/\bana\b/rotatest1/' -e 's/\bbob\b/rotatest2/' \
+			-e "${SITE_EDIT:-}" |
 		grep -v -E '^[[:space:]]*(#|$)'
 }
 
@@ -44,3 +46,11 @@ site() {
 
 # prio_of JOB: its priority in rota prio.
 prio_of() { rota prio -H "$1" | awk '{ print $6 }'; }
+
+# site_conf_check SITE: rota-ctld -t on etc/SITE.conf as shipped (its
+# plugins from the build), its one line on stdout; fails as it does.
+site_conf_check() {
+	local f="$T/$1.shipped.conf"
+	{ cat "$top_srcdir/etc/$1.conf"; echo "PluginDir=$top_builddir/_plugins"; } >"$f"
+	rota-ctld -t -f "$f" 2>&1
+}

@@ -2036,6 +2036,38 @@ START_TEST(test_why_dependency)
 }
 END_TEST
 
+/* rota why's kept-cores keys: carried when set, absent when not. */
+START_TEST(test_why_kept)
+{
+	struct rota_msg_why w = {
+		.id = 8, .state = ROTA_JOB_PENDING, .ntasks = 3,
+		.cpus_per_task = 1, .kept = 2, .kept_node = "max-wn007",
+		.kept_queues = "t,u",
+	};
+	struct rota_msg_why m;
+	struct rota_error err = { "" };
+	size_t len = 0;
+	char *text = rota_msg_why_encode(&w, &len);
+
+	ck_assert_msg(rota_msg_why_decode(text, len, &m, &err) == 0, "%s",
+		      err.text);
+	ck_assert_uint_eq(m.kept, 2);
+	ck_assert_str_eq(m.kept_node, "max-wn007");
+	ck_assert_str_eq(m.kept_queues, "t,u");
+	rota_msg_why_clear(&m);
+	free(text);
+	w.kept = 0;
+	text = rota_msg_why_encode(&w, &len);
+	ck_assert_ptr_null(strstr(text, "kept"));
+	ck_assert_msg(rota_msg_why_decode(text, len, &m, &err) == 0, "%s",
+		      err.text);
+	ck_assert_uint_eq(m.kept, 0);
+	ck_assert_ptr_null(m.kept_node);
+	rota_msg_why_clear(&m);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_job_list_empty)
 {
 	struct rota_msg_job_list m;
@@ -2489,6 +2521,7 @@ static Suite *msg_suite(void)
 	tcase_add_loop_test(tc, test_name_roundtrip, 0, N(names));
 	tcase_add_test(tc, test_job_list_roundtrip);
 	tcase_add_test(tc, test_why_dependency);
+	tcase_add_test(tc, test_why_kept);
 	tcase_add_test(tc, test_job_list_empty);
 	tcase_add_test(tc, test_job_list_is_json);
 	tcase_add_test(tc, test_new_keys_optional);
