@@ -21,10 +21,8 @@ order() {
 
 # etc/gwdg.conf as shipped: every key known, every plugin setting taken
 # (the plugins from the build tree; its nodes are GWDG's illustrative ones)
-printf 'PluginDir=%s\nInclude %s\n' "$PLUGIN_DIR" "$top_srcdir/etc/gwdg.conf" \
-	>"$T/gwdg-check.conf"
-is "$(rota-ctld -t -f "$T/gwdg-check.conf" 2>&1)" \
-	"rota-ctld: $T/gwdg-check.conf: ok (1408 nodes, 7 queues, 3 accounts, priority multifactor, fairshare fairtree)" \
+like "$(site_conf_check gwdg)" \
+	': ok \(1408 nodes, 7 queues, 3 accounts, priority multifactor, fairshare fairtree\)$' \
 	"config check: rota-ctld -t accepts etc/gwdg.conf as shipped"
 
 # Two nodes of 2 cores, filled by rotatest2's blocker.  A 1-core job of
@@ -107,12 +105,9 @@ like "$(rota queue --json -j "$t")" '"queue":"standard96:test"' \
 # max_rpc_cnt=50": SchedulerMaxRPC, set to 1 here so that a burst of
 # submits finds others waiting; a pass put off runs at the loop turn's
 # end, and every job of the burst runs.
-cluster_stop
-site_n=$((site_n + 1))
-CL="$T/gwdg.$site_n"
-mapfile -t lines < <(site_policy gwdg | sed 's/^SchedulerMaxRPC=50$/SchedulerMaxRPC=1/')
-cluster_start "${lines[@]}" >&2 || { echo "Bail out! gwdg maxrpc"; exit 1; }
-mkdir -p "$CL/w" && chmod 1777 "$CL/w" && cd "$CL/w" || exit 1
+SITE_EDIT='s/^SchedulerMaxRPC=50$/SchedulerMaxRPC=1/' site_start gwdg ||
+	{ echo "Bail out! gwdg maxrpc"; exit 1; }
+grep -q '^SchedulerMaxRPC=1$' "$CL/rota.conf" || { echo "Bail out! SITE_EDIT"; exit 1; }
 deferred() { rota diag | awk '$1 == "sched_deferred" { print $2 }'; }
 for round in 1 2 3; do
 	pids=() # the daemons are this shell's children too: wait for these
