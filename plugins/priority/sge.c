@@ -18,8 +18,9 @@
  *           takes the max over running and pending jobs; Rota's host
  *           passes the pending ones only), 0 when nobody holds any;
  *   npprior the POSIX priority ppri = -nice, clamped to Grid Engine's
- *           [-1023, 1024], from -1023 to 1024 (users may only lower
- *           theirs: the host allows a negative nice to operators only).
+ *           [-1023, 1024], as Grid Engine maps it: (ppri + 1024) / 2048,
+ *           so 0 is 0.5 exactly (users may only lower theirs: the host
+ *           allows a negative nice to operators only).
  *
  * The queue's urgency is added once per job, as Grid Engine adds a
  * requested non-consumable resource's: a 2-slot job in queue t with
@@ -50,6 +51,7 @@
 #define SGE_WEIGHT_MAX 1e9
 #define SGE_PPRI_MIN -1023.0
 #define SGE_PPRI_MAX 1024.0
+#define SGE_PPRI_OFFSET 1024.0	/* npprior = (ppri + 1024) / 2048 */
 #define SGE_QUEUES_MAX 256
 #define SGE_QUEUE_NAME_MAX 64
 
@@ -266,6 +268,11 @@ static double sge_ppri(const struct rota_prio_job *job)
 	return fmin(fmax(ppri, SGE_PPRI_MIN), SGE_PPRI_MAX);
 }
 
+static double sge_npprior(double ppri)
+{
+	return (ppri + SGE_PPRI_OFFSET) / (2 * SGE_PPRI_OFFSET);
+}
+
 static double sge_tickets_norm(const struct sge_state *st, double tickets)
 {
 	return st->tickets_max > 0 ? tickets / st->tickets_max : 0;
@@ -291,8 +298,7 @@ static int sge_compute(void *state, const struct rota_prio_context *ctx,
 		const struct rota_prio_job *job = &jobs[i];
 		double nurg = sge_normalize(sge_urgency(st, job), st->urg_min,
 					    st->urg_max);
-		double npprior = sge_normalize(sge_ppri(job), SGE_PPRI_MIN,
-					       SGE_PPRI_MAX);
+		double npprior = sge_npprior(sge_ppri(job));
 		double prio = st->weight_urgency * nurg +
 			      st->weight_ticket *
 				      sge_tickets_norm(st, job->tickets) +
@@ -313,7 +319,7 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 	double nurg = sge_normalize(urg, st->urg_min, st->urg_max);
 	double ntckts = sge_tickets_norm(st, job->tickets);
 	double ppri = sge_ppri(job);
-	double npprior = sge_normalize(ppri, SGE_PPRI_MIN, SGE_PPRI_MAX);
+	double npprior = sge_npprior(ppri);
 	double qurg = sge_queue_urgency(st, job->queue);
 	double wait = (double)job->wait_time;
 	const struct rota_prio_factor all[] = {

@@ -556,7 +556,7 @@ END_TEST
  * The s job at w = 121583 s, by hand: urgency 6400 + 0.278 * 121583 =
  * 40200.074; over the three jobs min 40200 (t), max 80200 (u), so nurg
  * = 0.074 / 40000.  Tickets 100 of max 100: 1.  POSIX priority 0:
- * (0 + 1023) / 2047.
+ * (0 + 1024) / 2048, Grid Engine's 0.5.
  */
 START_TEST(test_sge_explain)
 {
@@ -570,7 +570,7 @@ START_TEST(test_sge_explain)
 	};
 	double urg = 6400 + 0.278 * 121583;
 	double nurg = (urg - 40200) / 40000;
-	double npp = 1023.0 / 2047;
+	double npp = 0.5;
 	char err[160];
 	char buf[256];
 	void *st = plugin_start(p, maxwell, N(maxwell), 0, err, sizeof(err));
@@ -617,23 +617,25 @@ START_TEST(test_sge_normalize)
 
 	/* equal urgencies: 0.5 each; no tickets anywhere: 0 */
 	jobs[0].tickets = jobs[1].tickets = jobs[2].tickets = 0;
-	jobs[0].nice = 5000;	/* ppri -5000, clamped to -1023: 0 */
+	jobs[0].nice = 5000;	/* ppri -5000, clamped to -1023: 1 / 2048 */
 	jobs[1].nice = -2000;	/* 2000, clamped to 1024: 1 */
-	jobs[2].nice = 23;	/* -23: 1000 / 2047 */
+	jobs[2].nice = 23;	/* -23: (1024 - 23) / 2048 */
 	compute(p, st, jobs, 3);
-	ck_assert_double_eq_tol(jobs[0].priority, 2 * 0.5, 1e-12);
+	ck_assert_double_eq_tol(jobs[0].priority, 2 * 0.5 + 5.0 / 2048,
+				1e-12);
 	ck_assert_double_eq_tol(jobs[1].priority, 2 * 0.5 + 5, 1e-12);
-	ck_assert_double_eq_tol(jobs[2].priority, 1 + 5 * 1000.0 / 2047,
+	ck_assert_double_eq_tol(jobs[2].priority, 1 + 5 * 1001.0 / 2048,
 				1e-12);
 	/* tickets 0, 50, 200 of max 200 */
 	jobs[1].tickets = 50;
 	jobs[2].tickets = 200;
 	jobs[1].nice = jobs[2].nice = 5000;
 	jobs[0].cores = 2;	/* urgency 20 vs 40: 0, 1, 1 */
-	compute(p, st, jobs, 3);
-	ck_assert_double_eq_tol(jobs[0].priority, 0, 1e-12);
-	ck_assert_double_eq_tol(jobs[1].priority, 2 + 3 * 0.25, 1e-12);
-	ck_assert_double_eq_tol(jobs[2].priority, 2 + 3, 1e-12);
+	compute(p, st, jobs, 3);	/* and npprior 1 / 2048 each */
+	ck_assert_double_eq_tol(jobs[0].priority, 5.0 / 2048, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 2 + 3 * 0.25 + 5.0 / 2048,
+				1e-12);
+	ck_assert_double_eq_tol(jobs[2].priority, 2 + 3 + 5.0 / 2048, 1e-12);
 	compute(p, st, jobs, 0);
 	p->fini(st);
 }
