@@ -163,6 +163,7 @@ struct core_job {
 	int64_t end_time;
 	int64_t charged_until;	/* usage charged up to here (running) */
 	double priority;	/* the priority plugin's, last computed */
+	double tickets;		/* share-tree tickets it was rated with */
 	int64_t eligible_accum;	/* eligible seconds before eligible_since */
 	int64_t eligible_since;	/* when it became eligible, if it is */
 	uint32_t qos;		/* index into the QOS table */

@@ -330,24 +330,6 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 	}
 }
 
-/* The same for one job: its place among its user's pending jobs. */
-static double one_job_tickets(const struct core *core,
-			      const struct core_job *job)
-{
-	const struct rota_share_tree *t = share_tree(core->share);
-	uint32_t k = share_view_index(core->share, job->assoc);
-	const struct rota_share_node *n = k < t->n ? &t->nodes[k] : NULL;
-	uint32_t before = 0;
-
-	if (!n || n->tickets <= 0)
-		return 0;
-	for (const struct core_job *j = core->pending.head; j && j != job;
-	     j = j->next)
-		before += j->assoc == job->assoc;
-	return rota_sharetree_job_tickets(n->tickets, n->running, n->pending,
-					  before);
-}
-
 int core_prio_update(struct core *core, int64_t now)
 {
 	struct rota_prio_context ctx;
@@ -376,8 +358,10 @@ int core_prio_update(struct core *core, int64_t now)
 	}
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
 	if (rc == 0)
-		for (j = core->pending.head, i = 0; j; j = j->next, i++)
+		for (j = core->pending.head, i = 0; j; j = j->next, i++) {
 			store(j, v[i].priority);
+			j->tickets = v[i].tickets; /* explain() shows these */
+		}
 	else
 		rota_err("priority/%s: rating failed (%d): order kept",
 			 plugin_name(core->priority), rc);
@@ -394,8 +378,10 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	context(core, now, false, &ctx);
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
-				    1) == 0)
+				    1) == 0) {
 		store(job, v.priority);
+		job->tickets = 0; /* none dealt until the next rating */
+	}
 	insert_ordered(core, job);
 }
 
@@ -422,8 +408,11 @@ size_t core_prio_explain(struct core *core, int64_t now,
 	if (!core->prio_ops->explain || job->state != ROTA_JOB_PENDING)
 		return 0;
 	context(core, now, false, &ctx);
-	view(core, share_tree(core->share), job, now,
-	     one_job_tickets(core, job), &v);
+	/*
+	 * The tickets of the rating that made its priority, not dealt
+	 * afresh in today's order: the terms add up to the priority shown.
+	 */
+	view(core, share_tree(core->share), job, now, job->tickets, &v);
 	v.priority = job->priority;
 	return core->prio_ops->explain(plugin_state(core->priority), &ctx, &v,
 				       factors, max);

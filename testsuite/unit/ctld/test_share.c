@@ -680,6 +680,50 @@ START_TEST(test_sharetree_tickets)
 }
 END_TEST
 
+static void terms_add_up(const struct core_job *job, void *arg)
+{
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	size_t n = core_prio_explain(core, *(int64_t *)arg, job, f, N(f));
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++) /* "urgency.*" are urgency's parts */
+		sum += strchr(f[i].name, '.') ? 0 : f[i].value;
+	ck_assert_msg(n > 0 && fabs(sum - job->priority) < 1e-9,
+		      "job %u: terms %.12g, priority %.12g", job->id, sum,
+		      job->priority);
+}
+
+/*
+ * Every rating's printed terms add up to its priority, also right after
+ * it reorders the queue: the tickets explained are the ones the rating
+ * dealt (in the order it dealt them), not dealt again in the new order.
+ * Here ana's second job, in a queue of high urgency, overtakes her first
+ * once rated, so dealt again it would hold the first job's tickets.
+ */
+START_TEST(test_sge_terms_add_up)
+{
+	struct rota_error err = { "" };
+	int64_t t = T0 + 1000;
+	uint32_t a, b, id;
+
+	start("Fairshare=sharetree Tickets=10000\n"
+	      "Priority=sge WeightTicket=1 WeightUrgency=1 "
+	      "QueueUrgency=\"qexp:100000\"\n");
+	id = run(T0, "bob", NULL, 8, 0);
+	ck_assert_int_eq(submit_as(t, "ana", NULL, NULL, 8, 0, &a, &err), 0);
+	ck_assert_int_eq(submit_as(t, "ana", NULL, "qexp", 8, 0, &b, &err),
+			 0);
+	end(T0 + 1000, id);
+	for (int k = 0; k < 3; k++, t += 60) {
+		core_prio_update(core, t);
+		core_pending_foreach(core, terms_add_up, &t);
+	}
+	ck_assert(core_job_find(core, b)->priority >
+		  core_job_find(core, a)->priority);
+	ck_assert(core_job_find(core, a)->tickets > 0);
+}
+END_TEST
+
 /* A bad Convention stops the core with the line, like any setting. */
 START_TEST(test_bad_convention)
 {
@@ -717,6 +761,7 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_equal_subtrees_tie);
 	tcase_add_test(tc, test_decayed_to_nothing_ties);
 	tcase_add_test(tc, test_charge_no_and_memory);
+	tcase_add_test(tc, test_sge_terms_add_up);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
 	tcase_add_test(tc, test_restore_after_factors);
