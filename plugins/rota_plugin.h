@@ -27,8 +27,9 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 7 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
-				  7: jobcomp array ids */
+#define ROTA_PLUGIN_ABI_MINOR 8 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+				  7: jobcomp array ids; 8: priority
+				  rates_all, context job_state */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -268,6 +269,17 @@ struct rota_prio_context {
 	double max_queue_priority; /* 0 when no queue has one */
 	double max_qos_priority;
 	double max_assoc_priority;
+	/*
+	 * Since ABI 1.8, for a plugin whose ops set rates_all: what each of
+	 * the jobs passed is (ROTA_PRIO_JOB_*), one per job; else NULL.
+	 */
+	const uint8_t *job_state;
+};
+
+enum {
+	ROTA_PRIO_JOB_PENDING,	/* eligible or waiting on a limit */
+	ROTA_PRIO_JOB_HELD,	/* held by its user or an operator */
+	ROTA_PRIO_JOB_RUNNING,
 };
 
 /* One named term of a priority, for rota prio. */
@@ -307,6 +319,14 @@ struct rota_priority_ops {
 	 * always gets them all.
 	 */
 	bool fs_factor_only;
+	/*
+	 * Since ABI 1.8: true when compute() rates every job as Grid Engine
+	 * does: it gets the pending jobs, held ones among them, then the
+	 * running ones, ctx->job_state telling which is which, and sets a
+	 * priority for each (a running job's is shown, not used to order).
+	 * The host deals held jobs no tickets.  False: pending jobs only.
+	 */
+	bool rates_all;
 };
 
 /* ---- limits --------------------------------------------------------------- */

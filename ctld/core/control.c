@@ -43,6 +43,14 @@ static int held_job(struct core *core, uint32_t id, uid_t uid,
 	return rc < 0 ? rc : need_pending(*out, err);
 }
 
+/* Put a pending job back in the order after its rating inputs changed. */
+static void rerate(struct core *core, struct core_job *job, int64_t now)
+{
+	core_pending_remove(core, job);
+	prio_enqueue(core, job, now);
+	core_mark_dirty(core, job);
+}
+
 int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	      bool is_operator, bool operator_hold, struct rota_error *err)
 {
@@ -64,6 +72,8 @@ int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	job->limited = false; /* held first: limits look again on release */
 	core_job_set_eligible(job, false, now);
 	core_mark_dirty(core, job);
+	if (core->prio_rates_all) /* Grid Engine rates a held job 0 */
+		rerate(core, job, now);
 	return 0;
 }
 
@@ -84,17 +94,11 @@ int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	job->hold = CORE_HOLD_NONE;
 	core_job_set_eligible(job, !job->limited && !job->dep_wait, now);
 	core_mark_dirty(core, job);
+	if (core->prio_rates_all)
+		rerate(core, job, now);
 	return 0;
 }
 
-
-/* Put a pending job back in the order after its rating inputs changed. */
-static void rerate(struct core *core, struct core_job *job, int64_t now)
-{
-	core_pending_remove(core, job);
-	prio_enqueue(core, job, now);
-	core_mark_dirty(core, job);
-}
 
 int core_nice(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	      bool is_operator, int32_t nice, bool relative,

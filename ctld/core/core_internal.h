@@ -67,6 +67,8 @@ struct core {
 	struct plugin *priority;
 	const struct rota_priority_ops *prio_ops;
 	bool prio_factor_only;	 /* the plugin reads fs_factor alone */
+	bool prio_rates_all;	 /* it rates held and running jobs too */
+	uint8_t *prio_state;	 /* with it: each rated job's ROTA_PRIO_JOB_ */
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */

@@ -68,6 +68,8 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 	core->prio_factor_only =
 		PLUGIN_OPS_HAS(core->prio_ops, fs_factor_only) &&
 		core->prio_ops->fs_factor_only;
+	core->prio_rates_all = PLUGIN_OPS_HAS(core->prio_ops, rates_all) &&
+			       core->prio_ops->rates_all;
 	qos_table(core, conf);
 	return 0;
 }
@@ -78,6 +80,7 @@ void prio_fini(struct core *core)
 		free(core->qos[i].name);
 	free(core->qos);
 	free(core->prio_view);
+	free(core->prio_state);
 	free(core->prio_seen);
 	plugin_unload(core->priority);
 }
@@ -311,7 +314,8 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 		uint32_t k = share_view_index(core->share, j->assoc);
 		const struct rota_share_node *n = k < t->n ? &t->nodes[k] : NULL;
 
-		if (!n || n->tickets <= 0)
+		/* Grid Engine deals a held job none */
+		if (!n || n->tickets <= 0 || (core->prio_rates_all && j->hold))
 			continue;
 		if (!counting) {
 			if (t->n > core->prio_seen_cap) {
@@ -330,6 +334,19 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 	}
 }
 
+/* What a job is to a plugin that rates all (ROTA_PRIO_JOB_*). */
+static uint8_t job_state(const struct core_job *job)
+{
+	if (job->state == ROTA_JOB_RUNNING)
+		return ROTA_PRIO_JOB_RUNNING;
+	return job->hold ? ROTA_PRIO_JOB_HELD : ROTA_PRIO_JOB_PENDING;
+}
+
+/*
+ * Every pending job, then (for a plugin that rates all) every running
+ * one, rated in one compute(): Grid Engine normalizes urgency and
+ * tickets over both.
+ */
 int core_prio_update(struct core *core, int64_t now)
 {
 	struct rota_prio_context ctx;
@@ -339,6 +356,8 @@ int core_prio_update(struct core *core, int64_t now)
 	struct core_job *j;
 	int rc;
 
+	if (core->prio_rates_all)
+		n += core->running.n;
 	usage_rerate(core, now);
 	context(core, now, true, &ctx);
 	if (n + 1 > core->prio_cap) {
@@ -346,6 +365,9 @@ int core_prio_update(struct core *core, int64_t now)
 		core->prio_view = rota_xreallocarray(core->prio_view,
 						     core->prio_cap,
 						     sizeof(*core->prio_view));
+		if (core->prio_rates_all)
+			core->prio_state = rota_xrealloc(core->prio_state,
+							 core->prio_cap);
 	}
 	v = core->prio_view;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
@@ -353,18 +375,37 @@ int core_prio_update(struct core *core, int64_t now)
 		t = rating_tree(core);
 		for (j = core->pending.head; j; j = j->next, i++)
 			view(core, t, j, now, 0, &v[i]);
+		for (j = core->prio_rates_all ? core->running.head : NULL; j;
+		     j = j->next, i++)
+			view(core, t, j, now, 0, &v[i]);
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
 			deal_tickets(core, t, v);
 	}
+	if (core->prio_rates_all) {
+		i = 0;
+		for (j = core->pending.head; j; j = j->next)
+			core->prio_state[i++] = job_state(j);
+		for (j = core->running.head; j; j = j->next)
+			core->prio_state[i++] = ROTA_PRIO_JOB_RUNNING;
+		ctx.job_state = core->prio_state;
+	}
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
-	if (rc == 0)
-		for (j = core->pending.head, i = 0; j; j = j->next, i++) {
+	if (rc == 0) {
+		i = 0;
+		for (j = core->pending.head; j; j = j->next, i++) {
 			store(j, v[i].priority);
 			j->tickets = v[i].tickets; /* explain() shows these */
 		}
-	else
+		/* shown, never used to order */
+		for (j = core->prio_rates_all ? core->running.head : NULL; j;
+		     j = j->next, i++) {
+			store(j, v[i].priority);
+			j->tickets = v[i].tickets;
+		}
+	} else {
 		rota_err("priority/%s: rating failed (%d): order kept",
 			 plugin_name(core->priority), rc);
+	}
 	prio_sort(core);
 	core->prio_stale = false;
 	return rc;
@@ -375,7 +416,11 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
 
+	uint8_t state = job_state(job);
+
 	context(core, now, false, &ctx);
+	if (core->prio_rates_all)
+		ctx.job_state = &state;
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0) {
@@ -404,10 +449,15 @@ size_t core_prio_explain(struct core *core, int64_t now,
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
+	uint8_t state = job_state(job);
 
-	if (!core->prio_ops->explain || job->state != ROTA_JOB_PENDING)
+	if (!core->prio_ops->explain ||
+	    !(job->state == ROTA_JOB_PENDING ||
+	      (core->prio_rates_all && job->state == ROTA_JOB_RUNNING)))
 		return 0;
 	context(core, now, false, &ctx);
+	if (core->prio_rates_all)
+		ctx.job_state = &state;
 	/*
 	 * The tickets of the rating that made its priority, not dealt
 	 * afresh in today's order: the terms add up to the priority shown.

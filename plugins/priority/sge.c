@@ -11,12 +11,16 @@
  *
  * Normalization is Grid Engine's own (sge_normalize_value()), reproduced
  * so that a site's weights mean what they meant under Grid Engine:
- * (x - min) / (max - min), and 0.5 when max - min < DBL_EPSILON.
- *   nurg    over the urgencies of the jobs of this compute() call (Grid
- *           Engine's pending jobs of the scheduling run);
- *   ntckts  tickets from 0 to the most any job here holds (Grid Engine
- *           takes the max over running and pending jobs; Rota's host
- *           passes the pending ones only), 0 when nobody holds any;
+ * (x - min) / (max - min), and 0.5 when max - min < DBL_EPSILON.  The
+ * plugin rates all (ABI 1.8): it gets the running jobs too, and rates
+ * them as Grid Engine does (sge_do_urgency(): a running job's waiting
+ * time also runs from its submission), while a held job is rated 0 and
+ * left out of every range, as Grid Engine leaves hqw jobs out.
+ *   nurg    over the urgencies of the pending jobs not held and the
+ *           running jobs;
+ *   ntckts  tickets from 0 to the most any of them holds, 0 when nobody
+ *           holds any (running jobs hold none yet: the host deals
+ *           tickets to pending jobs only);
  *   npprior the POSIX priority ppri = -nice, clamped to Grid Engine's
  *           [-1023, 1024], as Grid Engine maps it: (ppri + 1024) / 2048,
  *           so 0 is 0.5 exactly (users may only lower theirs: the host
@@ -278,17 +282,24 @@ static double sge_tickets_norm(const struct sge_state *st, double tickets)
 	return st->tickets_max > 0 ? tickets / st->tickets_max : 0;
 }
 
+static bool sge_held(const struct rota_prio_context *ctx, size_t i)
+{
+	return ctx->job_state && ctx->job_state[i] == ROTA_PRIO_JOB_HELD;
+}
+
 static int sge_compute(void *state, const struct rota_prio_context *ctx,
 		       struct rota_prio_job *jobs, size_t n)
 {
 	struct sge_state *st = state;
 
-	(void)ctx;
 	st->urg_min = INFINITY;
 	st->urg_max = -INFINITY;
 	st->tickets_max = 0;
 	for (size_t i = 0; i < n; i++) {
 		double urg = sge_urgency(st, &jobs[i]);
+
+		if (sge_held(ctx, i))
+			continue;
 
 		st->urg_min = fmin(st->urg_min, urg);
 		st->urg_max = fmax(st->urg_max, urg);
@@ -305,7 +316,8 @@ static int sge_compute(void *state, const struct rota_prio_context *ctx,
 			      st->weight_priority * npprior;
 
 		/* only a NaN tickets count could get here; rate it last */
-		jobs[i].priority = isfinite(prio) ? prio : 0;
+		jobs[i].priority = isfinite(prio) && !sge_held(ctx, i) ? prio
+								       : 0;
 	}
 	return 0;
 }
@@ -337,7 +349,8 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 	};
 	size_t k = 0;
 
-	(void)ctx;
+	if (sge_held(ctx, 0)) /* rated 0: no terms to show */
+		return 0;
 	for (; k < max && k < sizeof(all) / sizeof(all[0]); k++)
 		f[k] = all[k];
 	return k;
@@ -365,6 +378,7 @@ static const struct rota_priority_ops sge_ops = {
 	.compute = sge_compute,
 	.explain = sge_explain,
 	.describe = sge_describe,
+	.rates_all = true,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, sge);

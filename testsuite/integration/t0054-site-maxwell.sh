@@ -20,14 +20,16 @@ SITE_EDIT='s/ReservedCores=2\b/ReservedCores=1/'
 
 # ---- priority = nurg x 0.5 + ntckts x 0.5, no POSIX priority term ----
 
-# one pending job of rotatest1 in t, behind the other user's blocker:
-# nurg 0.5 (the only urgency: Grid Engine's min = max), ntckts 1 (all
-# 10000 tickets), so 0.5 x 0.5 + 0.5 x 1 + 0 x npprior = 0.75
+# one pending job of rotatest1 in t (1 slot: 40100 and a little),
+# behind the other user's blocker, running in t on 4 slots (40400 and a
+# little more): Grid Engine's range takes the running job in, so the
+# pending job is its minimum, nurg 0; ntckts 1 (all 10000 tickets), so
+# 0.5 x 0 + 0.5 x 1 + 0 x npprior = 0.5
 site maxwell t || { echo "Bail out! maxwell"; exit 1; }
 j=$J
 like "$(rota prio | head -1)" 'WeightUrgency=0\.5 WeightTicket=0\.5 WeightPriority=0 ' \
 	"priority = nurg x 0.5 + ntckts x 0.5: rota prio's weights"
-is "$(prio_of "$j")" 0.7500 "priority: one job by hand, 0.5 x 0.5 + 0.5 x 1.0 + 0"
+is "$(prio_of "$j")" 0.5000 "priority: one job by hand, 0.5 x 0 + 0.5 x 1.0 + 0 (the running job's urgency in the range)"
 like "$(rota prio -l "$j" | grep -E '^ +priority ')" ' weight=0 +value=0$' \
 	"no POSIX priority term: its weight and value are 0"
 like "$(rota prio -l "$j" | grep 'urgency.slots')" 'raw=1 ' \

@@ -724,6 +724,34 @@ START_TEST(test_sge_terms_add_up)
 }
 END_TEST
 
+/*
+ * Grid Engine's ranges through the core: urgency normalized over the
+ * pending jobs not held and the running ones, a held job rated 0.
+ * Slots x 100: running R 8 (800), pending A 2 (200) and B 6 (600), held
+ * H 1 (100, out of the range): A (200 - 200) / 600 = 0, B 400 / 600,
+ * R 1, H 0.  A running job's rating is kept for rota prio.
+ */
+START_TEST(test_sge_ranges)
+{
+	struct rota_error err = { "" };
+	uint32_t r, a, b, h;
+
+	start("Priority=sge WeightUrgency=1 WeightTicket=0 WeightPriority=0 "
+	      "WeightWaitingTime=0\n");
+	r = run(T0, "bob", NULL, 8, 0);
+	ck_assert_int_eq(submit_as(T0, "ana", NULL, NULL, 2, 0, &a, &err), 0);
+	ck_assert_int_eq(submit_as(T0, "ana", NULL, NULL, 6, 0, &b, &err), 0);
+	ck_assert_int_eq(submit_as(T0, "ana", NULL, NULL, 1, 0, &h, &err), 0);
+	ck_assert_int_eq(core_hold(core, T0, h, 0, true, false, &err), 0);
+	core_prio_update(core, T0 + 10);
+	ck_assert_double_eq_tol(core_job_find(core, a)->priority, 0, 1e-12);
+	ck_assert_double_eq_tol(core_job_find(core, b)->priority, 400.0 / 600,
+				1e-12);
+	ck_assert_double_eq_tol(core_job_find(core, r)->priority, 1, 1e-12);
+	ck_assert(core_job_find(core, h)->priority == 0);
+}
+END_TEST
+
 /* A bad Convention stops the core with the line, like any setting. */
 START_TEST(test_bad_convention)
 {
@@ -762,6 +790,7 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_decayed_to_nothing_ties);
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_test(tc, test_sge_terms_add_up);
+	tcase_add_test(tc, test_sge_ranges);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
 	tcase_add_test(tc, test_restore_after_factors);

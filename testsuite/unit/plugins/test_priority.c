@@ -600,6 +600,52 @@ START_TEST(test_sge_explain)
 }
 END_TEST
 
+/*
+ * Grid Engine's ranges (sge_do_urgency()): urgency normalized over the
+ * pending jobs not held and the running ones; a held job rated 0 and in
+ * no range.  Maxwell's weights (0.5, 0.5, 0), slots x 100, no waiting:
+ * pending 2 slots (200), held 64 (6400: out), running 8 (800): nurg of
+ * the pending job (200 - 200) / (800 - 200) = 0, of the running 1.
+ * Tickets: pending 50, held 1000 (out), running 100: 0.5 and 1.
+ */
+START_TEST(test_sge_held_and_running)
+{
+	static const struct setting s[] = {
+		{ "WeightUrgency", "0.5" }, { "WeightTicket", "0.5" },
+		{ "WeightPriority", "0" }, { "WeightWaitingTime", "0" },
+	};
+	static const uint8_t state[] = { ROTA_PRIO_JOB_PENDING,
+					 ROTA_PRIO_JOB_HELD,
+					 ROTA_PRIO_JOB_RUNNING };
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	const struct rota_priority_ops *ops = p->ops;
+	struct rota_prio_job jobs[3] = { sge_job(1, "s", 2, 0),
+					 sge_job(2, "s", 64, 0),
+					 sge_job(3, "s", 8, 0) };
+	struct rota_prio_context ctx = { .now = 1700000000,
+					 .job_state = state };
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	char err[160];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	ck_assert(ops->rates_all);
+	jobs[0].tickets = 50;
+	jobs[1].tickets = 1000;
+	jobs[2].tickets = 100;
+	ck_assert_int_eq(ops->compute(st, &ctx, jobs, 3), 0);
+	ck_assert_double_eq_tol(jobs[0].priority, 0.5 * 0 + 0.5 * 0.5, 1e-12);
+	ck_assert(jobs[1].priority == 0);
+	ck_assert_double_eq_tol(jobs[2].priority, 0.5 * 1 + 0.5 * 1, 1e-12);
+	/* a held job has no terms to show */
+	ctx.job_state = &state[1];
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[1], f, N(f)), 0);
+	ctx.job_state = &state[0];
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 6);
+	check_factor(&f[0], "urgency", 200, 0, 0.5, 0);
+	p->fini(st);
+}
+END_TEST
+
 /* Grid Engine's normalization at its edges, and the weights as set. */
 START_TEST(test_sge_normalize)
 {
@@ -856,6 +902,7 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_sge_crossings);
 	tcase_add_test(tc, test_sge_explain);
 	tcase_add_test(tc, test_sge_normalize);
+	tcase_add_test(tc, test_sge_held_and_running);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
 	tcase_add_test(tc, test_maui_defaults);
 	tcase_add_test(tc, test_maui_by_hand);
