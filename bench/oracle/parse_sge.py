@@ -59,6 +59,135 @@ def share_mon(capdir):
     return nodes
 
 
+# ---------------------------------------------------------------- rule 5
+# A model of Son of Grid Engine 8.1.9's share-tree tickets (FINDINGS.md,
+# rule 5), written from the rules found, to check them against every
+# capture: tree and usage from share_mon.txt, jobs from qstat.
+
+SGE_MIN_USAGE = 1.0
+
+
+class Node:
+    def __init__(self, name, shares, usage):
+        self.name, self.shares, self.usage = name, shares, usage
+        self.children = []
+        self.jobs = []          # (job id, dict) of the user's jobs
+
+
+def build_tree(nodes):
+    by_path = {}
+    root = None
+    for n in nodes:
+        path = n['node_name']
+        node = Node(path, float(n.get('shares', 0)), float(n.get('usage', 0)))
+        by_path[path] = node
+        if path == '/':
+            root = node
+        else:
+            parent = path.rsplit('/', 1)[0] or '/'
+            by_path[parent].children.append(node)
+    return root, by_path
+
+
+def count(node, pred):
+    return (sum(1 for _, d in node.jobs if pred(d)) +
+            sum(count(c, pred) for c in node.children))
+
+
+def targets(node, pred, cf, stt=None):
+    """stt (among active siblings) and ostt for node's subtree"""
+    if stt is None:
+        stt = {node: (1.0, 1.0, 1.0)}   # node -> (stt, ostt, oltt)
+    act = [c for c in node.children if count(c, pred) > 0]
+    tot = sum(c.shares for c in act)
+    _, postt, poltt = stt[node]
+    shr, oltt = {}, {}
+    for c in act:
+        oltt[c] = poltt * (c.shares / tot if tot else 0)
+        shr[c] = (c.shares ** 2 / max(c.usage, SGE_MIN_USAGE * oltt[c])
+                  if oltt[c] > 0 else 0)
+    s = sum(shr.values())
+    for c in act:
+        st = shr[c] / s if s else 0
+        stt[c] = (st, postt * st, oltt[c])
+    if cf:
+        comp, s = False, 0
+        for c in act:
+            ostt = stt[c][1]
+            if ostt > cf * oltt[c]:
+                shr[c] = c.shares ** 2 / (max(c.usage, SGE_MIN_USAGE * oltt[c]) *
+                                          (ostt / (cf * oltt[c])))
+                comp = True
+            s += shr[c]
+        if comp:
+            for c in act:
+                st = shr[c] / s if s else 0
+                stt[c] = (st, postt * st, oltt[c])
+    for c in act:
+        targets(c, pred, cf, stt)
+    return stt
+
+
+def pe_min(d):
+    return max(1, int(float(d.get('slots', 1) or 1)))
+
+
+def sort_job_nodes(root, node, stt, total):
+    """sge_sort_job_nodes(): [(job, d, queued, sort, shr)]"""
+    if root is node:
+        act = [c for c in node.children if count(c, lambda d: True) > 0]
+        if not node.jobs and len(act) == 1:
+            return sort_job_nodes(act[0], act[0], stt, total)
+    lst = [[j, d, 'r' not in d['state'], 0.0, 0.0] for j, d in node.jobs]
+    for c in node.children:
+        if count(c, lambda d: True) > 0:
+            lst += sort_job_nodes(root, c, stt, total)
+    if root is not node or node.jobs:
+        lst.sort(key=lambda e: (e[2], -e[3], e[0]))
+        k = 1
+        for e in lst:
+            e[4] = stt[node][0] / k
+            e[3] = e[4] * total
+            k += pe_min(e[1])
+    return lst
+
+
+def model_tickets(jobs, nodes, conf):
+    """job id -> share-tree tickets the model gives"""
+    total = float(conf.get('weight_tickets_share', 0))
+    cf = float(conf.get('compensation_factor', 0))
+    root, by_path = build_tree(nodes)
+    if root is None or total <= 0:
+        return {}
+    users = {}
+    for path, n in by_path.items():
+        if n is not root and not n.children:
+            users[path.rsplit('/', 1)[1]] = n
+    out = {}
+    for j, d in jobs.items():
+        if 'h' in d.get('state', ''):
+            continue
+        n = users.get(d.get('JB_owner'))
+        if n is None:
+            out[j] = 0.0
+        else:
+            n.jobs.append((j, d))
+    # running pass: running jobs only
+    running = lambda d: 'r' in d['state']
+    stt = targets(root, running, cf)
+    for n in users.values():
+        nr = sum(1 for _, d in n.jobs if running(d))
+        for j, d in n.jobs:
+            if running(d):
+                out[j] = total * stt[n][1] / nr
+    # pending pass: running and pending jobs
+    stt = targets(root, lambda d: True, cf)
+    for j, d, queued, _, shr in sort_job_nodes(root, root, stt, total):
+        if queued:
+            out[j] = total * shr
+    return out
+
+
 def show(capdir):
     jobs = {}
     for kind in ('urg', 'pri', 'ext'):
@@ -128,6 +257,19 @@ def show(capdir):
         print('  mismatches: %s' % ('; '.join(bad) if bad else 'none'))
         print()
     nodes = share_mon(capdir)
+    model = model_tickets(dict((str(j), d) for j, d in active), nodes, conf)
+    if model:
+        bad = []
+        for j, d in active:
+            got, want = num(d, 'stickets'), model.get(str(j), 0.0)
+            # usage moves between the scheduler's pass and share_mon's
+            if abs(got - want) > max(2.0, 0.01 * want):
+                bad.append('%d: shown %g, model %.1f' % (j, got, want))
+        print('share-tree tickets by the rule-5 model (FINDINGS.md): %s'
+              % ('; '.join(bad) if bad else 'all within 1%'))
+        print('  model: ' + ', '.join('%d %.1f' % (j, model.get(str(j), 0))
+                                      for j, _ in active))
+        print()
     if nodes:
         print('share tree (sge_share_mon: targets are 0 where it sees no'
               ' jobs, see FINDINGS.md)')
