@@ -293,7 +293,10 @@ int conf_set_path(const struct conf_key *key, const char *value, void *base,
 	return conf_set_string(key, value, base, err);
 }
 
-/* Names of clusters, queues, features and users: [A-Za-z0-9_.-]{1,64}. */
+/*
+ * Names of clusters, accounts, QOS, features and users:
+ * [A-Za-z0-9_.-]{1,64} (queues take more: conf_set_queue_name()).
+ */
 int conf_check_name(const char *s, size_t len, struct rota_error *err)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"

@@ -108,7 +108,10 @@ static int queue_parse_one(struct sge_state *st, const char *text,
 
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
-	colon = memchr(p, ':', (size_t)(end - p));
+	/* the last colon: a queue's name may have some (medium40:test) */
+	for (colon = end; colon > p && colon[-1] != ':'; colon--)
+		;
+	colon = colon > p ? colon - 1 : NULL;
 	if (!colon || colon == p)
 		return queue_error(err, errlen, where, text, p,
 				   "expected 'queue:urgency'");

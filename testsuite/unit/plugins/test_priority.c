@@ -687,6 +687,30 @@ START_TEST(test_sge_normalize)
 }
 END_TEST
 
+/* A queue named as GWDG names them: the last colon starts the urgency. */
+START_TEST(test_sge_queue_with_colon)
+{
+	static const struct setting s[] = {
+		{ "QueueUrgency", "medium40:test:40000, t:5" },
+	};
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	struct rota_prio_job job = sge_job(1, "medium40:test", 1, 0);
+	char err[160];
+	char buf[256];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	((const struct rota_priority_ops *)p->ops)->describe(st, buf,
+							      sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "QueueUrgency=medium40:test:40000,"
+					  "t:5"));
+	compute(p, st, &job, 1);
+	ck_assert_uint_eq(explain(p, st, &job, f), 6);
+	check_factor(&f[2], "urgency.queue", 40000, 40000, 1, 40000);
+	p->fini(st);
+}
+END_TEST
+
 static const struct {
 	const char *key;
 	const char *value;
@@ -901,6 +925,7 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_formula_many_failing);
 	tcase_add_test(tc, test_sge_crossings);
 	tcase_add_test(tc, test_sge_explain);
+	tcase_add_test(tc, test_sge_queue_with_colon);
 	tcase_add_test(tc, test_sge_normalize);
 	tcase_add_test(tc, test_sge_held_and_running);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
