@@ -9,6 +9,7 @@
 #include "common/conf.h"
 #include "common/msg.h"
 #include "ctld/core/core.h"
+#include "plugins/rota_plugin.h"
 #include "testsuite/unit/ctld/fixture.h"
 
 void fixture_start(const char *text, int64_t now, struct core **core,
@@ -51,6 +52,21 @@ void fixture_drop_actions(struct core *core)
 
 	core_take_actions(core, &a);
 	free(a);
+}
+
+void fixture_pass(struct core *core, int64_t now)
+{
+	core_schedule(core, now);
+	fixture_drop_actions(core);
+}
+
+void fixture_passes(struct core *core, int64_t now)
+{
+	struct rota_sched_stats st;
+
+	core_schedule(core, now);
+	ck_assert_int_eq(core_backfill(core, now, &st), 0);
+	fixture_drop_actions(core);
 }
 
 void fixture_end_job(struct core *core, int64_t now, uint32_t id)

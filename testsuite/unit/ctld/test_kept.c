@@ -81,15 +81,6 @@ static enum rota_job_state state(uint32_t id)
 	return core_job_find(core, id)->state;
 }
 
-static void passes(int64_t now)
-{
-	struct rota_sched_stats st;
-
-	core_schedule(core, now);
-	ck_assert_int_eq(core_backfill(core, now, &st), 0);
-	fixture_drop_actions(core);
-}
-
 /* Eight 1-core s jobs on an idle node: six run, in both passes. */
 START_TEST(test_s_never_takes_kept)
 {
@@ -98,12 +89,12 @@ START_TEST(test_s_never_takes_kept)
 	start(MAXWELL("2", "2", "Sched=backfill Resolution=1s"));
 	for (int i = 0; i < 8; i++)
 		j[i] = submit("s", 1, 600);
-	passes(T0);
+	fixture_passes(core, T0);
 	for (int i = 0; i < 6; i++)
 		ck_assert_int_eq(state(j[i]), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(j[6]), ROTA_JOB_PENDING);
 	ck_assert_int_eq(state(j[7]), ROTA_JOB_PENDING);
-	passes(T0 + 1);
+	fixture_passes(core, T0 + 1);
 	ck_assert_int_eq(state(j[6]), ROTA_JOB_PENDING);
 }
 END_TEST
@@ -120,14 +111,12 @@ START_TEST(test_t_and_u_share_kept)
 	start(MAXWELL("2", "2", ""));
 	t = submit("t", 1, 600);
 	u = submit("u", 1, 600);
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(t), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(u), ROTA_JOB_RUNNING);
 	s = submit("s", 6, 600);
 	t2 = submit("t", 1, 600);
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(s), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(t2), ROTA_JOB_PENDING);
 }
@@ -140,13 +129,11 @@ START_TEST(test_t_and_u_get_kept)
 
 	start(MAXWELL("2", "2", ""));
 	s = submit("s", 6, 600);
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(s), ROTA_JOB_RUNNING);
 	t = submit("t", 1, 600);
 	u = submit("u", 1, 600);
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(t), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(u), ROTA_JOB_RUNNING);
 }
@@ -161,20 +148,17 @@ START_TEST(test_t_takes_ordinary_too)
 	t = submit("t", 5, 600);
 	s = submit("s", 3, 600);
 	s2 = submit("s", 1, 600);
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(t), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(s), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(s2), ROTA_JOB_PENDING);
 	/* with one s core busy, a u job may have all the 7 others */
 	fixture_end_job(core, T0 + 10, t);
 	fixture_end_job(core, T0 + 10, s);
-	core_schedule(core, T0 + 10);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0 + 10);
 	ck_assert_int_eq(state(s2), ROTA_JOB_RUNNING);
 	u = submit("u", 7, 600);
-	core_schedule(core, T0 + 10);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0 + 10);
 	ck_assert_int_eq(state(u), ROTA_JOB_RUNNING);
 }
 END_TEST
@@ -187,8 +171,7 @@ START_TEST(test_largest_count_kept)
 
 	start(MAXWELL("2", "3", ""));
 	s = submit("s", 5, 600);
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(s), ROTA_JOB_RUNNING);
 	ck_assert_uint_eq(try_submit("s", 6, 600, &err), 0);
 	ck_assert_str_eq(err.text,
@@ -211,13 +194,13 @@ START_TEST(test_estimate_leaves_kept)
 	t = submit("t", 2, 100);
 	a = submit("s", 4, 1000);
 	b = submit("s", 4, 100);
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(t), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(b), ROTA_JOB_PENDING);
 	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 1000);
 	fixture_end_job(core, T0 + 100, t);
-	passes(T0 + 100);
+	fixture_passes(core, T0 + 100);
 	ck_assert_int_eq(state(b), ROTA_JOB_PENDING);
 	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 1000);
 }
@@ -232,7 +215,7 @@ START_TEST(test_t_beside_estimate)
 	a = submit("s", 4, 1000);
 	b = submit("s", 6, 100); /* waits for A: reserved at 1000 */
 	t = submit("t", 4, 600); /* 2 ordinary + the pool, ends before */
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(b), ROTA_JOB_PENDING);
 	ck_assert_int_eq(state(t), ROTA_JOB_RUNNING);
@@ -250,8 +233,7 @@ START_TEST(test_why_names_kept)
 	start(MAXWELL("2", "2", ""));
 	a = submit("s", 4, 1000);
 	b = submit("s", 4, 100);
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(core_why(core, T0, b, 1000, false, &w, &err), 0);
 	ck_assert_str_eq(w.reason, "Resources");
@@ -276,8 +258,7 @@ START_TEST(test_why_kept_not_the_reason)
 	b = submit("s", 5, 100); /* 4 free with the pool: still short */
 	c = submit("s", 1, 100); /* fits in the pool, behind b */
 	t = submit("t", 6, 100); /* a t job has the pool: 4, short */
-	core_schedule(core, T0);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(core_why(core, T0, b, 1000, false, &w, &err), 0);
 	ck_assert_str_eq(w.reason, "Resources");

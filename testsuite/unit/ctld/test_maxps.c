@@ -90,16 +90,6 @@ static const char *reason(uint32_t id)
 	return r ? r : "";
 }
 
-/* A main pass and a backfill pass, as the controller runs them. */
-static void passes(int64_t now)
-{
-	struct rota_sched_stats st;
-
-	core_schedule(core, now);
-	ck_assert_int_eq(core_backfill(core, now, &st), 0);
-	fixture_drop_actions(core);
-}
-
 static void count_running(const struct core_job *job, void *arg)
 {
 	*(unsigned *)arg += job->state == ROTA_JOB_RUNNING;
@@ -128,7 +118,7 @@ START_TEST(test_page_example)
 
 	start();
 	run = submit(T0, "user1", 2, 34948 + 1);
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(run), ROTA_JOB_RUNNING);
 	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++) {
 		uint32_t id = submit(t, "user1", 8, idle[i]);
@@ -137,11 +127,11 @@ START_TEST(test_page_example)
 	}
 	for (int i = 0; i < 8; i++)
 		submit(t, "user1", 8, 2 * HOUR);
-	passes(t);
+	fixture_passes(core, t);
 	ck_assert_str_eq(reason(first), "MaxPS soft (98696 > 72000)");
 	/* pass after pass (the bug started one job per pass): none starts */
 	for (int k = 1; k < 5; k++)
-		passes(t + k);
+		fixture_passes(core, t + k);
 	ck_assert_uint_eq(running(), 1);
 	ck_assert_str_eq(reason(first + 8), "MaxIdlePerUser (8 of 8)");
 
@@ -149,7 +139,7 @@ START_TEST(test_page_example)
 	   others only the 1:30:00 one fits what is left (43200: 72000, not
 	   above); each 2-hour one would make 86400 */
 	fixture_end_job(core, t + 5, run);
-	passes(t + 6);
+	fixture_passes(core, t + 6);
 	ck_assert_int_eq(state(first), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(first + 5), ROTA_JOB_RUNNING);
 	ck_assert_uint_eq(running(), 2);
@@ -165,9 +155,9 @@ START_TEST(test_alone_passes_soft)
 
 	start();
 	run = submit(T0, "user1", 2, 34948);
-	passes(T0);
+	fixture_passes(core, T0);
 	j = submit(T0 + 1, "user1", 8, HOUR);
-	passes(T0 + 1);
+	fixture_passes(core, T0 + 1);
 	ck_assert_int_eq(state(run), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(j), ROTA_JOB_RUNNING);
 }
@@ -186,7 +176,7 @@ START_TEST(test_big_jobs_do_not_wait_for_each_other)
 	start();
 	a = submit(T0, "user1", 16, 2 * HOUR);
 	b = submit(T0, "user2", 16, 2 * HOUR);
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(b), ROTA_JOB_RUNNING);
 	fixture_stop(&core, &conf);
@@ -195,17 +185,16 @@ START_TEST(test_big_jobs_do_not_wait_for_each_other)
 	   small job (4 x 1 h) is eligible behind it: the big one yields */
 	start();
 	run = submit(T0, "user1", 8, 2 * HOUR + 1);
-	passes(T0);
+	fixture_passes(core, T0);
 	a = submit(T0 + 1, "user1", 16, 2 * HOUR);
 	small = submit(T0 + 1, "user2", 4, HOUR);
-	core_schedule(core, T0 + 1);
-	fixture_drop_actions(core);
+	fixture_pass(core, T0 + 1);
 	ck_assert_int_eq(state(run), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(a), ROTA_JOB_PENDING);
 	ck_assert_str_eq(reason(a), "MaxPS soft (172800 > 72000)");
 	ck_assert_int_eq(state(small), ROTA_JOB_RUNNING);
 	/* once it has started, nothing else is eligible: a runs */
-	passes(T0 + 2);
+	fixture_passes(core, T0 + 2);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 }
 END_TEST

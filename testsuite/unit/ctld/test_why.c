@@ -65,20 +65,6 @@ static uint32_t submit(int64_t now, const struct job *j)
 	return id;
 }
 
-static void drop_actions(void)
-{
-	fixture_drop_actions(core);
-}
-
-static void passes(int64_t now)
-{
-	struct rota_sched_stats st;
-
-	core_schedule(core, now);
-	ck_assert_int_eq(core_backfill(core, now, &st), 0);
-	drop_actions();
-}
-
 static void end_job(int64_t now, uint32_t id)
 {
 	fixture_end_job(core, now, id);
@@ -126,10 +112,10 @@ static void gap_setup(int64_t c_limit)
 	fixture_start(TWO_NODES, T0, &core, &conf);
 	a = submit(T0, &(struct job){ .ntasks = 4, .limit = 100 });
 	l = submit(T0, &(struct job){ .ntasks = 8, .limit = 300 });
-	passes(T0);
+	fixture_passes(core, T0);
 	b = submit(T0, &(struct job){ .ntasks = 8, .nodes = 1, .limit = 100 });
 	c = submit(T0, &(struct job){ .ntasks = 4, .limit = c_limit });
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(l), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(b), ROTA_JOB_PENDING);
@@ -145,7 +131,7 @@ START_TEST(test_est_nodes)
 	est_nodes_is(a, NULL); /* running: none */
 	/* A ends, B starts: its estimate and its nodes are gone */
 	end_job(T0 + 100, a);
-	passes(T0 + 100);
+	fixture_passes(core, T0 + 100);
 	ck_assert_int_eq(state(b), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(core_job_find(core, b)->est_start, 0);
 	ck_assert_ptr_null(core_job_find(core, b)->est_node);
@@ -194,7 +180,7 @@ START_TEST(test_hint_exact)
 	u.time_limit = w.fit_limit + over[_i];
 	ck_assert_msg(core_update(core, T0, c, ANA, false, &u, &err) == 0,
 		      "%s", err.text);
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(c), over[_i] ? ROTA_JOB_PENDING
 					    : ROTA_JOB_RUNNING);
 	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
@@ -213,17 +199,17 @@ START_TEST(test_fewer_tasks)
 	fixture_start(TWO_NODES, T0, &core, &conf);
 	a = submit(T0, &(struct job){ .ntasks = 4, .limit = 100 });
 	l = submit(T0, &(struct job){ .ntasks = 8, .limit = 300 });
-	passes(T0);
+	fixture_passes(core, T0);
 	b = submit(T0, &(struct job){ .ntasks = 6, .nodes = 1, .limit = 100 });
 	c = submit(T0, &(struct job){ .ntasks = 4, .limit = 1000 });
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
 	why(c, &w);
 	ck_assert_uint_eq(w.fit_tasks, 2);
 	ck_assert_int_eq(w.fit_limit, 100);
 	/* two tasks of it start now, beside B's reservation */
 	d = submit(T0, &(struct job){ .ntasks = 2, .limit = 1000 });
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(d), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
 }
@@ -252,14 +238,14 @@ START_TEST(test_wide_est_nodes)
 	fixture_start(text, T0, &core, &conf);
 	a = submit(T0, &(struct job){ .ntasks = 8, .nodes = 2, .limit = 100 });
 	r = submit(T0, &(struct job){ .ntasks = 4, .nodes = 1, .limit = 500 });
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
 	ck_assert_int_eq(state(r), ROTA_JOB_RUNNING);
 	est_nodes_is(a, NULL);
 	wide = submit(T0,
 		      &(struct job){ .ntasks = 12, .nodes = 3, .limit = 100 });
 	s = submit(T0, &(struct job){ .ntasks = 4, .limit = 200 });
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(s), ROTA_JOB_PENDING);
 	ck_assert_int_eq(core_job_find(core, wide)->est_start, T0 + 100);
 	est_nodes_is(wide, "n[1-2,4]");
@@ -302,7 +288,7 @@ START_TEST(test_limited)
 		      T0, &core, &conf);
 	one = submit(T0, &(struct job){ .ntasks = 1, .limit = 100 });
 	two = submit(T0, &(struct job){ .ntasks = 1, .limit = 100 });
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(one), ROTA_JOB_RUNNING);
 	why(two, &w);
 	ck_assert_ptr_nonnull(strstr(w.reason, "MaxJobs"));
@@ -330,7 +316,7 @@ START_TEST(test_reservation)
 		      err.text);
 	j = submit(T0, &(struct job){ .ntasks = 1, .limit = 100,
 				      .resv = "maint" });
-	passes(T0);
+	fixture_passes(core, T0);
 	ck_assert_int_eq(state(j), ROTA_JOB_PENDING);
 	why(j, &w);
 	ck_assert_str_eq(w.reason, "Reservation");
@@ -366,7 +352,7 @@ START_TEST(test_builtin)
 	a = submit(T0, &(struct job){ .ntasks = 4, .limit = 100 });
 	b = submit(T0, &(struct job){ .ntasks = 8, .limit = 100 });
 	c = submit(T0, &(struct job){ .ntasks = 4, .limit = 1000 });
-	passes(T0);
+	fixture_passes(core, T0);
 	why(c, &w);
 	ck_assert_str_eq(w.sched, "builtin");
 	ck_assert_str_eq(w.reason, "Priority");
