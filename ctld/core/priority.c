@@ -343,10 +343,23 @@ static uint8_t job_state(const struct core_job *job)
 }
 
 /*
- * Every pending job, then (for a plugin that rates all) every running
- * one, rated in one compute(): Grid Engine normalizes urgency and
- * tickets over both.
+ * The jobs a rating covers, in its view's order: every pending job, then
+ * (for a plugin that rates all) every running one; NULL: the first.
+ * Grid Engine normalizes urgency and tickets over both.
  */
+static struct core_job *rated_next(const struct core *core,
+				   const struct core_job *j)
+{
+	struct core_job *running = core->prio_rates_all ? core->running.head
+						       : NULL;
+
+	if (!j)
+		return core->pending.head ? core->pending.head : running;
+	if (j->next)
+		return j->next;
+	return j->state == ROTA_JOB_PENDING ? running : NULL;
+}
+
 int core_prio_update(struct core *core, int64_t now)
 {
 	struct rota_prio_context ctx;
@@ -370,42 +383,30 @@ int core_prio_update(struct core *core, int64_t now)
 							 core->prio_cap);
 	}
 	v = core->prio_view;
+	if (core->prio_rates_all)
+		ctx.job_state = core->prio_state;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
-		for (j = core->pending.head; j; j = j->next, i++)
+		for (j = rated_next(core, NULL); j; j = rated_next(core, j)) {
 			view(core, t, j, now, 0, &v[i]);
-		for (j = core->prio_rates_all ? core->running.head : NULL; j;
-		     j = j->next, i++)
-			view(core, t, j, now, 0, &v[i]);
+			if (core->prio_rates_all)
+				core->prio_state[i] = job_state(j);
+			i++;
+		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
 			deal_tickets(core, t, v);
 	}
-	if (core->prio_rates_all) {
-		i = 0;
-		for (j = core->pending.head; j; j = j->next)
-			core->prio_state[i++] = job_state(j);
-		for (j = core->running.head; j; j = j->next)
-			core->prio_state[i++] = ROTA_PRIO_JOB_RUNNING;
-		ctx.job_state = core->prio_state;
-	}
 	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
-	if (rc == 0) {
-		i = 0;
-		for (j = core->pending.head; j; j = j->next, i++) {
-			store(j, v[i].priority);
-			j->tickets = v[i].tickets; /* explain() shows these */
-		}
-		/* shown, never used to order */
-		for (j = core->prio_rates_all ? core->running.head : NULL; j;
-		     j = j->next, i++) {
-			store(j, v[i].priority);
-			j->tickets = v[i].tickets;
-		}
-	} else {
+	/* a running job's rating is shown, never used to order */
+	for (j = rc ? NULL : rated_next(core, NULL), i = 0; j;
+	     j = rated_next(core, j), i++) {
+		store(j, v[i].priority);
+		j->tickets = v[i].tickets; /* explain() shows these */
+	}
+	if (rc)
 		rota_err("priority/%s: rating failed (%d): order kept",
 			 plugin_name(core->priority), rc);
-	}
 	prio_sort(core);
 	core->prio_stale = false;
 	return rc;
@@ -415,7 +416,6 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
-
 	uint8_t state = job_state(job);
 
 	context(core, now, false, &ctx);
