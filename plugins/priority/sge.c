@@ -18,9 +18,10 @@
  * left out of every range, as Grid Engine leaves hqw jobs out.
  *   nurg    over the urgencies of the pending jobs not held and the
  *           running jobs;
- *   ntckts  tickets from 0 to the most any of them holds, 0 when nobody
- *           holds any (running jobs hold none yet: the host deals
- *           tickets to pending jobs only);
+ *   ntckts  tickets from 0 to the most any of them holds, running jobs
+ *           included (the host deals them theirs, ctld/core/tickets.h),
+ *           0.5 for all when nobody holds any (an empty range, as for
+ *           urgency);
  *   npprior the POSIX priority ppri = -nice, clamped to Grid Engine's
  *           [-1023, 1024], as Grid Engine maps it: (ppri + 1024) / 2048,
  *           so 0 is 0.5 exactly (users may only lower theirs: the host
@@ -282,7 +283,7 @@ static double sge_npprior(double ppri)
 
 static double sge_tickets_norm(const struct sge_state *st, double tickets)
 {
-	return st->tickets_max > 0 ? tickets / st->tickets_max : 0;
+	return sge_normalize(tickets, 0, st->tickets_max);
 }
 
 static bool sge_held(const struct rota_prio_context *ctx, size_t i)

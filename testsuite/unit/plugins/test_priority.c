@@ -661,17 +661,18 @@ START_TEST(test_sge_normalize)
 	char err[160];
 	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
 
-	/* equal urgencies: 0.5 each; no tickets anywhere: 0 */
+	/* equal urgencies: 0.5 each; no tickets anywhere: 0.5 each too */
 	jobs[0].tickets = jobs[1].tickets = jobs[2].tickets = 0;
 	jobs[0].nice = 5000;	/* ppri -5000, clamped to -1023: 1 / 2048 */
 	jobs[1].nice = -2000;	/* 2000, clamped to 1024: 1 */
 	jobs[2].nice = 23;	/* -23: (1024 - 23) / 2048 */
 	compute(p, st, jobs, 3);
-	ck_assert_double_eq_tol(jobs[0].priority, 2 * 0.5 + 5.0 / 2048,
+	ck_assert_double_eq_tol(jobs[0].priority,
+				2 * 0.5 + 3 * 0.5 + 5.0 / 2048, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 2 * 0.5 + 3 * 0.5 + 5,
 				1e-12);
-	ck_assert_double_eq_tol(jobs[1].priority, 2 * 0.5 + 5, 1e-12);
-	ck_assert_double_eq_tol(jobs[2].priority, 1 + 5 * 1001.0 / 2048,
-				1e-12);
+	ck_assert_double_eq_tol(jobs[2].priority,
+				1 + 1.5 + 5 * 1001.0 / 2048, 1e-12);
 	/* tickets 0, 50, 200 of max 200 */
 	jobs[1].tickets = 50;
 	jobs[2].tickets = 200;
