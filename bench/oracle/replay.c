@@ -13,7 +13,11 @@
  *                            core-seconds) now; the others' stay
  *   submit ID USER ACCOUNT CORES [nice=N] [queue=Q] [qos=Q] [time=S] [hold]
  *   hold ID | release ID | nice ID N
- *   pass                     one main pass: what fits starts
+ *   pass                     a main pass, then a backfill pass if the
+ *                            config has Sched=backfill: what fits starts
+ *   start ID                 ID starts, whatever the order says: every
+ *                            other pending job is held over a pass (a
+ *                            history made under other settings)
  *   end ID                   a running job completes
  *   cancel ID                a job is cancelled (pending or running)
  *   drain NODE               no job starts on NODE (a node that only
@@ -22,10 +26,12 @@
  * IDs are the scenario's own; they are printed back.
  *
  * Output, per capture: "capture NAME now=T"; per job "job id=ID
- * state=PD|HELD|R user=U account=A cores=N prio=P" then a field
+ * state=PD|HELD|R user=U account=A cores=N prio=P dealt=TICKETS" then a field
  * "TERM=raw,norm,weight,value" per term of its priority; per tree node
  * "node name=.. parent=.. user=0|1 shares=.. ..." with every field of
- * struct rota_share_node and, from sharetree, oltt, ostt, ostt_running.
+ * struct rota_share_node and, from sharetree, oltt, ostt, ostt_running;
+ * and "order ID ..." the pending jobs not held, in the order they would
+ * be started.
  * A bad line stops it with "EVENTS:LINE: reason".
  */
 #include "config.h"
@@ -255,6 +261,15 @@ static const char *state_of(const struct core_job *j)
 	return j->hold ? "HELD" : "PD";
 }
 
+static void print_order(const struct core_job *j, void *arg)
+{
+	struct oracle *o = arg;
+
+	for (size_t i = 0; i < o->njobs; i++)
+		if (o->jobs[i].id == j->id && !j->hold)
+			printf(" %lu", o->jobs[i].scen);
+}
+
 static void capture(struct oracle *o, const char *name)
 {
 	const struct rota_share_tree *t;
@@ -273,7 +288,7 @@ static void capture(struct oracle *o, const char *name)
 		n = core_prio_explain(o->core, o->now, j, f,
 				      ROTA_PRIO_FACTORS_MAX);
 		printf("job id=%lu state=%s user=%s account=%s cores=%u "
-		       "prio=%.9g tickets=%.9g", o->jobs[i].scen,
+		       "prio=%.9g dealt=%.9g", o->jobs[i].scen,
 		       state_of(j), j->user, j->desc.account,
 		       j->desc.ntasks * j->desc.cpus_per_task, j->priority,
 		       j->tickets);
@@ -282,6 +297,9 @@ static void capture(struct oracle *o, const char *name)
 			       f[k].norm, f[k].weight, f[k].value);
 		putchar('\n');
 	}
+	printf("order");
+	core_pending_foreach(o->core, print_order, o);
+	putchar('\n');
 	t = core_share_tree(o->core);
 	for (size_t i = 0; t && i < t->n; i++) {
 		const struct rota_share_node *n = &t->nodes[i];
@@ -339,6 +357,41 @@ static void ev_control(struct oracle *o, char **tok, int ntok)
 	drop_actions(o->core);
 }
 
+static void pass(struct oracle *o)
+{
+	struct rota_sched_stats st;
+
+	core_schedule(o->core, o->now);
+	if (core_backfill(o->core, o->now, &st) < 0)
+		die(o, "pass: the backfill pass failed");
+	drop_actions(o->core);
+}
+
+static void start_one(struct oracle *o, const char *id)
+{
+	struct rota_error err = { "" };
+	struct oracle_job *j = job_of(o, id);
+	const struct core_job *cj;
+	bool *held = rota_xcalloc(o->njobs + 1, sizeof(*held));
+
+	for (size_t i = 0; i < o->njobs; i++) {
+		cj = core_job_find(o->core, o->jobs[i].id);
+		held[i] = &o->jobs[i] != j && cj &&
+			  cj->state == ROTA_JOB_PENDING && !cj->hold &&
+			  core_hold(o->core, o->now, o->jobs[i].id, 0, true,
+				    false, &err) == 0;
+	}
+	pass(o);
+	for (size_t i = 0; i < o->njobs; i++)
+		if (held[i])
+			core_release(o->core, o->now, o->jobs[i].id, 0, true,
+				     &err);
+	free(held);
+	cj = core_job_find(o->core, j->id);
+	if (!cj || cj->state != ROTA_JOB_RUNNING)
+		die(o, "start %s: it does not fit", id);
+}
+
 static void event(struct oracle *o, char *line)
 {
 	char *tok[16];
@@ -361,8 +414,11 @@ static void event(struct oracle *o, char *line)
 	} else if (!strcmp(tok[0], "submit")) {
 		ev_submit(o, tok, ntok);
 	} else if (!strcmp(tok[0], "pass")) {
-		core_schedule(o->core, o->now);
-		drop_actions(o->core);
+		pass(o);
+	} else if (!strcmp(tok[0], "start")) {
+		if (ntok != 2)
+			die(o, "start: expected a job id");
+		start_one(o, tok[1]);
 	} else if (!strcmp(tok[0], "drain")) {
 		struct rota_error err = { "" };
 
