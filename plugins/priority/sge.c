@@ -11,7 +11,7 @@
  *
  * Normalization is Grid Engine's own (sge_normalize_value()), reproduced
  * so that a site's weights mean what they meant under Grid Engine:
- * (x - min) / (max - min), and 0.5 when max - min < DBL_EPSILON.  The
+ * (x - min) / (max - min), and 0.5 when max - min < 1e-5.  The
  * plugin rates all (ABI 1.8): it gets the running jobs too, and rates
  * them as Grid Engine does (sge_do_urgency(): a running job's waiting
  * time also runs from its submission), while a held job is rated 0 and
@@ -45,7 +45,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +53,7 @@
 #include "plugins/rota_plugin.h"
 
 #define SGE_WEIGHT_MAX 1e9
+#define SGE_EPSILON 0.00001	/* a range narrower than this is none */
 #define SGE_PPRI_MIN -1023.0
 #define SGE_PPRI_MAX 1024.0
 #define SGE_PPRI_OFFSET 1024.0	/* npprior = (ppri + 1024) / 2048 */
@@ -79,10 +79,10 @@ struct sge_state {
 	double tickets_max;
 };
 
-/* Grid Engine's sge_normalize_value(). */
+/* Grid Engine's sge_normalize_value(), with its SGE_EPSILON. */
 static double sge_normalize(double value, double min, double max)
 {
-	if (max - min < DBL_EPSILON)
+	if (max - min < SGE_EPSILON)
 		return 0.5;
 	return (value - min) / (max - min);
 }
