@@ -9,9 +9,10 @@
  * alone at submit is inserted walking from the tail, where a new job
  * usually belongs, so a submit costs O(1) in the common case.
  *
- * Plugins that normalize over all pending jobs (Grid Engine's) rate a
- * lone new job on its own scale until the next full rating; Grid Engine
- * itself rates new jobs at its next scheduling run.
+ * A plugin that rates all (Grid Engine's) normalizes over every job, so a
+ * job rated alone (a submit, a hold, a release, a nice) is only placed for
+ * now: the whole queue is rated again before the next pass, as Grid
+ * Engine rates every job at the start of each scheduling run.
  */
 #include "config.h"
 
@@ -440,6 +441,8 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 		job->tickets = 0; /* none dealt until the next rating */
 	}
 	insert_ordered(core, job);
+	if (core->prio_rates_all)
+		core->prio_stale = true;
 }
 
 const char *core_prio_plugin(const struct core *core)
