@@ -252,8 +252,12 @@ void rota_msg_share_clear(struct rota_msg_share *m);
  * Body: {"plugin":"multifactor","describe":"WeightAge=1000 ...","rows":
  * [{"id":7,"user":"ana","account":"physics","queue":"batch",
  * "qos":"normal","priority":1234.5,"factors":[["age",3600,0.1,1000,100],
- * ...]}]}: a factor is [name, raw, normalized, weight, value].  PRIO's
- * request is a job id list (as CANCEL's); empty means every pending job.
+ * ...],"state":"pending"}]}: a factor is [name, raw, normalized, weight,
+ * value].  "state" is "pending", "held" or "running"; "rates_all" (true,
+ * else absent) says the priority plugin rates every job, as Grid Engine
+ * does: running jobs are listed too, and held ones have priority 0 and no
+ * factors.  PRIO's request is a job id list (as CANCEL's); empty means
+ * every job the plugin rates.
  */
 struct rota_msg_prio_factor {
 	char *name;
@@ -263,8 +267,15 @@ struct rota_msg_prio_factor {
 	double value;
 };
 
+enum rota_prio_row_state {
+	ROTA_PRIO_ROW_PENDING = 1,
+	ROTA_PRIO_ROW_HELD,
+	ROTA_PRIO_ROW_RUNNING,
+};
+
 struct rota_prio_row {
 	uint32_t id;
+	enum rota_prio_row_state state;
 	char *array;		/* a job of an array as named: "12_[3-999%16]"
 				   (its pending rest), "12_7"; NULL: none */
 	uint32_t tasks;		/* the jobs the row stands for: a rest's
@@ -281,6 +292,7 @@ struct rota_prio_row {
 struct rota_msg_prio {
 	char *plugin;
 	char *describe;
+	bool rates_all;		/* running and held jobs rated as well */
 	struct rota_prio_row *rows;
 	size_t n;
 };
