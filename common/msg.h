@@ -214,17 +214,22 @@ void rota_msg_counters_clear(struct rota_msg_counters *m);
  * "half_life":604800,"time":T,"rows":[{"account":"physics","user":"ana",
  * "depth":2,"shares":..., ...}]}: rows in tree order (preorder), "user"
  * absent on account rows, "level_fs" absent where the algorithm has none
- * and the string "inf" for no usage.
+ * and the string "inf" for no usage.  "shares_level" and "usage_level"
+ * are among siblings (Slurm's Fair-Tree NormShares and EffectvUsage),
+ * "shares_norm" and "usage_norm" of the whole machine; the decoder reads
+ * the two level figures as NAN when absent (an older controller's).
  */
 struct rota_share_row {
 	char *account;
 	char *user;		/* NULL on an account's row */
 	uint32_t depth;
 	double shares;
-	double shares_norm;
+	double shares_norm;	/* of the machine: multiplied down */
+	double shares_level;	/* shares / siblings' shares (own included) */
 	double usage;		/* decayed core-seconds */
-	double usage_norm;
-	double usage_eff;
+	double usage_norm;	/* usage / the root's usage */
+	double usage_level;	/* usage / the parent's usage; root: 1 */
+	double usage_eff;	/* what the plugin weighs */
 	double level_fs;	/* NAN: none; INFINITY: no usage */
 	double value;
 	double factor;
