@@ -53,11 +53,11 @@ static json_t *row_pack(const struct rota_prio_row *r)
 						   x->raw, x->norm, x->weight,
 						   x->value));
 	}
-	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:o, s:s}",
-			      "id", (json_int_t)r->id, "user", r->user,
-			      "account", r->account, "queue", r->queue, "qos",
-			      r->qos, "priority", r->priority, "factors", f,
-			      "state", state_name(r->state));
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:o, s:s}", "id",
+			      (json_int_t)r->id, "user", r->user, "account",
+			      r->account, "queue", r->queue, "qos", r->qos,
+			      "priority", r->priority, "factors", f, "state",
+			      state_name(r->state));
 
 	if (r->array)
 		json_object_set_new(o, "array", json_string(r->array));
@@ -156,9 +156,9 @@ int rota_msg_prio_decode(const char *buf, size_t len, struct rota_msg_prio *m,
 	*m = (struct rota_msg_prio){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:s, s:s, s:o, s?b !}", "plugin",
-			&plugin, "describe", &describe, "rows", &rows,
-			"rates_all", &rates_all);
+	rc = msg_unpack(root, err, "{s:s, s:s, s:o, s?b !}", "plugin", &plugin,
+			"describe", &describe, "rows", &rows, "rates_all",
+			&rates_all);
 	m->rates_all = rates_all;
 	if (rc == 0 && (!json_is_array(rows) ||
 			json_array_size(rows) > ROTA_MSG_LIST_MAX))

@@ -67,13 +67,13 @@ static int row_unpack(json_t *o, struct rota_share_row *r,
 {
 	const char *account = NULL, *user = NULL;
 	json_t *num[10] = { NULL };
-	double *dst[10] = { &r->shares,	      &r->shares_norm, &r->usage,
-			    &r->usage_norm,   &r->usage_eff,   &r->value,
-			    &r->factor,	      &r->tickets,     &r->shares_level,
+	double *dst[10] = { &r->shares,	    &r->shares_norm, &r->usage,
+			    &r->usage_norm, &r->usage_eff,   &r->value,
+			    &r->factor,	    &r->tickets,     &r->shares_level,
 			    &r->usage_level };
 	static const char *const names[] = {
-		"shares",    "shares_norm", "usage",	    "usage_norm",
-		"usage_eff", "value",	    "factor",	    "tickets",
+		"shares",	"shares_norm", "usage",	 "usage_norm",
+		"usage_eff",	"value",       "factor", "tickets",
 		"shares_level", "usage_level",
 	};
 	json_int_t depth, pending, running;

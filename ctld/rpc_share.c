@@ -41,9 +41,8 @@ static void set_level(const struct rota_share_tree *t, const double *level,
 	if (n->parent >= t->n) /* the root (ROTA_SHARE_NONE) */
 		return;
 	parent = &t->nodes[n->parent];
-	r->shares_level = level[n->parent] > 0
-				  ? n->shares / level[n->parent]
-				  : 0;
+	r->shares_level =
+		level[n->parent] > 0 ? n->shares / level[n->parent] : 0;
 	r->usage_level = parent->usage > 0 ? n->usage / parent->usage : 0;
 }
 

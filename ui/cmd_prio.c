@@ -65,7 +65,7 @@ static const char help[] =
 	"                   carry \"state\" (pending, held or running)\n";
 
 enum prio_view {
-	VIEW_TERMS = 1,	/* the default: name=value per term */
+	VIEW_TERMS = 1, /* the default: name=value per term */
 	VIEW_LONG,	/* -l */
 	VIEW_URG,	/* Grid Engine's qstat -urg */
 	VIEW_PRI,	/* qstat -pri */
@@ -135,15 +135,13 @@ static const char *state_word(enum rota_prio_row_state s)
 	}
 }
 
-static const char *row_id(const struct rota_prio_row *r, char *buf,
-			  size_t len)
+static const char *row_id(const struct rota_prio_row *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u", r->id);
 	return r->array ? r->array : buf;
 }
 
-static void print_row(const struct rota_prio_row *r, bool longer,
-		      bool state)
+static void print_row(const struct rota_prio_row *r, bool longer, bool state)
 {
 	bool held = state && r->state == ROTA_PRIO_ROW_HELD;
 	char id[24];
@@ -275,23 +273,20 @@ static bool has_sge_terms(const struct rota_msg_prio *m)
 	return true;
 }
 
-static int print_view(const struct rota_msg_prio *m,
-		      const struct prio_opts *o)
+static int print_view(const struct rota_msg_prio *m, const struct prio_opts *o)
 {
 	bool longer = o->view == VIEW_LONG;
 
 	if (o->view >= VIEW_URG && !has_sge_terms(m)) {
-		cmd_error("prio", "--urg, --pri and --ext are Grid Engine's "
-			  "views: the priority plugin '%s' has no urgency "
-			  "(they need priority/sge)", m->plugin);
+		cmd_error("prio", "--urg, --pri and --ext are Grid Engine's views: the priority plugin '%s' has no urgency (they need priority/sge)",
+			  m->plugin);
 		return 1;
 	}
 	if (o->header)
 		printf("Priority %s: %s\n", m->plugin, m->describe);
 	if (o->header && o->view >= VIEW_URG)
 		printf("%-8s %s %-10s %-5s %-10s %5s\n", "JOBID",
-		       view_titles[o->view], "USER", "STATE", "QUEUE",
-		       "SLOTS");
+		       view_titles[o->view], "USER", "STATE", "QUEUE", "SLOTS");
 	else if (o->header)
 		printf("%-8s %-10s %-12s %-10s %-10s %14s%s %s\n", "JOBID",
 		       "USER", "ACCOUNT", "QUEUE", "QOS", "PRIORITY",

@@ -162,8 +162,8 @@ static void select_rows(const struct rota_msg_share *m,
 
 /* What sshare shows under the plugin in use (see the top of the file). */
 struct share_meaning {
-	bool classic;		/* Slurm's NO_FAIR_TREE figures */
-	bool no_account_fs;	/* Fair-Tree: an account's factor is blank */
+	bool classic;	    /* Slurm's NO_FAIR_TREE figures */
+	bool no_account_fs; /* Fair-Tree: an account's factor is blank */
 };
 
 static void print_row(const struct rota_share_row *r, bool longer,
@@ -186,9 +186,9 @@ static void print_row(const struct rota_share_row *r, bool longer,
 			snprintf(lfs, sizeof(lfs), "inf");
 		else if (!isnan(r->level_fs))
 			snprintf(lfs, sizeof(lfs), "%.6f", r->level_fs);
-		printf(" %9.6f %10s %10.0f %9.1f %5u %5u %10.6f",
-		       r->usage_norm, lfs, r->value, r->tickets, r->pending,
-		       r->running, r->shares_norm);
+		printf(" %9.6f %10s %10.0f %9.1f %5u %5u %10.6f", r->usage_norm,
+		       lfs, r->value, r->tickets, r->pending, r->running,
+		       r->shares_norm);
 	}
 	printf("\n");
 }
@@ -222,9 +222,9 @@ static int share_run(int argc, char **argv)
 	if (o.header) {
 		printf("Fairshare %s (%s), usage decay %s, half-life %s\n",
 		       m.plugin, m.convention, m.decay, hl);
-		printf("%-16s %-10s %9s %10s %12s %12s %9s", "ACCOUNT",
-		       "USER", "RAWSHARES", "NORMSHARES", "RAWUSAGE",
-		       "EFFUSAGE", "FAIRSHARE");
+		printf("%-16s %-10s %9s %10s %12s %12s %9s", "ACCOUNT", "USER",
+		       "RAWSHARES", "NORMSHARES", "RAWUSAGE", "EFFUSAGE",
+		       "FAIRSHARE");
 		if (o.longer)
 			printf(" %9s %10s %10s %9s %5s %5s %10s", "NORMUSAGE",
 			       "LEVELFS", "VALUE", "TICKETS", "PEND", "RUN",

@@ -29,7 +29,10 @@ START_TEST(test_prio_state_roundtrip)
 {
 	struct rota_prio_row rows[N(states)];
 	struct rota_msg_prio m = {
-		.plugin = "sge", .describe = "", .rows = rows, .n = N(rows),
+		.plugin = "sge",
+		.describe = "",
+		.rows = rows,
+		.n = N(rows),
 		.rates_all = _i,
 	};
 	struct rota_msg_prio out;
@@ -39,8 +42,11 @@ START_TEST(test_prio_state_roundtrip)
 
 	for (size_t i = 0; i < N(rows); i++)
 		rows[i] = (struct rota_prio_row){
-			.id = (uint32_t)i + 1, .state = states[i],
-			.user = "ana", .account = "physics", .queue = "t",
+			.id = (uint32_t)i + 1,
+			.state = states[i],
+			.user = "ana",
+			.account = "physics",
+			.queue = "t",
 			.qos = "normal",
 		};
 	text = rota_msg_prio_encode(&m, &len);
@@ -66,8 +72,9 @@ START_TEST(test_prio_state_optional)
 	struct rota_msg_prio m;
 	struct rota_error err;
 
-	ck_assert_msg(rota_msg_prio_decode(prio_old, strlen(prio_old), &m,
-					   &err) == 0, "%s", err.text);
+	ck_assert_msg(
+		rota_msg_prio_decode(prio_old, strlen(prio_old), &m, &err) == 0,
+		"%s", err.text);
 	ck_assert(!m.rates_all);
 	ck_assert_uint_eq(m.n, 1);
 	ck_assert_int_eq(m.rows[0].state, ROTA_PRIO_ROW_PENDING);
@@ -85,8 +92,7 @@ START_TEST(test_prio_state_unknown)
 	struct rota_msg_prio m;
 	struct rota_error err;
 
-	ck_assert_int_eq(rota_msg_prio_decode(b, strlen(b), &m, &err),
-			 -EPROTO);
+	ck_assert_int_eq(rota_msg_prio_decode(b, strlen(b), &m, &err), -EPROTO);
 	ck_assert_str_eq(err.text, "state: unknown");
 	ck_assert_ptr_null(m.rows);
 	ck_assert_uint_eq(m.n, 0);
@@ -96,17 +102,31 @@ END_TEST
 START_TEST(test_share_levels)
 {
 	struct rota_share_row rows[] = {
-		{ .account = "root", .shares = 1, .shares_norm = 1,
-		  .shares_level = 1, .usage_level = 1, .level_fs = NAN },
-		{ .account = "physics", .user = "ana", .depth = 1,
-		  .shares = 3, .shares_norm = 0.3, .shares_level = 0.75,
-		  .usage = 4, .usage_norm = 0.4, .usage_level = 1,
+		{ .account = "root",
+		  .shares = 1,
+		  .shares_norm = 1,
+		  .shares_level = 1,
+		  .usage_level = 1,
+		  .level_fs = NAN },
+		{ .account = "physics",
+		  .user = "ana",
+		  .depth = 1,
+		  .shares = 3,
+		  .shares_norm = 0.3,
+		  .shares_level = 0.75,
+		  .usage = 4,
+		  .usage_norm = 0.4,
+		  .usage_level = 1,
 		  .level_fs = INFINITY },
 	};
 	struct rota_msg_share m = {
-		.plugin = "fairtree", .convention = "native",
-		.decay = "exponential", .half_life = 604800, .time = 1,
-		.rows = rows, .n = N(rows),
+		.plugin = "fairtree",
+		.convention = "native",
+		.decay = "exponential",
+		.half_life = 604800,
+		.time = 1,
+		.rows = rows,
+		.n = N(rows),
 	};
 	struct rota_msg_share out;
 	struct rota_error err;
@@ -136,8 +156,8 @@ START_TEST(test_share_levels_optional)
 	struct rota_msg_share m;
 	struct rota_error err;
 
-	ck_assert_msg(rota_msg_share_decode(b, strlen(b), &m, &err) == 0,
-		      "%s", err.text);
+	ck_assert_msg(rota_msg_share_decode(b, strlen(b), &m, &err) == 0, "%s",
+		      err.text);
 	ck_assert(isnan(m.rows[0].shares_level));
 	ck_assert(isnan(m.rows[0].usage_level));
 	rota_msg_share_clear(&m);
