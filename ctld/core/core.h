@@ -550,8 +550,8 @@ void core_pending_foreach(const struct core *core,
 			  void *arg);
 size_t core_pending_count(const struct core *core);
 /*
- * Running jobs, in the order they started (core_pending_foreach's rules),
- * and their number.
+ * Running jobs, in the order they started (after a restart, the order
+ * they were restored in; core_pending_foreach's rules), and their number.
  */
 void core_running_foreach(const struct core *core,
 			  void (*fn)(const struct core_job *job, void *arg),
