@@ -3,6 +3,14 @@
  * rota share: the fairshare tree, as Slurm's sshare -l shows it: shares,
  * usage and the factor the fairshare plugin computes, per account and per
  * user, indented by depth.  --json prints the controller's reply as is.
+ *
+ * The columns named as sshare's mean what sshare's mean (Slurm 22.05,
+ * sshare/process.c and the multifactor plugin): under Fair-Tree and every
+ * plugin that is not Slurm's classic, NORMSHARES is the share among
+ * siblings, EFFUSAGE the usage over the parent's, and an account has no
+ * FAIRSHARE; under classic (PriorityFlags=NO_FAIR_TREE) they are classic's
+ * figures of the whole machine.  MACHSHARES and NORMUSAGE are always of
+ * the whole machine.
  */
 #include "config.h"
 
@@ -27,24 +35,34 @@ static const char help[] =
 	"how usage decays and its half-life.  Unlike sshare, the whole tree\n"
 	"is shown by default.\n"
 	"\n"
-	"Columns:\n"
+	"Columns (those named as sshare's mean what sshare's mean):\n"
 	"  ACCOUNT     indented one space per level below root\n"
 	"  USER        empty on an account's own line\n"
 	"  RAWSHARES   Shares= from rota.conf\n"
-	"  NORMSHARES  the share of the whole machine: shares / siblings'\n"
-	"              shares, multiplied down from the root\n"
+	"  NORMSHARES  the share among siblings: shares / the siblings'\n"
+	"              shares, its own included (sshare's NormShares under\n"
+	"              Fair-Tree); classic: of the whole machine, multiplied\n"
+	"              down from the root (as sshare under NO_FAIR_TREE)\n"
 	"  RAWUSAGE    decayed usage, in core-seconds (cores x seconds, plus\n"
 	"              UsageMemWeight per GB of memory)\n"
-	"  EFFUSAGE    the usage the algorithm weighs, of the whole machine's\n"
-	"              (classic: Slurm's effective usage)\n"
-	"  FAIRSHARE   the factor in [0, 1] the priority plugins use\n"
+	"  EFFUSAGE    usage / the parent's usage (sshare's EffectvUsage\n"
+	"              under Fair-Tree; 1 for root); classic: Slurm's\n"
+	"              effective usage, the one classic weighs\n"
+	"  FAIRSHARE   the factor in [0, 1] the priority plugins use; blank\n"
+	"              on accounts under fairtree, as in sshare (the factor\n"
+	"              is a user's rank)\n"
 	"With -l, also:\n"
-	"  NORMUSAGE   usage / the root's usage\n"
+	"  NORMUSAGE   usage / the root's usage (of the whole machine)\n"
 	"  LEVELFS     Fair-Tree's shares / usage among siblings (inf: no\n"
 	"              usage)\n"
 	"  VALUE       the plugin's own figure (ratio: IT4I's 0..1000000)\n"
 	"  TICKETS     share-tree tickets (sharetree only)\n"
 	"  PEND RUN    pending (not held) and running jobs below\n"
+	"  MACHSHARES  the share of the whole machine: shares / siblings'\n"
+	"              shares, multiplied down from the root\n"
+	"--json rows carry them all: shares_level (NORMSHARES), usage_level\n"
+	"(EFFUSAGE), shares_norm (MACHSHARES), usage_norm (NORMUSAGE),\n"
+	"usage_eff (the usage the plugin weighs), factor (for accounts too).\n"
 	"\n"
 	"Options:\n"
 	"  -l, --long          all columns\n"
@@ -142,23 +160,35 @@ static void select_rows(const struct rota_msg_share *m,
 	}
 }
 
-static void print_row(const struct rota_share_row *r, bool longer)
+/* What sshare shows under the plugin in use (see the top of the file). */
+struct share_meaning {
+	bool classic;	    /* Slurm's NO_FAIR_TREE figures */
+	bool no_account_fs; /* Fair-Tree: an account's factor is blank */
+};
+
+static void print_row(const struct rota_share_row *r, bool longer,
+		      const struct share_meaning *sm)
 {
 	char account[64];
 	char lfs[24] = "";
+	char fs[24] = "";
 
 	snprintf(account, sizeof(account), "%*s%s", (int)r->depth, "",
 		 r->account);
-	printf("%-16s %-10s %9g %10.6f %12.0f %9.6f %9.6f", account,
-	       r->user ? r->user : "", r->shares, r->shares_norm, r->usage,
-	       r->usage_eff, r->factor);
+	if (r->user || !sm->no_account_fs)
+		snprintf(fs, sizeof(fs), "%.6f", r->factor);
+	printf("%-16s %-10s %9g %10.6f %12.0f %12.6f %9s", account,
+	       r->user ? r->user : "", r->shares,
+	       sm->classic ? r->shares_norm : r->shares_level, r->usage,
+	       sm->classic ? r->usage_eff : r->usage_level, fs);
 	if (longer) {
 		if (isinf(r->level_fs))
 			snprintf(lfs, sizeof(lfs), "inf");
 		else if (!isnan(r->level_fs))
 			snprintf(lfs, sizeof(lfs), "%.6f", r->level_fs);
-		printf(" %9.6f %10s %10.0f %9.1f %5u %5u", r->usage_norm, lfs,
-		       r->value, r->tickets, r->pending, r->running);
+		printf(" %9.6f %10s %10.0f %9.1f %5u %5u %10.6f", r->usage_norm,
+		       lfs, r->value, r->tickets, r->pending, r->running,
+		       r->shares_norm);
 	}
 	printf("\n");
 }
@@ -169,6 +199,7 @@ static int share_run(int argc, char **argv)
 	struct rota_reply reply;
 	struct share_opts o;
 	struct rota_error err;
+	struct share_meaning sm;
 	char hl[32];
 	bool *show;
 	int rc = parse(argc, argv, &o);
@@ -191,12 +222,13 @@ static int share_run(int argc, char **argv)
 	if (o.header) {
 		printf("Fairshare %s (%s), usage decay %s, half-life %s\n",
 		       m.plugin, m.convention, m.decay, hl);
-		printf("%-16s %-10s %9s %10s %12s %9s %9s", "ACCOUNT", "USER",
+		printf("%-16s %-10s %9s %10s %12s %12s %9s", "ACCOUNT", "USER",
 		       "RAWSHARES", "NORMSHARES", "RAWUSAGE", "EFFUSAGE",
 		       "FAIRSHARE");
 		if (o.longer)
-			printf(" %9s %10s %10s %9s %5s %5s", "NORMUSAGE",
-			       "LEVELFS", "VALUE", "TICKETS", "PEND", "RUN");
+			printf(" %9s %10s %10s %9s %5s %5s %10s", "NORMUSAGE",
+			       "LEVELFS", "VALUE", "TICKETS", "PEND", "RUN",
+			       "MACHSHARES");
 		printf("\n");
 	}
 	show = calloc(m.n + 1, sizeof(bool));
@@ -205,9 +237,11 @@ static int share_run(int argc, char **argv)
 		return 1;
 	}
 	select_rows(&m, &o, show);
+	sm.classic = strcmp(m.plugin, "classic") == 0;
+	sm.no_account_fs = strcmp(m.plugin, "fairtree") == 0;
 	for (size_t i = 0; i < m.n; i++)
 		if (show[i])
-			print_row(&m.rows[i], o.longer);
+			print_row(&m.rows[i], o.longer, &sm);
 	free(show);
 	rota_msg_share_clear(&m);
 	return 0;

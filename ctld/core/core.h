@@ -454,6 +454,11 @@ void core_usage_restore(struct core *core, const struct core_usage *u,
  */
 int core_prio_update(struct core *core, int64_t now);
 const char *core_prio_plugin(const struct core *core);
+/*
+ * True when the priority plugin rates all (plugin ABI 1.8, Grid Engine's
+ * way): running jobs have a priority and terms too, held ones 0 and none.
+ */
+bool core_prio_rates_all(const struct core *core);
 /* The plugin's one-line description of its weights or formula. */
 void core_prio_describe(const struct core *core, char *buf, size_t len);
 /*
@@ -544,6 +549,14 @@ void core_pending_foreach(const struct core *core,
 			  void (*fn)(const struct core_job *job, void *arg),
 			  void *arg);
 size_t core_pending_count(const struct core *core);
+/*
+ * Running jobs, in the order they started (after a restart, the order
+ * they were restored in; core_pending_foreach's rules), and their number.
+ */
+void core_running_foreach(const struct core *core,
+			  void (*fn)(const struct core_job *job, void *arg),
+			  void *arg);
+size_t core_running_count(const struct core *core);
 struct core_counts {
 	size_t pending;
 	size_t running;

@@ -850,7 +850,9 @@ static bool eq_share_row(const struct rota_share_row *x,
 	return str_eq(x->account, y->account) && str_eq(x->user, y->user) &&
 	       x->depth == y->depth && num_eq(x->shares, y->shares) &&
 	       num_eq(x->shares_norm, y->shares_norm) &&
+	       num_eq(x->shares_level, y->shares_level) &&
 	       num_eq(x->usage, y->usage) &&
+	       num_eq(x->usage_level, y->usage_level) &&
 	       num_eq(x->usage_norm, y->usage_norm) &&
 	       num_eq(x->usage_eff, y->usage_eff) &&
 	       num_eq(x->level_fs, y->level_fs) &&

@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 18
+plan 27
 
 # "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
 # each 40-core node's cores.  The local nodes have 2 cores, where 2 would
@@ -49,8 +49,56 @@ like "$(rota prio -l "$j" | grep 'urgency.queue')" 'raw=40000 ' \
 u=$(as rotatest1 rota submit -q u --wrap true)
 like "$(rota prio -l "$u" | grep 'urgency.queue')" 'raw=80000 ' \
 	"rrcontr: 80000 if going to a u queue"
-is "$(rota prio -H | awk '{ print $1 }' | tr '\n' ' ')" "$u $j " \
+is "$(rota prio -H | awk '$7 == "qw" { print $1 }' | tr '\n' ' ')" "$u $j " \
 	"jobs going to the U queue have a higher urgency than jobs going to the T queue"
+
+# ---- rota prio as qstat -urg, -pri and -ext show it ----
+
+# Grid Engine rates running jobs too and shows them, with held ones
+# (hqw: rated 0, no figures).  On the cluster above: the blocker runs
+# (rotatest2, 4 slots in t), $u and $j wait, and $h is held.
+h=$(as rotatest1 rota submit -q t --hold --wrap true)
+is "$(rota prio -H | head -n 1 | awk '{ print $1, $7 }')" "$blocker r" \
+	"rota prio lists the running job first, state r (as qstat)"
+is "$(rota prio -H "$h" | awk '{ print $6, $7, NF }')" "- hqw 7" \
+	"a held job: state hqw, no priority, no terms"
+like "$(rota prio --json)" '"state":"running".*"state":"held"\}\],"rates_all":true\}$' \
+	"rota prio --json: rows carry their state"
+urg=$(rota prio --urg -H)
+echo "$urg" | sed 's/^/# /'
+# row ID: the job's line in rota prio --urg
+row() { echo "$urg" | awk -v id="$1" '$1 == id'; }
+like "$(row "$blocker")" "^$blocker +[0-9.]+ +[0-9.]+ +[0-9]+ +40400 +[0-9]+ +0 +rotatest2 +r +t +4$" \
+	"--urg: the running job: rrcontr 4 x 100 + 40000, dlcontr 0, 4 slots"
+like "$(row "$j")" "^$j +[0-9.]+ +0\.00000 +[0-9]+ +40100 +[0-9]+ +0 +rotatest1 +qw +t +1$" \
+	"--urg: the t job: rrcontr 1 x 100 + 40000, the range's lowest urgency: nurg 0"
+like "$(row "$h")" "^$h +- +rotatest1 +hqw +t +-$" "--urg: the held job has no figures"
+# urg = rrcontr + wtcontr + dlcontr, and nurg = (urg - lowest) / (highest
+# - lowest) over the running and pending jobs: the running job in t
+# between the t job (lowest) and the u job (highest)
+by_hand=$(echo "$urg" | awk -v b="$blocker" -v j="$j" -v u="$u" '
+	$1 == b { nurg = $3; x = $4 } $1 == j { lo = $4 } $1 == u { hi = $4 }
+	$2 != "-" && $4 != $5 + $6 + $7 { bad = bad " " $1 }
+	END { d = nurg - (x - lo) / (hi - lo); if (d < 0) d = -d
+	      printf "%s %s", (d < 2e-5 ? "nurg ok" : "nurg " nurg " want " (x - lo) / (hi - lo)), \
+		(bad ? "urg !=" bad : "urg ok") }')
+is "$by_hand" "nurg ok urg ok" \
+	"--urg by hand: urg = rrcontr + wtcontr + dlcontr; the running job's nurg = (urg - lowest) / (highest - lowest)"
+pri=$(rota prio --pri -H)
+echo "$pri" | sed 's/^/# /'
+is "$(echo "$pri" | awk '$2 != "-" {
+	d = $2 - (0.5 * $3 + 0.5 * $5); if (d < 0) d = -d
+	n++; if (d < 2e-5 && $4 == "0.50000" && $6 == 0) k++ }
+	END { print k + 0 "/" n + 0 }')" 3/3 \
+	"--pri by hand: prior = 0.5 x nurg + 0.5 x ntckts + 0 x npprior; npprior 0.5 for ppri 0 (3 rated jobs)"
+ext=$(rota prio --ext -H)
+echo "$ext" | sed 's/^/# /'
+is "$(echo "$ext" | awk '$2 != "-" { n++; t[n] = $4; nt[n] = $3
+	if ($4 > max) max = $4; if ($7 == $4 && $5 == 0 && $6 == 0) k++ }
+	END { for (i = 1; i <= n; i++) { d = nt[i] - (max ? t[i] / max : 0)
+	      if (d < 0) d = -d; if (d > 2e-4) k-- }
+	      print k + 0 "/" n + 0 }')" 3/3 \
+	"--ext: tickets are share-tree tickets (stckt), otckt and ftckt 0, ntckts = tckts / the most any job holds"
 
 # ---- cores kept for t and u ----
 
