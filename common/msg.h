@@ -218,6 +218,9 @@ void rota_msg_counters_clear(struct rota_msg_counters *m);
  * are among siblings (Slurm's Fair-Tree NormShares and EffectvUsage),
  * "shares_norm" and "usage_norm" of the whole machine; the decoder reads
  * the two level figures as NAN when absent (an older controller's).
+ * "ltarget", "starget", "rtarget": Grid Engine's long-term, short-term
+ * and running-pass short-term target shares, of the machine, present
+ * only where the plugin computes them (sharetree); NAN when absent.
  */
 struct rota_share_row {
 	char *account;
@@ -236,6 +239,9 @@ struct rota_share_row {
 	double tickets;
 	uint32_t pending;
 	uint32_t running;
+	double ltarget;		/* NAN: not computed by the plugin */
+	double starget;
+	double rtarget;
 };
 
 struct rota_msg_share {

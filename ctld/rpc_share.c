@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/conf.h"
@@ -93,6 +94,10 @@ void rpc_share(struct peer *p, const struct rota_frame *f)
 			.tickets = n->tickets,
 			.pending = n->pending,
 			.running = n->running,
+			.ltarget = t->targets ? t->targets[i].oltt : NAN,
+			.starget = t->targets ? t->targets[i].ostt : NAN,
+			.rtarget = t->targets ? t->targets[i].ostt_running
+					      : NAN,
 		};
 		set_level(t, level, i, &m.rows[i]);
 	}

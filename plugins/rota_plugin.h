@@ -206,7 +206,8 @@ struct rota_share_tree {
 	/*
 	 * Since ABI 1.9: where a plugin that computes Grid Engine's targets
 	 * (sharetree) writes them, one per node (indexed as nodes); NULL
-	 * when the host does not read them.  Others leave it alone.
+	 * when the host does not read them.  The host fills them with NAN
+	 * (not computed); other plugins leave them alone.
 	 */
 	struct rota_share_target *targets;
 };

@@ -26,7 +26,7 @@
 #include "ui/cmd.h"
 
 static const char help[] =
-	"usage: rota share [-l] [-u USER] [-A ACCOUNT] [--noheader] [--json]\n"
+	"usage: rota share [-l | -T] [-u USER] [-A ACCOUNT] [--noheader] [--json]\n"
 	"\n"
 	"Show the fairshare tree: every account and every user's place in\n"
 	"an account, with its shares, its usage and its fairshare factor,\n"
@@ -64,8 +64,23 @@ static const char help[] =
 	"(EFFUSAGE), shares_norm (MACHSHARES), usage_norm (NORMUSAGE),\n"
 	"usage_eff (the usage the plugin weighs), factor (for accounts too).\n"
 	"\n"
+	"With -T (--targets; Fairshare=sharetree), Grid Engine's sge_share_mon\n"
+	"view of the share tree instead, with the targets the scheduler uses:\n"
+	"  LEVEL%      shares / siblings' shares\n"
+	"  TOTAL%      the share of the whole machine\n"
+	"  LTARGET     long-term target: shares among the nodes with jobs\n"
+	"  STARGET     short-term target: corrected by usage (pending jobs'\n"
+	"              tickets come from it)\n"
+	"  RTARGET     short-term target among the nodes with running jobs\n"
+	"              (running jobs' tickets come from it)\n"
+	"  ACTUAL      usage / the whole machine's (actual_share)\n"
+	"  USAGE, TICKETS, PEND, RUN as above\n"
+	"(sge_share_mon itself shows targets of 0: it computes them without\n"
+	"the jobs; these are the scheduler's.)\n"
+	"\n"
 	"Options:\n"
 	"  -l, --long          all columns\n"
+	"  -T, --targets       the share-tree targets (sharetree only)\n"
 	"  -u, --user USER     only USER's lines and the accounts above them\n"
 	"  -A, --account NAME  only that account, its subtree and its parents\n"
 	"  -H, --noheader      no title and column lines\n"
@@ -73,6 +88,7 @@ static const char help[] =
 
 struct share_opts {
 	bool longer;
+	bool targets;
 	bool header;
 	bool json;
 	const char *user;
@@ -83,6 +99,7 @@ static int parse(int argc, char **argv, struct share_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "long", no_argument, NULL, 'l' },
+		{ "targets", no_argument, NULL, 'T' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "account", required_argument, NULL, 'A' },
 		{ "noheader", no_argument, NULL, 'H' },
@@ -94,10 +111,11 @@ static int parse(int argc, char **argv, struct share_opts *o)
 
 	*o = (struct share_opts){ .header = true };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+lu:A:Hh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+lTu:A:Hh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'l': o->longer = true; break;
+		case 'T': o->targets = true; break;
 		case 'u': o->user = optarg; break;
 		case 'A': o->account = optarg; break;
 		case 'H': o->header = false; break;
@@ -111,6 +129,10 @@ static int parse(int argc, char **argv, struct share_opts *o)
 	}
 	if (optind < argc) {
 		cmd_error("share", "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (o->longer && o->targets) {
+		cmd_error("share", "-l and -T are two views: choose one");
 		return -1;
 	}
 	return 0;
@@ -193,6 +215,27 @@ static void print_row(const struct rota_share_row *r, bool longer,
 	printf("\n");
 }
 
+/* Grid Engine's sge_share_mon view (-T): a node's targets and usage. */
+static void print_targets(const struct rota_share_row *r, bool header)
+{
+	char account[64];
+
+	if (header) {
+		printf("%-16s %-10s %9s %7s %7s %8s %8s %8s %8s %12s %9s %5s "
+		       "%5s\n", "ACCOUNT", "USER", "RAWSHARES", "LEVEL%",
+		       "TOTAL%", "LTARGET", "STARGET", "RTARGET", "ACTUAL",
+		       "USAGE", "TICKETS", "PEND", "RUN");
+		return;
+	}
+	snprintf(account, sizeof(account), "%*s%s", (int)r->depth, "",
+		 r->account);
+	printf("%-16s %-10s %9g %7.4f %7.4f %8.6f %8.6f %8.6f %8.6f %12.3f "
+	       "%9.1f %5u %5u\n", account, r->user ? r->user : "", r->shares,
+	       r->shares_level, r->shares_norm, r->ltarget, r->starget,
+	       r->rtarget, r->usage_norm, r->usage, r->tickets, r->pending,
+	       r->running);
+}
+
 static int share_run(int argc, char **argv)
 {
 	struct rota_msg_share m;
@@ -219,7 +262,17 @@ static int share_run(int argc, char **argv)
 		return 1;
 	}
 	rota_duration_format(m.half_life, hl, sizeof(hl));
-	if (o.header) {
+	if (o.targets && (m.n == 0 || isnan(m.rows[0].ltarget))) {
+		cmd_error("share", "-T: fairshare plugin '%s' computes no "
+			  "targets (Fairshare=sharetree does)", m.plugin);
+		rota_msg_share_clear(&m);
+		return 1;
+	}
+	if (o.header && o.targets) {
+		printf("Fairshare %s (%s), usage decay %s, half-life %s\n",
+		       m.plugin, m.convention, m.decay, hl);
+		print_targets(NULL, true);
+	} else if (o.header) {
 		printf("Fairshare %s (%s), usage decay %s, half-life %s\n",
 		       m.plugin, m.convention, m.decay, hl);
 		printf("%-16s %-10s %9s %10s %12s %12s %9s", "ACCOUNT", "USER",
@@ -239,9 +292,12 @@ static int share_run(int argc, char **argv)
 	select_rows(&m, &o, show);
 	sm.classic = strcmp(m.plugin, "classic") == 0;
 	sm.no_account_fs = strcmp(m.plugin, "fairtree") == 0;
-	for (size_t i = 0; i < m.n; i++)
-		if (show[i])
+	for (size_t i = 0; i < m.n; i++) {
+		if (show[i] && o.targets)
+			print_targets(&m.rows[i], false);
+		else if (show[i])
 			print_row(&m.rows[i], o.longer, &sm);
+	}
 	free(show);
 	rota_msg_share_clear(&m);
 	return 0;

@@ -858,7 +858,9 @@ static bool eq_share_row(const struct rota_share_row *x,
 	       num_eq(x->level_fs, y->level_fs) &&
 	       num_eq(x->value, y->value) && num_eq(x->factor, y->factor) &&
 	       num_eq(x->tickets, y->tickets) && x->pending == y->pending &&
-	       x->running == y->running;
+	       x->running == y->running && num_eq(x->ltarget, y->ltarget) &&
+	       num_eq(x->starget, y->starget) &&
+	       num_eq(x->rtarget, y->rtarget);
 }
 
 static bool eq_share(const union any *a, const union any *b)

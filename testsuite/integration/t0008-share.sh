@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 17
+plan 18
 NODE_TOPOS="24em64t-2n6c2t-pci.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "AccountName=physics Shares=40" "AccountName=chem Shares=60" \
 	"AccountName=theory Parent=physics Shares=1" \
@@ -57,6 +57,8 @@ u2=$(usage_of rotatest2)
 is_between "$u2" 5 9
 ok $? "a job running across the restart: charged once for its 6 s (got $u2)"
 like "$(rota share --json)" '^\{"plugin":"fairtree",.*"rows":\[' "rota share --json"
+is "$(rota share -T 2>&1; echo "rc=$?")" "rota share: -T: fairshare plugin 'fairtree' computes no targets (Fairshare=sharetree does)
+rc=1" "rota share -T under fairtree: one line, exit 1"
 
 # sshare's columns mean what sshare's mean under Fair-Tree.  The tree:
 # root > physics 40 (> rotatest1 3, theory 1), chem 60 (> rotatest2);

@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 27
+plan 28
 
 # "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
 # each 40-core node's cores.  The local nodes have 2 cores, where 2 would
@@ -42,6 +42,13 @@ is "$(prio_of "$j")" "$(awk -v n="$tk_norm" 'BEGIN { printf "%.4f", 0.5 * n }')"
 	"priority: one job by hand, 0.5 x 0 + 0.5 x ntckts + 0 (the running job's urgency in the range)"
 like "$(rota prio -l "$j" | grep -E '^ +priority ')" ' weight=0 +value=0$' \
 	"no POSIX priority term: its weight and value are 0"
+# sge_share_mon's view, with the scheduler's targets: both users have
+# jobs, so long-term 2/3 and 1/3 (photon 2, theory 1 shares); among
+# running jobs only rotatest2 (theory): its running-pass target is 1
+t1=$(rota share -T -H | awk '$2 == "rotatest1" { print $6, $8 }')
+t2=$(rota share -T -H | awk '$2 == "rotatest2" { print $6, $8 }')
+is "$t1 / $t2" "0.666667 0.000000 / 0.333333 1.000000" \
+	"rota share -T: long-term targets 2/3 and 1/3, running-pass targets 0 and 1 (photon pending, theory running)"
 like "$(rota prio -l "$j" | grep 'urgency.slots')" 'raw=1 ' \
 	"rrcontr: slots requested x 100 (1 slot)"
 like "$(rota prio -l "$j" | grep 'urgency.queue')" 'raw=40000 ' \
