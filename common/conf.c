@@ -126,6 +126,7 @@ static const struct conf_key global_keys[] = {
 	       1, 1000000, "512"),
 	GLOBAL("AuthTimeout", conf_set_duration, auth_timeout, 1, 300, "5s"),
 	GLOBAL("Operators", conf_set_names, operators, 0, 0, NULL),
+	GLOBAL("DeadlineUsers", conf_set_names, deadline_users, 0, 0, NULL),
 	GLOBAL("PluginDir", conf_set_path, plugin_dir, 0, 0, ROTA_PLUGINDIR),
 	GLOBAL("SchedulerDepth", conf_set_uint, sched_depth, 1, 100000000,
 	       "10000"),
@@ -361,6 +362,7 @@ static int conf_build(const char *path, conf_read_fn read_fn, const void *arg,
 	p.impl->pub.path = rota_xstrdup(path);
 	conf_keys_default(global_keys, ARRAY_SIZE(global_keys), &p.impl->pub);
 	p.impl->pub.operators = rota_xcalloc(1, sizeof(char *));
+	p.impl->pub.deadline_users = rota_xcalloc(1, sizeof(char *));
 	rc = read_fn(&p, arg);
 	if (!rc)
 		rc = conf_finish(&p);
@@ -405,6 +407,7 @@ void rota_conf_destroy(struct rota_conf *conf)
 	free(conf->log_level);
 	free(conf->plugin_dir);
 	conf_list_free(conf->operators);
+	conf_list_free(conf->deadline_users);
 	for (size_t i = 0; i < conf->nnodes; i++) {
 		free(conf->nodes[i].name);
 		free(conf->nodes[i].addr);

@@ -177,6 +177,8 @@ struct rota_conf {
 	unsigned max_connections_per_addr; /* MaxConnectionsPerAddr */
 	int64_t auth_timeout;	/* AuthTimeout: seconds to the first credential */
 	char **operators;	/* Operators=root,ana: user names, NULL-term. */
+	char **deadline_users;	/* DeadlineUsers: may give a job an
+				   initiation deadline (--dl); NULL-term. */
 	char *plugin_dir;	/* PluginDir, default the install path */
 	int64_t usage_half_life; /* UsageHalfLife, default 7d */
 	enum rota_usage_decay usage_decay; /* UsageDecay */

@@ -69,6 +69,8 @@ struct core {
 	bool prio_factor_only;	 /* the plugin reads fs_factor alone */
 	bool prio_rates_all;	 /* it rates held and running jobs too */
 	uint8_t *prio_state;	 /* with it: each rated job's ROTA_PRIO_JOB_ */
+	int64_t *prio_deadline;	 /* each rated job's initiation deadline */
+	char **deadline_users;	 /* DeadlineUsers, NULL-terminated */
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */
@@ -373,9 +375,9 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 int prio_init(struct core *core, const struct rota_conf *conf,
 	      struct rota_error *err);
 void prio_fini(struct core *core);
-/* Resolve and check the job's QOS, nice and urgency at submit. */
+/* Resolve and check the job's QOS, nice, urgency and deadline at submit. */
 int prio_submit_check(struct core *core, struct core_job *job,
-		      bool operator, struct rota_error *err);
+		      const char *user, bool operator, struct rota_error *err);
 /* Rate a new or requeued job alone and put it in the pending list. */
 void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
 /* Order the pending list by the last ratings (after a restore). */

@@ -90,7 +90,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	if (rc == 0)
 		rc = sched_check_feasible(core, job, err);
 	if (rc == 0)
-		rc = prio_submit_check(core, job, req->operator, err);
+		rc = prio_submit_check(core, job, req->user, req->operator,
+				       err);
 	if (rc == 0)
 		rc = usage_submit_assoc(core, job, req->user, err);
 	if (rc == 0)

@@ -172,7 +172,8 @@ static bool eq_submit(const union any *a, const union any *b)
 	       x->ntasks_per_node == y->ntasks_per_node &&
 	       x->exclusive == y->exclusive &&
 	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
-	       str_eq(x->reservation, y->reservation);
+	       str_eq(x->reservation, y->reservation) &&
+	       x->deadline == y->deadline;
 }
 
 static bool empty_submit(const union any *u)

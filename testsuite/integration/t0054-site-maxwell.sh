@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 28
+plan 30
 
 # "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
 # each 40-core node's cores.  The local nodes have 2 cores, where 2 would
@@ -106,6 +106,16 @@ is "$(echo "$ext" | awk '$2 != "-" { n++; t[n] = $4; nt[n] = $3
 	      if (d < 0) d = -d; if (d > 2e-4) k-- }
 	      print k + 0 "/" n + 0 }')" 3/3 \
 	"--ext: tickets are share-tree tickets (stckt), otckt and ftckt 0, ntckts = tckts / the most any job holds"
+
+# Grid Engine's initiation deadline (qsub -dl): only deadlineusers and
+# operators may set one; it adds WeightDeadline (3600000) / seconds
+# left: an hour ahead, 1000 (a little more as it nears)
+like "$(as rotatest2 rota submit -q t --dl=now+1h --wrap true 2>&1)" \
+	"^rota submit: --dl: user 'rotatest2' is not in DeadlineUsers: only those users and operators may set an initiation deadline$" \
+	"--dl: a user not in DeadlineUsers is refused, in one line"
+d=$(rota submit -q t --dl=now+1h --wrap true)
+is "$(rota prio --urg -H | awk -v d="$d" '$1 == d { print ($7 >= 1000 && $7 < 1002) ? "ok" : $7 }')" ok \
+	"--dl=now+1h by an operator: dlcontr 3600000 / 3600 s left = 1000"
 
 # ---- cores kept for t and u ----
 

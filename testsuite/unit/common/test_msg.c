@@ -1424,6 +1424,7 @@ static const struct rota_job_desc descs[] = {
 		.no_requeue = true,
 		.dependency = "afterok:12:13,afterany:14",
 		.kill_on_invalid_dep = true,
+		.deadline = (int64_t)1 << 40,
 	},
 	{
 		/* every optional string NULL, no environment */
@@ -1477,6 +1478,8 @@ START_TEST(test_submit_roundtrip)
 	ck_assert(d.kill_on_invalid_dep == w->kill_on_invalid_dep);
 	ck_assert(!!strstr(text, "kill_on_invalid_dep") ==
 		  w->kill_on_invalid_dep);
+	ck_assert_int_eq(d.deadline, w->deadline);
+	ck_assert(!!strstr(text, "deadline") == !!w->deadline);
 	/* sent only when set */
 	ck_assert(!!strstr(text, "\"no_requeue\":true") == w->no_requeue);
 	ck_assert(!!strstr(text, "no_requeue") == w->no_requeue);
