@@ -101,7 +101,8 @@ static int set_cgroup_version(const struct conf_key *key, const char *value,
 static int set_usage_charge(const struct conf_key *key, const char *value,
 			    void *base, struct rota_error *err)
 {
-	enum rota_usage_charge *field = FIELD(base, key, enum rota_usage_charge);
+	enum rota_usage_charge *field =
+		FIELD(base, key, enum rota_usage_charge);
 
 	if (strcasecmp(value, "allocated") == 0)
 		*field = ROTA_CHARGE_ALLOCATED;

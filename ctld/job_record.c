@@ -289,10 +289,11 @@ static int marks_apply(struct core *core, json_t *arr, struct rota_error *err)
 		return rota_errorf(err, -EINVAL, "usage record: bad marks");
 	m = rota_xcalloc(n + 1, sizeof(*m));
 	for (size_t i = 0; i < n && !rc; i++) {
-		json_int_t f[4];
+		json_t *v = json_array_get(arr, i);
+		json_int_t f[4] = { 0 };
 
-		if (json_unpack(json_array_get(arr, i), "[I, I, I, I, F !]",
-				&f[0], &f[1], &f[2], &f[3], &m[i].charged) < 0 ||
+		if (json_unpack(v, "[I, I, I, I, F !]", &f[0], &f[1], &f[2],
+				&f[3], &m[i].charged) < 0 ||
 		    f[0] <= 0 || f[0] > UINT32_MAX || f[1] < 0 ||
 		    f[1] > UINT32_MAX || f[2] < 0 || f[3] < 0 ||
 		    !(m[i].charged >= 0))
