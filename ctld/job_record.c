@@ -279,7 +279,8 @@ static json_t *marks_encode(const struct core_usage_mark *m, size_t nm)
 	return arr;
 }
 
-static int marks_apply(struct core *core, json_t *arr, struct rota_error *err)
+static int marks_apply(struct core *core, json_t *arr, bool measured,
+		       struct rota_error *err)
 {
 	size_t n = json_array_size(arr);
 	struct core_usage_mark *m;
@@ -305,15 +306,16 @@ static int marks_apply(struct core *core, json_t *arr, struct rota_error *err)
 		m[i].io_bytes = (uint64_t)f[3];
 	}
 	if (!rc)
-		core_usage_restore_marks(core, m, n);
+		core_usage_restore_marks(core, m, n, measured);
 	free(m);
 	return rc;
 }
 
-char *job_record_usage(const struct core_usage *u, size_t n,
-		       const struct core_usage_mark *m, size_t nm, int64_t at,
-		       size_t *len)
+char *job_record_usage(const struct core *core, const struct core_usage *u,
+		       size_t n, int64_t at, size_t *len)
 {
+	struct core_usage_mark *m = NULL;
+	size_t nm = core_usage_marks(core, &m);
 	json_t *arr = json_array();
 	json_t *o;
 	char *text;
@@ -326,8 +328,11 @@ char *job_record_usage(const struct core_usage *u, size_t n,
 	o = json_pack("{s:s, s:I, s:o}", "kind", "usage", "time",
 		      (json_int_t)at, "usage", arr);
 	/* only when measured: a record without them reads as before */
+	if (core_usage_is_measured(core))
+		json_object_set_new(o, "measured", json_true());
 	if (nm)
 		json_object_set_new(o, "marks", marks_encode(m, nm));
+	free(m);
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!text)
@@ -342,12 +347,14 @@ static int apply_usage(struct core *core, json_t *o, struct rota_error *err)
 	json_int_t at;
 	json_t *arr;
 	json_t *marks = NULL;
+	int measured = 0;
 	struct core_usage *u;
 	size_t n;
 	int rc = 0;
 
-	if (json_unpack(o, "{s:s, s:I, s:o, s?o !}", "kind", &kind, "time",
-			&at, "usage", &arr, "marks", &marks) < 0 ||
+	if (json_unpack(o, "{s:s, s:I, s:o, s?b, s?o !}", "kind", &kind,
+			"time", &at, "usage", &arr, "measured", &measured,
+			"marks", &marks) < 0 ||
 	    !json_is_array(arr) || (n = json_array_size(arr)) > 1u << 20)
 		return rota_errorf(err, -EINVAL, "malformed usage record");
 	u = rota_xcalloc(n + 1, sizeof(*u));
@@ -363,9 +370,10 @@ static int apply_usage(struct core *core, json_t *o, struct rota_error *err)
 		core_usage_restore(core, u, n, at);
 	free(u);
 	/* the last record's meters replace an earlier one's, or none */
-	if (!rc)
-		rc = marks ? marks_apply(core, marks, err)
-			   : (core_usage_restore_marks(core, NULL, 0), 0);
+	if (!rc && marks)
+		rc = marks_apply(core, marks, measured, err);
+	else if (!rc)
+		core_usage_restore_marks(core, NULL, 0, measured);
 	return rc;
 }
 

@@ -21,16 +21,17 @@
 struct core;
 struct core_job;
 struct core_usage;
-struct core_usage_mark;
 
 /* Caller frees the text with free(). */
 char *job_record_encode(const struct core *core, const struct core_job *job,
 			size_t *len);
 char *job_record_next_id(uint32_t next, size_t *len);
-/* Usage at 'at', with the running jobs' meters ('m', 'nm'; may be 0). */
-char *job_record_usage(const struct core_usage *u, size_t n,
-		       const struct core_usage_mark *m, size_t nm, int64_t at,
-		       size_t *len);
+/*
+ * Usage at 'at' (core_usage_take()'s), with whether the core measures it
+ * and its running jobs' meters (core_usage_marks()).
+ */
+char *job_record_usage(const struct core *core, const struct core_usage *u,
+		       size_t n, int64_t at, size_t *len);
 
 /*
  * Apply one record to the core (core_restore_job).  -EINVAL (malformed

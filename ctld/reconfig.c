@@ -99,7 +99,7 @@ static int move_all(struct core *from, struct core *to, int64_t now,
 	core_usage_restore(to, u, n, now);
 	free(u);
 	n = core_usage_marks(from, &marks);
-	core_usage_restore_marks(to, marks, n);
+	core_usage_restore_marks(to, marks, n, core_usage_is_measured(from));
 	free(marks);
 	core_raise_next_id(to, core_next_id(from));
 	core_restore_finish(to);

@@ -72,13 +72,10 @@ static char *usage_record(struct ctld *ctld, bool all, size_t *len)
 	int64_t now = ctld_now(ctld);
 	struct core_usage *u;
 	size_t n = core_usage_take(ctld->core, now, all, &u);
-	struct core_usage_mark *m = NULL;
 	/* the meters with the usage they are in: one record, both or none */
-	size_t nm = u ? core_usage_marks(ctld->core, &m) : 0;
-	char *rec = u ? job_record_usage(u, n, m, nm, now, len) : NULL;
+	char *rec = u ? job_record_usage(ctld->core, u, n, now, len) : NULL;
 
 	free(u);
-	free(m);
 	return rec;
 }
 

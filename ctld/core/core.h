@@ -158,6 +158,9 @@ struct core_meter {
 	uint64_t io_bytes;	/* bytes read and written charged up to */
 	uint64_t mem_bytes;	/* memory at the last report */
 	double charged;		/* weighted usage charged for this run */
+	bool baseline;		/* the next report only sets the marks: the
+				   run was charged cores x wall time so far
+				   (UsageCharge was allocated) */
 };
 
 struct core_job {
@@ -478,10 +481,16 @@ size_t core_usage_marks(const struct core *core,
 /*
  * Put back the meters of a usage record (replacing any an earlier record
  * gave); core_restore_finish() gives them to the running jobs of the
- * same id and run.  'm' is copied.
+ * same id and run.  'm' is copied.  'measured': the record's usage was
+ * measured; if not, and usage is measured now, a job running before the
+ * record was charged cores x wall time up to it, and its first report
+ * sets its meter without charging.
  */
 void core_usage_restore_marks(struct core *core,
-			      const struct core_usage_mark *m, size_t n);
+			      const struct core_usage_mark *m, size_t n,
+			      bool measured);
+/* Is usage measured (UsageCharge=measured)? */
+bool core_usage_is_measured(const struct core *core);
 
 /* One user's usage in one account, as the journal keeps it. */
 struct core_usage {

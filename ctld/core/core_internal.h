@@ -115,6 +115,7 @@ struct core {
 	struct rota_usage_weights weights; /* UsageWeights */
 	struct core_usage_mark *marks; /* restored, for core_restore_finish */
 	size_t nmarks;
+	bool marks_measured;	 /* the restored record's usage was measured */
 	int64_t calc_period;	 /* PriorityCalcPeriod */
 	int64_t last_calc;
 	int64_t usage_restored_at; /* the journal's last usage record */

@@ -92,7 +92,8 @@ double core_meter_advance(struct core_meter *m,
 	/* Grid Engine's mem: GB in use x CPU seconds */
 	double mem = (double)mem_bytes / GB * cpu;
 	double sum = w->cpu + w->mem + w->io;
-	double v = sum > 0 ? (w->cpu * cpu + w->mem * mem + w->io * io) / sum
+	double v = sum > 0 && !m->baseline
+			   ? (w->cpu * cpu + w->mem * mem + w->io * io) / sum
 			   : 0;
 
 	if (cpu_usec > m->cpu_usec)
@@ -101,6 +102,7 @@ double core_meter_advance(struct core_meter *m,
 		m->io_bytes = io_bytes;
 	if (mem_bytes)
 		m->mem_bytes = mem_bytes;
+	m->baseline = false;
 	m->charged += v;
 	return v;
 }
@@ -163,12 +165,19 @@ size_t core_usage_marks(const struct core *core,
 	return n;
 }
 
+bool core_usage_is_measured(const struct core *core)
+{
+	return core->measured;
+}
+
 void core_usage_restore_marks(struct core *core,
-			      const struct core_usage_mark *m, size_t n)
+			      const struct core_usage_mark *m, size_t n,
+			      bool measured)
 {
 	free(core->marks);
 	core->marks = NULL;
 	core->nmarks = n;
+	core->marks_measured = measured;
 	if (!n)
 		return;
 	core->marks = rota_xcalloc(n, sizeof(*m));
@@ -177,6 +186,11 @@ void core_usage_restore_marks(struct core *core,
 
 void usage_marks_apply(struct core *core)
 {
+	/* allocated before: charged up to the record by the core-second */
+	if (core->measured && !core->marks_measured)
+		for (struct core_job *j = core->running.head; j; j = j->next)
+			j->meter.baseline =
+				j->start_time < core->usage_restored_at;
 	for (size_t i = 0; i < core->nmarks; i++) {
 		const struct core_usage_mark *m = &core->marks[i];
 		struct core_job *j = jobtab_find(core, m->job_id);
@@ -193,6 +207,7 @@ void usage_marks_apply(struct core *core)
 	free(core->marks);
 	core->marks = NULL;
 	core->nmarks = 0;
+	core->marks_measured = core->measured;
 }
 
 void usage_run_add(struct core *core, const struct core_job *job)

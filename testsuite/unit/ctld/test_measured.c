@@ -289,7 +289,7 @@ START_TEST(test_restart)
 	struct core_usage_mark *m;
 	struct rota_error err = { "" };
 	char *job_rec, *usage_rec;
-	size_t n, nm, len_job, len_usage;
+	size_t n, len_job, len_usage;
 	uint32_t id;
 
 	start("UsageCharge=measured\n");
@@ -297,11 +297,10 @@ START_TEST(test_restart)
 	ck_assert_int_eq(report(T0 + 10, "n1", id, 1, 5 * SEC, 0, 0), 0);
 	job_rec = job_record_encode(core, core_job_find(core, id), &len_job);
 	n = core_usage_take(core, T0 + 15, true, &u);
-	nm = core_usage_marks(core, &m);
-	ck_assert_uint_eq(nm, 1);
-	usage_rec = job_record_usage(u, n, m, nm, T0 + 15, &len_usage);
-	free(u);
+	ck_assert_uint_eq(core_usage_marks(core, &m), 1);
 	free(m);
+	usage_rec = job_record_usage(core, u, n, T0 + 15, &len_usage);
+	free(u);
 	/* after the record, before the restart: lost with the process */
 	ck_assert_int_eq(report(T0 + 16, "n1", id, 1, 7 * SEC, 0, 0), 0);
 
@@ -320,6 +319,72 @@ START_TEST(test_restart)
 	ck_assert_double_eq_tol(usage_of(T0 + 30, "ana"), 8, 1e-3);
 	end(T0 + 40, id, 10 * SEC);
 	ck_assert_double_eq_tol(usage_of(T0 + 40, "ana"), 10, 1e-3);
+}
+END_TEST
+
+/*
+ * A restart that turns UsageCharge from allocated to measured: a job that
+ * ran before the last usage record was charged its cores x wall time up
+ * to it, so its first report only sets its meter; what its cgroup counts
+ * after that is charged.  A job the record did not know is measured from
+ * its start.
+ */
+START_TEST(test_allocated_to_measured)
+{
+	struct core_usage *u;
+	struct rota_error err = { "" };
+	struct rota_conf *measured;
+	char *rec[3], *text = rota_xasprintf("%sUsageCharge=measured\n",
+					     base_conf);
+	size_t len[3], n;
+	uint32_t id;
+
+	ck_assert_int_eq(rota_conf_load_buffer("test.conf", text, strlen(text),
+					       &measured, &err), 0);
+	free(text);
+	start("");
+	id = run(T0, "ana", NULL, 2);
+	rec[0] = job_record_encode(core, core_job_find(core, id), &len[0]);
+	n = core_usage_take(core, T0 + 100, true, &u);
+	rec[1] = job_record_usage(core, u, n, T0 + 100, &len[1]);
+	free(u);
+	ck_assert_ptr_null(strstr(rec[1], "measured"));
+	core_destroy(core);
+	rota_conf_destroy(conf);
+	conf = measured;
+	ck_assert_int_eq(core_create(conf, &core, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(job_record_apply(core, T0 + 105, rec[i],
+						  len[i], &err), 0);
+		free(rec[i]);
+	}
+	core_restore_finish(core);
+	ck_assert_double_eq_tol(usage_of(T0 + 105, "ana"), 200, 1e-2);
+	ck_assert_int_eq(report(T0 + 110, "n1", id, 1, 150 * SEC, 0, 0), 0);
+	ck_assert_double_eq_tol(usage_of(T0 + 110, "ana"), 200, 1e-2);
+	ck_assert_int_eq(report(T0 + 120, "n1", id, 1, 153 * SEC, 0, 0), 0);
+	ck_assert_double_eq_tol(usage_of(T0 + 120, "ana"), 203, 1e-2);
+	/* and a record now says it is measured */
+	n = core_usage_take(core, T0 + 130, true, &u);
+	rec[2] = job_record_usage(core, u, n, T0 + 130, &len[2]);
+	free(u);
+	ck_assert_ptr_nonnull(strstr(rec[2], "\"measured\":true"));
+	free(rec[2]);
+}
+END_TEST
+
+/* A usage record's meters are checked as every record is. */
+START_TEST(test_bad_mark)
+{
+	static const char rec[] =
+		"{\"kind\":\"usage\",\"time\":1,\"usage\":[],"
+		"\"measured\":true,\"marks\":[[0,1,5,0,1.5]]}";
+	struct rota_error err = { "" };
+
+	start("UsageCharge=measured\n");
+	ck_assert_int_eq(job_record_apply(core, T0, rec, strlen(rec), &err),
+			 -EINVAL);
+	ck_assert_str_eq(err.text, "usage record: mark 0 is bad");
 }
 END_TEST
 
@@ -375,6 +440,8 @@ static Suite *measured_suite(void)
 	tcase_add_test(tc, test_charge_no);
 	tcase_add_test(tc, test_requeue);
 	tcase_add_test(tc, test_restart);
+	tcase_add_test(tc, test_allocated_to_measured);
+	tcase_add_test(tc, test_bad_mark);
 	tcase_add_loop_test(tc, test_keys, 0, N(keys));
 	suite_add_tcase(s, tc);
 	return s;
