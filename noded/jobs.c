@@ -70,6 +70,8 @@ static char *spool_path(struct noded *nd, uint32_t id, uint32_t run,
 void jobs_report_usage(struct noded *nd)
 {
 	struct rota_msg_job_usage m = { 0 };
+	/* a job takes at most 5 numbers of 20 digits: within a frame */
+	size_t max = nd->conf->max_frame / 128;
 	size_t n = 0, len;
 	char *body;
 
@@ -84,7 +86,8 @@ void jobs_report_usage(struct noded *nd)
 		struct cgroup_sample s;
 
 		/* an ended job's totals go with its end */
-		if (j->ended || m.njobs == ROTA_MSG_JOB_USAGE_MAX ||
+		if (j->ended || m.njobs == max ||
+		    m.njobs == ROTA_MSG_JOB_USAGE_MAX ||
 		    cgroup_job_sample(nd->cgroups, j->id, j->run, (int)j->sup,
 				      &s) < 0)
 			continue;
