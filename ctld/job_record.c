@@ -263,7 +263,10 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	return rc;
 }
 
-/* UsageCharge=measured: [[job, run, cpu_usec, io_bytes, charged], ...] */
+/*
+ * UsageCharge=measured: [[job, run, cpu_usec, io_bytes, charged], ...];
+ * charged -1: the meter waits for a first report to set it (baseline).
+ */
 static json_t *marks_encode(const struct core_usage_mark *m, size_t nm)
 {
 	json_t *arr = json_array();
@@ -275,7 +278,8 @@ static json_t *marks_encode(const struct core_usage_mark *m, size_t nm)
 						(json_int_t)m[i].run,
 						(json_int_t)m[i].cpu_usec,
 						(json_int_t)m[i].io_bytes,
-						m[i].charged));
+						m[i].baseline ? -1.0
+							      : m[i].charged));
 	return arr;
 }
 
@@ -297,9 +301,12 @@ static int marks_apply(struct core *core, json_t *arr, bool measured,
 				&f[3], &m[i].charged) < 0 ||
 		    f[0] <= 0 || f[0] > UINT32_MAX || f[1] < 0 ||
 		    f[1] > UINT32_MAX || f[2] < 0 || f[3] < 0 ||
-		    !(m[i].charged >= 0))
+		    !(m[i].charged >= 0 || m[i].charged == -1))
 			rc = rota_errorf(err, -EINVAL,
 					 "usage record: mark %zu is bad", i);
+		m[i].baseline = m[i].charged == -1;
+		if (m[i].baseline)
+			m[i].charged = 0;
 		m[i].job_id = (uint32_t)f[0];
 		m[i].run = (uint32_t)f[1];
 		m[i].cpu_usec = (uint64_t)f[2];

@@ -469,9 +469,11 @@ struct core_usage_mark {
 	uint64_t cpu_usec;
 	uint64_t io_bytes;
 	double charged;
+	bool baseline;		/* its next report sets it, charging nothing */
 };
 /*
- * The meters of the running jobs that have charged something (caller
+ * The meters of the running jobs that have charged something (or wait
+ * for a first report to set them) (caller
  * frees '*out' with free()); a usage record keeps them with the usage
  * they are in, so that after a restart the next report charges only what
  * is new.  0 and NULL when there are none.

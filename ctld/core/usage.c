@@ -150,7 +150,8 @@ size_t core_usage_marks(const struct core *core,
 	if (!core->measured || !core->running.n)
 		return 0;
 	for (const struct core_job *j = core->running.head; j; j = j->next) {
-		if (!j->meter.cpu_usec && !j->meter.io_bytes)
+		if (!j->meter.cpu_usec && !j->meter.io_bytes &&
+		    !j->meter.baseline)
 			continue;
 		if (!*out)
 			*out = rota_xcalloc(core->running.n, sizeof(**out));
@@ -160,6 +161,7 @@ size_t core_usage_marks(const struct core *core,
 			.cpu_usec = j->meter.cpu_usec,
 			.io_bytes = j->meter.io_bytes,
 			.charged = j->meter.charged,
+			.baseline = j->meter.baseline,
 		};
 	}
 	return n;
@@ -202,6 +204,7 @@ void usage_marks_apply(struct core *core)
 			.cpu_usec = m->cpu_usec,
 			.io_bytes = m->io_bytes,
 			.charged = m->charged,
+			.baseline = m->baseline,
 		};
 	}
 	free(core->marks);

@@ -322,6 +322,28 @@ START_TEST(test_restart)
 }
 END_TEST
 
+/* A restart from job 'id''s record and a usage record taken at 'at'. */
+static void restart(int64_t at, uint32_t id)
+{
+	struct rota_error err = { "" };
+	struct core_usage *u;
+	char *rec[2];
+	size_t len[2], n;
+
+	rec[0] = job_record_encode(core, core_job_find(core, id), &len[0]);
+	n = core_usage_take(core, at, true, &u);
+	rec[1] = job_record_usage(core, u, n, at, &len[1]);
+	free(u);
+	core_destroy(core);
+	ck_assert_int_eq(core_create(conf, &core, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(job_record_apply(core, at, rec[i], len[i],
+						  &err), 0);
+		free(rec[i]);
+	}
+	core_restore_finish(core);
+}
+
 /*
  * A restart that turns UsageCharge from allocated to measured: a job that
  * ran before the last usage record was charged its cores x wall time up
@@ -360,6 +382,8 @@ START_TEST(test_allocated_to_measured)
 	}
 	core_restore_finish(core);
 	ck_assert_double_eq_tol(usage_of(T0 + 105, "ana"), 200, 1e-2);
+	/* restarted again before its first report: it still waits for one */
+	restart(T0 + 107, id);
 	ck_assert_int_eq(report(T0 + 110, "n1", id, 1, 150 * SEC, 0, 0), 0);
 	ck_assert_double_eq_tol(usage_of(T0 + 110, "ana"), 200, 1e-2);
 	ck_assert_int_eq(report(T0 + 120, "n1", id, 1, 153 * SEC, 0, 0), 0);
