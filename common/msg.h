@@ -433,6 +433,31 @@ int rota_msg_job_end_decode(const char *buf, size_t len,
 			    struct rota_msg_job_end *m, struct rota_error *err);
 void rota_msg_job_end_clear(struct rota_msg_job_end *m);
 
+/*
+ * JOB_USAGE (UsageCharge=measured): what the cgroup of each job running
+ * here has used so far, {"jobs":[[id, run, cpu_usec, mem_bytes,
+ * io_bytes], ...]}.  Totals, not increments: a report lost or repeated
+ * changes nothing, the next one carries them all.  No reply.
+ */
+#define ROTA_MSG_JOB_USAGE_MAX 65536 /* jobs in one report */
+struct rota_job_sample {
+	uint32_t job_id;
+	uint32_t run;
+	uint64_t cpu_usec;	/* its CPU time so far */
+	uint64_t mem_bytes;	/* its memory now */
+	uint64_t io_bytes;	/* read and written so far; 0: not known */
+};
+struct rota_msg_job_usage {
+	struct rota_job_sample *jobs;
+	size_t njobs;
+};
+char *rota_msg_job_usage_encode(const struct rota_msg_job_usage *m,
+				size_t *len);
+int rota_msg_job_usage_decode(const char *buf, size_t len,
+			      struct rota_msg_job_usage *m,
+			      struct rota_error *err);
+void rota_msg_job_usage_clear(struct rota_msg_job_usage *m);
+
 /* JOB_END_ACK: the controller has this run's end on disk. */
 char *rota_msg_job_run_encode(uint32_t job_id, uint32_t run, size_t *len);
 int rota_msg_job_run_decode(const char *buf, size_t len, uint32_t *job_id,
