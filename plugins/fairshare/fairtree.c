@@ -14,11 +14,14 @@
  *
  * Ties use competition ranking, as Slurm's _calc_tree_fs() does: tied
  * sibling users share a rank and the next one down skips the tied
- * places; a user tied with the sibling account that follows it hands its
- * rank to that account's first user; tied sibling accounts have their
- * children merged and sorted together.  (Slurm's _count_tied_accounts()
- * counts following users instead of accounts, contrary to its comment;
- * we follow the documented rule.)  Rota has no FairShare=parent.
+ * places; a node tied with the sibling before it hands its rank on to
+ * its first user.  Tied sibling accounts are walked one after the other,
+ * as a real Slurm 22.05 walks them (bench/oracle/FINDINGS-slurm.md):
+ * its _count_tied_accounts() counts following users instead of
+ * accounts, contrary to its comment, so it never merges.  MergeTies=yes
+ * follows Slurm's documented rule instead: tied sibling accounts have
+ * their children merged and sorted together.  Rota has no
+ * FairShare=parent.
  *
  * Siblings share their parent's usage, so they are sorted by a key, S /
  * usage, which is LF over that usage: the same order, and a value that
@@ -110,6 +113,7 @@ struct ft_state {
 	uint32_t *at;		/* per node: its place in its parent's list */
 	bool *in_merge;		/* per account: merged with a tied sibling
 				   in the last walk */
+	bool merge_ties;	/* MergeTies: the documented rule */
 };
 
 /* One compute() call: the tree and the ranking counters. */
@@ -262,7 +266,7 @@ static void ft_state_free(struct ft_state *st)
 	free(st->tie);
 	free(st->at);
 	free(st->in_merge);
-	*st = (struct ft_state){ 0 };
+	*st = (struct ft_state){ .merge_ties = st->merge_ties };
 }
 
 /* The state's arrays sized for 'n' nodes. */
@@ -553,8 +557,8 @@ static void ft_rank(struct ft_pass *w, const uint32_t *list, size_t len,
 			ft_out(w, c, pu);
 			continue;
 		}
-		while (last + 1 < len && !is_user[list[last + 1]] &&
-		       ft_same(k, list[last + 1], c))
+		while (st->merge_ties && last + 1 < len &&
+		       !is_user[list[last + 1]] && ft_same(k, list[last + 1], c))
 			last++;
 		w->rank = rank;
 		w->rnt = rnt;
@@ -716,12 +720,21 @@ static int fairtree_init(const struct rota_host *host,
 			 const struct rota_plugin_conf *conf, void **state,
 			 char *err, size_t errlen)
 {
-	(void)host;
-	(void)conf;
-	(void)err;
-	(void)errlen;
-	*state = calloc(1, sizeof(struct ft_state));
-	return *state ? 0 : -ENOMEM;
+	struct ft_state *st;
+	bool merge = false;
+	int rc = 0;
+
+	*state = NULL;
+	if (ROTA_HOST_HAS(host, conf_bool) && host->conf_bool)
+		rc = host->conf_bool(conf, "MergeTies", &merge, err, errlen);
+	if (rc < 0)
+		return rc;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->merge_ties = merge;
+	*state = st;
+	return 0;
 }
 
 static void fairtree_fini(void *state)

@@ -477,8 +477,8 @@ END_TEST
 /*
  * Two accounts whose users are charged alike tie exactly, whatever order
  * the charges and job counts came in (here A's users first, then B's
- * the other way round): Fair-Tree then merges their children, and each
- * user's factor equals its twin's.
+ * the other way round): Fair-Tree with MergeTies=yes then merges their
+ * children, and each user's factor equals its twin's.
  */
 START_TEST(test_equal_subtrees_tie)
 {
@@ -489,7 +489,7 @@ START_TEST(test_equal_subtrees_tie)
 	start("AccountName=A Shares=10\nAccountName=B Shares=10\n"
 	      "UserName=a1 Account=A\nUserName=a2 Account=A\n"
 	      "UserName=b1 Account=B\nUserName=b2 Account=B\n"
-	      "UsageHalfLife=7d\n");
+	      "UsageHalfLife=7d\nFairshare=fairtree MergeTies=yes\n");
 	/* within the node's timeout: it registered once, at T0 */
 	for (int step = 0; step < 25; step++) {
 		uint32_t ids[N(order)];

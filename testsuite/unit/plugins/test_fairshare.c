@@ -66,10 +66,22 @@ static int fake_conf_double(const struct rota_plugin_conf *conf,
 	return 0;
 }
 
+/* A boolean setting: the key's value, 0 or not. */
+static int fake_conf_bool(const struct rota_plugin_conf *conf,
+			  const char *key, bool *out, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	if (conf && strcasecmp(conf->key, key) == 0)
+		*out = conf->value != 0;
+	return 0;
+}
+
 static const struct rota_host host = {
 	.size = sizeof(host),
 	.log = fake_log,
 	.conf_double = fake_conf_double,
+	.conf_bool = fake_conf_bool,
 };
 
 /* ---- trees from tables --------------------------------------------------- */
@@ -313,9 +325,11 @@ START_TEST(test_fairtree_test24_4)
 END_TEST
 
 /*
- * Tied sibling accounts X and Y (LF 1 each) are merged and their users
- * ranked together: y2 (LF 4), x2 (2), x1 (2/3), y1 (4/7).  Descending
- * into X then Y would give x2, x1, y2, y1 instead.
+ * Tied sibling accounts X and Y (LF 1 each).  As a real Slurm 22.05 does
+ * (its _count_tied_accounts() never merges): X, then Y, Y's first user
+ * tied with X's last: x2 (LF 2) 4/4, x1 (2/3) 3/4, y2 (4) 3/4, y1 (4/7)
+ * 1/4.  With MergeTies=yes, the documented rule: the children merged and
+ * ranked together, y2 (LF 4), x2 (2), x1 (2/3), y1 (4/7).
  */
 static const struct row merge_tree[] = {
 	ACCT("root", NULL, 0),	   ACCT("X", "root", 1),
@@ -328,8 +342,15 @@ START_TEST(test_fairtree_merge)
 {
 	struct rota_share_tree tree;
 
+	struct rota_plugin_conf merge = { "MergeTies", 1 };
+
 	build(&tree, merge_tree, N(merge_tree));
 	run(&rota_plugin_fairshare_fairtree, "fairtree", NULL, &tree);
+	ck_assert(find(&tree, "x2")->factor == 1.0);
+	ck_assert(find(&tree, "x1")->factor == 0.75);
+	ck_assert(find(&tree, "y2")->factor == 0.75);
+	ck_assert(find(&tree, "y1")->factor == 0.25);
+	run(&rota_plugin_fairshare_fairtree, "fairtree", &merge, &tree);
 	ck_assert(find(&tree, "y2")->factor == 1.0);
 	ck_assert(find(&tree, "x2")->factor == 0.75);
 	ck_assert(find(&tree, "x1")->factor == 0.5);
@@ -339,7 +360,8 @@ START_TEST(test_fairtree_merge)
 END_TEST
 
 /*
- * factors() after a rating that merged tied accounts: X and Y stay tied
+ * factors() after a rating that merged tied accounts (MergeTies=yes): X
+ * and Y stay tied
  * (usage 40 each) and neither's own list changes order (y1 stays ahead
  * of y2) as y1 and y2 move usage between them, but the merged order
  * does, by LF: y1 4, x2 2, x1 2/3, y2 4/7 before; x2 2, y1 4/3, y2 4/5,
@@ -355,13 +377,15 @@ START_TEST(test_fairtree_factors_merged)
 		ACCT("Y", "root", 1),	USER("y1", "Y", 1, 5),
 		USER("y2", "Y", 1, 35),
 	};
+	struct rota_plugin_conf merge = { "MergeTies", 1 };
 	double ref[MAX_NODES];
 	char err[160] = "";
 	void *kept = NULL;
 	struct rota_share_tree t;
 
-	ck_assert_int_eq(rota_plugin_fairshare_fairtree.init(&host, NULL, &kept,
-							     err, sizeof(err)),
+	ck_assert_int_eq(rota_plugin_fairshare_fairtree.init(&host, &merge,
+							     &kept, err,
+							     sizeof(err)),
 			 0);
 	for (int round = 0; round < 2; round++) {
 		if (round) {
