@@ -38,7 +38,7 @@ struct account_line {
 static const struct conf_key account_keys[] = {
 	ACCOUNT("AccountName", conf_set_name, name, 0, 0, NULL),
 	ACCOUNT("Parent", conf_set_name, parent, 0, 0, ROOT),
-	ACCOUNT("Shares", conf_set_uint, shares, 1, 1000000000, "1"),
+	ACCOUNT("Shares", conf_set_uint, shares, 0, 1000000000, "1"),
 	ACCOUNT("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
 	LIMIT_KEYS(struct account_line),
 };
@@ -61,7 +61,7 @@ struct user_line {
 static const struct conf_key user_keys[] = {
 	USER("UserName", conf_set_name, name, 0, 0, NULL),
 	USER("Account", conf_set_name, account, 0, 0, NULL),
-	USER("Shares", conf_set_uint, shares, 1, 1000000000, "1"),
+	USER("Shares", conf_set_uint, shares, 0, 1000000000, "1"),
 	USER("Default", conf_set_bool, is_default, 0, 0, NULL),
 	USER("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
 	LIMIT_KEYS(struct user_line),

@@ -27,9 +27,10 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 8 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 9 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
-				  rates_all, context job_state */
+				  rates_all, context job_state; 9: share
+				  targets, held jobs not pending */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -162,7 +163,8 @@ struct rota_share_node {
 				   the path; 1 for the root */
 	double usage;		/* decayed charged core-seconds of the subtree */
 	double usage_norm;	/* usage / the root's usage; 0 when none */
-	uint32_t pending;	/* pending jobs of the subtree */
+	uint32_t pending;	/* pending jobs of the subtree, held ones
+				   not counted (since ABI 1.9) */
 	uint32_t running;	/* running jobs of the subtree */
 	/* outputs */
 	double usage_eff;	/* the usage the algorithm weighs (classic's
@@ -201,6 +203,25 @@ struct rota_share_tree {
 	 */
 	const double *usage_ref;
 	uint64_t usage_epoch;
+	/*
+	 * Since ABI 1.9: where a plugin that computes Grid Engine's targets
+	 * (sharetree) writes them, one per node (indexed as nodes); NULL
+	 * when the host does not read them.  Others leave it alone.
+	 */
+	struct rota_share_target *targets;
+};
+
+/*
+ * Grid Engine's targets of a node (sge_calc_node_targets()), each a share
+ * of the whole machine, 0 for a node without jobs below it.  Grid Engine
+ * computes them twice a pass: among the nodes with running or pending
+ * (not held) jobs, for pending jobs' tickets, and among those with
+ * running jobs alone, for running jobs' tickets.
+ */
+struct rota_share_target {
+	double oltt;		/* long-term: shares among the active */
+	double ostt;		/* short-term: corrected by usage */
+	double ostt_running;	/* short-term among the running alone */
 };
 
 struct rota_fairshare_ops {

@@ -44,7 +44,7 @@ static const char help[] =
 	"              usage)\n"
 	"  VALUE       the plugin's own figure (ratio: IT4I's 0..1000000)\n"
 	"  TICKETS     share-tree tickets (sharetree only)\n"
-	"  PEND RUN    pending and running jobs below\n"
+	"  PEND RUN    pending (not held) and running jobs below\n"
 	"\n"
 	"Options:\n"
 	"  -l, --long          all columns\n"

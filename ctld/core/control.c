@@ -67,7 +67,8 @@ int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		return rota_errorf(err, -EPERM,
 				   "job %u: already held by an operator",
 				   job_id);
-	job->hold = operator_hold ? CORE_HOLD_OPERATOR : CORE_HOLD_USER;
+	core_pending_set_hold(core, job, operator_hold ? CORE_HOLD_OPERATOR
+						       : CORE_HOLD_USER);
 	job->reason = NULL;
 	job->limited = false; /* held first: limits look again on release */
 	core_job_set_eligible(job, false, now);
@@ -91,7 +92,7 @@ int core_release(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		return rota_errorf(err, -EPERM,
 				   "job %u: held by an operator: only an "
 				   "operator may release it", job_id);
-	job->hold = CORE_HOLD_NONE;
+	core_pending_set_hold(core, job, CORE_HOLD_NONE);
 	core_job_set_eligible(job, !job->limited && !job->dep_wait, now);
 	core_mark_dirty(core, job);
 	if (core->prio_rates_all)

@@ -28,7 +28,7 @@
  *               share_usage array_tally
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
- *  4 policy     usage limits priority depend
+ *  4 policy     usage limits priority tickets depend
  *  5 moves      jobstate array
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle

@@ -75,8 +75,8 @@ struct core {
 	struct rota_prio_context prio_ctx; /* totals of the last rating */
 	struct rota_prio_job *prio_view; /* a rating's jobs, kept */
 	size_t prio_cap;
-	uint32_t *prio_seen;	 /* per share node: its jobs dealt tickets */
-	size_t prio_seen_cap;
+	struct ticket_job *prio_tix; /* scratch of the ticket dealing */
+	size_t prio_tix_cap;
 	uint32_t *pl_node;	 /* a placement's arrays, kept (place.c) */
 	uint32_t *pl_tasks;
 	size_t pl_cap;
@@ -150,6 +150,13 @@ void core_pending_add(struct core *core, struct core_job *job);
 void core_pending_insert_after(struct core *core, struct core_job *after,
 			       struct core_job *job);
 void core_pending_remove(struct core *core, struct core_job *job);
+/*
+ * Hold or release a job in the pending list: a held job is not counted
+ * among its association's pending jobs (Grid Engine's share tree leaves
+ * held jobs out).
+ */
+void core_pending_set_hold(struct core *core, struct core_job *job,
+			   enum core_hold hold);
 
 /* tables.c: marks and actions */
 /* Append 'id' to a growing id array ('*cap' ids room, doubled). */

@@ -81,7 +81,7 @@ void prio_fini(struct core *core)
 	free(core->qos);
 	free(core->prio_view);
 	free(core->prio_state);
-	free(core->prio_seen);
+	free(core->prio_tix);
 	plugin_unload(core->priority);
 }
 
@@ -301,37 +301,49 @@ static void store(struct core_job *job, double priority)
 }
 
 /*
- * Each pending job's share-tree tickets (v in pending order): its user's,
- * dealt in order.  Most fairshare plugins give none: nothing is counted.
+ * Each job's share-tree tickets (tickets.h) into the view 'v' (pending
+ * jobs in order, then the running ones for a plugin that rates all).
+ * Running jobs are dealt in any case: their slots come first in Grid
+ * Engine's count.  Most fairshare plugins give no tickets: nothing done.
  */
 static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 			 struct rota_prio_job *v)
 {
-	bool counting = false;
-	size_t i = 0;
+	size_t need = core->pending.n + core->running.n, n = 0, i = 0;
+	struct ticket_job *tix;
 
-	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
-		uint32_t k = share_view_index(core->share, j->assoc);
-		const struct rota_share_node *n = k < t->n ? &t->nodes[k] : NULL;
-
-		/* Grid Engine deals a held job none */
-		if (!n || n->tickets <= 0 || (core->prio_rates_all && j->hold))
-			continue;
-		if (!counting) {
-			if (t->n > core->prio_seen_cap) {
-				core->prio_seen_cap = t->n;
-				core->prio_seen = rota_xreallocarray(
-					core->prio_seen, t->n,
-					sizeof(*core->prio_seen));
-			}
-			memset(core->prio_seen, 0,
-			       t->n * sizeof(*core->prio_seen));
-			counting = true;
-		}
-		v[i].tickets = rota_sharetree_job_tickets(
-			n->tickets, n->running, n->pending,
-			core->prio_seen[k]++);
+	if (!t->targets || t->n == 0 || !(t->nodes[0].tickets > 0))
+		return;
+	if (need > core->prio_tix_cap) {
+		core->prio_tix_cap = 2 * need;
+		core->prio_tix = rota_xreallocarray(core->prio_tix,
+						    core->prio_tix_cap,
+						    sizeof(*core->prio_tix));
 	}
+	tix = core->prio_tix;
+	for (const struct core_job *j = core->pending.head; j;
+	     j = j->next, i++)
+		if (!j->hold) /* Grid Engine deals a held job none */
+			tix[n++] = (struct ticket_job){
+				.node = share_view_index(core->share,
+							 j->assoc),
+				.slots = j->desc.ntasks * j->desc.cpus_per_task,
+				.id = j->id,
+				.ref = i,
+			};
+	for (const struct core_job *j = core->running.head; j;
+	     j = j->next, i++)
+		tix[n++] = (struct ticket_job){
+			.node = share_view_index(core->share, j->assoc),
+			.slots = j->desc.ntasks * j->desc.cpus_per_task,
+			.id = j->id,
+			.running = true,
+			.ref = core->prio_rates_all ? i : SIZE_MAX,
+		};
+	tickets_deal(t, tix, n);
+	for (size_t k = 0; k < n; k++)
+		if (tix[k].ref != SIZE_MAX)
+			v[tix[k].ref].tickets = tix[k].tickets;
 }
 
 /* What a job is to a plugin that rates all (ROTA_PRIO_JOB_*). */

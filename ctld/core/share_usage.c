@@ -49,6 +49,7 @@
 void share_view_free(struct share *s)
 {
 	free(s->tree.nodes);
+	free(s->tree.targets);
 	free(s->view_ref);
 	free(s->view_parent);
 	free(s->view_user);
@@ -312,6 +313,8 @@ static void view_build(struct share *s)
 	share_view_free(s);
 	s->tree.nodes = rota_xcalloc(s->n, sizeof(*s->tree.nodes));
 	s->tree.n = s->n;
+	/* read by the ticket dealing (tickets.c) */
+	s->tree.targets = rota_xcalloc(s->n, sizeof(*s->tree.targets));
 	s->view_ref = rota_xcalloc(s->n, sizeof(*s->view_ref));
 	s->view_parent = rota_xcalloc(s->n, sizeof(*s->view_parent));
 	s->view_user = rota_xcalloc(s->n, sizeof(*s->view_user));

@@ -49,7 +49,8 @@ void core_pending_add(struct core *core, struct core_job *job)
 {
 	job_list_append(&core->pending, job);
 	core->queue_pending[job->queue]++;
-	share_count_job(core->share, job->assoc, false, 1);
+	if (!job->hold)
+		share_count_job(core->share, job->assoc, false, 1);
 }
 
 void core_pending_insert_after(struct core *core, struct core_job *after,
@@ -69,14 +70,25 @@ void core_pending_insert_after(struct core *core, struct core_job *after,
 		l->head = job;
 	l->n++;
 	core->queue_pending[job->queue]++;
-	share_count_job(core->share, job->assoc, false, 1);
+	if (!job->hold)
+		share_count_job(core->share, job->assoc, false, 1);
 }
 
 void core_pending_remove(struct core *core, struct core_job *job)
 {
 	job_list_remove(&core->pending, job);
 	core->queue_pending[job->queue]--;
-	share_count_job(core->share, job->assoc, false, -1);
+	if (!job->hold)
+		share_count_job(core->share, job->assoc, false, -1);
+}
+
+void core_pending_set_hold(struct core *core, struct core_job *job,
+			   enum core_hold hold)
+{
+	if (!job->hold != !hold)
+		share_count_job(core->share, job->assoc, false,
+				hold ? -1 : 1);
+	job->hold = hold;
 }
 
 /* ---- marks and actions ---------------------------------------------------- */

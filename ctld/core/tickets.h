@@ -3,60 +3,52 @@
 #define ROTA_CTLD_CORE_TICKETS_H
 
 /*
- * How fairshare/sharetree's tickets for a user are dealt among the user's
- * pending jobs, by the host (priority.c): the fairshare ops have no place
- * for per-job figures yet.
+ * Share-tree tickets per job, dealt by the host (priority.c) from the
+ * node targets fairshare/sharetree computes (struct rota_share_target),
+ * as Grid Engine 8.1.9 deals them (sgeee.c; bench/oracle/FINDINGS.md,
+ * rule 5, with the numbers of a real Grid Engine):
  *
- * Grid Engine gives a user's k-th pending job (k from 1) the entitlement
- * divided by (running + k), so a user's first job outranks its tenth but
- * a flood of jobs does not multiply its tickets.  Its sums overshoot the
- * pool, though: the running jobs hold the entitlement already.  Rota
- * keeps the proportions w_k = 1 / (running + k) and scales them to hold
- * exactly the user's tickets, so that all pending jobs' tickets add up to
- * the pool.
+ * - a running job: Tickets x ostt_running of its user's node / the
+ *   node's running jobs;
+ * - a pending job: Tickets x ostt(T) / k, T the node above it at the top
+ *   level (the children of the root, the root being passed over while it
+ *   has a single active child: that child then acts as the root), and
+ *   k = 1 + the slots of the jobs under T ordered ahead of it.  The order
+ *   is built level by level from the users up: at each node, its jobs,
+ *   running ones first, then by what they got at the level below (at a
+ *   user's node: nothing), then by id, the i-th getting stt(node) / k_i.
+ *
+ * So a user's first pending job outranks its second, two users under one
+ * top-level node share its k sequence, and a flood of jobs does not
+ * multiply a user's tickets; the sum over all jobs may exceed Tickets, as
+ * in Grid Engine.  Held jobs are not passed: they get none.
  */
 
-#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/*
- * The sum of 1 / (running + k) for k = 1..pending: the harmonic span
- * H(running + pending) - H(running).  O(1), so that a host calling
- * rota_sharetree_job_tickets() for each of a user's 10000 pending jobs
- * is not quadratic: short spans and the first terms are summed, the rest
- * come from the Euler-Maclaurin series, whose error from a = 32 on is
- * below 1 / (252 a^6) = 4e-12.
- */
-static inline double rota_sharetree_weight_sum(uint32_t running,
-					       uint32_t pending)
-{
-	double a = running;
-	double b = a + pending;
-	double s = 0;
+#include "plugins/rota_plugin.h"
 
-	for (; a < b && (a < 32 || b - a < 64); a++)
-		s += 1 / (a + 1);
-	if (a < b)
-		s += log1p((b - a) / a) + (1 / (2 * b) - 1 / (2 * a)) -
-		     (1 / (12 * b * b) - 1 / (12 * a * a)) +
-		     (1 / (120 * b * b * b * b) - 1 / (120 * a * a * a * a));
-	return s;
-}
+struct ticket_job {
+	uint32_t node;		/* its association's index in the tree */
+	uint32_t slots;		/* its cores (Grid Engine: the slots asked) */
+	uint32_t id;
+	bool running;
+	size_t ref;		/* the caller's, kept */
+	double tickets;		/* output */
+	/* scratch */
+	uint32_t at;		/* its node at the level being dealt */
+	uint32_t at_depth;	/* that node's depth */
+	double level;		/* its share at the level dealt last */
+};
 
 /*
- * The tickets of a user's pending job k (0-based, in the user's queue
- * order) when the user holds 'user_tickets' and has 'running' jobs
- * running: user_tickets * w_k / (w_0 + ... + w_(pending-1)),
- * w_k = 1 / (running + k + 1).  0 when k >= pending.
+ * Deal tickets to 'jobs' (pending not held, and running) from 't', whose
+ * targets the fairshare plugin wrote; every job gets 0 when it wrote none.
+ * Reorders 'jobs'.  O(depth x n log n).
  */
-static inline double rota_sharetree_job_tickets(double user_tickets,
-						uint32_t running,
-						uint32_t pending, uint32_t k)
-{
-	if (k >= pending)
-		return 0;
-	return user_tickets / ((double)running + k + 1) /
-	       rota_sharetree_weight_sum(running, pending);
-}
+void tickets_deal(const struct rota_share_tree *t, struct ticket_job *jobs,
+		  size_t n);
 
 #endif

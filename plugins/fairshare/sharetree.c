@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * fairshare/sharetree: Grid Engine's share-tree policy (sgeee.c,
- * sge_calc_node_targets), dealing a pool of tickets among pending jobs.
+ * sge_calc_node_targets()): each node's targets, from which the host
+ * deals tickets to jobs (ctld/core/tickets.c).
  *
- * Only "active" nodes take part: those with pending jobs in their
- * subtree (Grid Engine counts running jobs too, but Rota deals tickets
- * to pending jobs only, so a node with nothing pending would hold
- * tickets no job could use).  Down from the root (ostt = oltt = 1), at
- * each node, over its active children c:
+ * Only "active" nodes take part: those with jobs in their subtree, held
+ * jobs not counted.  Down from the root (ostt = oltt = 1), at each node,
+ * over its active children c:
  *
  *   ltt  = shares / sum of the active siblings' shares   (long-term)
  *   oltt = parent's oltt * ltt
@@ -23,16 +22,17 @@
  * ostt / (CF * oltt), once, and the level's stt and ostt are recomputed.
  * CF 0 turns that off.
  *
- * tickets = ostt * Tickets for active nodes, 0 for the rest: the active
- * users' tickets add up to the pool, provided every active level has a
- * child with shares (a level of zero-share children gets nothing, as in
- * Grid Engine).  factor = tickets / the most tickets any user holds; an
- * account's is that of its best user, so that it stays within [0, 1].
+ * Grid Engine runs this twice a pass: with running and pending jobs
+ * making nodes active (pending jobs' tickets come from it), and with
+ * running jobs alone (running jobs' tickets); the second pass is run only
+ * for a host that asks for the targets (tree->targets).
  *
- * A user's tickets are dealt among its pending jobs by the host, with
- * rota_sharetree_job_tickets() (ctld/core/tickets.h): Grid Engine gives the k-th
- * pending job entitlement / (running + k); Rota keeps those proportions
- * and scales them so that the user's jobs hold exactly its tickets.
+ * tickets = ostt * Tickets (first pass) for active nodes, 0 for the rest:
+ * the active users' tickets add up to the pool, provided every active
+ * level has a child with shares (a level of zero-share children gets
+ * nothing, as in Grid Engine).  factor = tickets / the most tickets any
+ * user holds; an account's is that of its best user, so that it stays
+ * within [0, 1].
  *
  * Settings: Tickets (the pool, default 10000, from 1 to 1e12),
  * CompensationFactor (default 5, Grid Engine's; from 0 to 1e6).
@@ -43,6 +43,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plugins/rota_plugin.h"
 
@@ -54,11 +55,19 @@ struct sharetree_state {
 	double compensation;
 };
 
-/* Per node targets of one compute() call. */
+/* Per node targets of one pass of compute(). */
 struct st_target {
 	double oltt;
 	double ostt;
 	double shr;
+};
+
+/* One computation of the targets: which nodes count, and into where. */
+struct st_pass {
+	const struct rota_share_node *nodes;
+	struct st_target *t;
+	bool running_only;	/* Grid Engine's second pass */
+	double cf;
 };
 
 static int sharetree_init(const struct rota_host *host,
@@ -94,52 +103,56 @@ static void sharetree_fini(void *state)
 	free(state);
 }
 
-/* c or its first active next sibling; ROTA_SHARE_NONE when none */
-static uint32_t st_active(const struct rota_share_node *nodes, uint32_t c)
+static bool st_is_active(const struct st_pass *ps, uint32_t c)
 {
-	while (c != ROTA_SHARE_NONE && nodes[c].pending == 0)
-		c = nodes[c].next_sibling;
+	const struct rota_share_node *n = &ps->nodes[c];
+
+	return n->running > 0 || (!ps->running_only && n->pending > 0);
+}
+
+/* c or its first active next sibling; ROTA_SHARE_NONE when none */
+static uint32_t st_active(const struct st_pass *ps, uint32_t c)
+{
+	while (c != ROTA_SHARE_NONE && !st_is_active(ps, c))
+		c = ps->nodes[c].next_sibling;
 	return c;
 }
 
-static uint32_t st_first(const struct rota_share_node *nodes, uint32_t p)
+static uint32_t st_first(const struct st_pass *ps, uint32_t p)
 {
-	return st_active(nodes, nodes[p].first_child);
+	return st_active(ps, ps->nodes[p].first_child);
 }
 
-static uint32_t st_next(const struct rota_share_node *nodes, uint32_t c)
+static uint32_t st_next(const struct st_pass *ps, uint32_t c)
 {
-	return st_active(nodes, nodes[c].next_sibling);
+	return st_active(ps, ps->nodes[c].next_sibling);
 }
 
 /* stt = shr / sum of shr, ostt = parent's ostt * stt, over p's children. */
-static void st_short_term(const struct rota_share_node *nodes,
-			  struct st_target *t, uint32_t p)
+static void st_short_term(const struct st_pass *ps, uint32_t p)
 {
+	struct st_target *t = ps->t;
 	double sum = 0;
 	uint32_t c;
 
-	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
-	     c = st_next(nodes, c))
+	for (c = st_first(ps, p); c != ROTA_SHARE_NONE; c = st_next(ps, c))
 		sum += t[c].shr;
-	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
-	     c = st_next(nodes, c))
+	for (c = st_first(ps, p); c != ROTA_SHARE_NONE; c = st_next(ps, c))
 		t[c].ostt = sum > 0 ? t[p].ostt * t[c].shr / sum : 0;
 }
 
 /* The targets of p's active children, p's being set. */
-static void st_targets(const struct rota_share_node *nodes, struct st_target *t,
-		       uint32_t p, double cf)
+static void st_targets(const struct st_pass *ps, uint32_t p)
 {
+	const struct rota_share_node *nodes = ps->nodes;
+	struct st_target *t = ps->t;
 	double sum = 0;
 	bool changed = false;
 	uint32_t c;
 
-	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
-	     c = st_next(nodes, c))
+	for (c = st_first(ps, p); c != ROTA_SHARE_NONE; c = st_next(ps, c))
 		sum += nodes[c].shares;
-	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
-	     c = st_next(nodes, c)) {
+	for (c = st_first(ps, p); c != ROTA_SHARE_NONE; c = st_next(ps, c)) {
 		double min_usage;
 
 		t[c].oltt = sum > 0 ? t[p].oltt * nodes[c].shares / sum : 0;
@@ -149,12 +162,11 @@ static void st_targets(const struct rota_share_node *nodes, struct st_target *t,
 			t[c].shr = nodes[c].shares * nodes[c].shares /
 				   fmax(nodes[c].usage, min_usage);
 	}
-	st_short_term(nodes, t, p);
-	if (!(cf > 0))
+	st_short_term(ps, p);
+	if (!(ps->cf > 0))
 		return;
-	for (c = st_first(nodes, p); c != ROTA_SHARE_NONE;
-	     c = st_next(nodes, c)) {
-		double cap = cf * t[c].oltt;
+	for (c = st_first(ps, p); c != ROTA_SHARE_NONE; c = st_next(ps, c)) {
+		double cap = ps->cf * t[c].oltt;
 
 		if (t[c].ostt > cap) {
 			t[c].shr /= t[c].ostt / cap;
@@ -162,34 +174,56 @@ static void st_targets(const struct rota_share_node *nodes, struct st_target *t,
 		}
 	}
 	if (changed)
-		st_short_term(nodes, t, p);
+		st_short_term(ps, p);
+}
+
+/* Every node's targets (0 for the inactive), down from the root. */
+static void st_pass_run(const struct st_pass *ps, size_t n)
+{
+	memset(ps->t, 0, n * sizeof(*ps->t));
+	if (st_is_active(ps, 0))
+		ps->t[0].oltt = ps->t[0].ostt = 1;
+	/* preorder: a parent's targets are set before its children's */
+	for (uint32_t i = 0; i < n; i++)
+		if (st_is_active(ps, i))
+			st_targets(ps, i);
 }
 
 static int sharetree_compute(void *state, struct rota_share_tree *tree)
 {
 	const struct sharetree_state *st = state;
 	struct rota_share_node *nodes = tree->nodes;
-	struct st_target *t;
+	struct st_pass ps = { .nodes = nodes, .cf = st->compensation };
+	struct st_target *both, *running;
 	double best = 0;
 
 	if (tree->n == 0)
 		return 0;
-	t = calloc(tree->n, sizeof(*t));
-	if (!t)
+	both = calloc(2 * tree->n, sizeof(*both));
+	if (!both)
 		return -ENOMEM;
-	if (nodes[0].pending > 0)
-		t[0].oltt = t[0].ostt = 1;
-	/* preorder: a parent's targets are set before its children's */
-	for (uint32_t i = 0; i < tree->n; i++)
-		if (nodes[i].pending > 0)
-			st_targets(nodes, t, i, st->compensation);
+	running = both + tree->n;
+	if (tree->targets) { /* the second pass: only a host that reads it */
+		ps.t = running;
+		ps.running_only = true;
+		st_pass_run(&ps, tree->n);
+		ps.running_only = false;
+	}
+	ps.t = both;
+	st_pass_run(&ps, tree->n);
 	for (size_t i = 0; i < tree->n; i++) {
-		nodes[i].tickets = t[i].ostt * st->tickets;
+		nodes[i].tickets = ps.t[i].ostt * st->tickets;
 		nodes[i].value = nodes[i].tickets;
 		nodes[i].usage_eff = nodes[i].usage_norm;
 		nodes[i].level_fs = NAN;
 		if (nodes[i].is_user && nodes[i].tickets > best)
 			best = nodes[i].tickets;
+		if (tree->targets)
+			tree->targets[i] = (struct rota_share_target){
+				.oltt = ps.t[i].oltt,
+				.ostt = ps.t[i].ostt,
+				.ostt_running = running[i].ostt,
+			};
 	}
 	for (size_t i = 0; i < tree->n; i++) {
 		bool ranked = nodes[i].is_user && best > 0;
@@ -199,7 +233,7 @@ static int sharetree_compute(void *state, struct rota_share_tree *tree)
 	for (size_t i = tree->n - 1; i > 0; i--)
 		if (nodes[i].factor > nodes[nodes[i].parent].factor)
 			nodes[nodes[i].parent].factor = nodes[i].factor;
-	free(t);
+	free(both);
 	return 0;
 }
 

@@ -11,16 +11,17 @@
  *
  * Normalization is Grid Engine's own (sge_normalize_value()), reproduced
  * so that a site's weights mean what they meant under Grid Engine:
- * (x - min) / (max - min), and 0.5 when max - min < DBL_EPSILON.  The
+ * (x - min) / (max - min), and 0.5 when max - min < 1e-5.  The
  * plugin rates all (ABI 1.8): it gets the running jobs too, and rates
  * them as Grid Engine does (sge_do_urgency(): a running job's waiting
  * time also runs from its submission), while a held job is rated 0 and
  * left out of every range, as Grid Engine leaves hqw jobs out.
  *   nurg    over the urgencies of the pending jobs not held and the
  *           running jobs;
- *   ntckts  tickets from 0 to the most any of them holds, 0 when nobody
- *           holds any (running jobs hold none yet: the host deals
- *           tickets to pending jobs only);
+ *   ntckts  tickets from 0 to the most any of them holds, running jobs
+ *           included (the host deals them theirs, ctld/core/tickets.h),
+ *           0.5 for all when nobody holds any (an empty range, as for
+ *           urgency);
  *   npprior the POSIX priority ppri = -nice, clamped to Grid Engine's
  *           [-1023, 1024], as Grid Engine maps it: (ppri + 1024) / 2048,
  *           so 0 is 0.5 exactly (users may only lower theirs: the host
@@ -44,7 +45,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +53,7 @@
 #include "plugins/rota_plugin.h"
 
 #define SGE_WEIGHT_MAX 1e9
+#define SGE_EPSILON 0.00001	/* a range narrower than this is none */
 #define SGE_PPRI_MIN -1023.0
 #define SGE_PPRI_MAX 1024.0
 #define SGE_PPRI_OFFSET 1024.0	/* npprior = (ppri + 1024) / 2048 */
@@ -78,10 +79,10 @@ struct sge_state {
 	double tickets_max;
 };
 
-/* Grid Engine's sge_normalize_value(). */
+/* Grid Engine's sge_normalize_value(), with its SGE_EPSILON. */
 static double sge_normalize(double value, double min, double max)
 {
-	if (max - min < DBL_EPSILON)
+	if (max - min < SGE_EPSILON)
 		return 0.5;
 	return (value - min) / (max - min);
 }
@@ -282,7 +283,7 @@ static double sge_npprior(double ppri)
 
 static double sge_tickets_norm(const struct sge_state *st, double tickets)
 {
-	return st->tickets_max > 0 ? tickets / st->tickets_max : 0;
+	return sge_normalize(tickets, 0, st->tickets_max);
 }
 
 static bool sge_held(const struct rota_prio_context *ctx, size_t i)

@@ -20,24 +20,32 @@ SITE_EDIT='s/ReservedCores=2\b/ReservedCores=1/'
 
 # ---- priority = nurg x 0.5 + ntckts x 0.5, no POSIX priority term ----
 
-# one pending job of rotatest1 in t (1 slot: 40100 and a little),
-# behind the other user's blocker, running in t on 4 slots (40400 and a
-# little more): Grid Engine's range takes the running job in, so the
-# pending job is its minimum, nurg 0; ntckts 1 (all 10000 tickets), so
-# 0.5 x 0 + 0.5 x 1 + 0 x npprior = 0.5
+# one pending job of rotatest1 (photon, 2 shares) in t (1 slot: 40100
+# and a little), behind the other user's blocker (theory, 1 share),
+# running in t on 4 slots (40400 and a little more): Grid Engine's range
+# takes the running job in, so the pending job is its minimum, nurg 0.
+# Tickets as Grid Engine deals them: the running job, alone among running
+# jobs, 10000; the pending one 10000 x stt(photon), at least its share
+# 2/3 (theory's usage only grows it), so ntckts = tickets / 10000 and the
+# priority 0.5 x 0 + 0.5 x ntckts + 0 x npprior.
 site maxwell t || { echo "Bail out! maxwell"; exit 1; }
 j=$J
 like "$(rota prio | head -1)" 'WeightUrgency=0\.5 WeightTicket=0\.5 WeightPriority=0 ' \
 	"priority = nurg x 0.5 + ntckts x 0.5: rota prio's weights"
-is "$(prio_of "$j")" 0.5000 "priority: one job by hand, 0.5 x 0 + 0.5 x 1.0 + 0 (the running job's urgency in the range)"
+tk=$(rota prio -l "$j" | grep -E '^ +tickets ')
+tk_raw=$(sed -E 's/.* raw=([0-9.]+) .*/\1/' <<<"$tk")
+tk_norm=$(sed -E 's/.* norm=([0-9.]+) .*/\1/' <<<"$tk")
+ok "$(awk -v r="$tk_raw" -v n="$tk_norm" 'BEGIN { d = n - r / 10000
+	print !(r >= 6666 && r < 9999 && d * d < 1e-8) }')" \
+	"tickets: the pending job's 10000 x stt(photon), in [6666, 9999) as theory runs, ntckts over the running job's 10000 ($tk)"
+is "$(prio_of "$j")" "$(awk -v n="$tk_norm" 'BEGIN { printf "%.4f", 0.5 * n }')" \
+	"priority: one job by hand, 0.5 x 0 + 0.5 x ntckts + 0 (the running job's urgency in the range)"
 like "$(rota prio -l "$j" | grep -E '^ +priority ')" ' weight=0 +value=0$' \
 	"no POSIX priority term: its weight and value are 0"
 like "$(rota prio -l "$j" | grep 'urgency.slots')" 'raw=1 ' \
 	"rrcontr: slots requested x 100 (1 slot)"
 like "$(rota prio -l "$j" | grep 'urgency.queue')" 'raw=40000 ' \
 	"rrcontr: 40000 if going to a t queue"
-like "$(rota share -l -H | awk '$2 == "rotatest1"')" ' 10000\.0 +1 +0$' \
-	"tickets: 10,000 tickets among the waiting jobs, all its"
 u=$(as rotatest1 rota submit -q u --wrap true)
 like "$(rota prio -l "$u" | grep 'urgency.queue')" 'raw=80000 ' \
 	"rrcontr: 80000 if going to a u queue"

@@ -752,6 +752,49 @@ START_TEST(test_sge_ranges)
 }
 END_TEST
 
+/*
+ * Grid Engine's dealing through the core (ctld/core/tickets.h): bob's
+ * running job R holds all 10000 (alone among running jobs); ana's pending
+ * A (2 cores) and B get her node's tickets / 1 and / (1 + 2), in id
+ * order; her held H none, and it does not count among her pending jobs
+ * until released, when it goes between them by id: / (1 + 2), B then
+ * / (1 + 2 + 1).  ntckts is over
+ * the most any job holds, R's: A's priority is A's tickets / 10000.
+ */
+START_TEST(test_sge_tickets_dealt)
+{
+	struct rota_error err = { "" };
+	uint32_t r, a, b, h;
+	double ta;
+
+	start("Fairshare=sharetree Tickets=10000\n"
+	      "Priority=sge WeightUrgency=0 WeightTicket=1 "
+	      "WeightPriority=0\n");
+	r = run(T0, "bob", NULL, 8, 0);
+	ck_assert_int_eq(submit_as(T0, "ana", NULL, NULL, 2, 0, &a, &err), 0);
+	ck_assert_int_eq(submit_as(T0, "ana", NULL, NULL, 1, 0, &h, &err), 0);
+	ck_assert_int_eq(submit_as(T0, "ana", NULL, NULL, 1, 0, &b, &err), 0);
+	ck_assert_int_eq(core_hold(core, T0, h, 0, true, false, &err), 0);
+	core_prio_update(core, T0 + 10);
+	ck_assert_uint_eq(node("physics", "ana")->pending, 2);
+	ck_assert_double_eq_tol(core_job_find(core, r)->tickets, 10000, 1e-6);
+	ta = core_job_find(core, a)->tickets;
+	ck_assert(ta > 0 && ta < 10000);
+	ck_assert_double_eq_tol(core_job_find(core, b)->tickets, ta / 3, 1e-6);
+	ck_assert(core_job_find(core, h)->tickets == 0);
+	ck_assert_double_eq_tol(core_job_find(core, a)->priority, ta / 10000,
+				1e-12);
+	ck_assert_int_eq(core_release(core, T0 + 20, h, 0, true, &err), 0);
+	core_prio_update(core, T0 + 30);
+	ck_assert_uint_eq(node("physics", "ana")->pending, 3);
+	ta = core_job_find(core, a)->tickets;
+	ck_assert_double_eq_tol(core_job_find(core, h)->tickets, ta / 3,
+				1e-6);
+	ck_assert_double_eq_tol(core_job_find(core, b)->tickets, ta / 4,
+				1e-6);
+}
+END_TEST
+
 /* A bad Convention stops the core with the line, like any setting. */
 START_TEST(test_bad_convention)
 {
@@ -791,6 +834,7 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_charge_no_and_memory);
 	tcase_add_test(tc, test_sge_terms_add_up);
 	tcase_add_test(tc, test_sge_ranges);
+	tcase_add_test(tc, test_sge_tickets_dealt);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
 	tcase_add_test(tc, test_restore_after_factors);

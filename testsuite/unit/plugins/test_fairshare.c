@@ -851,8 +851,8 @@ END_TEST
 
 /*
  * Notes 4.5: A (70 shares, usage 300) and B (30, usage 100).  shr 4900/300
- * and 900/100, so A holds 49/76 of the pool and B 27/76.  C has nothing
- * pending: inactive, no tickets, and its shares do not count.
+ * and 900/100, so A holds 49/76 of the pool and B 27/76.  C has no job:
+ * inactive, no tickets, and its shares do not count.
  */
 static const struct row sge_tree[] = {
 	ACCT("root", NULL, 0),
@@ -861,7 +861,7 @@ static const struct row sge_tree[] = {
 	ACCT("B", "root", 30),
 	JOBS("ub", "B", 1, 100, 1, 0),
 	ACCT("C", "root", 100),
-	JOBS("uc", "C", 1, 0, 0, 3),
+	JOBS("uc", "C", 1, 0, 0, 0),
 };
 
 START_TEST(test_sharetree_derived)
@@ -893,16 +893,6 @@ START_TEST(test_sharetree_derived)
 			sum += tree.nodes[i].tickets;
 	}
 	ck_assert_double_eq_tol(sum, 10000, 1e-6);
-	/* ua's 2 pending behind 1 running: weights 1/2, 1/3 -> 3/5, 2/5 */
-	ck_assert_double_eq_tol(rota_sharetree_job_tickets(490000.0 / 76, 1, 2,
-							   0),
-				490000.0 / 76 * 0.6, 1e-9);
-	ck_assert_double_eq_tol(rota_sharetree_job_tickets(490000.0 / 76, 1, 2,
-							   1),
-				490000.0 / 76 * 0.4, 1e-9);
-	ck_assert_double_eq_tol(rota_sharetree_job_tickets(270000.0 / 76, 0, 1,
-							   0),
-				270000.0 / 76, 1e-9);
 	free(tree.nodes);
 }
 END_TEST
@@ -928,6 +918,139 @@ START_TEST(test_sharetree_moves)
 	ck_assert(find(&tree, "ua")->tickets < before);
 	ck_assert(find(&tree, "ub")->tickets > 270000.0 / 76);
 	free(tree.nodes);
+}
+END_TEST
+
+/*
+ * Grid Engine 8.1.9's own numbers (bench/oracle/FINDINGS.md, rule 5,
+ * capture 1): Root -> groupA 70 (oracle1 60, usage 28.083; oracle2 40,
+ * none), groupB 30 (oracle3 100, usage 17.199).  Running: 51 (oracle1, 1
+ * slot), 52 (oracle3, 2); pending 53 (oracle1, 2 slots), 54 (oracle2),
+ * 55 (oracle2, 3), 56 (oracle3), 60 (oracle1); 57 held, not passed.
+ * stt(A) = (4900 / 28.083) / (4900 / 28.083 + 900 / 17.199) = 0.76929;
+ * in A, oracle2 (no usage, floor 0.7 x 0.4) before oracle1, so A's order
+ * is 51 (k 1), 54 (k 2), 55 (k 3), 53 (k 6), 60 (k 8); in B, 52 then 56
+ * (k 3).  Running jobs: 10000 x their user's ostt among running users /
+ * its running jobs.  Grid Engine showed 7692, 2307, 3846, 2564, 1282,
+ * 961, 769 (truncated).
+ */
+static const struct row ge_capture1[] = {
+	ACCT("Root", NULL, 0),
+	ACCT("groupA", "Root", 70),
+	JOBS("oracle1", "groupA", 60, 28.083, 2, 1),
+	JOBS("oracle2", "groupA", 40, 0, 2, 0),
+	ACCT("groupB", "Root", 30),
+	JOBS("oracle3", "groupB", 100, 17.199, 1, 1),
+};
+
+struct deal {
+	uint32_t id;
+	const char *user;
+	uint32_t slots;
+	bool running;
+	double want;
+};
+
+/* Run sharetree on 'rows' with targets, deal 'jobs', check each. */
+static void check_deal(const struct row *rows, int nrows,
+		       const struct deal *jobs, int njobs)
+{
+	struct rota_share_target targets[MAX_NODES];
+	struct ticket_job tix[16];
+	struct rota_share_tree tree;
+
+	ck_assert_int_le(njobs, N(tix));
+	build(&tree, rows, nrows);
+	tree.targets = targets;
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	for (int i = 0; i < njobs; i++)
+		tix[i] = (struct ticket_job){
+			.node = (uint32_t)(find(&tree, jobs[i].user) -
+					   tree.nodes),
+			.slots = jobs[i].slots,
+			.id = jobs[i].id,
+			.running = jobs[i].running,
+			.ref = (size_t)i,
+		};
+	tickets_deal(&tree, tix, (size_t)njobs);
+	for (int i = 0; i < njobs; i++) {
+		const struct deal *d = &jobs[tix[i].ref];
+
+		ck_assert_msg(fabs(tix[i].tickets - d->want) < 0.5,
+			      "job %u: %.3f tickets, want %.3f", d->id,
+			      tix[i].tickets, d->want);
+	}
+	free(tree.nodes);
+}
+
+START_TEST(test_sharetree_ge_capture1)
+{
+	static const struct deal jobs[] = {
+		{ 60, "oracle1", 1, false, 961.6 },
+		{ 53, "oracle1", 2, false, 1282.1 },
+		{ 51, "oracle1", 1, true, 7692.9 },
+		{ 56, "oracle3", 1, false, 769.0 },
+		{ 54, "oracle2", 1, false, 3846.4 },
+		{ 52, "oracle3", 2, true, 2307.1 },
+		{ 55, "oracle2", 3, false, 2564.3 },
+	};
+
+	check_deal(ge_capture1, N(ge_capture1), jobs, N(jobs));
+}
+END_TEST
+
+/*
+ * Capture 2: job 57 (oracle1, p 1024) released: after 53 by id, before
+ * 60 whatever its priority (k 8, 9); usage 31.792 and 20.819 now, so
+ * stt(A) = 0.78095.  Grid Engine: 7809, 3904, 2603, 1301, 976, 867.
+ */
+START_TEST(test_sharetree_ge_released)
+{
+	struct row rows[N(ge_capture1)];
+	static const struct deal jobs[] = {
+		{ 51, "oracle1", 1, true, 7809.5 },
+		{ 53, "oracle1", 2, false, 1301.6 },
+		{ 54, "oracle2", 1, false, 3904.8 },
+		{ 55, "oracle2", 3, false, 2603.2 },
+		{ 57, "oracle1", 1, false, 976.2 },
+		{ 60, "oracle1", 1, false, 867.7 },
+	};
+
+	memcpy(rows, ge_capture1, sizeof(rows));
+	rows[2].usage = 31.792;
+	rows[2].pending = 3;
+	rows[5].usage = 20.819;
+	check_deal(rows, N(rows), jobs, 6);
+}
+END_TEST
+
+/*
+ * Capture 7: only groupA has jobs, so it acts as the root and its users
+ * are the top level: stt(oracle1) = (3600 / 36.211) / (3600 / 36.211 +
+ * 1600 / 27.799) = 0.63334.  oracle1: 53 (2 slots) k 1, 57 k 3, 60 k 4;
+ * oracle2: 55 running (3 slots), 58 (4 slots) k 4; 55 alone running:
+ * 10000.  Grid Engine: 6333, 2111, 1583, 916 (and 10000 for 55).
+ */
+static const struct row ge_capture7[] = {
+	ACCT("Root", NULL, 0),
+	ACCT("groupA", "Root", 70),
+	JOBS("oracle1", "groupA", 60, 36.211, 3, 0),
+	JOBS("oracle2", "groupA", 40, 27.799, 1, 1),
+	ACCT("groupB", "Root", 30),
+	JOBS("oracle3", "groupB", 100, 20.0, 0, 0),
+};
+
+START_TEST(test_sharetree_ge_one_group)
+{
+	static const struct deal jobs[] = {
+		{ 53, "oracle1", 2, false, 6333.4 },
+		{ 57, "oracle1", 1, false, 2111.1 },
+		{ 60, "oracle1", 1, false, 1583.3 },
+		{ 55, "oracle2", 3, true, 10000 },
+		{ 58, "oracle2", 4, false, 916.6 },
+	};
+
+	check_deal(ge_capture7, N(ge_capture7), jobs, N(jobs));
 }
 END_TEST
 
@@ -1014,38 +1137,55 @@ START_TEST(test_sharetree_nothing_pending)
 }
 END_TEST
 
-static const struct {
-	uint32_t running;
-	uint32_t pending;
-} job_cases[] = {
-	{ 0, 1 },     { 0, 2 },	    { 1, 2 },	   { 3, 7 },
-	{ 0, 63 },    { 0, 64 },    { 0, 200 },	   { 40, 500 },
-	{ 5, 10000 }, { 1000, 65 }, { 100000, 3 }, { 4000000000u, 100 },
+/*
+ * One user alone (the root passed over down to its node): its j-th
+ * pending job behind a 2-slot running one gets 10000 / (2 + j), and a
+ * flood of 10000 jobs does not multiply its tickets beyond that series.
+ * A job whose node is not in the tree and a tree without targets get 0.
+ */
+static const struct row lone_tree[] = {
+	ACCT("root", NULL, 0),
+	ACCT("a", "root", 10),
+	JOBS("u", "a", 1, 50, 10000, 1),
+	ACCT("b", "root", 10),
+	USER("v", "b", 1, 0),
 };
 
-START_TEST(test_sharetree_job_tickets)
+START_TEST(test_sharetree_flood)
 {
-	uint32_t r = job_cases[_i].running;
-	uint32_t p = job_cases[_i].pending;
-	double user = 1234.5;
-	double sum = 0;
-	double prev = INFINITY;
-	double exact = 0;
+	struct rota_share_target targets[MAX_NODES];
+	struct ticket_job *tix = calloc(10002, sizeof(*tix));
+	struct rota_share_tree tree;
+	uint32_t u;
 
-	for (uint32_t k = 0; k < p; k++) {
-		double t = rota_sharetree_job_tickets(user, r, p, k);
+	ck_assert_ptr_nonnull(tix);
+	build(&tree, lone_tree, N(lone_tree));
+	tree.targets = targets;
+	run(&rota_plugin_fairshare_sharetree, "sharetree", NULL, &tree);
+	u = (uint32_t)(find(&tree, "u") - tree.nodes);
+	for (uint32_t i = 0; i < 10000; i++)
+		tix[i] = (struct ticket_job){ .node = u, .slots = 1,
+					      .id = 10000 - i, .ref = i };
+	tix[10000] = (struct ticket_job){ .node = u, .slots = 2, .id = 20000,
+					  .running = true, .ref = 10000 };
+	tix[10001] = (struct ticket_job){ .node = 999, .slots = 1, .id = 1,
+					  .ref = 10001 };
+	tickets_deal(&tree, tix, 10002);
+	for (uint32_t i = 0; i < 10002; i++) {
+		double want = tix[i].ref == 10000   ? 10000
+			      : tix[i].ref == 10001 ? 0
+						    : 10000.0 / (2 + tix[i].id);
 
-		ck_assert_msg(t > 0 && t < prev, "r %u p %u k %u: %g", r, p,
-			      k, t);
-		prev = t;
-		sum += t;
-		exact += 1 / ((double)r + k + 1);
+		ck_assert_msg(fabs(tix[i].tickets - want) < 1e-6,
+			      "job %u: %g, want %g", tix[i].id, tix[i].tickets,
+			      want);
 	}
-	ck_assert_double_eq_tol(sum, user, 1e-9 * user);
-	ck_assert_double_eq_tol(rota_sharetree_weight_sum(r, p), exact,
-				1e-12 * exact);
-	ck_assert(rota_sharetree_job_tickets(user, r, p, p) == 0);
-	ck_assert(rota_sharetree_job_tickets(user, r, 0, 0) == 0);
+	tree.targets = NULL;
+	tickets_deal(&tree, tix, 10002);
+	for (uint32_t i = 0; i < 10002; i++)
+		ck_assert(tix[i].tickets == 0);
+	free(tix);
+	free(tree.nodes);
 }
 END_TEST
 
@@ -1070,10 +1210,13 @@ static Suite *fairshare_suite(void)
 	tcase_add_test(tc, test_ratio_no_usage);
 	tcase_add_test(tc, test_sharetree_derived);
 	tcase_add_test(tc, test_sharetree_moves);
+	tcase_add_test(tc, test_sharetree_ge_capture1);
+	tcase_add_test(tc, test_sharetree_ge_released);
+	tcase_add_test(tc, test_sharetree_ge_one_group);
 	tcase_add_test(tc, test_sharetree_compensation);
 	tcase_add_test(tc, test_sharetree_pool);
 	tcase_add_test(tc, test_sharetree_nothing_pending);
-	tcase_add_loop_test(tc, test_sharetree_job_tickets, 0, N(job_cases));
+	tcase_add_test(tc, test_sharetree_flood);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -661,17 +661,18 @@ START_TEST(test_sge_normalize)
 	char err[160];
 	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
 
-	/* equal urgencies: 0.5 each; no tickets anywhere: 0 */
+	/* equal urgencies: 0.5 each; no tickets anywhere: 0.5 each too */
 	jobs[0].tickets = jobs[1].tickets = jobs[2].tickets = 0;
 	jobs[0].nice = 5000;	/* ppri -5000, clamped to -1023: 1 / 2048 */
 	jobs[1].nice = -2000;	/* 2000, clamped to 1024: 1 */
 	jobs[2].nice = 23;	/* -23: (1024 - 23) / 2048 */
 	compute(p, st, jobs, 3);
-	ck_assert_double_eq_tol(jobs[0].priority, 2 * 0.5 + 5.0 / 2048,
+	ck_assert_double_eq_tol(jobs[0].priority,
+				2 * 0.5 + 3 * 0.5 + 5.0 / 2048, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 2 * 0.5 + 3 * 0.5 + 5,
 				1e-12);
-	ck_assert_double_eq_tol(jobs[1].priority, 2 * 0.5 + 5, 1e-12);
-	ck_assert_double_eq_tol(jobs[2].priority, 1 + 5 * 1001.0 / 2048,
-				1e-12);
+	ck_assert_double_eq_tol(jobs[2].priority,
+				1 + 1.5 + 5 * 1001.0 / 2048, 1e-12);
 	/* tickets 0, 50, 200 of max 200 */
 	jobs[1].tickets = 50;
 	jobs[2].tickets = 200;
@@ -683,6 +684,34 @@ START_TEST(test_sge_normalize)
 				1e-12);
 	ck_assert_double_eq_tol(jobs[2].priority, 2 + 3 + 5.0 / 2048, 1e-12);
 	compute(p, st, jobs, 0);
+	p->fini(st);
+}
+END_TEST
+
+/*
+ * Grid Engine's empty range is narrower than SGE_EPSILON (1e-5), not
+ * DBL_EPSILON: urgencies 100.000001 and 100.000006 are "all equal", so
+ * nurg 0.5 for both; 100.00002 is a range again.
+ */
+START_TEST(test_sge_epsilon)
+{
+	static const struct setting s[] = {
+		{ "WeightUrgency", "1" }, { "WeightTicket", "0" },
+		{ "WeightPriority", "0" }, { "SlotUrgency", "100" },
+		{ "WeightWaitingTime", "0.000001" },
+	};
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	struct rota_prio_job jobs[2] = { sge_job(1, "s", 1, 1),
+					 sge_job(2, "s", 1, 6) };
+	char err[160];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	compute(p, st, jobs, 2);
+	ck_assert(jobs[0].priority == 0.5 && jobs[1].priority == 0.5);
+	jobs[1].wait_time = 21;
+	compute(p, st, jobs, 2);
+	ck_assert_double_eq_tol(jobs[0].priority, 0, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 1, 1e-12);
 	p->fini(st);
 }
 END_TEST
@@ -927,6 +956,7 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_sge_explain);
 	tcase_add_test(tc, test_sge_queue_with_colon);
 	tcase_add_test(tc, test_sge_normalize);
+	tcase_add_test(tc, test_sge_epsilon);
 	tcase_add_test(tc, test_sge_held_and_running);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
 	tcase_add_test(tc, test_maui_defaults);
