@@ -136,19 +136,26 @@ def shares(capdir):
     return rows
 
 
-def assoc_usage(capdir):
-    """(account, user) -> UsageRaw of scontrol show assoc_mgr (2 decimals)"""
+def assoc_mgr(capdir, field):
+    """(account, user) -> UsageRaw (2 decimals) or Lft of scontrol show
+    assoc_mgr"""
     out = {}
     key = None
+    pat = {'usage': r'UsageRaw/Norm/Efctv=([0-9.]+)/',
+           'lft': r'\bLft=(\d+)'}[field]
     for line in read(capdir, 'assoc_mgr.txt').splitlines():
         m = re.match(r'ClusterName=\S+ Account=(\S+) UserName=(\S*)', line)
         if m:
             key = (m.group(1), re.sub(r'\(\d+\)$', '', m.group(2)))
             continue
-        m = re.search(r'UsageRaw/Norm/Efctv=([0-9.]+)/', line)
+        m = re.search(pat, line)
         if m and key:
             out[key] = float(m.group(1))
     return out
+
+
+def assoc_usage(capdir):
+    return assoc_mgr(capdir, 'usage')
 
 
 def fnum(s):
@@ -160,16 +167,22 @@ def fnum(s):
 
 # ---------------------------------------------------------------- fair tree
 # Slurm 22.05's Fair Tree (fair_tree.c) as it is, from the rules found:
-# LF = S / U among siblings, users first on equal LF, depth-first ranking,
-# fs = rank / user associations; tied accounts are NOT merged (its
+# LF = S / U among siblings, users first on equal LF (a stable sort:
+# equals keep the order of their lft), depth-first ranking, fs = rank /
+# user associations; tied accounts are NOT merged (its
 # _count_tied_accounts() stops at the first following account), a tied
 # account's first child starts tied.
 
-def fair_tree(rows, usage):
-    """rows of shares(); usage per row index -> fs factor per user row"""
+def fair_tree(rows, usage, lft=None):
+    """rows of shares(); usage per row index; lft per row index (the
+    order of siblings in Slurm's lists, which the stable sort by LF
+    keeps among equals) -> fs factor per user row, LF per row"""
     kids = {}
     for i, r in enumerate(rows):
         kids.setdefault(r['parent'], []).append(i)
+    if lft:
+        for p in kids:
+            kids[p].sort(key=lambda i: lft.get(i, 0))
     raw = {i: (fnum(r['RawShares']) or 0) for i, r in enumerate(rows)}
     lf = {}
 
@@ -306,7 +319,10 @@ def print_capture(capdir):
     for k, r in enumerate(rows):
         key = (r['Account'], r['User'])
         usage[k] = c['usage'].get(key, fnum(r['RawUsage']) or 0)
-    fs_model, lf_model = fair_tree(rows, usage) if rows else ({}, {})
+    lfts = assoc_mgr(capdir, 'lft')
+    lft = {k: lfts.get((r['Account'], r['User']), 0)
+           for k, r in enumerate(rows)}
+    fs_model, lf_model = fair_tree(rows, usage, lft) if rows else ({}, {})
     fs_user = {(r['Account'], r['User']): fs_model.get(k)
                for k, r in enumerate(rows) if r['user']}
     for i in sorted(sp):
