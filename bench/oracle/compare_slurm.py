@@ -13,7 +13,7 @@ sshare with its raw shares, the 8-CPU node) and one EVENTS file: the jobs
 at Slurm's submit times (the usage-burning jobs left out), holds,
 releases, nice changes and cancellations at the times the harness made
 them, a pass when Slurm started a job (right after its submission when it
-started at once), and per capture, at the time Slurm's decay thread
+started within a second of it), and per capture, at the time Slurm's decay thread
 computed the factors, every user association's usage as Slurm's
 association manager held it, then the capture.  --events DIR keeps both
 files there (default: a scratch folder).
@@ -109,6 +109,7 @@ def events(run, caps):
         for i, j in c['jobs'].items():
             if j['JobState'] == 'RUNNING':
                 started[i] = parse_slurm.epoch(j['StartTime'])
+
     ev = []  # (time, order, line)
     label = {}
     acts = actions(run)
@@ -140,8 +141,10 @@ def events(run, caps):
             ev.append((sub, n, 'submit %d %s %s %s queue=%s qos=%s '
                        'time=3600%s' % (i, user, acct, cpus, part, qos,
                                         extra)))
-            if started.get(i) == sub:
-                # Slurm started it as it came: before the next submission
+            if started.get(i) is not None and started[i] - sub <= 1:
+                # Slurm started it as it came (its scheduler runs on a
+                # submission: the same or the next second), before the
+                # next submission
                 ev.append((sub, n + 0.5, 'pass'))
         else:
             lab = args[0]
@@ -155,11 +158,11 @@ def events(run, caps):
             elif verb == 'cancel':
                 # a running job's cores come back at once with end
                 # (cancel would wait for its node to say it is gone)
-                run = started.get(i) is not None and started[i] <= t
-                ev.append((t, n, '%s %d' % ('end' if run else 'cancel', i)))
+                ran = started.get(i) is not None and started[i] <= t
+                ev.append((t, n, '%s %d' % ('end' if ran else 'cancel', i)))
     subs = {i: parse_slurm.epoch(j.get('SubmitTime')) for i, j in jobs.items()}
     for i, st in started.items():
-        if st is not None and st != subs.get(i):
+        if st is not None and st - subs.get(i, st) > 1:
             ev.append((st, 10 ** 6, 'pass'))
     for c in caps:
         for r in c['shares']:
@@ -263,6 +266,13 @@ def compare(c, ro):
         if r is None:
             print('%-4d not in Rota\'s capture' % i)
             bad += 1
+            continue
+        if r['state'] != 'PD':
+            # counted with the states above: Rota rates no such job
+            print('%-4d %-4s %-7s %-8s | %6s %10s %3s | %s in Rota: not '
+                  'compared' % (i, j['JobName'], j['UserId'].split('(')[0],
+                                j['Account'], j['Priority'], '-', '-',
+                                r['state']))
             continue
         sprio = int(j['Priority'])
         rprio = float(r['prio'])
