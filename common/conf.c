@@ -24,6 +24,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,78 @@ static int set_cgroup_version(const struct conf_key *key, const char *value,
 	return 0;
 }
 
+/* UsageCharge: "allocated" or "measured". */
+static int set_usage_charge(const struct conf_key *key, const char *value,
+			    void *base, struct rota_error *err)
+{
+	enum rota_usage_charge *field =
+		FIELD(base, key, enum rota_usage_charge);
+
+	if (strcasecmp(value, "allocated") == 0)
+		*field = ROTA_CHARGE_ALLOCATED;
+	else if (strcasecmp(value, "measured") == 0)
+		*field = ROTA_CHARGE_MEASURED;
+	else
+		return rota_errorf(err, -EINVAL,
+				   "'%.40s' is not allocated or measured",
+				   value);
+	return 0;
+}
+
+/* One "name=number" of UsageWeights into 'w'. */
+static int usage_weight_one(const char *item, struct rota_usage_weights *w,
+			    struct rota_error *err)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {
+		{ "cpu", offsetof(struct rota_usage_weights, cpu) },
+		{ "mem", offsetof(struct rota_usage_weights, mem) },
+		{ "io", offsetof(struct rota_usage_weights, io) },
+	};
+	const char *eq = strchr(item, '=');
+	char *end;
+	double v;
+
+	for (size_t i = 0; eq && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strlen(names[i].name) != (size_t)(eq - item) ||
+		    strncasecmp(item, names[i].name, (size_t)(eq - item)))
+			continue;
+		errno = 0;
+		v = strtod(eq + 1, &end);
+		if (end == eq + 1 || *end || errno || !(v >= 0) || v > 1e6)
+			return rota_errorf(err, -EINVAL,
+					   "'%.40s': a weight is a number "
+					   "from 0 to 1000000", item);
+		*(double *)((char *)w + names[i].off) = v;
+		return 0;
+	}
+	return rota_errorf(err, -EINVAL, "'%.40s' is not cpu=, mem= or io=",
+			   item);
+}
+
+/* UsageWeights: "cpu=1,mem=0,io=0"; a name left out weighs 0. */
+static int set_usage_weights(const struct conf_key *key, const char *value,
+			     void *base, struct rota_error *err)
+{
+	struct rota_usage_weights w = { 0 };
+	char *copy = rota_xstrdup(value);
+	char *save = NULL;
+	int rc = 0;
+
+	for (char *item = strtok_r(copy, ",", &save); item && !rc;
+	     item = strtok_r(NULL, ",", &save))
+		rc = usage_weight_one(item, &w, err);
+	free(copy);
+	if (rc == 0 && !(w.cpu + w.mem + w.io > 0))
+		rc = rota_errorf(err, -EINVAL,
+				 "'%.40s': the weights add up to 0", value);
+	if (rc == 0)
+		*FIELD(base, key, struct rota_usage_weights) = w;
+	return rc;
+}
+
 static const struct conf_key global_keys[] = {
 	GLOBAL("ClusterName", conf_set_name, cluster_name, 0, 0, "rota"),
 	GLOBAL("CtldAddr", conf_set_string, ctld_addr, 0, 0, "127.0.0.1"),
@@ -126,6 +199,7 @@ static const struct conf_key global_keys[] = {
 	       1, 1000000, "512"),
 	GLOBAL("AuthTimeout", conf_set_duration, auth_timeout, 1, 300, "5s"),
 	GLOBAL("Operators", conf_set_names, operators, 0, 0, NULL),
+	GLOBAL("DeadlineUsers", conf_set_names, deadline_users, 0, 0, NULL),
 	GLOBAL("PluginDir", conf_set_path, plugin_dir, 0, 0, ROTA_PLUGINDIR),
 	GLOBAL("SchedulerDepth", conf_set_uint, sched_depth, 1, 100000000,
 	       "10000"),
@@ -142,6 +216,10 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("UsageDecay", set_decay, usage_decay, 0, 0, "exponential"),
 	GLOBAL("UsageMemWeight", conf_set_double, usage_mem_weight, 0,
 	       1000000, NULL),
+	GLOBAL("UsageCharge", set_usage_charge, usage_charge, 0, 0,
+	       "allocated"),
+	GLOBAL("UsageWeights", set_usage_weights, usage_weights, 0, 0,
+	       "cpu=1,mem=0,io=0"),
 	GLOBAL("PriorityCalcPeriod", conf_set_duration, priority_calc_period,
 	       1, 86400, "5m"),
 	GLOBAL("EnforceAccounts", conf_set_bool, enforce_accounts, 0, 0, NULL),
@@ -361,6 +439,7 @@ static int conf_build(const char *path, conf_read_fn read_fn, const void *arg,
 	p.impl->pub.path = rota_xstrdup(path);
 	conf_keys_default(global_keys, ARRAY_SIZE(global_keys), &p.impl->pub);
 	p.impl->pub.operators = rota_xcalloc(1, sizeof(char *));
+	p.impl->pub.deadline_users = rota_xcalloc(1, sizeof(char *));
 	rc = read_fn(&p, arg);
 	if (!rc)
 		rc = conf_finish(&p);
@@ -405,6 +484,7 @@ void rota_conf_destroy(struct rota_conf *conf)
 	free(conf->log_level);
 	free(conf->plugin_dir);
 	conf_list_free(conf->operators);
+	conf_list_free(conf->deadline_users);
 	for (size_t i = 0; i < conf->nnodes; i++) {
 		free(conf->nodes[i].name);
 		free(conf->nodes[i].addr);

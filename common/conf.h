@@ -133,6 +133,24 @@ enum rota_cgroup_version {
 	ROTA_CGROUP_V2,		/* the unified hierarchy, even on a hybrid host */
 };
 
+/*
+ * UsageCharge: what a running job costs its association.  Allocated:
+ * its cores (plus UsageMemWeight per GB asked) times wall time; measured:
+ * what its cgroup says it used, weighed by UsageWeights (Grid Engine's
+ * usage_weight_list).
+ */
+enum rota_usage_charge {
+	ROTA_CHARGE_ALLOCATED = 0,
+	ROTA_CHARGE_MEASURED,
+};
+
+/* UsageWeights="cpu=1,mem=0,io=0": as given; their sum is above 0. */
+struct rota_usage_weights {
+	double cpu;	/* per CPU second */
+	double mem;	/* per GB x CPU second (memory integral) */
+	double io;	/* per GB read or written */
+};
+
 enum rota_usage_decay {
 	ROTA_DECAY_EXPONENTIAL = 0, /* continuously, by UsageHalfLife */
 	ROTA_DECAY_HALVING,	    /* cut in half every UsageHalfLife */
@@ -177,10 +195,14 @@ struct rota_conf {
 	unsigned max_connections_per_addr; /* MaxConnectionsPerAddr */
 	int64_t auth_timeout;	/* AuthTimeout: seconds to the first credential */
 	char **operators;	/* Operators=root,ana: user names, NULL-term. */
+	char **deadline_users;	/* DeadlineUsers: may give a job an
+				   initiation deadline (--dl); NULL-term. */
 	char *plugin_dir;	/* PluginDir, default the install path */
 	int64_t usage_half_life; /* UsageHalfLife, default 7d */
 	enum rota_usage_decay usage_decay; /* UsageDecay */
 	double usage_mem_weight; /* UsageMemWeight: core-s per GB-s, 0 */
+	enum rota_usage_charge usage_charge; /* UsageCharge */
+	struct rota_usage_weights usage_weights; /* UsageWeights */
 	int64_t priority_calc_period; /* PriorityCalcPeriod, default 5m */
 	bool enforce_accounts;	/* EnforceAccounts: unlisted users refused */
 	bool constrain_ram;	/* ConstrainRAMSpace: --mem is a hard limit */

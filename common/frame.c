@@ -90,6 +90,7 @@ const char *rota_msg_type_name(unsigned type)
 	case ROTA_MSG_NODE_REGISTER: return "NODE_REGISTER";
 	case ROTA_MSG_HEARTBEAT: return "HEARTBEAT";
 	case ROTA_MSG_JOB_END: return "JOB_END";
+	case ROTA_MSG_JOB_USAGE: return "JOB_USAGE";
 	case ROTA_MSG_LAUNCH: return "LAUNCH";
 	case ROTA_MSG_SIGNAL_JOB: return "SIGNAL_JOB";
 	case ROTA_MSG_JOB_END_ACK: return "JOB_END_ACK";

@@ -147,12 +147,12 @@ int rota_jobrec_time_parse(const char *text, int64_t now, int64_t *out,
 		*out = now;
 		return 0;
 	}
-	if (strncmp(text, "now-", 4) == 0) {
+	if (strncmp(text, "now-", 4) == 0 || strncmp(text, "now+", 4) == 0) {
 		if (rota_duration_parse(text + 4, ROTA_DURATION_NEED_UNIT, &d,
 					&why) < 0)
 			return rota_errorf(err, -EINVAL, "'%s': %s", text,
 					   why.text);
-		*out = now - d;
+		*out = text[3] == '-' ? now - d : now + d;
 		return 0;
 	}
 	if (text[0] == '@') {
@@ -172,7 +172,7 @@ int rota_jobrec_time_parse(const char *text, int64_t now, int64_t *out,
 	if (!end || *end)
 		return rota_errorf(err, -EINVAL,
 				   "'%s': not a time (YYYY-MM-DD[THH:MM[:SS]], "
-				   "now, now-2h, @UNIXSECONDS)",
+				   "now, now-2h, now+2h, @UNIXSECONDS)",
 				   text);
 	*out = (int64_t)mktime(&tm);
 	return 0;

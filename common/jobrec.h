@@ -70,8 +70,9 @@ bool rota_jobrec_match(const struct rota_jobrec *r,
 		       const struct rota_jobrec_filter *f);
 
 /*
- * A time for --starttime/--endtime, in local time: "2024-05-01",
- * "2024-05-01T13:30[:00]", "now", "now-2h", or "@UNIXSECONDS".  -EINVAL
+ * A time for --starttime/--endtime (and submit --dl), in local time:
+ * "2024-05-01", "2024-05-01T13:30[:00]", "now", "now-2h", "now+2h", or
+ * "@UNIXSECONDS".  -EINVAL
  * with 'err' naming the text.
  */
 int rota_jobrec_time_parse(const char *text, int64_t now, int64_t *out,

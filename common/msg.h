@@ -83,6 +83,8 @@ struct rota_job_desc {
 	char *array;		/* --array ("0-999%16"); NULL: one job */
 	char *dependency;	/* --dependency as given; NULL: none */
 	bool kill_on_invalid_dep; /* cancel it if that can never be met */
+	int64_t deadline;	/* Grid Engine's -dl: initiation deadline,
+				   Unix seconds; 0: none */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -214,23 +216,34 @@ void rota_msg_counters_clear(struct rota_msg_counters *m);
  * "half_life":604800,"time":T,"rows":[{"account":"physics","user":"ana",
  * "depth":2,"shares":..., ...}]}: rows in tree order (preorder), "user"
  * absent on account rows, "level_fs" absent where the algorithm has none
- * and the string "inf" for no usage.
+ * and the string "inf" for no usage.  "shares_level" and "usage_level"
+ * are among siblings (Slurm's Fair-Tree NormShares and EffectvUsage),
+ * "shares_norm" and "usage_norm" of the whole machine; the decoder reads
+ * the two level figures as NAN when absent (an older controller's).
+ * "ltarget", "starget", "rtarget": Grid Engine's long-term, short-term
+ * and running-pass short-term target shares, of the machine, present
+ * only where the plugin computes them (sharetree); NAN when absent.
  */
 struct rota_share_row {
 	char *account;
 	char *user;		/* NULL on an account's row */
 	uint32_t depth;
 	double shares;
-	double shares_norm;
+	double shares_norm;	/* of the machine: multiplied down */
+	double shares_level;	/* shares / siblings' shares (own included) */
 	double usage;		/* decayed core-seconds */
-	double usage_norm;
-	double usage_eff;
+	double usage_norm;	/* usage / the root's usage */
+	double usage_level;	/* usage / the parent's usage; root: 1 */
+	double usage_eff;	/* what the plugin weighs */
 	double level_fs;	/* NAN: none; INFINITY: no usage */
 	double value;
 	double factor;
 	double tickets;
 	uint32_t pending;
 	uint32_t running;
+	double ltarget;		/* NAN: not computed by the plugin */
+	double starget;
+	double rtarget;
 };
 
 struct rota_msg_share {
@@ -252,8 +265,12 @@ void rota_msg_share_clear(struct rota_msg_share *m);
  * Body: {"plugin":"multifactor","describe":"WeightAge=1000 ...","rows":
  * [{"id":7,"user":"ana","account":"physics","queue":"batch",
  * "qos":"normal","priority":1234.5,"factors":[["age",3600,0.1,1000,100],
- * ...]}]}: a factor is [name, raw, normalized, weight, value].  PRIO's
- * request is a job id list (as CANCEL's); empty means every pending job.
+ * ...],"state":"pending"}]}: a factor is [name, raw, normalized, weight,
+ * value].  "state" is "pending", "held" or "running"; "rates_all" (true,
+ * else absent) says the priority plugin rates every job, as Grid Engine
+ * does: running jobs are listed too, and held ones have priority 0 and no
+ * factors.  PRIO's request is a job id list (as CANCEL's); empty means
+ * every job the plugin rates.
  */
 struct rota_msg_prio_factor {
 	char *name;
@@ -263,8 +280,15 @@ struct rota_msg_prio_factor {
 	double value;
 };
 
+enum rota_prio_row_state {
+	ROTA_PRIO_ROW_PENDING = 1,
+	ROTA_PRIO_ROW_HELD,
+	ROTA_PRIO_ROW_RUNNING,
+};
+
 struct rota_prio_row {
 	uint32_t id;
+	enum rota_prio_row_state state;
 	char *array;		/* a job of an array as named: "12_[3-999%16]"
 				   (its pending rest), "12_7"; NULL: none */
 	uint32_t tasks;		/* the jobs the row stands for: a rest's
@@ -281,6 +305,7 @@ struct rota_prio_row {
 struct rota_msg_prio {
 	char *plugin;
 	char *describe;
+	bool rates_all;		/* running and held jobs rated as well */
 	struct rota_prio_row *rows;
 	size_t n;
 };
@@ -407,6 +432,31 @@ char *rota_msg_job_end_encode(const struct rota_msg_job_end *m, size_t *len);
 int rota_msg_job_end_decode(const char *buf, size_t len,
 			    struct rota_msg_job_end *m, struct rota_error *err);
 void rota_msg_job_end_clear(struct rota_msg_job_end *m);
+
+/*
+ * JOB_USAGE (UsageCharge=measured): what the cgroup of each job running
+ * here has used so far, {"jobs":[[id, run, cpu_usec, mem_bytes,
+ * io_bytes], ...]}.  Totals, not increments: a report lost or repeated
+ * changes nothing, the next one carries them all.  No reply.
+ */
+#define ROTA_MSG_JOB_USAGE_MAX 65536 /* jobs in one report */
+struct rota_job_sample {
+	uint32_t job_id;
+	uint32_t run;
+	uint64_t cpu_usec;	/* its CPU time so far */
+	uint64_t mem_bytes;	/* its memory now */
+	uint64_t io_bytes;	/* read and written so far; 0: not known */
+};
+struct rota_msg_job_usage {
+	struct rota_job_sample *jobs;
+	size_t njobs;
+};
+char *rota_msg_job_usage_encode(const struct rota_msg_job_usage *m,
+				size_t *len);
+int rota_msg_job_usage_decode(const char *buf, size_t len,
+			      struct rota_msg_job_usage *m,
+			      struct rota_error *err);
+void rota_msg_job_usage_clear(struct rota_msg_job_usage *m);
 
 /* JOB_END_ACK: the controller has this run's end on disk. */
 char *rota_msg_job_run_encode(uint32_t job_id, uint32_t run, size_t *len);

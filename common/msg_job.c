@@ -145,6 +145,9 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 				    json_string(d->dependency));
 	if (d->kill_on_invalid_dep)
 		json_object_set_new(o, "kill_on_invalid_dep", json_true());
+	if (d->deadline)
+		json_object_set_new(o, "deadline",
+				    json_integer((json_int_t)d->deadline));
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
@@ -155,6 +158,7 @@ struct submit_raw {
 		*dependency;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
 	json_int_t mem_per_cpu;
+	json_int_t deadline;
 	json_t *env;
 	int no_requeue;
 	int exclusive;
@@ -187,6 +191,9 @@ static int submit_check(const struct submit_raw *r, struct rota_error *err)
 		rc = msg_range(r->urgency, 0, 31, "urgency", err);
 	if (rc == 0)
 		rc = msg_range(r->per_node, 0, 1 << 20, "ntasks_per_node", err);
+	if (rc == 0)
+		rc = msg_range(r->deadline, 0, (json_int_t)1 << 40, "deadline",
+			       err);
 	if (rc == 0 && r->workdir[0] != '/')
 		rc = rota_errorf(err, -EPROTO, "workdir: not absolute");
 	return rc;
@@ -205,7 +212,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
-			"s?I, s?s, s?b, s?s, s?s, s?b !}",
+			"s?I, s?s, s?b, s?s, s?s, s?b, s?I !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -217,7 +224,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			"exclusive", &r.exclusive, "mem_per_cpu_mb",
 			&r.mem_per_cpu, "reservation", &r.reservation, "hold",
 			&r.hold, "array", &r.array, "dependency", &r.dependency,
-			"kill_on_invalid_dep", &r.kill_on_invalid_dep);
+			"kill_on_invalid_dep", &r.kill_on_invalid_dep,
+			"deadline", &r.deadline);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -275,6 +283,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->exclusive = r.exclusive;
 	d->hold = r.hold;
 	d->kill_on_invalid_dep = r.kill_on_invalid_dep;
+	d->deadline = r.deadline;
 	return 0;
 }
 

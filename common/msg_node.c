@@ -264,6 +264,87 @@ int rota_msg_heartbeat_decode(const char *buf, size_t len, char **name,
 	return rc;
 }
 
+char *rota_msg_job_usage_encode(const struct rota_msg_job_usage *m,
+				size_t *len)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < m->njobs; i++) {
+		const struct rota_job_sample *j = &m->jobs[i];
+
+		json_array_append_new(arr,
+				      json_pack("[I, I, I, I, I]",
+						(json_int_t)j->job_id,
+						(json_int_t)j->run,
+						(json_int_t)j->cpu_usec,
+						(json_int_t)j->mem_bytes,
+						(json_int_t)j->io_bytes));
+	}
+	return msg_dump(json_pack("{s:o}", "jobs", arr), len);
+}
+
+static int job_sample_decode(json_t *v, struct rota_job_sample *j,
+			     struct rota_error *err)
+{
+	json_int_t f[5] = { 0 };
+	static const char *const names[] = { "job id", "run", "cpu_usec",
+					     "mem_bytes", "io_bytes" };
+	static const json_int_t max[] = { UINT32_MAX, UINT32_MAX, INT64_MAX,
+					  INT64_MAX, INT64_MAX };
+	int rc = msg_unpack(v, err, "[I, I, I, I, I !]", &f[0], &f[1], &f[2],
+			    &f[3], &f[4]);
+
+	for (int i = 0; i < 5 && rc == 0; i++)
+		rc = msg_range(f[i], i == 0 ? 1 : 0, max[i], names[i], err);
+	if (rc == 0)
+		*j = (struct rota_job_sample){
+			.job_id = (uint32_t)f[0],
+			.run = (uint32_t)f[1],
+			.cpu_usec = (uint64_t)f[2],
+			.mem_bytes = (uint64_t)f[3],
+			.io_bytes = (uint64_t)f[4],
+		};
+	return rc;
+}
+
+int rota_msg_job_usage_decode(const char *buf, size_t len,
+			      struct rota_msg_job_usage *m,
+			      struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_t *arr = NULL;
+	size_t n;
+	int rc;
+
+	*m = (struct rota_msg_job_usage){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s:o !}", "jobs", &arr);
+	if (rc == 0 && !json_is_array(arr))
+		rc = rota_errorf(err, -EPROTO, "jobs: not an array");
+	n = rc == 0 ? json_array_size(arr) : 0;
+	if (rc == 0 && n > ROTA_MSG_JOB_USAGE_MAX)
+		rc = rota_errorf(err, -EPROTO, "jobs: %zu, more than %d", n,
+				 ROTA_MSG_JOB_USAGE_MAX);
+	if (rc == 0 && n)
+		m->jobs = rota_xcalloc(n, sizeof(*m->jobs));
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = job_sample_decode(json_array_get(arr, i), &m->jobs[i],
+				       err);
+	json_decref(root);
+	if (rc < 0)
+		rota_msg_job_usage_clear(m);
+	else
+		m->njobs = n;
+	return rc;
+}
+
+void rota_msg_job_usage_clear(struct rota_msg_job_usage *m)
+{
+	free(m->jobs);
+	*m = (struct rota_msg_job_usage){ 0 };
+}
+
 char *rota_msg_name_encode(const char *name, size_t *len)
 {
 	return msg_dump(json_pack("{s:s}", "name", name), len);

@@ -13,6 +13,35 @@
 
 #define PRIO_FACTORS_MAX 64
 
+static const char *const state_names[] = {
+	[ROTA_PRIO_ROW_PENDING] = "pending",
+	[ROTA_PRIO_ROW_HELD] = "held",
+	[ROTA_PRIO_ROW_RUNNING] = "running",
+};
+
+static const char *state_name(enum rota_prio_row_state s)
+{
+	return s >= ROTA_PRIO_ROW_PENDING && s <= ROTA_PRIO_ROW_RUNNING
+		       ? state_names[s]
+		       : "pending";
+}
+
+/* A row without "state" (an older controller's) is a pending job's. */
+static int state_unpack(const char *name, enum rota_prio_row_state *s,
+			struct rota_error *err)
+{
+	*s = ROTA_PRIO_ROW_PENDING;
+	if (!name)
+		return 0;
+	for (int i = ROTA_PRIO_ROW_PENDING; i <= ROTA_PRIO_ROW_RUNNING; i++) {
+		if (strcmp(name, state_names[i]) == 0) {
+			*s = (enum rota_prio_row_state)i;
+			return 0;
+		}
+	}
+	return rota_errorf(err, -EPROTO, "state: unknown");
+}
+
 static json_t *row_pack(const struct rota_prio_row *r)
 {
 	json_t *f = json_array();
@@ -24,10 +53,11 @@ static json_t *row_pack(const struct rota_prio_row *r)
 						   x->raw, x->norm, x->weight,
 						   x->value));
 	}
-	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:o}", "id",
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:o, s:s}", "id",
 			      (json_int_t)r->id, "user", r->user, "account",
 			      r->account, "queue", r->queue, "qos", r->qos,
-			      "priority", r->priority, "factors", f);
+			      "priority", r->priority, "factors", f, "state",
+			      state_name(r->state));
 
 	if (r->array)
 		json_object_set_new(o, "array", json_string(r->array));
@@ -42,9 +72,12 @@ char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len)
 
 	for (size_t i = 0; i < m->n; i++)
 		json_array_append_new(rows, row_pack(&m->rows[i]));
-	return msg_dump(json_pack("{s:s, s:s, s:o}", "plugin", m->plugin,
-				  "describe", m->describe, "rows", rows),
-			len);
+	json_t *root = json_pack("{s:s, s:s, s:o}", "plugin", m->plugin,
+				 "describe", m->describe, "rows", rows);
+
+	if (m->rates_all)
+		json_object_set_new(root, "rates_all", json_true());
+	return msg_dump(root, len);
 }
 
 static int factor_unpack(json_t *a, struct rota_msg_prio_factor *f,
@@ -66,17 +99,21 @@ static int factor_unpack(json_t *a, struct rota_msg_prio_factor *f,
 static int row_unpack(json_t *o, struct rota_prio_row *r,
 		      struct rota_error *err)
 {
-	const char *user, *account, *queue, *qos, *array = NULL;
+	const char *user, *account, *queue, *qos, *array = NULL, *state = NULL;
 	json_t *prio = NULL, *f = NULL;
 	json_int_t id, tasks = 0;
 	int rc = msg_unpack(o, err,
-			    "{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s?s, s?I !}",
+			    "{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s?s, s?I, "
+			    "s?s !}",
 			    "id", &id, "user", &user, "account", &account,
 			    "queue", &queue, "qos", &qos, "priority", &prio,
-			    "factors", &f, "array", &array, "tasks", &tasks);
+			    "factors", &f, "array", &array, "tasks", &tasks,
+			    "state", &state);
 
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "id", err);
+	if (rc == 0)
+		rc = state_unpack(state, &r->state, err);
 	if (rc == 0)
 		rc = msg_range(tasks, 0, UINT32_MAX, "tasks", err);
 	if (rc == 0)
@@ -113,13 +150,16 @@ int rota_msg_prio_decode(const char *buf, size_t len, struct rota_msg_prio *m,
 	json_t *root = msg_parse(buf, len, err);
 	const char *plugin = NULL, *describe = NULL;
 	json_t *rows = NULL;
+	int rates_all = 0;
 	int rc;
 
 	*m = (struct rota_msg_prio){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:s, s:s, s:o !}", "plugin", &plugin,
-			"describe", &describe, "rows", &rows);
+	rc = msg_unpack(root, err, "{s:s, s:s, s:o, s?b !}", "plugin", &plugin,
+			"describe", &describe, "rows", &rows, "rates_all",
+			&rates_all);
+	m->rates_all = rates_all;
 	if (rc == 0 && (!json_is_array(rows) ||
 			json_array_size(rows) > ROTA_MSG_LIST_MAX))
 		rc = rota_errorf(err, -EPROTO, "rows: not a list");

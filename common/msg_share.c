@@ -24,6 +24,15 @@ static json_t *row_pack(const struct rota_share_row *r)
 		"pending", (json_int_t)r->pending, "running",
 		(json_int_t)r->running);
 
+	json_object_set_new(o, "shares_level", json_real(r->shares_level));
+	json_object_set_new(o, "usage_level", json_real(r->usage_level));
+	if (!isnan(r->ltarget))
+		json_object_set_new(o, "ltarget", json_real(r->ltarget));
+	if (!isnan(r->starget))
+		json_object_set_new(o, "starget", json_real(r->starget));
+	if (!isnan(r->rtarget))
+		json_object_set_new(o, "rtarget", json_real(r->rtarget));
+
 	if (r->user)
 		json_object_set_new(o, "user", json_string(r->user));
 	if (isinf(r->level_fs))
@@ -63,28 +72,40 @@ static int row_unpack(json_t *o, struct rota_share_row *r,
 		      struct rota_error *err)
 {
 	const char *account = NULL, *user = NULL;
-	json_t *num[10] = { NULL };
-	double *dst[10] = { &r->shares,	    &r->shares_norm, &r->usage,
+	json_t *num[13] = { NULL };
+	double *dst[13] = { &r->shares,	    &r->shares_norm, &r->usage,
 			    &r->usage_norm, &r->usage_eff,   &r->value,
-			    &r->factor,	    &r->tickets };
-	static const char *const names[] = { "shares",	   "shares_norm",
-					     "usage",	   "usage_norm",
-					     "usage_eff", "value",
-					     "factor",	   "tickets" };
+			    &r->factor,	    &r->tickets,     &r->shares_level,
+			    &r->usage_level, &r->ltarget,    &r->starget,
+			    &r->rtarget };
+	static const char *const names[] = {
+		"shares",	"shares_norm", "usage",	 "usage_norm",
+		"usage_eff",	"value",       "factor", "tickets",
+		"shares_level", "usage_level", "ltarget", "starget",
+		"rtarget",
+	};
 	json_int_t depth, pending, running;
 	json_t *lfs = NULL;
 	int rc = msg_unpack(
 		o, err,
 		"{s:s, s?s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s?o, "
-		"s:I, s:I !}",
+		"s:I, s:I, s?o, s?o, s?o, s?o, s?o !}",
 		"account", &account, "user", &user, "depth", &depth, "shares",
 		&num[0], "shares_norm", &num[1], "usage", &num[2], "usage_norm",
 		&num[3], "usage_eff", &num[4], "value", &num[5], "factor",
 		&num[6], "tickets", &num[7], "level_fs", &lfs, "pending",
-		&pending, "running", &running);
+		&pending, "running", &running, "shares_level", &num[8],
+		"usage_level", &num[9], "ltarget", &num[10], "starget",
+		&num[11], "rtarget", &num[12]);
 
 	for (size_t i = 0; rc == 0 && i < 8; i++)
 		rc = msg_real(num[i], names[i], dst[i], err);
+	/* absent (an older controller's reply): not known */
+	for (size_t i = 8; rc == 0 && i < 13; i++) {
+		*dst[i] = NAN;
+		if (num[i])
+			rc = msg_real(num[i], names[i], dst[i], err);
+	}
 	if (rc == 0)
 		rc = level_fs_unpack(lfs, &r->level_fs, err);
 	if (rc == 0)

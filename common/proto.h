@@ -88,6 +88,9 @@ enum rota_msg_type {
 	ROTA_MSG_NODE_REGISTER = 200, /* -> OK or ERROR */
 	ROTA_MSG_HEARTBEAT = 201,     /* -> OK or ERROR */
 	ROTA_MSG_JOB_END = 202,	      /* -> JOB_END_ACK */
+	ROTA_MSG_JOB_USAGE = 203,     /* no reply: UsageCharge=measured, each
+					 running job's cgroup totals so far;
+					 the next report repeats them */
 
 	/* 300-399: the controller to node daemons */
 	ROTA_MSG_LAUNCH = 300,	    /* no reply: JOB_END follows */

@@ -170,6 +170,8 @@ void rpc_prio(struct peer *p, const struct rota_frame *f);
 void rpc_node_register(struct peer *p, const struct rota_frame *f);
 void rpc_heartbeat(struct peer *p, const struct rota_frame *f);
 void rpc_job_end(struct peer *p, const struct rota_frame *f);
+/* JOB_USAGE: no reply; what is not running there is ignored (debug). */
+void rpc_job_usage(struct peer *p, const struct rota_frame *f);
 /* A node link closed. */
 void rpc_node_link_lost(struct peer *p, const char *why);
 

@@ -263,9 +263,66 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	return rc;
 }
 
-char *job_record_usage(const struct core_usage *u, size_t n, int64_t at,
-		       size_t *len)
+/*
+ * UsageCharge=measured: [[job, run, cpu_usec, io_bytes, charged], ...];
+ * charged -1: the meter waits for a first report to set it (baseline).
+ */
+static json_t *marks_encode(const struct core_usage_mark *m, size_t nm)
 {
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < nm; i++)
+		json_array_append_new(arr,
+				      json_pack("[I, I, I, I, f]",
+						(json_int_t)m[i].job_id,
+						(json_int_t)m[i].run,
+						(json_int_t)m[i].cpu_usec,
+						(json_int_t)m[i].io_bytes,
+						m[i].baseline ? -1.0
+							      : m[i].charged));
+	return arr;
+}
+
+static int marks_apply(struct core *core, json_t *arr, bool measured,
+		       struct rota_error *err)
+{
+	size_t n = json_array_size(arr);
+	struct core_usage_mark *m;
+	int rc = 0;
+
+	if (!json_is_array(arr) || n > 1u << 24)
+		return rota_errorf(err, -EINVAL, "usage record: bad marks");
+	m = rota_xcalloc(n + 1, sizeof(*m));
+	for (size_t i = 0; i < n && !rc; i++) {
+		json_t *v = json_array_get(arr, i);
+		json_int_t f[4] = { 0 };
+
+		if (json_unpack(v, "[I, I, I, I, F !]", &f[0], &f[1], &f[2],
+				&f[3], &m[i].charged) < 0 ||
+		    f[0] <= 0 || f[0] > UINT32_MAX || f[1] < 0 ||
+		    f[1] > UINT32_MAX || f[2] < 0 || f[3] < 0 ||
+		    !(m[i].charged >= 0 || m[i].charged == -1))
+			rc = rota_errorf(err, -EINVAL,
+					 "usage record: mark %zu is bad", i);
+		m[i].baseline = m[i].charged == -1;
+		if (m[i].baseline)
+			m[i].charged = 0;
+		m[i].job_id = (uint32_t)f[0];
+		m[i].run = (uint32_t)f[1];
+		m[i].cpu_usec = (uint64_t)f[2];
+		m[i].io_bytes = (uint64_t)f[3];
+	}
+	if (!rc)
+		core_usage_restore_marks(core, m, n, measured);
+	free(m);
+	return rc;
+}
+
+char *job_record_usage(const struct core *core, const struct core_usage *u,
+		       size_t n, int64_t at, size_t *len)
+{
+	struct core_usage_mark *m = NULL;
+	size_t nm = core_usage_marks(core, &m);
 	json_t *arr = json_array();
 	json_t *o;
 	char *text;
@@ -277,6 +334,12 @@ char *job_record_usage(const struct core_usage *u, size_t n, int64_t at,
 						     "usage", u[i].usage));
 	o = json_pack("{s:s, s:I, s:o}", "kind", "usage", "time",
 		      (json_int_t)at, "usage", arr);
+	/* only when measured: a record without them reads as before */
+	if (core_usage_is_measured(core))
+		json_object_set_new(o, "measured", json_true());
+	if (nm)
+		json_object_set_new(o, "marks", marks_encode(m, nm));
+	free(m);
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!text)
@@ -290,12 +353,15 @@ static int apply_usage(struct core *core, json_t *o, struct rota_error *err)
 	const char *kind;
 	json_int_t at;
 	json_t *arr;
+	json_t *marks = NULL;
+	int measured = 0;
 	struct core_usage *u;
 	size_t n;
 	int rc = 0;
 
-	if (json_unpack(o, "{s:s, s:I, s:o !}", "kind", &kind, "time", &at,
-			"usage", &arr) < 0 ||
+	if (json_unpack(o, "{s:s, s:I, s:o, s?b, s?o !}", "kind", &kind,
+			"time", &at, "usage", &arr, "measured", &measured,
+			"marks", &marks) < 0 ||
 	    !json_is_array(arr) || (n = json_array_size(arr)) > 1u << 20)
 		return rota_errorf(err, -EINVAL, "malformed usage record");
 	u = rota_xcalloc(n + 1, sizeof(*u));
@@ -310,6 +376,11 @@ static int apply_usage(struct core *core, json_t *o, struct rota_error *err)
 	if (!rc)
 		core_usage_restore(core, u, n, at);
 	free(u);
+	/* the last record's meters replace an earlier one's, or none */
+	if (!rc && marks)
+		rc = marks_apply(core, marks, measured, err);
+	else if (!rc)
+		core_usage_restore_marks(core, NULL, 0, measured);
 	return rc;
 }
 

@@ -26,8 +26,12 @@ struct core_usage;
 char *job_record_encode(const struct core *core, const struct core_job *job,
 			size_t *len);
 char *job_record_next_id(uint32_t next, size_t *len);
-char *job_record_usage(const struct core_usage *u, size_t n, int64_t at,
-		       size_t *len);
+/*
+ * Usage at 'at' (core_usage_take()'s), with whether the core measures it
+ * and its running jobs' meters (core_usage_marks()).
+ */
+char *job_record_usage(const struct core *core, const struct core_usage *u,
+		       size_t n, int64_t at, size_t *len);
 
 /*
  * Apply one record to the core (core_restore_job).  -EINVAL (malformed

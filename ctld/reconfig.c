@@ -82,6 +82,7 @@ static int move_all(struct core *from, struct core *to, int64_t now,
 {
 	struct move_ctx m = { .from = from, .to = to, .now = now, .err = err };
 	struct core_usage *u;
+	struct core_usage_mark *marks;
 	size_t n, len;
 	char *rec;
 
@@ -97,6 +98,9 @@ static int move_all(struct core *from, struct core *to, int64_t now,
 	n = core_usage_take(from, now, true, &u);
 	core_usage_restore(to, u, n, now);
 	free(u);
+	n = core_usage_marks(from, &marks);
+	core_usage_restore_marks(to, marks, n, core_usage_is_measured(from));
+	free(marks);
 	core_raise_next_id(to, core_next_id(from));
 	core_restore_finish(to);
 	move_admin(from, to, now);

@@ -156,6 +156,34 @@ void rpc_job_end(struct peer *p, const struct rota_frame *f)
 	ctld_run_actions(ctld);
 }
 
+/*
+ * UsageCharge=measured: running jobs' cgroup totals, charged as they
+ * grow.  No reply and no commit: the totals repeat in the next report,
+ * and the journal's usage record keeps each job's meter with the usage
+ * charged, so a restart charges what is new since that record only.
+ */
+void rpc_job_usage(struct peer *p, const struct rota_frame *f)
+{
+	struct ctld *ctld = p->ctld;
+	struct rota_msg_job_usage m;
+	struct rota_error err;
+	const char *node;
+
+	if (p->node < 0)
+		return;
+	if (rota_msg_job_usage_decode(f->body, f->body_len, &m, &err) < 0) {
+		rota_warn("usage report refused: %s", err.text);
+		return;
+	}
+	node = core_node_get(ctld->core, (uint32_t)p->node)->name;
+	for (size_t i = 0; i < m.njobs; i++)
+		if (core_job_measured(ctld->core, ctld_now(ctld), node,
+				      &m.jobs[i], &err) < 0)
+			rota_debug("usage report from '%s' ignored: %s", node,
+				   err.text);
+	rota_msg_job_usage_clear(&m);
+}
+
 void rpc_node_link_lost(struct peer *p, const char *why)
 {
 	struct ctld *ctld = p->ctld;

@@ -5,10 +5,16 @@
  * first, so the answer is what the next scheduling pass will use.
  * Anyone may ask about any pending job, as with sprio: a user asking
  * why a job waits needs to see the jobs ahead of it.
+ *
+ * When the priority plugin rates all (Grid Engine's sge), running jobs
+ * are listed too, first, as qstat -urg/-pri/-ext lists them: Grid Engine
+ * normalizes over them and shows their figures.  A held job is listed
+ * as every pending one is, rated 0 and without terms.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/msg.h"
@@ -25,6 +31,20 @@ struct prio_ctx {
 	struct rota_prio_factor *f; /* ROTA_PRIO_FACTORS_MAX per row */
 };
 
+static enum rota_prio_row_state row_state(const struct core_job *job)
+{
+	if (job->state == ROTA_JOB_RUNNING)
+		return ROTA_PRIO_ROW_RUNNING;
+	return job->hold ? ROTA_PRIO_ROW_HELD : ROTA_PRIO_ROW_PENDING;
+}
+
+/* Whether rota prio shows this job: pending, or running when rated. */
+static bool is_rated(const struct core *core, const struct core_job *job)
+{
+	return job->state == ROTA_JOB_PENDING ||
+	       (job->state == ROTA_JOB_RUNNING && core_prio_rates_all(core));
+}
+
 static void add_row(const struct core_job *job, void *arg)
 {
 	struct prio_ctx *pc = arg;
@@ -36,6 +56,7 @@ static void add_row(const struct core_job *job, void *arg)
 
 	*r = (struct rota_prio_row){
 		.id = job->id,
+		.state = row_state(job),
 		.user = job->user,
 		.account = job->desc.account,
 		.queue = core_queue_get(core, job->queue)->name,
@@ -57,6 +78,15 @@ static void add_row(const struct core_job *job, void *arg)
 	pc->m.n++;
 }
 
+static const char *not_rated(bool rates_all, size_t n)
+{
+	if (rates_all)
+		return n == 1 ? "the job is neither pending nor running"
+			      : "none of these jobs is pending or running";
+	return n == 1 ? "the job is not pending"
+		      : "none of these jobs is pending";
+}
+
 void rpc_prio(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
@@ -72,22 +102,25 @@ void rpc_prio(struct peer *p, const struct rota_frame *f)
 		return;
 	}
 	core_prio_update(ctld->core, pc.now);
+	pc.m.rates_all = core_prio_rates_all(ctld->core);
 	n = ids.n ? ids.n : core_pending_count(ctld->core);
+	if (!ids.n && pc.m.rates_all)
+		n += core_running_count(ctld->core);
 	pc.m.rows = rota_xcalloc(n + 1, sizeof(*pc.m.rows));
 	pc.f = rota_xcalloc((n + 1) * ROTA_PRIO_FACTORS_MAX, sizeof(*pc.f));
 	for (size_t i = 0; i < ids.n; i++) {
 		const struct core_job *job = core_job_find(ctld->core,
 							   ids.job_ids[i]);
 
-		if (job && job->state == ROTA_JOB_PENDING)
+		if (job && is_rated(ctld->core, job))
 			add_row(job, &pc);
 	}
+	if (!ids.n && pc.m.rates_all) /* first, as qstat lists them */
+		core_running_foreach(ctld->core, add_row, &pc);
 	if (!ids.n)
 		core_pending_foreach(ctld->core, add_row, &pc);
 	if (ids.n && !pc.m.n) {
-		peer_send_error(p, -ENOENT, ids.n == 1
-					? "the job is not pending"
-					: "none of these jobs is pending");
+		peer_send_error(p, -ENOENT, not_rated(pc.m.rates_all, ids.n));
 	} else {
 		core_prio_describe(ctld->core, describe, sizeof(describe));
 		pc.m.plugin = (char *)core_prio_plugin(ctld->core);

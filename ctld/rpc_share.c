@@ -5,10 +5,16 @@
  * figures are those the next priority calculation would use.  Like
  * Slurm's sshare, anyone may see the whole tree: shares and usage are
  * what users need to understand their own place in it.
+ *
+ * Besides the plugin's figures, each row gets the two sshare shows under
+ * Fair-Tree, Slurm's default: the share among siblings (NormShares) and
+ * the usage over the parent's (EffectvUsage); the tree's shares_norm and
+ * usage_norm stay, being of the whole machine.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/conf.h"
@@ -18,6 +24,28 @@
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "plugins/rota_plugin.h"
+
+/*
+ * Row i's share among its siblings (its own shares over theirs, its own
+ * included: 0 when they are all 0, as in Slurm) and its usage over its
+ * parent's (0 when the parent has none; the root's is 1, as in Slurm).
+ * 'level' holds each node's children's shares, summed.
+ */
+static void set_level(const struct rota_share_tree *t, const double *level,
+		      size_t i, struct rota_share_row *r)
+{
+	const struct rota_share_node *n = &t->nodes[i];
+	const struct rota_share_node *parent;
+
+	r->shares_level = 1;
+	r->usage_level = 1;
+	if (n->parent >= t->n) /* the root (ROTA_SHARE_NONE) */
+		return;
+	parent = &t->nodes[n->parent];
+	r->shares_level =
+		level[n->parent] > 0 ? n->shares / level[n->parent] : 0;
+	r->usage_level = parent->usage > 0 ? n->usage / parent->usage : 0;
+}
 
 void rpc_share(struct peer *p, const struct rota_frame *f)
 {
@@ -32,6 +60,7 @@ void rpc_share(struct peer *p, const struct rota_frame *f)
 		.half_life = ctld->conf->usage_half_life,
 		.time = now,
 	};
+	double *level;
 	size_t len;
 	char *body;
 
@@ -43,6 +72,10 @@ void rpc_share(struct peer *p, const struct rota_frame *f)
 	t = core_share_tree(ctld->core);
 	m.convention = core_share_flux(ctld->core) ? "flux" : "native";
 	m.rows = rota_xcalloc(t->n + 1, sizeof(*m.rows));
+	level = rota_xcalloc(t->n + 1, sizeof(*level));
+	for (size_t i = 0; i < t->n; i++)
+		if (t->nodes[i].parent < t->n)
+			level[t->nodes[i].parent] += t->nodes[i].shares;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct rota_share_node *n = &t->nodes[i];
 
@@ -61,10 +94,16 @@ void rpc_share(struct peer *p, const struct rota_frame *f)
 			.tickets = n->tickets,
 			.pending = n->pending,
 			.running = n->running,
+			.ltarget = t->targets ? t->targets[i].oltt : NAN,
+			.starget = t->targets ? t->targets[i].ostt : NAN,
+			.rtarget = t->targets ? t->targets[i].ostt_running
+					      : NAN,
 		};
+		set_level(t, level, i, &m.rows[i]);
 	}
 	body = rota_msg_share_encode(&m, &len);
 	peer_send(p, ROTA_MSG_SHARE_REPLY, body, len);
 	free(body);
 	free(m.rows);
+	free(level);
 }

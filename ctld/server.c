@@ -78,6 +78,7 @@ static const struct rpc_entry {
 	{ ROTA_MSG_NODE_REGISTER, ROLE_NODE, rpc_node_register },
 	{ ROTA_MSG_HEARTBEAT, ROLE_NODE, rpc_heartbeat },
 	{ ROTA_MSG_JOB_END, ROLE_NODE, rpc_job_end },
+	{ ROTA_MSG_JOB_USAGE, ROLE_NODE, rpc_job_usage },
 };
 
 int64_t ctld_now(const struct ctld *ctld)

@@ -72,7 +72,8 @@ static char *usage_record(struct ctld *ctld, bool all, size_t *len)
 	int64_t now = ctld_now(ctld);
 	struct core_usage *u;
 	size_t n = core_usage_take(ctld->core, now, all, &u);
-	char *rec = u ? job_record_usage(u, n, now, len) : NULL;
+	/* the meters with the usage they are in: one record, both or none */
+	char *rec = u ? job_record_usage(ctld->core, u, n, now, len) : NULL;
 
 	free(u);
 	return rec;

@@ -398,6 +398,19 @@ unsigned cgroup_job_reap(const struct cgroup_env *env, uint32_t job_id,
 	return u.left;
 }
 
+int cgroup_job_sample(const struct cgroup_env *env, uint32_t job_id,
+		      uint32_t run, int pid, struct cgroup_sample *s)
+{
+	struct cgroup_job *cg = job_named(env, job_id, run, pid);
+	int rc;
+
+	*s = (struct cgroup_sample){ 0 };
+	rc = env->version == 1 ? cgroup_v1_sample(cg, s)
+			       : cgroup_v2_sample(cg, s);
+	job_free(cg);
+	return rc;
+}
+
 int cgroup_job_create(const struct cgroup_env *env, uint32_t job_id,
 		      uint32_t run, int pid, const struct cgroup_limits *lim,
 		      struct cgroup_job **out, struct rota_error *err)

@@ -106,6 +106,25 @@ void cgroup_job_end(struct cgroup_job *cg, struct cgroup_usage *usage);
 void cgroup_job_kill(struct cgroup_job *cg);
 
 /*
+ * What a running job's cgroup has used so far (UsageCharge=measured):
+ * CPU time, memory now (v1 memory.usage_in_bytes, v2 memory.current) and
+ * bytes read and written (v2 io.stat; v1: 0, jobs get no blkio cgroup).
+ */
+struct cgroup_sample {
+	uint64_t cpu_usec;
+	uint64_t mem_bytes;
+	uint64_t io_bytes;
+};
+
+/*
+ * Read the cgroup "job<ID>.<RUN>.<PID>" of a running job into '*s' (what
+ * cannot be read is 0).  Returns 0, or -ENOENT when it has no CPU time
+ * to read (no such cgroup, or no CPU accounting).  Does not block.
+ */
+int cgroup_job_sample(const struct cgroup_env *env, uint32_t job_id,
+		      uint32_t run, int pid, struct cgroup_sample *s);
+
+/*
  * A supervisor died without ending its job: end what is left in the
  * job's cgroup "job<ID>.<RUN>.<PID>" as cgroup_job_end() does, if it is
  * there.  Returns how many processes it killed.  Blocks as that does.

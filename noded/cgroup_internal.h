@@ -76,4 +76,8 @@ unsigned cgroup_v2_kill(struct cgroup_job *cg);
 void cgroup_v1_usage(const struct cgroup_job *cg, struct cgroup_usage *u);
 void cgroup_v2_usage(const struct cgroup_job *cg, struct cgroup_usage *u);
 
+/* Read a running job's use so far; -ENOENT: no CPU time to read. */
+int cgroup_v1_sample(const struct cgroup_job *cg, struct cgroup_sample *s);
+int cgroup_v2_sample(const struct cgroup_job *cg, struct cgroup_sample *s);
+
 #endif

@@ -221,3 +221,17 @@ void cgroup_v1_usage(const struct cgroup_job *cg, struct cgroup_usage *u)
 	    cgroup_read_key(mem, "memory.oom_control", "oom_kill", &v) == 0)
 		u->oom_killed = v > 0;
 }
+
+int cgroup_v1_sample(const struct cgroup_job *cg, struct cgroup_sample *s)
+{
+	const char *mem = cg->dir[CGROUP_MEMORY];
+	uint64_t v;
+
+	if (!cg->dir[CGROUP_CPUACCT] ||
+	    cgroup_read_u64(cg->dir[CGROUP_CPUACCT], "cpuacct.usage", &v) < 0)
+		return -ENOENT;
+	s->cpu_usec = v / 1000;
+	if (mem && cgroup_read_u64(mem, "memory.usage_in_bytes", &v) == 0)
+		s->mem_bytes = v;
+	return 0;
+}

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -193,4 +194,44 @@ void cgroup_v2_usage(const struct cgroup_job *cg, struct cgroup_usage *u)
 		u->mem_peak = v;
 	if (cgroup_read_key(dir, "memory.events", "oom_kill", &v) == 0)
 		u->oom_killed = v > 0;
+}
+
+/* io.stat: "MAJ:MIN rbytes=N wbytes=N rios=N ..." per device, summed. */
+static uint64_t io_bytes(const char *dir)
+{
+	char *path = rota_xasprintf("%s/io.stat", dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[8192];
+	uint64_t sum = 0;
+	ssize_t n;
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	/* one line per device: cgroup_read() keeps the first only */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (const char *p = buf; (p = strstr(p, "bytes=")); p += 6) {
+		/* rbytes= and wbytes=, not dbytes= (discards) */
+		if (p > buf && (p[-1] == 'r' || p[-1] == 'w'))
+			sum += strtoull(p + 6, NULL, 10);
+	}
+	return sum;
+}
+
+int cgroup_v2_sample(const struct cgroup_job *cg, struct cgroup_sample *s)
+{
+	const char *dir = cg->dir[0];
+	uint64_t v;
+
+	if (cgroup_read_key(dir, "cpu.stat", "usage_usec", &v) < 0)
+		return -ENOENT;
+	s->cpu_usec = v;
+	if (cgroup_read_u64(dir, "memory.current", &v) == 0)
+		s->mem_bytes = v;
+	s->io_bytes = io_bytes(dir);
+	return 0;
 }

@@ -67,6 +67,46 @@ static char *spool_path(struct noded *nd, uint32_t id, uint32_t run,
 	return rota_xasprintf("%s/job%u.%u.%s", nd->spool, id, run, ext);
 }
 
+void jobs_report_usage(struct noded *nd)
+{
+	struct rota_msg_job_usage m = { 0 };
+	/* a job takes at most 5 numbers of 20 digits: within a frame */
+	size_t max = nd->conf->max_frame / 128;
+	size_t n = 0, len;
+	char *body;
+
+	if (nd->conf->usage_charge != ROTA_CHARGE_MEASURED || !nd->cgroups)
+		return;
+	for (struct njob *j = nd->jobs; j; j = j->next)
+		n++;
+	if (!n)
+		return;
+	m.jobs = rota_xcalloc(n, sizeof(*m.jobs));
+	for (struct njob *j = nd->jobs; j; j = j->next) {
+		struct cgroup_sample s;
+
+		/* an ended job's totals go with its end */
+		if (j->ended || m.njobs == max ||
+		    m.njobs == ROTA_MSG_JOB_USAGE_MAX ||
+		    cgroup_job_sample(nd->cgroups, j->id, j->run, (int)j->sup,
+				      &s) < 0)
+			continue;
+		m.jobs[m.njobs++] = (struct rota_job_sample){
+			.job_id = j->id,
+			.run = j->run,
+			.cpu_usec = s.cpu_usec,
+			.mem_bytes = s.mem_bytes,
+			.io_bytes = s.io_bytes,
+		};
+	}
+	if (m.njobs) {
+		body = rota_msg_job_usage_encode(&m, &len);
+		link_send(nd, ROTA_MSG_JOB_USAGE, body, len);
+		free(body);
+	}
+	rota_msg_job_usage_clear(&m);
+}
+
 /* The supervisor of a run of job 'id' wrote its end: report it. */
 static void end_arrived(struct noded *nd, uint32_t id, uint32_t run)
 {

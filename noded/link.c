@@ -327,6 +327,7 @@ static void heartbeat_cb(struct rota_evloop *loop, void *arg)
 	body = rota_msg_heartbeat_encode(nd->name, nd->steps_refused, &len);
 	link_send(nd, ROTA_MSG_HEARTBEAT, body, len);
 	free(body);
+	jobs_report_usage(nd);
 }
 
 static void connect_cb(struct rota_evloop *loop, void *arg)

@@ -128,6 +128,11 @@ void jobs_acked(struct noded *nd, uint32_t job_id, uint32_t run);
 /* Re-send the ends the controller has not acknowledged. */
 void jobs_resend_ends(struct noded *nd);
 /*
+ * UsageCharge=measured: send the controller what each running job's
+ * cgroup has used so far (JOB_USAGE); nothing without cgroups.
+ */
+void jobs_report_usage(struct noded *nd);
+/*
  * Find this node's jobs again in SpoolDir (supervisors still running, ends
  * not yet acknowledged) and watch it for ends.  -errno when SpoolDir
  * cannot be watched.

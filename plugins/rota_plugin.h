@@ -30,7 +30,8 @@
 #define ROTA_PLUGIN_ABI_MINOR 9 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
-				  targets, held jobs not pending */
+				  targets, held jobs not pending, context
+				  job_deadline */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -206,7 +207,8 @@ struct rota_share_tree {
 	/*
 	 * Since ABI 1.9: where a plugin that computes Grid Engine's targets
 	 * (sharetree) writes them, one per node (indexed as nodes); NULL
-	 * when the host does not read them.  Others leave it alone.
+	 * when the host does not read them.  The host fills them with NAN
+	 * (not computed); other plugins leave them alone.
 	 */
 	struct rota_share_target *targets;
 };
@@ -295,6 +297,11 @@ struct rota_prio_context {
 	 * the jobs passed is (ROTA_PRIO_JOB_*), one per job; else NULL.
 	 */
 	const uint8_t *job_state;
+	/*
+	 * Since ABI 1.9: each job's initiation deadline (Grid Engine's -dl,
+	 * Unix seconds; 0: none), one per job passed.
+	 */
+	const int64_t *job_deadline;
 };
 
 enum {

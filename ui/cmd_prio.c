@@ -3,6 +3,10 @@
  * rota prio: why a job waits behind others, in numbers (Slurm's sprio -l).
  * One line per pending job, highest first, each term of its priority
  * named; -l adds every term's raw input, normalized value and weight.
+ * When the priority plugin rates all (sge), running and held jobs are
+ * listed too, with a STATE column, and --urg, --pri and --ext show the
+ * columns of Grid Engine's qstat -urg, -pri and -ext, worked out from
+ * the terms the plugin explains.
  */
 #include "config.h"
 
@@ -17,7 +21,8 @@
 #include "ui/cmd.h"
 
 static const char help[] =
-	"usage: rota prio [-l] [--noheader] [--json] [JOB...]\n"
+	"usage: rota prio [-l | --urg | --pri | --ext] [--noheader] [--json]\n"
+	"                 [JOB...]\n"
 	"\n"
 	"Show the priority of pending jobs (all of them, or the JOBs named)\n"
 	"and every term it is made of, as the priority plugin computes them\n"
@@ -31,33 +36,82 @@ static const char help[] =
 	"term below its job: the raw input (seconds, cores, a factor...),\n"
 	"the normalized value the formula uses, the weight, and the value.\n"
 	"\n"
+	"Grid Engine (priority plugin sge) rates every job, as qstat shows:\n"
+	"running jobs come first, and a STATE column follows PRIORITY with\n"
+	"qstat's words: r running, qw pending, hqw held.  A held job is\n"
+	"rated 0 and has no terms: its figures are shown as -.  Other\n"
+	"plugins list pending jobs only, held ones among them, as sprio.\n"
+	"\n"
+	"Grid Engine's views (sge only), columns as qstat names them:\n"
+	"  --urg  (qstat -urg) PRIOR NURG URG RRCONTR WTCONTR DLCONTR:\n"
+	"         urgency = rrcontr (slots x SlotUrgency + the queue's\n"
+	"         urgency) + wtcontr (waiting seconds x WeightWaitingTime)\n"
+	"         + dlcontr (deadline; 0: Rota jobs have none yet)\n"
+	"  --pri  (qstat -pri) PRIOR NURG NPPRIOR NTCKTS PPRI: prior =\n"
+	"         WeightUrgency x nurg + WeightTicket x ntckts +\n"
+	"         WeightPriority x npprior; ppri is the POSIX priority\n"
+	"         (-nice)\n"
+	"  --ext  (qstat -ext) PRIOR NTCKTS TCKTS OTCKT FTCKT STCKT: all\n"
+	"         tickets are share-tree tickets (stckt); Rota has no\n"
+	"         override or functional policy yet, so otckt and ftckt\n"
+	"         are 0\n"
+	"each followed by USER STATE QUEUE SLOTS.\n"
+	"\n"
 	"Options:\n"
 	"  -l, --long       every term's raw, normalized, weight and value\n"
+	"      --urg, --pri, --ext  Grid Engine's views (see above)\n"
 	"  -H, --noheader   no title and column lines\n"
-	"      --json       the controller's reply, one JSON object\n";
+	"      --json       the controller's reply, one JSON object: rows\n"
+	"                   carry \"state\" (pending, held or running)\n";
+
+enum prio_view {
+	VIEW_TERMS = 1, /* the default: name=value per term */
+	VIEW_LONG,	/* -l */
+	VIEW_URG,	/* Grid Engine's qstat -urg */
+	VIEW_PRI,	/* qstat -pri */
+	VIEW_EXT,	/* qstat -ext */
+};
 
 struct prio_opts {
-	bool longer;
+	enum prio_view view;
 	bool header;
 	bool json;
 };
+
+static int set_view(struct prio_opts *o, enum prio_view v)
+{
+	if (o->view != VIEW_TERMS && o->view != v) {
+		cmd_error("prio", "-l, --urg, --pri and --ext: one at most");
+		return -1;
+	}
+	o->view = v;
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct prio_opts *o, int *first)
 {
 	static const struct option longopts[] = {
 		{ "long", no_argument, NULL, 'l' },
+		{ "urg", no_argument, NULL, 'U' },
+		{ "pri", no_argument, NULL, 'P' },
+		{ "ext", no_argument, NULL, 'E' },
 		{ "noheader", no_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	int rc = 0;
 	int c;
 
-	*o = (struct prio_opts){ .header = true };
+	*o = (struct prio_opts){ .view = VIEW_TERMS, .header = true };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+lHh", longopts, NULL)) != -1) {
+	while (rc == 0 &&
+	       (c = getopt_long(argc, argv, "+lHh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'l': o->longer = true; break;
+		case 'l': rc = set_view(o, VIEW_LONG); break;
+		case 'U': rc = set_view(o, VIEW_URG); break;
+		case 'P': rc = set_view(o, VIEW_PRI); break;
+		case 'E': rc = set_view(o, VIEW_EXT); break;
 		case 'H': o->header = false; break;
 		case 'J': o->json = true; break;
 		case 'h': return 1;
@@ -68,16 +122,38 @@ static int parse(int argc, char **argv, struct prio_opts *o, int *first)
 		}
 	}
 	*first = optind;
-	return 0;
+	return rc;
 }
 
-static void print_row(const struct rota_prio_row *r, bool longer)
+/* qstat's state words */
+static const char *state_word(enum rota_prio_row_state s)
 {
+	switch (s) {
+	case ROTA_PRIO_ROW_RUNNING: return "r";
+	case ROTA_PRIO_ROW_HELD: return "hqw";
+	default: return "qw";
+	}
+}
+
+static const char *row_id(const struct rota_prio_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u", r->id);
+	return r->array ? r->array : buf;
+}
+
+static void print_row(const struct rota_prio_row *r, bool longer, bool state)
+{
+	bool held = state && r->state == ROTA_PRIO_ROW_HELD;
 	char id[24];
 
-	snprintf(id, sizeof(id), "%u", r->id);
-	printf("%-8s %-10s %-12s %-10s %-10s %14.4f", r->array ? r->array : id,
-	       r->user, r->account, r->queue, r->qos, r->priority);
+	printf("%-8s %-10s %-12s %-10s %-10s", row_id(r, id, sizeof(id)),
+	       r->user, r->account, r->queue, r->qos);
+	if (held) /* Grid Engine rates it 0: no figure to explain */
+		printf(" %14s", "-");
+	else
+		printf(" %14.4f", r->priority);
+	if (state)
+		printf(" %-5s", state_word(r->state));
 	if (r->tasks > 1) /* an array's pending rest: one line for all */
 		printf(" tasks=%u", r->tasks);
 	if (!longer) {
@@ -95,6 +171,133 @@ static void print_row(const struct rota_prio_row *r, bool longer)
 		       "value=%.6g\n",
 		       f->name, f->raw, f->norm, f->weight, f->value);
 	}
+}
+
+/* A term of the row by name; NULL when the plugin gives none. */
+static const struct rota_msg_prio_factor *term(const struct rota_prio_row *r,
+					       const char *name)
+{
+	for (size_t i = 0; i < r->nfactors; i++)
+		if (strcmp(r->factors[i].name, name) == 0)
+			return &r->factors[i];
+	return NULL;
+}
+
+/* A term's value, or its raw input or normalized value; 0 when absent. */
+static double value_of(const struct rota_prio_row *r, const char *name)
+{
+	const struct rota_msg_prio_factor *f = term(r, name);
+
+	return f ? f->value : 0;
+}
+
+static double raw_of(const struct rota_prio_row *r, const char *name)
+{
+	const struct rota_msg_prio_factor *f = term(r, name);
+
+	return f ? f->raw : 0;
+}
+
+static double norm_of(const struct rota_prio_row *r, const char *name)
+{
+	const struct rota_msg_prio_factor *f = term(r, name);
+
+	return f ? f->norm : 0;
+}
+
+static const char *const view_titles[] = {
+	[VIEW_URG] = "   PRIOR    NURG      URG  RRCONTR  WTCONTR  DLCONTR",
+	[VIEW_PRI] = "   PRIOR    NURG NPPRIOR  NTCKTS   PPRI",
+	[VIEW_EXT] = "   PRIOR  NTCKTS   TCKTS   OTCKT   FTCKT   STCKT",
+};
+
+/* The figures of one of Grid Engine's views; a held job's are blank. */
+static void print_figures(const struct rota_prio_row *r, enum prio_view v)
+{
+	double tickets = raw_of(r, "tickets");
+
+	switch (v) {
+	case VIEW_URG:
+		printf("%8.5f %7.5f %8.0f %8.0f %8.0f %8.0f", r->priority,
+		       norm_of(r, "urgency"), raw_of(r, "urgency"),
+		       value_of(r, "urgency.slots") +
+			       value_of(r, "urgency.queue"),
+		       value_of(r, "urgency.waiting"),
+		       value_of(r, "urgency.deadline"));
+		break;
+	case VIEW_PRI:
+		printf("%8.5f %7.5f %7.5f %7.5f %6.0f", r->priority,
+		       norm_of(r, "urgency"), norm_of(r, "priority"),
+		       norm_of(r, "tickets"), raw_of(r, "priority"));
+		break;
+	default:
+		printf("%8.5f %7.5f %7.0f %7.0f %7.0f %7.0f", r->priority,
+		       norm_of(r, "tickets"), tickets, 0.0, 0.0, tickets);
+		break;
+	}
+}
+
+/*
+ * One line of --urg, --pri or --ext: JOBID, the figures, USER STATE
+ * QUEUE SLOTS.  Rota's urgency parts as Grid Engine splits them:
+ * rrcontr = urgency.slots + urgency.queue, wtcontr = urgency.waiting,
+ * dlcontr = urgency.deadline (0 while the plugin gives none).
+ */
+static void print_view_row(const struct rota_prio_row *r, enum prio_view v)
+{
+	const char *title = view_titles[v];
+	char id[24];
+	char slots[16] = "-";
+
+	printf("%-8s ", row_id(r, id, sizeof(id)));
+	if (r->state == ROTA_PRIO_ROW_HELD) /* no terms: no figures */
+		printf("%*s", (int)strlen(title), "-");
+	else
+		print_figures(r, v);
+	if (term(r, "urgency.slots"))
+		snprintf(slots, sizeof(slots), "%.0f",
+			 raw_of(r, "urgency.slots"));
+	printf(" %-10s %-5s %-10s %5s\n", r->user, state_word(r->state),
+	       r->queue, slots);
+}
+
+/* Grid Engine's views need the sge plugin's terms on every rated row. */
+static bool has_sge_terms(const struct rota_msg_prio *m)
+{
+	if (!m->rates_all)
+		return false;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->rows[i].state != ROTA_PRIO_ROW_HELD &&
+		    !term(&m->rows[i], "urgency"))
+			return false;
+	return true;
+}
+
+static int print_view(const struct rota_msg_prio *m, const struct prio_opts *o)
+{
+	bool longer = o->view == VIEW_LONG;
+
+	if (o->view >= VIEW_URG && !has_sge_terms(m)) {
+		cmd_error("prio", "--urg, --pri and --ext are Grid Engine's views: the priority plugin '%s' has no urgency (they need priority/sge)",
+			  m->plugin);
+		return 1;
+	}
+	if (o->header)
+		printf("Priority %s: %s\n", m->plugin, m->describe);
+	if (o->header && o->view >= VIEW_URG)
+		printf("%-8s %s %-10s %-5s %-10s %5s\n", "JOBID",
+		       view_titles[o->view], "USER", "STATE", "QUEUE", "SLOTS");
+	else if (o->header)
+		printf("%-8s %-10s %-12s %-10s %-10s %14s%s %s\n", "JOBID",
+		       "USER", "ACCOUNT", "QUEUE", "QOS", "PRIORITY",
+		       m->rates_all ? " STATE" : "", longer ? "" : "TERMS");
+	for (size_t i = 0; i < m->n; i++) {
+		if (o->view >= VIEW_URG)
+			print_view_row(&m->rows[i], o->view);
+		else
+			print_row(&m->rows[i], longer, m->rates_all);
+	}
+	return 0;
 }
 
 /* The request body: {"job_ids":[...]} from the JOB operands. */
@@ -146,21 +349,14 @@ static int prio_run(int argc, char **argv)
 		cmd_error("prio", "bad reply: %s", err.text);
 		return 1;
 	}
-	if (o.header) {
-		printf("Priority %s: %s\n", m.plugin, m.describe);
-		printf("%-8s %-10s %-12s %-10s %-10s %14s %s\n", "JOBID",
-		       "USER", "ACCOUNT", "QUEUE", "QOS", "PRIORITY",
-		       o.longer ? "" : "TERMS");
-	}
-	for (size_t i = 0; i < m.n; i++)
-		print_row(&m.rows[i], o.longer);
+	rc = print_view(&m, &o);
 	rota_msg_prio_clear(&m);
-	return 0;
+	return rc;
 }
 
 const struct cmd cmd_prio = {
 	.name = "prio",
-	.summary = "pending jobs' priorities and why",
+	.summary = "jobs' priorities and why (sprio, qstat -urg/-pri/-ext)",
 	.help = help,
 	.run = prio_run,
 };

@@ -14,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/depend.h"
+#include "common/jobrec.h"
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/taskset.h"
@@ -74,6 +76,12 @@ static const char help[] =
 	"                            operators may give a negative N)\n"
 	"      --urgency=N           Flux's urgency, 1 to 16 (16 is the\n"
 	"                            default; operators up to 31)\n"
+	"      --dl=TIME             Grid Engine's initiation deadline (qsub\n"
+	"                            -dl): under Priority=sge its urgency\n"
+	"                            grows as TIME nears; TIME as 2026-12-01\n"
+	"                            T13:30, now+2h or @UNIXSECONDS; only\n"
+	"                            DeadlineUsers and operators may\n"
+	"                            set one\n"
 	"  -H, --hold                submit it held: it waits (reason\n"
 	"                            JobHeldUser) until 'rota release'\n"
 	"  -a, --array=IDS[%N]       a job array: one job per task id, as\n"
@@ -120,6 +128,7 @@ enum {
 	OPT_MEM_PER_CPU,
 	OPT_RESERVATION,
 	OPT_KILL_INVALID,
+	OPT_DEADLINE,
 };
 
 static const struct option longopts[] = {
@@ -142,6 +151,7 @@ static const struct option longopts[] = {
 	{ "qos", required_argument, NULL, OPT_QOS },
 	{ "nice", required_argument, NULL, OPT_NICE },
 	{ "urgency", required_argument, NULL, OPT_URGENCY },
+	{ "dl", required_argument, NULL, OPT_DEADLINE },
 	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
@@ -308,6 +318,16 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 		rc = parse_int("urgency", v, 1, 31, &n);
 		o->d.urgency = (uint32_t)n;
 		return rc;
+	case OPT_DEADLINE:
+		if (rota_jobrec_time_parse(v, (int64_t)time(NULL),
+					   &o->d.deadline, &err) < 0 ||
+		    o->d.deadline <= 0) {
+			cmd_error("submit", "--dl: %s",
+				  err.text[0] ? err.text
+					      : "must be after 1970");
+			return -EINVAL;
+		}
+		return 0;
 	case OPT_PER_NODE:
 		return parse_count("ntasks-per-node", v, 1,
 				   &o->d.ntasks_per_node);

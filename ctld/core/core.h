@@ -50,6 +50,7 @@
  *   through core.h.
  */
 struct rota_conf;
+struct rota_usage_weights;
 struct rota_share_tree;
 struct rota_prio_factor;
 struct core;
@@ -147,6 +148,21 @@ struct core_alloc {
 	uint32_t *cores;	/* logical core indexes on that node */
 };
 
+/*
+ * UsageCharge=measured: how much of a run's cgroup totals (as its node
+ * reports them) is charged already, so that each CPU second and byte
+ * counts once, however often or late the totals come (usage.c).
+ */
+struct core_meter {
+	uint64_t cpu_usec;	/* CPU time charged up to */
+	uint64_t io_bytes;	/* bytes read and written charged up to */
+	uint64_t mem_bytes;	/* memory at the last report */
+	double charged;		/* weighted usage charged for this run */
+	bool baseline;		/* the next report only sets the marks: the
+				   run was charged cores x wall time so far
+				   (UsageCharge was allocated) */
+};
+
 struct core_job {
 	uint32_t id;
 	enum rota_job_state state;
@@ -162,6 +178,7 @@ struct core_job {
 	int64_t start_time;
 	int64_t end_time;
 	int64_t charged_until;	/* usage charged up to here (running) */
+	struct core_meter meter; /* UsageCharge=measured: of this run */
 	double priority;	/* the priority plugin's, last computed */
 	double tickets;		/* share-tree tickets it was rated with */
 	int64_t eligible_accum;	/* eligible seconds before eligible_since */
@@ -423,6 +440,60 @@ bool core_share_flux(const struct core *core);
 uint32_t core_job_share_index(const struct core *core,
 			      const struct core_job *job);
 
+/*
+ * UsageCharge=measured: a node's report of what the cgroup of a job whose
+ * batch script runs there has used so far (JOB_USAGE).  The association
+ * is charged the weighted increase over what was charged before
+ * (UsageWeights, normalized to add up to 1): CPU seconds, the memory
+ * integral (memory now x CPU seconds since the last report, in GB x s)
+ * and GB read and written.  A report repeated, late, of an earlier run
+ * or of an ended job charges nothing.  -ENOENT if the job is not running
+ * on 'node' in run s->run; -EPERM if usage is not measured.
+ */
+int core_job_measured(struct core *core, int64_t now, const char *node,
+		      const struct rota_job_sample *s, struct rota_error *err);
+/*
+ * The pure arithmetic of one report: the weighted usage of moving 'm' up
+ * to the totals 'cpu_usec' and 'io_bytes' with 'mem_bytes' in use now
+ * (0 if nothing grew), and 'm' moved there.  Exposed for tests.
+ */
+double core_meter_advance(struct core_meter *m,
+			  const struct rota_usage_weights *w,
+			  uint64_t cpu_usec, uint64_t mem_bytes,
+			  uint64_t io_bytes);
+
+/* What a running job's meter has charged, as the journal keeps it. */
+struct core_usage_mark {
+	uint32_t job_id;
+	uint32_t run;
+	uint64_t cpu_usec;
+	uint64_t io_bytes;
+	double charged;
+	bool baseline;		/* its next report sets it, charging nothing */
+};
+/*
+ * The meters of the running jobs that have charged something (or wait
+ * for a first report to set them) (caller
+ * frees '*out' with free()); a usage record keeps them with the usage
+ * they are in, so that after a restart the next report charges only what
+ * is new.  0 and NULL when there are none.
+ */
+size_t core_usage_marks(const struct core *core,
+			struct core_usage_mark **out);
+/*
+ * Put back the meters of a usage record (replacing any an earlier record
+ * gave); core_restore_finish() gives them to the running jobs of the
+ * same id and run.  'm' is copied.  'measured': the record's usage was
+ * measured; if not, and usage is measured now, a job running before the
+ * record was charged cores x wall time up to it, and its first report
+ * sets its meter without charging.
+ */
+void core_usage_restore_marks(struct core *core,
+			      const struct core_usage_mark *m, size_t n,
+			      bool measured);
+/* Is usage measured (UsageCharge=measured)? */
+bool core_usage_is_measured(const struct core *core);
+
 /* One user's usage in one account, as the journal keeps it. */
 struct core_usage {
 	const char *account;	/* borrowed from the core */
@@ -454,6 +525,11 @@ void core_usage_restore(struct core *core, const struct core_usage *u,
  */
 int core_prio_update(struct core *core, int64_t now);
 const char *core_prio_plugin(const struct core *core);
+/*
+ * True when the priority plugin rates all (plugin ABI 1.8, Grid Engine's
+ * way): running jobs have a priority and terms too, held ones 0 and none.
+ */
+bool core_prio_rates_all(const struct core *core);
 /* The plugin's one-line description of its weights or formula. */
 void core_prio_describe(const struct core *core, char *buf, size_t len);
 /*
@@ -544,6 +620,14 @@ void core_pending_foreach(const struct core *core,
 			  void (*fn)(const struct core_job *job, void *arg),
 			  void *arg);
 size_t core_pending_count(const struct core *core);
+/*
+ * Running jobs, in the order they started (after a restart, the order
+ * they were restored in; core_pending_foreach's rules), and their number.
+ */
+void core_running_foreach(const struct core *core,
+			  void (*fn)(const struct core_job *job, void *arg),
+			  void *arg);
+size_t core_running_count(const struct core *core);
 struct core_counts {
 	size_t pending;
 	size_t running;

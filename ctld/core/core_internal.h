@@ -7,6 +7,7 @@
  * "Layers"), bottom first, each function under the file that defines it.
  */
 
+#include "common/conf.h"
 #include "ctld/core/core.h"
 #include "plugins/rota_plugin.h"
 
@@ -69,6 +70,8 @@ struct core {
 	bool prio_factor_only;	 /* the plugin reads fs_factor alone */
 	bool prio_rates_all;	 /* it rates held and running jobs too */
 	uint8_t *prio_state;	 /* with it: each rated job's ROTA_PRIO_JOB_ */
+	int64_t *prio_deadline;	 /* each rated job's initiation deadline */
+	char **deadline_users;	 /* DeadlineUsers, NULL-terminated */
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */
@@ -110,6 +113,11 @@ struct core {
 	struct core_sched_stats sched_stats;
 	struct rota_limit_set *qos_limits; /* per QOS, as core->qos */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
+	bool measured;		 /* UsageCharge=measured */
+	struct rota_usage_weights weights; /* UsageWeights */
+	struct core_usage_mark *marks; /* restored, for core_restore_finish */
+	size_t nmarks;
+	bool marks_measured;	 /* the restored record's usage was measured */
 	int64_t calc_period;	 /* PriorityCalcPeriod */
 	int64_t last_calc;
 	int64_t usage_restored_at; /* the journal's last usage record */
@@ -344,6 +352,12 @@ int sched_check_feasible(struct core *core, const struct core_job *job,
 /* Charge a running job's use of its cores up to 'now'. */
 void usage_charge_job(struct core *core, struct core_job *job, int64_t now);
 /* A job joins or leaves the running list (charged up to its end first). */
+/* UsageCharge=measured: charge a job's totals' increase (core.h). */
+void usage_charge_measured(struct core *core, struct core_job *job,
+			   int64_t now, uint64_t cpu_usec, uint64_t mem_bytes,
+			   uint64_t io_bytes);
+/* Give restored meters to their running jobs, once they are all back. */
+void usage_marks_apply(struct core *core);
 void usage_run_add(struct core *core, const struct core_job *job);
 void usage_run_remove(struct core *core, const struct core_job *job);
 /* Every running job's marks are set anew (a restore): sum them again. */
@@ -373,9 +387,9 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 int prio_init(struct core *core, const struct rota_conf *conf,
 	      struct rota_error *err);
 void prio_fini(struct core *core);
-/* Resolve and check the job's QOS, nice and urgency at submit. */
+/* Resolve and check the job's QOS, nice, urgency and deadline at submit. */
 int prio_submit_check(struct core *core, struct core_job *job,
-		      bool operator, struct rota_error *err);
+		      const char *user, bool operator, struct rota_error *err);
 /* Rate a new or requeued job alone and put it in the pending list. */
 void prio_enqueue(struct core *core, struct core_job *job, int64_t now);
 /* Order the pending list by the last ratings (after a restore). */

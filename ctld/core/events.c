@@ -90,7 +90,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	if (rc == 0)
 		rc = sched_check_feasible(core, job, err);
 	if (rc == 0)
-		rc = prio_submit_check(core, job, req->operator, err);
+		rc = prio_submit_check(core, job, req->user, req->operator,
+				       err);
 	if (rc == 0)
 		rc = usage_submit_assoc(core, job, req->user, err);
 	if (rc == 0)
@@ -210,6 +211,14 @@ int core_job_end(struct core *core, int64_t now, const char *node,
 	job->term_signal = end->term_signal;
 	job->cpu_usec = end->cpu_usec;
 	job->mem_peak = end->mem_peak;
+	/* the last CPU seconds at the memory last reported (or its peak) */
+	if (core->measured) {
+		uint64_t mem = job->meter.mem_bytes ? job->meter.mem_bytes
+						    : end->mem_peak;
+
+		usage_charge_measured(core, job, now, end->cpu_usec, mem,
+				      job->meter.io_bytes);
+	}
 	if (end->text)
 		job->end_text = rota_xstrdup(end->text);
 	core_job_finish(core, job, now, end->state);

@@ -157,6 +157,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->node_lease = conf->node_lease;
 	core->min_job_age = conf->min_job_age;
 	core->mem_weight = conf->usage_mem_weight;
+	core->measured = conf->usage_charge == ROTA_CHARGE_MEASURED;
+	core->weights = conf->usage_weights;
 	core->calc_period = conf->priority_calc_period;
 	core->sched_depth = conf->sched_depth;
 	core->queue_depth = conf->sched_queue_depth;
@@ -209,6 +211,7 @@ void core_destroy(struct core *core)
 	depend_fini(core);
 	jobtab_fini(core);
 	free(core->run);
+	free(core->marks);
 	free(core->run_ids);
 	free(core->pl_node);
 	free(core->pl_tasks);

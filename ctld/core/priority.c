@@ -9,9 +9,10 @@
  * alone at submit is inserted walking from the tail, where a new job
  * usually belongs, so a submit costs O(1) in the common case.
  *
- * Plugins that normalize over all pending jobs (Grid Engine's) rate a
- * lone new job on its own scale until the next full rating; Grid Engine
- * itself rates new jobs at its next scheduling run.
+ * A plugin that rates all (Grid Engine's) normalizes over every job, so a
+ * job rated alone (a submit, a hold, a release, a nice) is only placed for
+ * now: the whole queue is rated again before the next pass, as Grid
+ * Engine rates every job at the start of each scheduling run.
  */
 #include "config.h"
 
@@ -58,6 +59,7 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 {
 	int rc = plugin_load(conf, ROTA_PLUGIN_PRIORITY, "fifo", NULL,
 			     &core->priority, err);
+	size_t n;
 
 	if (rc < 0)
 		return rc;
@@ -71,6 +73,11 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 	core->prio_rates_all = PLUGIN_OPS_HAS(core->prio_ops, rates_all) &&
 			       core->prio_ops->rates_all;
 	qos_table(core, conf);
+	for (n = 0; conf->deadline_users[n]; n++)
+		;
+	core->deadline_users = rota_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		core->deadline_users[i] = rota_xstrdup(conf->deadline_users[i]);
 	return 0;
 }
 
@@ -81,12 +88,26 @@ void prio_fini(struct core *core)
 	free(core->qos);
 	free(core->prio_view);
 	free(core->prio_state);
+	free(core->prio_deadline);
+	for (size_t i = 0; core->deadline_users && core->deadline_users[i];
+	     i++)
+		free(core->deadline_users[i]);
+	free(core->deadline_users);
 	free(core->prio_tix);
 	plugin_unload(core->priority);
 }
 
+/* Grid Engine's deadlineusers: who may give a job a deadline. */
+static bool deadline_user(const struct core *core, const char *user)
+{
+	for (size_t i = 0; user && core->deadline_users[i]; i++)
+		if (strcmp(core->deadline_users[i], user) == 0)
+			return true;
+	return false;
+}
+
 int prio_submit_check(struct core *core, struct core_job *job,
-		      bool operator, struct rota_error *err)
+		      const char *user, bool operator, struct rota_error *err)
 {
 	const char *qos = job->desc.qos ? job->desc.qos : "normal";
 	size_t i;
@@ -104,6 +125,12 @@ int prio_submit_check(struct core *core, struct core_job *job,
 		return rota_errorf(err, -EPERM, "--urgency=%u: users may only "
 				   "lower it (at most %d)", job->desc.urgency,
 				   URGENCY_DEFAULT);
+	if (job->desc.deadline && !operator &&
+	    !deadline_user(core, user))
+		return rota_errorf(err, -EPERM, "--dl: user '%s' is not in "
+				   "DeadlineUsers: only those users and "
+				   "operators may set an initiation deadline",
+				   user);
 	job->qos = (uint32_t)i;
 	return 0;
 }
@@ -393,10 +420,14 @@ int core_prio_update(struct core *core, int64_t now)
 		if (core->prio_rates_all)
 			core->prio_state = rota_xrealloc(core->prio_state,
 							 core->prio_cap);
+		core->prio_deadline = rota_xreallocarray(
+			core->prio_deadline, core->prio_cap,
+			sizeof(*core->prio_deadline));
 	}
 	v = core->prio_view;
 	if (core->prio_rates_all)
 		ctx.job_state = core->prio_state;
+	ctx.job_deadline = core->prio_deadline;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
@@ -404,6 +435,7 @@ int core_prio_update(struct core *core, int64_t now)
 			view(core, t, j, now, 0, &v[i]);
 			if (core->prio_rates_all)
 				core->prio_state[i] = job_state(j);
+			core->prio_deadline[i] = j->desc.deadline;
 			i++;
 		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
@@ -433,6 +465,7 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	context(core, now, false, &ctx);
 	if (core->prio_rates_all)
 		ctx.job_state = &state;
+	ctx.job_deadline = &job->desc.deadline;
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0) {
@@ -440,6 +473,8 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 		job->tickets = 0; /* none dealt until the next rating */
 	}
 	insert_ordered(core, job);
+	if (core->prio_rates_all)
+		core->prio_stale = true;
 }
 
 const char *core_prio_plugin(const struct core *core)
@@ -470,6 +505,7 @@ size_t core_prio_explain(struct core *core, int64_t now,
 	context(core, now, false, &ctx);
 	if (core->prio_rates_all)
 		ctx.job_state = &state;
+	ctx.job_deadline = &job->desc.deadline;
 	/*
 	 * The tickets of the rating that made its priority, not dealt
 	 * afresh in today's order: the terms add up to the priority shown.

@@ -226,6 +226,7 @@ void core_restore_finish(struct core *core)
 					   : core->usage_restored_at;
 	core->charged_all = core->usage_restored_at;
 	usage_run_rebuild(core);
+	usage_marks_apply(core);
 	array_recount(core);
 	jobtab_sort(core);
 	/* ratings are not journaled: all are rated before the next pass */

@@ -68,6 +68,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 	core_job_set_eligible(job, false, now);
 	job->start_time = now;
 	job->charged_until = now;
+	job->meter = (struct core_meter){ 0 }; /* a new run, a new cgroup */
 	core_running_add(core, job);
 	job->state = ROTA_JOB_RUNNING;
 	job->run++;

@@ -313,8 +313,11 @@ static void view_build(struct share *s)
 	share_view_free(s);
 	s->tree.nodes = rota_xcalloc(s->n, sizeof(*s->tree.nodes));
 	s->tree.n = s->n;
-	/* read by the ticket dealing (tickets.c) */
+	/* read by the ticket dealing (tickets.c); NAN: not computed */
 	s->tree.targets = rota_xcalloc(s->n, sizeof(*s->tree.targets));
+	for (size_t i = 0; i < s->n; i++)
+		s->tree.targets[i] = (struct rota_share_target){ NAN, NAN,
+								 NAN };
 	s->view_ref = rota_xcalloc(s->n, sizeof(*s->view_ref));
 	s->view_parent = rota_xcalloc(s->n, sizeof(*s->view_parent));
 	s->view_user = rota_xcalloc(s->n, sizeof(*s->view_user));

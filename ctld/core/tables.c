@@ -350,3 +350,22 @@ char *core_job_nodelist(const struct core *core, const struct core_job *job)
 	free(names);
 	return text;
 }
+
+/* For rota prio: a plugin that rates all has its running jobs shown too. */
+bool core_prio_rates_all(const struct core *core)
+{
+	return core->prio_rates_all;
+}
+
+void core_running_foreach(const struct core *core,
+			  void (*fn)(const struct core_job *job, void *arg),
+			  void *arg)
+{
+	for (const struct core_job *j = core->running.head; j; j = j->next)
+		fn(j, arg);
+}
+
+size_t core_running_count(const struct core *core)
+{
+	return core->running.n;
+}

@@ -30,12 +30,12 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/share.h"
 
-/* Core-seconds per second of this job. */
+/* Core-seconds per second of this job; 0 when usage is measured. */
 static double job_rate(const struct core *core, const struct core_job *job)
 {
 	double cores = 0;
 
-	if (!core->queues[job->queue].charge)
+	if (!core->queues[job->queue].charge || core->measured)
 		return 0;
 	for (uint32_t i = 0; i < job->nalloc; i++)
 		cores += job->alloc[i].ncores;
@@ -53,6 +53,8 @@ double core_job_usage(const struct core *core, const struct core_job *job)
 {
 	int64_t end = job->end_time ? job->end_time : job_mark(core, job);
 
+	if (core->measured)
+		return job->meter.charged;
 	if (!job->start_time || end <= job->start_time)
 		return 0;
 	return job_rate(core, job) * (double)(end - job->start_time);
@@ -71,6 +73,144 @@ void usage_charge_job(struct core *core, struct core_job *job, int64_t now)
 	job->charged_until = now;
 	if (now > core->latest_mark)
 		core->latest_mark = now;
+}
+
+#define GB (1024.0 * 1024.0 * 1024.0)
+
+double core_meter_advance(struct core_meter *m,
+			  const struct rota_usage_weights *w,
+			  uint64_t cpu_usec, uint64_t mem_bytes,
+			  uint64_t io_bytes)
+{
+	/* totals only grow: one below the mark is late, and adds nothing */
+	double cpu = cpu_usec > m->cpu_usec
+			     ? (double)(cpu_usec - m->cpu_usec) / 1e6
+			     : 0;
+	double io = io_bytes > m->io_bytes
+			    ? (double)(io_bytes - m->io_bytes) / GB
+			    : 0;
+	/* Grid Engine's mem: GB in use x CPU seconds */
+	double mem = (double)mem_bytes / GB * cpu;
+	double sum = w->cpu + w->mem + w->io;
+	double v = sum > 0 && !m->baseline
+			   ? (w->cpu * cpu + w->mem * mem + w->io * io) / sum
+			   : 0;
+
+	if (cpu_usec > m->cpu_usec)
+		m->cpu_usec = cpu_usec;
+	if (io_bytes > m->io_bytes)
+		m->io_bytes = io_bytes;
+	if (mem_bytes)
+		m->mem_bytes = mem_bytes;
+	m->baseline = false;
+	m->charged += v;
+	return v;
+}
+
+void usage_charge_measured(struct core *core, struct core_job *job,
+			   int64_t now, uint64_t cpu_usec, uint64_t mem_bytes,
+			   uint64_t io_bytes)
+{
+	double v = core_meter_advance(&job->meter, &core->weights, cpu_usec,
+				      mem_bytes, io_bytes);
+
+	if (!core->queues[job->queue].charge) {
+		job->meter.charged = 0;
+		return;
+	}
+	share_charge(core->share, job->assoc, v, now);
+}
+
+int core_job_measured(struct core *core, int64_t now, const char *node,
+		      const struct rota_job_sample *s, struct rota_error *err)
+{
+	struct core_job *job = jobtab_find(core, s->job_id);
+	uint32_t idx;
+
+	if (!core->measured)
+		return rota_errorf(err, -EPERM,
+				   "job %u: usage is not measured here "
+				   "(UsageCharge=allocated)", s->job_id);
+	if (!job || job->state != ROTA_JOB_RUNNING || s->run != job->run ||
+	    !core_node_find(core, node, &idx) || job->alloc[0].node != idx)
+		return rota_errorf(err, -ENOENT,
+				   "job %u: run %u is not running on node '%s'",
+				   s->job_id, s->run, node);
+	usage_charge_measured(core, job, now, s->cpu_usec, s->mem_bytes,
+			      s->io_bytes);
+	return 0;
+}
+
+size_t core_usage_marks(const struct core *core,
+			struct core_usage_mark **out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	if (!core->measured || !core->running.n)
+		return 0;
+	for (const struct core_job *j = core->running.head; j; j = j->next) {
+		if (!j->meter.cpu_usec && !j->meter.io_bytes &&
+		    !j->meter.baseline)
+			continue;
+		if (!*out)
+			*out = rota_xcalloc(core->running.n, sizeof(**out));
+		(*out)[n++] = (struct core_usage_mark){
+			.job_id = j->id,
+			.run = j->run,
+			.cpu_usec = j->meter.cpu_usec,
+			.io_bytes = j->meter.io_bytes,
+			.charged = j->meter.charged,
+			.baseline = j->meter.baseline,
+		};
+	}
+	return n;
+}
+
+bool core_usage_is_measured(const struct core *core)
+{
+	return core->measured;
+}
+
+void core_usage_restore_marks(struct core *core,
+			      const struct core_usage_mark *m, size_t n,
+			      bool measured)
+{
+	free(core->marks);
+	core->marks = NULL;
+	core->nmarks = n;
+	core->marks_measured = measured;
+	if (!n)
+		return;
+	core->marks = rota_xcalloc(n, sizeof(*m));
+	memcpy(core->marks, m, n * sizeof(*m));
+}
+
+void usage_marks_apply(struct core *core)
+{
+	/* allocated before: charged up to the record by the core-second */
+	if (core->measured && !core->marks_measured)
+		for (struct core_job *j = core->running.head; j; j = j->next)
+			j->meter.baseline =
+				j->start_time < core->usage_restored_at;
+	for (size_t i = 0; i < core->nmarks; i++) {
+		const struct core_usage_mark *m = &core->marks[i];
+		struct core_job *j = jobtab_find(core, m->job_id);
+
+		/* a run that ended or was requeued since starts afresh */
+		if (!j || j->state != ROTA_JOB_RUNNING || j->run != m->run)
+			continue;
+		j->meter = (struct core_meter){
+			.cpu_usec = m->cpu_usec,
+			.io_bytes = m->io_bytes,
+			.charged = m->charged,
+			.baseline = m->baseline,
+		};
+	}
+	free(core->marks);
+	core->marks = NULL;
+	core->nmarks = 0;
+	core->marks_measured = core->measured;
 }
 
 void usage_run_add(struct core *core, const struct core_job *job)

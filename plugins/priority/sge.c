@@ -5,7 +5,9 @@
  *   urg  = rrcontr + wtcontr + dlcontr
  *          rrcontr = cores x SlotUrgency + the queue's urgency
  *          wtcontr = seconds since submission x WeightWaitingTime
- *          dlcontr = 0: Rota jobs have no initiation deadline (yet)
+ *          dlcontr = WeightDeadline / max(seconds to the job's initiation
+ *                    deadline, 1), 0 for a job without one (sge_urgency.c:
+ *                    a deadline passed counts as 1 s away)
  *   prio = WeightUrgency x nurg + WeightTicket x ntckts
  *          + WeightPriority x npprior
  *
@@ -34,13 +36,14 @@
  * Settings (Grid Engine's sched_conf/complex names, CamelCase), all
  * from 0 to 1e9: SlotUrgency 100; QueueUrgency "queue:urgency,..." (none
  * by default); WeightWaitingTime 0.278 (the seed site's; Grid Engine
- * ships 0); WeightUrgency 0.1, WeightTicket 0.01, WeightPriority 1
- * (Grid Engine's shipped defaults).
+ * ships 0); WeightDeadline 3600000, WeightUrgency 0.1, WeightTicket
+ * 0.01, WeightPriority 1 (Grid Engine's shipped defaults).
  *
  * rota prio shows urgency, tickets and priority (raw, normalized,
  * weight, share of the priority), and the urgency's parts as
  * "urgency.slots", "urgency.queue" and "urgency.waiting", whose values
- * are urgency points (they add up to the urgency's raw value).
+ * are urgency points (they add up to the urgency's raw value), and
+ * "urgency.deadline" (raw: seconds left; value: dlcontr).
  */
 #include "config.h"
 
@@ -68,6 +71,7 @@ struct sge_queue {
 struct sge_state {
 	double slot_urgency;
 	double weight_waiting_time;
+	double weight_deadline;
 	double weight_urgency;
 	double weight_ticket;
 	double weight_priority;
@@ -212,6 +216,8 @@ static int sge_init(const struct rota_host *host,
 		  100 },
 		{ "WeightWaitingTime",
 		  offsetof(struct sge_state, weight_waiting_time), 0.278 },
+		{ "WeightDeadline",
+		  offsetof(struct sge_state, weight_deadline), 3600000 },
 		{ "WeightUrgency", offsetof(struct sge_state, weight_urgency),
 		  0.1 },
 		{ "WeightTicket", offsetof(struct sge_state, weight_ticket),
@@ -261,12 +267,31 @@ static double sge_queue_urgency(const struct sge_state *st, const char *queue)
 	return 0;
 }
 
+/* Seconds to job i's initiation deadline, at least 1; 0: it has none. */
+static double sge_time_left(const struct rota_prio_context *ctx, size_t i)
+{
+	int64_t dl = ctx->job_deadline ? ctx->job_deadline[i] : 0;
+
+	return dl ? fmax((double)(dl - ctx->now), 1) : 0;
+}
+
+static double sge_dlcontr(const struct sge_state *st,
+			  const struct rota_prio_context *ctx, size_t i)
+{
+	double left = sge_time_left(ctx, i);
+
+	return left > 0 ? st->weight_deadline / left : 0;
+}
+
+/* Job i's urgency: rrcontr + wtcontr + dlcontr. */
 static double sge_urgency(const struct sge_state *st,
-			  const struct rota_prio_job *job)
+			  const struct rota_prio_context *ctx,
+			  const struct rota_prio_job *job, size_t i)
 {
 	return job->cores * st->slot_urgency +
 	       sge_queue_urgency(st, job->queue) +
-	       (double)job->wait_time * st->weight_waiting_time;
+	       (double)job->wait_time * st->weight_waiting_time +
+	       sge_dlcontr(st, ctx, i);
 }
 
 static double sge_ppri(const struct rota_prio_job *job)
@@ -300,7 +325,7 @@ static int sge_compute(void *state, const struct rota_prio_context *ctx,
 	st->urg_max = -INFINITY;
 	st->tickets_max = 0;
 	for (size_t i = 0; i < n; i++) {
-		double urg = sge_urgency(st, &jobs[i]);
+		double urg = sge_urgency(st, ctx, &jobs[i], i);
 
 		if (sge_held(ctx, i))
 			continue;
@@ -311,8 +336,8 @@ static int sge_compute(void *state, const struct rota_prio_context *ctx,
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rota_prio_job *job = &jobs[i];
-		double nurg = sge_normalize(sge_urgency(st, job), st->urg_min,
-					    st->urg_max);
+		double nurg = sge_normalize(sge_urgency(st, ctx, job, i),
+					    st->urg_min, st->urg_max);
 		double npprior = sge_npprior(sge_ppri(job));
 		double prio = st->weight_urgency * nurg +
 			      st->weight_ticket *
@@ -331,8 +356,10 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 			  struct rota_prio_factor *f, size_t max)
 {
 	const struct sge_state *st = state;
-	double urg = sge_urgency(st, job);
+	double urg = sge_urgency(st, ctx, job, 0);
 	double nurg = sge_normalize(urg, st->urg_min, st->urg_max);
+	double left = sge_time_left(ctx, 0);
+	double dl = sge_dlcontr(st, ctx, 0);
 	double ntckts = sge_tickets_norm(st, job->tickets);
 	double ppri = sge_ppri(job);
 	double npprior = sge_npprior(ppri);
@@ -346,6 +373,8 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 		{ "urgency.queue", qurg, qurg, 1, qurg },
 		{ "urgency.waiting", wait, wait, st->weight_waiting_time,
 		  wait * st->weight_waiting_time },
+		{ "urgency.deadline", left, left > 0 ? 1 / left : 0,
+		  st->weight_deadline, dl },
 		{ "tickets", job->tickets, ntckts, st->weight_ticket,
 		  st->weight_ticket * ntckts },
 		{ "priority", ppri, npprior, st->weight_priority,
@@ -367,9 +396,10 @@ static void sge_describe(void *state, char *buf, size_t len)
 
 	used = (size_t)snprintf(buf, len, "WeightUrgency=%g WeightTicket=%g "
 				"WeightPriority=%g SlotUrgency=%g "
-				"WeightWaitingTime=%g", st->weight_urgency,
-				st->weight_ticket, st->weight_priority,
-				st->slot_urgency, st->weight_waiting_time);
+				"WeightWaitingTime=%g WeightDeadline=%.10g",
+				st->weight_urgency, st->weight_ticket,
+				st->weight_priority, st->slot_urgency,
+				st->weight_waiting_time, st->weight_deadline);
 	for (size_t i = 0; i < st->nqueues && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s:%g",
 					 i ? "," : " QueueUrgency=",

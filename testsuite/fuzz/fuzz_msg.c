@@ -38,6 +38,7 @@ union any {
 	struct rota_msg_launch launch;
 	struct rota_msg_job_signal sig;
 	struct rota_msg_job_end end;
+	struct rota_msg_job_usage usage;
 	char *name;
 	struct rota_msg_counters counters;
 	struct {
@@ -172,7 +173,8 @@ static bool eq_submit(const union any *a, const union any *b)
 	       x->ntasks_per_node == y->ntasks_per_node &&
 	       x->exclusive == y->exclusive &&
 	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
-	       str_eq(x->reservation, y->reservation);
+	       str_eq(x->reservation, y->reservation) &&
+	       x->deadline == y->deadline;
 }
 
 static bool empty_submit(const union any *u)
@@ -712,6 +714,50 @@ static void clear_end(union any *u)
 	rota_msg_job_end_clear(&u->end);
 }
 
+/* ---- JOB_USAGE: running jobs' cgroup totals ---- */
+
+static int dec_usage(const char *b, size_t n, union any *u,
+		     struct rota_error *e)
+{
+	return rota_msg_job_usage_decode(b, n, &u->usage, e);
+}
+
+static char *enc_usage(const union any *u, size_t *len)
+{
+	return rota_msg_job_usage_encode(&u->usage, len);
+}
+
+static bool eq_usage(const union any *a, const union any *b)
+{
+	const struct rota_msg_job_usage *x = &a->usage;
+	const struct rota_msg_job_usage *y = &b->usage;
+
+	return x->njobs == y->njobs &&
+	       (!x->njobs || !memcmp(x->jobs, y->jobs,
+				     x->njobs * sizeof(*x->jobs)));
+}
+
+static bool empty_usage(const union any *u)
+{
+	return !u->usage.jobs && !u->usage.njobs;
+}
+
+static void check_usage(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->usage.njobs <= ROTA_MSG_JOB_USAGE_MAX);
+	FUZZ_CHECK(!u->usage.njobs || u->usage.jobs);
+	for (size_t i = 0; i < u->usage.njobs; i++)
+		FUZZ_CHECK(u->usage.jobs[i].job_id >= 1 &&
+			   u->usage.jobs[i].cpu_usec <= INT64_MAX &&
+			   u->usage.jobs[i].mem_bytes <= INT64_MAX &&
+			   u->usage.jobs[i].io_bytes <= INT64_MAX);
+}
+
+static void clear_usage(union any *u)
+{
+	rota_msg_job_usage_clear(&u->usage);
+}
+
 /* ---- JOB_END_ACK: a job id and its run ---- */
 
 static int dec_job_run(const char *b, size_t n, union any *u,
@@ -850,13 +896,17 @@ static bool eq_share_row(const struct rota_share_row *x,
 	return str_eq(x->account, y->account) && str_eq(x->user, y->user) &&
 	       x->depth == y->depth && num_eq(x->shares, y->shares) &&
 	       num_eq(x->shares_norm, y->shares_norm) &&
+	       num_eq(x->shares_level, y->shares_level) &&
 	       num_eq(x->usage, y->usage) &&
+	       num_eq(x->usage_level, y->usage_level) &&
 	       num_eq(x->usage_norm, y->usage_norm) &&
 	       num_eq(x->usage_eff, y->usage_eff) &&
 	       num_eq(x->level_fs, y->level_fs) &&
 	       num_eq(x->value, y->value) && num_eq(x->factor, y->factor) &&
 	       num_eq(x->tickets, y->tickets) && x->pending == y->pending &&
-	       x->running == y->running;
+	       x->running == y->running && num_eq(x->ltarget, y->ltarget) &&
+	       num_eq(x->starget, y->starget) &&
+	       num_eq(x->rtarget, y->rtarget);
 }
 
 static bool eq_share(const union any *a, const union any *b)
@@ -1737,6 +1787,8 @@ static const struct codec codecs[] = {
 		.equal = eq_io, .empty = empty_io, .check = check_io,
 		.clear = clear_none, .raw = true,
 	},
+	CODEC("job_usage", dec_usage, enc_usage, eq_usage, empty_usage,
+	      check_usage, clear_usage),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

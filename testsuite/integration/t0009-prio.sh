@@ -7,7 +7,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 11
+plan 13
 # two nodes of 2 cores: easy to fill
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "AccountName=physics Shares=50" "AccountName=chem Shares=50" \
@@ -35,6 +35,11 @@ like "$line" "^$b +rotatest2 +chem +batch +normal +100000\.[0-9]+ age=[0-9.]+ fa
 	"its terms: age, and fairshare 1.0 x 100000 (the top of 3 users)"
 like "$(rota prio | head -n 1)" "^Priority multifactor: WeightAge=1000 WeightFairshare=100000 " \
 	"the header names the plugin and its weights"
+like "$(rota prio | sed -n 2p)" ' PRIORITY TERMS$' \
+	"multifactor rates pending jobs only, as sprio: no STATE column"
+is "$(rota prio --urg 2>&1; echo "exit $?")" \
+	"rota prio: --urg, --pri and --ext are Grid Engine's views: the priority plugin 'multifactor' has no urgency (they need priority/sge)
+exit 1" "Grid Engine's views are refused for another plugin"
 long=$(rota prio -l "$a" | grep fairshare)
 like "$long" "^ +fairshare +raw=0\.333333 +norm=0\.333333 +weight=100000 +value=33333\.3$" \
 	"rota prio -l: raw, normalized, weight and value (rank 1 of 3 users)"

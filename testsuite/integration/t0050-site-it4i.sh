@@ -46,7 +46,7 @@ a=$(as rotatest1 rota submit -q qprod --wrap 'sleep 1')
 b=$(as rotatest2 rota submit -q qprod -n 2 --wrap 'sleep 2')
 for id in $x $a $b; do wait_for job_is_done "$id"; done
 # usage ACCOUNT: its RAWUSAGE (core-seconds), VALUE (fair-share priority)
-usage() { rota share -l -H | awk -v a="$1" '$1 == a && NF == 11 { print $4, $8 }'; }
+usage() { rota share -l -H | awk -v a="$1" '$1 == a && NF == 12 { print $4, $8 }'; }
 uo=$(usage open-24-1) ue=$(usage eu-23-12) ud=$(usage dd-24-7)
 echo "# usage, fair-share priority: open-24-1 $uo, eu-23-12 $ue, dd-24-7 $ud"
 sx=$(rota show job "$x" | sed -n 's/^StartTime=//p') ex=$(rota show job "$x" | sed -n 's/^EndTime=//p')

@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 18
+plan 30
 
 # "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
 # each 40-core node's cores.  The local nodes have 2 cores, where 2 would
@@ -42,6 +42,13 @@ is "$(prio_of "$j")" "$(awk -v n="$tk_norm" 'BEGIN { printf "%.4f", 0.5 * n }')"
 	"priority: one job by hand, 0.5 x 0 + 0.5 x ntckts + 0 (the running job's urgency in the range)"
 like "$(rota prio -l "$j" | grep -E '^ +priority ')" ' weight=0 +value=0$' \
 	"no POSIX priority term: its weight and value are 0"
+# sge_share_mon's view, with the scheduler's targets: both users have
+# jobs, so long-term 2/3 and 1/3 (photon 2, theory 1 shares); among
+# running jobs only rotatest2 (theory): its running-pass target is 1
+t1=$(rota share -T -H | awk '$2 == "rotatest1" { print $6, $8 }')
+t2=$(rota share -T -H | awk '$2 == "rotatest2" { print $6, $8 }')
+is "$t1 / $t2" "0.666667 0.000000 / 0.333333 1.000000" \
+	"rota share -T: long-term targets 2/3 and 1/3, running-pass targets 0 and 1 (photon pending, theory running)"
 like "$(rota prio -l "$j" | grep 'urgency.slots')" 'raw=1 ' \
 	"rrcontr: slots requested x 100 (1 slot)"
 like "$(rota prio -l "$j" | grep 'urgency.queue')" 'raw=40000 ' \
@@ -49,8 +56,66 @@ like "$(rota prio -l "$j" | grep 'urgency.queue')" 'raw=40000 ' \
 u=$(as rotatest1 rota submit -q u --wrap true)
 like "$(rota prio -l "$u" | grep 'urgency.queue')" 'raw=80000 ' \
 	"rrcontr: 80000 if going to a u queue"
-is "$(rota prio -H | awk '{ print $1 }' | tr '\n' ' ')" "$u $j " \
+is "$(rota prio -H | awk '$7 == "qw" { print $1 }' | tr '\n' ' ')" "$u $j " \
 	"jobs going to the U queue have a higher urgency than jobs going to the T queue"
+
+# ---- rota prio as qstat -urg, -pri and -ext show it ----
+
+# Grid Engine rates running jobs too and shows them, with held ones
+# (hqw: rated 0, no figures).  On the cluster above: the blocker runs
+# (rotatest2, 4 slots in t), $u and $j wait, and $h is held.
+h=$(as rotatest1 rota submit -q t --hold --wrap true)
+is "$(rota prio -H | head -n 1 | awk '{ print $1, $7 }')" "$blocker r" \
+	"rota prio lists the running job first, state r (as qstat)"
+is "$(rota prio -H "$h" | awk '{ print $6, $7, NF }')" "- hqw 7" \
+	"a held job: state hqw, no priority, no terms"
+like "$(rota prio --json)" '"state":"running".*"state":"held"\}\],"rates_all":true\}$' \
+	"rota prio --json: rows carry their state"
+urg=$(rota prio --urg -H)
+echo "$urg" | sed 's/^/# /'
+# row ID: the job's line in rota prio --urg
+row() { echo "$urg" | awk -v id="$1" '$1 == id'; }
+like "$(row "$blocker")" "^$blocker +[0-9.]+ +[0-9.]+ +[0-9]+ +40400 +[0-9]+ +0 +rotatest2 +r +t +4$" \
+	"--urg: the running job: rrcontr 4 x 100 + 40000, dlcontr 0, 4 slots"
+like "$(row "$j")" "^$j +[0-9.]+ +0\.00000 +[0-9]+ +40100 +[0-9]+ +0 +rotatest1 +qw +t +1$" \
+	"--urg: the t job: rrcontr 1 x 100 + 40000, the range's lowest urgency: nurg 0"
+like "$(row "$h")" "^$h +- +rotatest1 +hqw +t +-$" "--urg: the held job has no figures"
+# urg = rrcontr + wtcontr + dlcontr, and nurg = (urg - lowest) / (highest
+# - lowest) over the running and pending jobs: the running job in t
+# between the t job (lowest) and the u job (highest)
+by_hand=$(echo "$urg" | awk -v b="$blocker" -v j="$j" -v u="$u" '
+	$1 == b { nurg = $3; x = $4 } $1 == j { lo = $4 } $1 == u { hi = $4 }
+	$2 != "-" && $4 != $5 + $6 + $7 { bad = bad " " $1 }
+	END { d = nurg - (x - lo) / (hi - lo); if (d < 0) d = -d
+	      printf "%s %s", (d < 2e-5 ? "nurg ok" : "nurg " nurg " want " (x - lo) / (hi - lo)), \
+		(bad ? "urg !=" bad : "urg ok") }')
+is "$by_hand" "nurg ok urg ok" \
+	"--urg by hand: urg = rrcontr + wtcontr + dlcontr; the running job's nurg = (urg - lowest) / (highest - lowest)"
+pri=$(rota prio --pri -H)
+echo "$pri" | sed 's/^/# /'
+is "$(echo "$pri" | awk '$2 != "-" {
+	d = $2 - (0.5 * $3 + 0.5 * $5); if (d < 0) d = -d
+	n++; if (d < 2e-5 && $4 == "0.50000" && $6 == 0) k++ }
+	END { print k + 0 "/" n + 0 }')" 3/3 \
+	"--pri by hand: prior = 0.5 x nurg + 0.5 x ntckts + 0 x npprior; npprior 0.5 for ppri 0 (3 rated jobs)"
+ext=$(rota prio --ext -H)
+echo "$ext" | sed 's/^/# /'
+is "$(echo "$ext" | awk '$2 != "-" { n++; t[n] = $4; nt[n] = $3
+	if ($4 > max) max = $4; if ($7 == $4 && $5 == 0 && $6 == 0) k++ }
+	END { for (i = 1; i <= n; i++) { d = nt[i] - (max ? t[i] / max : 0)
+	      if (d < 0) d = -d; if (d > 2e-4) k-- }
+	      print k + 0 "/" n + 0 }')" 3/3 \
+	"--ext: tickets are share-tree tickets (stckt), otckt and ftckt 0, ntckts = tckts / the most any job holds"
+
+# Grid Engine's initiation deadline (qsub -dl): only deadlineusers and
+# operators may set one; it adds WeightDeadline (3600000) / seconds
+# left: an hour ahead, 1000 (a little more as it nears)
+like "$(as rotatest2 rota submit -q t --dl=now+1h --wrap true 2>&1)" \
+	"^rota submit: --dl: user 'rotatest2' is not in DeadlineUsers: only those users and operators may set an initiation deadline$" \
+	"--dl: a user not in DeadlineUsers is refused, in one line"
+d=$(rota submit -q t --dl=now+1h --wrap true)
+is "$(rota prio --urg -H | awk -v d="$d" '$1 == d { print ($7 >= 1000 && $7 < 1002) ? "ok" : $7 }')" ok \
+	"--dl=now+1h by an operator: dlcontr 3600000 / 3600 s left = 1000"
 
 # ---- cores kept for t and u ----
 

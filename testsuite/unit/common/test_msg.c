@@ -1424,6 +1424,7 @@ static const struct rota_job_desc descs[] = {
 		.no_requeue = true,
 		.dependency = "afterok:12:13,afterany:14",
 		.kill_on_invalid_dep = true,
+		.deadline = (int64_t)1 << 40,
 	},
 	{
 		/* every optional string NULL, no environment */
@@ -1477,6 +1478,8 @@ START_TEST(test_submit_roundtrip)
 	ck_assert(d.kill_on_invalid_dep == w->kill_on_invalid_dep);
 	ck_assert(!!strstr(text, "kill_on_invalid_dep") ==
 		  w->kill_on_invalid_dep);
+	ck_assert_int_eq(d.deadline, w->deadline);
+	ck_assert(!!strstr(text, "deadline") == !!w->deadline);
 	/* sent only when set */
 	ck_assert(!!strstr(text, "\"no_requeue\":true") == w->no_requeue);
 	ck_assert(!!strstr(text, "no_requeue") == w->no_requeue);
@@ -1856,6 +1859,62 @@ START_TEST(test_job_run_roundtrip)
 	ck_assert_uint_eq(id, job_runs[_i].job_id);
 	ck_assert_uint_eq(run, job_runs[_i].run);
 	free(text);
+}
+END_TEST
+
+/* JOB_USAGE: totals per running job, as they go and come back. */
+START_TEST(test_job_usage_roundtrip)
+{
+	struct rota_job_sample jobs[] = {
+		{ 7, 1, 5000000, UINT64_C(1) << 30, 0 },
+		{ UINT32_MAX, UINT32_MAX, INT64_MAX, INT64_MAX, INT64_MAX },
+	};
+	struct rota_msg_job_usage w = { jobs, N(jobs) }, m;
+	size_t len = 0;
+	char *text = rota_msg_job_usage_encode(&w, &len);
+
+	ck_assert_uint_eq(len, strlen(text));
+	ck_assert_int_eq(rota_msg_job_usage_decode(text, len, &m, NULL), 0);
+	ck_assert_uint_eq(m.njobs, N(jobs));
+	ck_assert_mem_eq(m.jobs, jobs, sizeof(jobs));
+	rota_msg_job_usage_clear(&m);
+	ck_assert_ptr_null(m.jobs);
+	free(text);
+	w.njobs = 0;
+	text = rota_msg_job_usage_encode(&w, &len);
+	ck_assert_str_eq(text, "{\"jobs\":[]}");
+	ck_assert_int_eq(rota_msg_job_usage_decode(text, len, &m, NULL), 0);
+	ck_assert_uint_eq(m.njobs, 0);
+	free(text);
+}
+END_TEST
+
+static const struct {
+	const char *body;
+	const char *error;
+} bad_usages[] = {
+	{ "{\"jobs\":[[0,1,1,1,1]]}",
+	  "job id: 0 is outside [1, 4294967295]" },
+	{ "{\"jobs\":[[7,1,-1,0,0]]}",
+	  "cpu_usec: -1 is outside [0, 9223372036854775807]" },
+	{ "{\"jobs\":[[7,4294967296,0,0,0]]}",
+	  "run: 4294967296 is outside [0, 4294967295]" },
+	{ "{\"jobs\":{}}", "jobs: not an array" },
+	{ "{\"jobs\":[],\"more\":1}",
+	  "bad message: 1 object item(s) left unpacked: more" },
+};
+
+START_TEST(test_job_usage_refused)
+{
+	struct rota_msg_job_usage m;
+	struct rota_error err = { "" };
+	const char *b = bad_usages[_i].body;
+
+	ck_assert_int_eq(rota_msg_job_usage_decode(b, strlen(b), &m, &err),
+			 -EPROTO);
+	ck_assert_str_eq(err.text, bad_usages[_i].error);
+	ck_assert_ptr_null(m.jobs);
+	ck_assert_uint_eq(m.njobs, 0);
 }
 END_TEST
 
@@ -2518,6 +2577,8 @@ static Suite *msg_suite(void)
 	tcase_add_loop_test(tc, test_signal_roundtrip, 0, N(signals));
 	tcase_add_loop_test(tc, test_job_end_roundtrip, 0, N(ends));
 	tcase_add_loop_test(tc, test_job_run_roundtrip, 0, N(job_runs));
+	tcase_add_test(tc, test_job_usage_roundtrip);
+	tcase_add_loop_test(tc, test_job_usage_refused, 0, N(bad_usages));
 	tcase_add_loop_test(tc, test_name_roundtrip, 0, N(names));
 	tcase_add_test(tc, test_job_list_roundtrip);
 	tcase_add_test(tc, test_why_dependency);

@@ -213,6 +213,58 @@ START_TEST(test_end_kills_escapes)
 }
 END_TEST
 
+/*
+ * UsageCharge=measured: a running job's CPU time and memory so far, read
+ * by name as the node daemon does; a cgroup that is not there is -ENOENT.
+ */
+START_TEST(test_sample)
+{
+	struct cgroup_env *env = env_for(_i, 0);
+	struct cgroup_sample smp;
+	struct cgroup_job *cg;
+	int fds[2];
+	pid_t job;
+	char c;
+
+	if (!env)
+		return;
+	cg = job_for(env, 11, 0, NULL);
+	ck_assert_int_eq(pipe(fds), 0);
+	job = fork();
+	ck_assert_int_ge(job, 0);
+	if (job == 0) {
+		char *m = malloc(32 << 20);
+
+		join(cg);
+		memset(m, 1, 32 << 20);
+		__asm__ volatile("" : : "r"(m) : "memory");
+		spin(100);
+		if (write(fds[1], "x", 1) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	ck_assert_int_eq(read(fds[0], &c, 1), 1);
+	ck_assert_int_eq(cgroup_job_sample(env, 11, 1, getpid(), &smp), 0);
+	ck_assert_uint_ge(smp.cpu_usec, 50000);
+	if (env->has[CGROUP_MEMORY])
+		ck_assert_uint_ge(smp.mem_bytes, 32 << 20);
+	fprintf(stderr, "test_cgroup: v%d: running: cpu %llu us, mem %llu "
+			"bytes, io %llu bytes\n", _i,
+		(unsigned long long)smp.cpu_usec,
+		(unsigned long long)smp.mem_bytes,
+		(unsigned long long)smp.io_bytes);
+	ck_assert_int_eq(cgroup_job_sample(env, 12, 1, getpid(), &smp),
+			 -ENOENT);
+	ck_assert_uint_eq(smp.cpu_usec, 0);
+	cgroup_job_end(cg, NULL);
+	ck_assert_int_eq(waitpid(job, NULL, 0), job);
+	close(fds[0]);
+	close(fds[1]);
+	cgroup_env_destroy(env);
+}
+END_TEST
+
 /* MaxTasksPerJob=5: the sixth task of a fork loop is refused. */
 START_TEST(test_max_tasks)
 {
@@ -307,6 +359,7 @@ static Suite *cgroup_suite(void)
 	tcase_add_loop_test(tc, test_end_kills_escapes, 1, 3);
 	tcase_add_loop_test(tc, test_max_tasks, 1, 3);
 	tcase_add_loop_test(tc, test_leftover_made_anew, 1, 3);
+	tcase_add_loop_test(tc, test_sample, 1, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -213,6 +213,8 @@ START_TEST(times)
 	ck_assert_int_eq(t, 1000);
 	ck_assert_int_eq(rota_jobrec_time_parse("now-2h", 10000, &t, &err), 0);
 	ck_assert_int_eq(t, 10000 - 7200);
+	ck_assert_int_eq(rota_jobrec_time_parse("now+2h", 10000, &t, &err), 0);
+	ck_assert_int_eq(t, 10000 + 7200);
 	ck_assert_int_eq(rota_jobrec_time_parse("@123", 0, &t, &err), 0);
 	ck_assert_int_eq(t, 123);
 	ck_assert_int_eq(rota_jobrec_time_parse("2024-05-01T13:30", 0, &t,
@@ -226,7 +228,7 @@ START_TEST(times)
 			 -EINVAL);
 	ck_assert_str_eq(err.text, "'yesterday': not a time "
 				   "(YYYY-MM-DD[THH:MM[:SS]], now, now-2h, "
-				   "@UNIXSECONDS)");
+				   "now+2h, @UNIXSECONDS)");
 	ck_assert_int_eq(rota_jobrec_time_parse("now-2", 0, &t, &err),
 			 -EINVAL);
 	ck_assert_int_eq(rota_jobrec_time_parse("@12x", 0, &t, &err),

@@ -579,22 +579,24 @@ START_TEST(test_sge_explain)
 	ck_assert_double_eq_tol(jobs[0].priority,
 				0.1 * nurg + 0.01 * 1 + 1.0 * npp, 1e-12);
 	ck_assert_double_eq_tol(jobs[2].priority, 0.1 + 0.01 + npp, 1e-12);
-	ck_assert_uint_eq(explain(p, st, &jobs[0], f), 6);
+	ck_assert_uint_eq(explain(p, st, &jobs[0], f), 7);
 	check_factor(&f[0], "urgency", urg, nurg, 0.1, 0.1 * nurg);
 	check_factor(&f[1], "urgency.slots", 64, 64, 100, 6400);
 	check_factor(&f[2], "urgency.queue", 0, 0, 1, 0);
 	check_factor(&f[3], "urgency.waiting", 121583, 121583, 0.278,
 		     0.278 * 121583);
-	check_factor(&f[4], "tickets", 100, 1, 0.01, 0.01);
-	check_factor(&f[5], "priority", 0, npp, 1, npp);
-	ck_assert_double_eq_tol(f[0].value + f[4].value + f[5].value,
+	check_factor(&f[4], "urgency.deadline", 0, 0, 3600000, 0);
+	check_factor(&f[5], "tickets", 100, 1, 0.01, 0.01);
+	check_factor(&f[6], "priority", 0, npp, 1, npp);
+	ck_assert_double_eq_tol(f[0].value + f[5].value + f[6].value,
 				jobs[0].priority, 1e-12);
-	ck_assert_uint_eq(explain(p, st, &jobs[1], f), 6);
+	ck_assert_uint_eq(explain(p, st, &jobs[1], f), 7);
 	check_factor(&f[2], "urgency.queue", 40000, 40000, 1, 40000);
 	ops->describe(st, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "WeightUrgency=0.1 WeightTicket=0.01 "
 			      "WeightPriority=1 SlotUrgency=100 "
 			      "WeightWaitingTime=0.278 "
+			      "WeightDeadline=3600000 "
 			      "QueueUrgency=t:40000,u:80000");
 	p->fini(st);
 }
@@ -640,7 +642,7 @@ START_TEST(test_sge_held_and_running)
 	ctx.job_state = &state[1];
 	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[1], f, N(f)), 0);
 	ctx.job_state = &state[0];
-	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 6);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 7);
 	check_factor(&f[0], "urgency", 200, 0, 0.5, 0);
 	p->fini(st);
 }
@@ -716,6 +718,53 @@ START_TEST(test_sge_epsilon)
 }
 END_TEST
 
+/*
+ * The deadline contribution, sge_urgency.c's: WeightDeadline / max(time
+ * left, 1).  Job 1's deadline is 100 s away: 3600000 / 100 = 36000; job
+ * 2's passed an hour ago: counted 1 s away, 3600000; job 3 has none.
+ * Slots 100 each, no waiting time: urgencies 36100, 3600100, 100, so
+ * nurg (36100 - 100) / 3600000 = 0.01, 1 and 0.  A held job's deadline
+ * does not count: it is rated 0 and out of the range.
+ */
+START_TEST(test_sge_deadline)
+{
+	static const struct setting s[] = {
+		{ "WeightUrgency", "1" }, { "WeightTicket", "0" },
+		{ "WeightPriority", "0" }, { "WeightWaitingTime", "0" },
+	};
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	const struct rota_priority_ops *ops = p->ops;
+	struct rota_prio_job jobs[4] = { sge_job(1, "s", 1, 0),
+					 sge_job(2, "s", 1, 0),
+					 sge_job(3, "s", 1, 0),
+					 sge_job(4, "s", 1, 0) };
+	int64_t now = 1700000000;
+	int64_t dl[4] = { now + 100, now - 3600, 0, now + 1 };
+	uint8_t state[4] = { ROTA_PRIO_JOB_PENDING, ROTA_PRIO_JOB_PENDING,
+			     ROTA_PRIO_JOB_PENDING, ROTA_PRIO_JOB_HELD };
+	struct rota_prio_context ctx = { .now = now, .job_state = state,
+					 .job_deadline = dl };
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	char err[160];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	ck_assert_int_eq(ops->compute(st, &ctx, jobs, 4), 0);
+	ck_assert_double_eq_tol(jobs[0].priority, 36000.0 / 3600000, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 1, 1e-12);
+	ck_assert_double_eq_tol(jobs[2].priority, 0, 1e-12);
+	ck_assert(jobs[3].priority == 0);
+	ctx.job_deadline = &dl[0];
+	ctx.job_state = &state[0];
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 7);
+	check_factor(&f[4], "urgency.deadline", 100, 0.01, 3600000, 36000);
+	check_factor(&f[0], "urgency", 36100, 0.01, 1, 0.01);
+	ctx.job_deadline = &dl[1];
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[1], f, N(f)), 7);
+	check_factor(&f[4], "urgency.deadline", 1, 1, 3600000, 3600000);
+	p->fini(st);
+}
+END_TEST
+
 /* A queue named as GWDG names them: the last colon starts the urgency. */
 START_TEST(test_sge_queue_with_colon)
 {
@@ -734,7 +783,7 @@ START_TEST(test_sge_queue_with_colon)
 	ck_assert_ptr_nonnull(strstr(buf, "QueueUrgency=medium40:test:40000,"
 					  "t:5"));
 	compute(p, st, &job, 1);
-	ck_assert_uint_eq(explain(p, st, &job, f), 6);
+	ck_assert_uint_eq(explain(p, st, &job, f), 7);
 	check_factor(&f[2], "urgency.queue", 40000, 40000, 1, 40000);
 	p->fini(st);
 }
@@ -957,6 +1006,7 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_sge_queue_with_colon);
 	tcase_add_test(tc, test_sge_normalize);
 	tcase_add_test(tc, test_sge_epsilon);
+	tcase_add_test(tc, test_sge_deadline);
 	tcase_add_test(tc, test_sge_held_and_running);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
 	tcase_add_test(tc, test_maui_defaults);
