@@ -362,7 +362,6 @@ def print_capture(capdir):
     for k, r in enumerate(rows):
         kids.setdefault(r['parent'], []).append(k)
     tbad = 0
-    root_u = usage[0] if rows else 0
     for k, r in enumerate(rows):
         name = ' ' * r['depth'] + (r['User'] if r['user'] else r['Account'])
         p = r['parent']
