@@ -341,7 +341,7 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 			.running = true,
 			.ref = core->prio_rates_all ? i : SIZE_MAX,
 		};
-	tickets_deal(t, tix, n);
+	tickets_deal(t, tix, n, true);
 	for (size_t k = 0; k < n; k++)
 		if (tix[k].ref != SIZE_MAX)
 			v[tix[k].ref].tickets = tix[k].tickets;
