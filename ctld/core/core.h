@@ -28,7 +28,7 @@
  *               share_usage array_tally
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
- *  4 policy     usage limits priority tickets depend
+ *  4 policy     usage limits priority tickets ftickets depend
  *  5 moves      jobstate array
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle
@@ -163,7 +163,10 @@ struct core_job {
 	int64_t end_time;
 	int64_t charged_until;	/* usage charged up to here (running) */
 	double priority;	/* the priority plugin's, last computed */
-	double tickets;		/* share-tree tickets it was rated with */
+	double tickets;		/* Grid Engine's tickets it was rated with:
+				   override + functional + share-tree */
+	double otickets;	/* of which override tickets */
+	double ftickets;	/* and functional tickets */
 	int64_t eligible_accum;	/* eligible seconds before eligible_since */
 	int64_t eligible_since;	/* when it became eligible, if it is */
 	uint32_t qos;		/* index into the QOS table */

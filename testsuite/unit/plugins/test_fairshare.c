@@ -66,10 +66,26 @@ static int fake_conf_double(const struct rota_plugin_conf *conf,
 	return 0;
 }
 
+/* no test sets these: the defaults stay */
+static int fake_conf_bool(const struct rota_plugin_conf *conf,
+			  const char *key, bool *out, char *err, size_t errlen)
+{
+	return 0;
+}
+
+static int fake_conf_choice(const struct rota_plugin_conf *conf,
+			    const char *key, const char *const *choices,
+			    unsigned *out, char *err, size_t errlen)
+{
+	return 0;
+}
+
 static const struct rota_host host = {
 	.size = sizeof(host),
 	.log = fake_log,
 	.conf_double = fake_conf_double,
+	.conf_bool = fake_conf_bool,
+	.conf_choice = fake_conf_choice,
 };
 
 /* ---- trees from tables --------------------------------------------------- */
