@@ -338,6 +338,7 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 	double npprior = sge_npprior(ppri);
 	double qurg = sge_queue_urgency(st, job->queue);
 	double wait = (double)job->wait_time;
+	double stckt = job->tickets - job->otickets - job->ftickets;
 	const struct rota_prio_factor all[] = {
 		{ "urgency", urg, nurg, st->weight_urgency,
 		  st->weight_urgency * nurg },
@@ -350,6 +351,12 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 		  st->weight_ticket * ntckts },
 		{ "priority", ppri, npprior, st->weight_priority,
 		  st->weight_priority * npprior },
+		/* the parts of 'tickets', as qstat -ext shows them */
+		{ "tickets.override", job->otickets, job->otickets, 1,
+		  job->otickets },
+		{ "tickets.functional", job->ftickets, job->ftickets, 1,
+		  job->ftickets },
+		{ "tickets.share", stckt, stckt, 1, stckt },
 	};
 	size_t k = 0;
 

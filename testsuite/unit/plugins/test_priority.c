@@ -579,7 +579,7 @@ START_TEST(test_sge_explain)
 	ck_assert_double_eq_tol(jobs[0].priority,
 				0.1 * nurg + 0.01 * 1 + 1.0 * npp, 1e-12);
 	ck_assert_double_eq_tol(jobs[2].priority, 0.1 + 0.01 + npp, 1e-12);
-	ck_assert_uint_eq(explain(p, st, &jobs[0], f), 6);
+	ck_assert_uint_eq(explain(p, st, &jobs[0], f), 9);
 	check_factor(&f[0], "urgency", urg, nurg, 0.1, 0.1 * nurg);
 	check_factor(&f[1], "urgency.slots", 64, 64, 100, 6400);
 	check_factor(&f[2], "urgency.queue", 0, 0, 1, 0);
@@ -587,9 +587,19 @@ START_TEST(test_sge_explain)
 		     0.278 * 121583);
 	check_factor(&f[4], "tickets", 100, 1, 0.01, 0.01);
 	check_factor(&f[5], "priority", 0, npp, 1, npp);
+	/* its 100 tickets: none override or functional, all share-tree */
+	check_factor(&f[6], "tickets.override", 0, 0, 1, 0);
+	check_factor(&f[7], "tickets.functional", 0, 0, 1, 0);
+	check_factor(&f[8], "tickets.share", 100, 100, 1, 100);
 	ck_assert_double_eq_tol(f[0].value + f[4].value + f[5].value,
 				jobs[0].priority, 1e-12);
-	ck_assert_uint_eq(explain(p, st, &jobs[1], f), 6);
+	jobs[0].otickets = 30;
+	jobs[0].ftickets = 20;
+	ck_assert_uint_eq(explain(p, st, &jobs[0], f), 9);
+	check_factor(&f[6], "tickets.override", 30, 30, 1, 30);
+	check_factor(&f[7], "tickets.functional", 20, 20, 1, 20);
+	check_factor(&f[8], "tickets.share", 50, 50, 1, 50);
+	ck_assert_uint_eq(explain(p, st, &jobs[1], f), 9);
 	check_factor(&f[2], "urgency.queue", 40000, 40000, 1, 40000);
 	ops->describe(st, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "WeightUrgency=0.1 WeightTicket=0.01 "
@@ -640,7 +650,7 @@ START_TEST(test_sge_held_and_running)
 	ctx.job_state = &state[1];
 	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[1], f, N(f)), 0);
 	ctx.job_state = &state[0];
-	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 6);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 9);
 	check_factor(&f[0], "urgency", 200, 0, 0.5, 0);
 	p->fini(st);
 }
@@ -734,7 +744,7 @@ START_TEST(test_sge_queue_with_colon)
 	ck_assert_ptr_nonnull(strstr(buf, "QueueUrgency=medium40:test:40000,"
 					  "t:5"));
 	compute(p, st, &job, 1);
-	ck_assert_uint_eq(explain(p, st, &job, f), 6);
+	ck_assert_uint_eq(explain(p, st, &job, f), 9);
 	check_factor(&f[2], "urgency.queue", 40000, 40000, 1, 40000);
 	p->fini(st);
 }
