@@ -74,6 +74,9 @@ static const char help[] =
 	"                            operators may give a negative N)\n"
 	"      --urgency=N           Flux's urgency, 1 to 16 (16 is the\n"
 	"                            default; operators up to 31)\n"
+	"      --jobshare=N          its functional shares, Grid Engine's\n"
+	"                            -js (0 to 1000000000; see rota help\n"
+	"                            update for its override tickets)\n"
 	"  -H, --hold                submit it held: it waits (reason\n"
 	"                            JobHeldUser) until 'rota release'\n"
 	"  -a, --array=IDS[%N]       a job array: one job per task id, as\n"
@@ -120,6 +123,7 @@ enum {
 	OPT_MEM_PER_CPU,
 	OPT_RESERVATION,
 	OPT_KILL_INVALID,
+	OPT_JOBSHARE,
 };
 
 static const struct option longopts[] = {
@@ -142,6 +146,7 @@ static const struct option longopts[] = {
 	{ "qos", required_argument, NULL, OPT_QOS },
 	{ "nice", required_argument, NULL, OPT_NICE },
 	{ "urgency", required_argument, NULL, OPT_URGENCY },
+	{ "jobshare", required_argument, NULL, OPT_JOBSHARE },
 	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
@@ -307,6 +312,10 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 	case OPT_URGENCY:
 		rc = parse_int("urgency", v, 1, 31, &n);
 		o->d.urgency = (uint32_t)n;
+		return rc;
+	case OPT_JOBSHARE:
+		rc = parse_int("jobshare", v, 0, 1000000000, &n);
+		o->d.jobshare = (uint32_t)n;
 		return rc;
 	case OPT_PER_NODE:
 		return parse_count("ntasks-per-node", v, 1,

@@ -806,6 +806,10 @@ struct core_update {
 	int64_t time_limit;	/* seconds or ROTA_DURATION_UNLIMITED; 0: unchanged */
 	uint32_t urgency;	/* Flux's 1..31; 0: unchanged */
 	const char *dependency;	/* NULL: unchanged; "": none */
+	bool set_jobshare;	/* false: jobshare unchanged */
+	uint32_t jobshare;	/* Grid Engine's -js (qalter -js) */
+	bool set_oticket;	/* false: oticket unchanged */
+	uint32_t oticket;	/* Grid Engine's -ot (qalter -ot) */
 };
 /*
  * Change a job: its name at any time before it ends; its queue, time
@@ -814,6 +818,8 @@ struct core_update {
  * anything.  The time limit (or the new queue's default) must be within
  * the queue's MaxTime and the job must fit the queue's nodes.  Its
  * dependency (while pending) is checked as at submit, and for a cycle.
+ * Its job share and override tickets (only operators set these) change
+ * while it is pending or running, as with Grid Engine's qalter.
  * All or nothing; the job is re-rated at once.
  */
 int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,

@@ -106,6 +106,9 @@ int prio_submit_check(struct core *core, struct core_job *job,
 		return rota_errorf(err, -EPERM, "--urgency=%u: users may only "
 				   "lower it (at most %d)", job->desc.urgency,
 				   URGENCY_DEFAULT);
+	if (job->desc.oticket && !operator) /* Grid Engine's qalter -ot */
+		return rota_errorf(err, -EPERM, "override tickets: only "
+				   "operators may give a job some");
 	job->qos = (uint32_t)i;
 	return 0;
 }
@@ -313,6 +316,8 @@ static struct ticket_job ticket_job(const struct core *core,
 		.running = j->state == ROTA_JOB_RUNNING,
 		.ref = ref,
 		.submit = j->submit_time,
+		.jobshare = j->desc.jobshare,
+		.oticket = j->desc.oticket,
 	};
 
 	share_ticket_entities(core->share, j->assoc, &tj.user, &tj.project);
