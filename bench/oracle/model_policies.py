@@ -233,7 +233,7 @@ def functional(run, pend, ents, conf, dependent):
                 j.tickets += j.f
 
 
-def share_tree(jobs, nodes, conf, dependent):
+def share_tree(jobs, nodes, conf, dependent, project_names=()):
     """rule 5, with the prior tickets in the sort when dependent"""
     total = float(conf.get('weight_tickets_share', 0))
     cf = float(conf.get('compensation_factor', 0))
@@ -242,10 +242,19 @@ def share_tree(jobs, nodes, conf, dependent):
         return
     users = {p.rsplit('/', 1)[1]: n for p, n in by_path.items()
              if n is not root and not n.children}
+    projects = set(p.strip('/').split('/')[0] for p in by_path
+                   if p.strip('/').split('/')[0] in project_names)
     for j in jobs:
-        # a job with a project looks for the project's node: the tree
-        # has none, so it has no node (search_userprj_node())
-        n = None if j.project else users.get(j.user)
+        # search_userprj_node(): a job with a project finds its user
+        # under the project's node (none if the tree has no such node);
+        # one without, its user outside every project's subtree
+        if j.project:
+            n = by_path.get('/%s/%s' % (j.project, j.user))
+        else:
+            n = users.get(j.user)
+            if n is not None and n.name.strip('/').split('/')[0] in \
+                    projects:
+                n = None
         if n is not None:
             n.jobs.append((j.id, {'state': 'r' if j.running else 'qw',
                                   'job': j}))
@@ -336,7 +345,7 @@ def model(run, capdir):
         elif pol == 'F':
             functional(run_jobs, pend, ents, conf, dep)
         elif pol == 'S':
-            share_tree(all_jobs, share_mon(capdir), conf, dep)
+            share_tree(all_jobs, share_mon(capdir), conf, dep, ents[1])
     return all_jobs
 
 
