@@ -272,6 +272,107 @@ START_TEST(functional_off)
 }
 END_TEST
 
+/*
+ * A share tree of two users under the root, each with half of it
+ * (ostt 0.5, 5000 tickets), the first one's running jobs alone among
+ * running jobs (ostt_running 1).
+ */
+static struct rota_share_node tnodes[3];
+static struct rota_share_target ttargets[3];
+
+static struct rota_share_tree two_users(uint32_t running)
+{
+	static const char *names[] = { "root", "u1", "u2" };
+
+	for (uint32_t i = 0; i < 3; i++) {
+		tnodes[i] = (struct rota_share_node){
+			.name = names[i],
+			.parent = i ? 0 : ROTA_SHARE_NONE,
+			.first_child = i ? ROTA_SHARE_NONE : 1,
+			.next_sibling = i == 1 ? 2 : ROTA_SHARE_NONE,
+			.depth = i ? 1 : 0,
+			.is_user = i > 0,
+			.running = i == 1 ? running : 0,
+			.pending = 1,
+			.tickets = i ? 5000 : 10000,
+		};
+		ttargets[i] = (struct rota_share_target){
+			.oltt = i ? 0.5 : 1,
+			.ostt = i ? 0.5 : 1,
+			.ostt_running = i == 2 ? 0 : 1,
+		};
+	}
+	return (struct rota_share_tree){ .nodes = tnodes, .n = 3,
+					 .targets = ttargets };
+}
+
+/*
+ * sgeee.c calc_job_share_tree_tickets_pass2(): a user's running jobs
+ * with job shares split its running-pass tickets by job share,
+ * truncated: 10000 x 1/3 -> 3333, 10000 x 2/3 -> 6666.
+ */
+START_TEST(share_running_by_jobshare)
+{
+	struct rota_share_tree t = two_users(2);
+	struct ticket_job j[2] = {
+		{ .id = 1, .node = 1, .slots = 1, .running = true,
+		  .jobshare = 1, .user = TICKET_NONE,
+		  .project = TICKET_NONE },
+		{ .id = 2, .node = 1, .slots = 1, .running = true,
+		  .jobshare = 2, .user = TICKET_NONE,
+		  .project = TICKET_NONE },
+	};
+
+	tickets_deal(&t, j, 2, false);
+	ck_assert(j[0].id == 1 ? j[0].tickets == 3333 : j[0].tickets == 6666);
+	ck_assert(j[1].id == 2 ? j[1].tickets == 6666 : j[1].tickets == 3333);
+}
+END_TEST
+
+static double share_of(const struct ticket_job *j, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (j[i].id == id)
+			return j[i].tickets;
+	ck_abort_msg("no job %u", id);
+	return 0;
+}
+
+/*
+ * Rule 11: u1's pending jobs 10 and 11 (u2 has 12).  By themselves the
+ * share tree orders them by id: 10 gets 5000 / 1, 11 5000 / 2.  With
+ * OFS, 11's 100 override tickets come first and order it ahead: 11
+ * 5000, 10 2500.  With F, the share tree is not dependent: by id again.
+ */
+START_TEST(share_order_by_prior_policies)
+{
+	static const char *h[] = { "OFS", "F" };
+	static const double want10[] = { 2500, 5000 };
+
+	for (size_t k = 0; k < N(h); k++) {
+		struct rota_share_tree t = two_users(0);
+		struct rota_ticket_policy p = policy(h[k]);
+		struct ticket_entity e[1] = { { 0 } };
+		struct ticket_job j[3] = {
+			{ .id = 10, .node = 1, .slots = 1, .submit = 1,
+			  .user = TICKET_NONE, .project = TICKET_NONE },
+			{ .id = 11, .node = 1, .slots = 1, .submit = 2,
+			  .oticket = 100, .user = TICKET_NONE,
+			  .project = TICKET_NONE },
+			{ .id = 12, .node = 2, .slots = 1, .submit = 3,
+			  .user = TICKET_NONE, .project = TICKET_NONE },
+		};
+
+		p.functional = 0;
+		ftickets_deal(&p, e, &t, j, N(j));
+		ck_assert_double_eq_tol(share_of(j, 3, 10), want10[k], 1e-9);
+		ck_assert_double_eq_tol(share_of(j, 3, 11),
+					want10[k] == 2500 ? 5000 : 2500, 1e-9);
+		ck_assert_double_eq_tol(share_of(j, 3, 12), 5000, 1e-9);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ftickets");
@@ -285,6 +386,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, functional_unshared);
 	tcase_add_test(tc, functional_max_jobs);
 	tcase_add_test(tc, functional_off);
+	tcase_add_test(tc, share_running_by_jobshare);
+	tcase_add_test(tc, share_order_by_prior_policies);
 	suite_add_tcase(s, tc);
 	return s;
 }
