@@ -356,14 +356,13 @@ static void functional_pending(const struct rota_ticket_policy *p,
 			       struct ticket_job *jobs, size_t n,
 			       const double *running_sums, bool dependent)
 {
-	struct rota_ticket_policy all = *p;
 	double sums[K_N], w[K_N], ones[K_N] = { 1, 1, 1 };
 	struct cats c;
 	size_t rounds;
 
 	for (int k = 0; k < K_N; k++)
 		sums[k] = running_sums[k];
-	fweights(&all, ones, w); /* all the weights, whatever the sums */
+	fweights(p, ones, w); /* all the weights, whatever the sums */
 	cats_build(&c, ents, jobs, n, true, dependent);
 	rounds = c.n < p->max_functional ? c.n : p->max_functional;
 	for (size_t r = 0; r < rounds; r++) {
