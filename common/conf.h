@@ -91,6 +91,8 @@ struct rota_conf_account {
 	char *parent;		/* "root" unless given */
 	unsigned shares;
 	unsigned priority;	/* Priority= (Slurm's association priority) */
+	unsigned fshares;	/* FShares=: Grid Engine's project fshare */
+	unsigned otickets;	/* OTickets=: the project's oticket */
 	struct rota_conf_limits limits;
 	const char *file;
 	unsigned line;
@@ -102,6 +104,8 @@ struct rota_conf_user {
 	char *account;
 	unsigned shares;
 	unsigned priority;	/* Priority= (Slurm's association priority) */
+	unsigned fshares;	/* FShares=: Grid Engine's user fshare */
+	unsigned otickets;	/* OTickets=: the user's oticket */
 	bool is_default;	/* the user's account when none is asked */
 	struct rota_conf_limits limits;
 	const char *file;

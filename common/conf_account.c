@@ -3,6 +3,10 @@
  * The fairshare tree of rota.conf:
  *   AccountName=physics Parent=root Shares=40
  *   UserName=ana Account=physics Shares=30 Default=yes
+ * FShares= and OTickets= on either line are Grid Engine's functional
+ * shares and override tickets of a project (the account) and a user
+ * (ctld/core/ftickets.h); a user's are its own on every line it has:
+ * the largest given counts.
  * Accounts may name parents declared further down, so the tree is checked
  * once the whole file is read: every parent and every user's account must
  * exist, parents must lead to the implicit root account without a cycle,
@@ -25,6 +29,8 @@ struct account_line {
 	char *parent;
 	unsigned shares;
 	unsigned priority;
+	unsigned fshares;
+	unsigned otickets;
 	struct rota_conf_limits limits;
 };
 
@@ -40,6 +46,8 @@ static const struct conf_key account_keys[] = {
 	ACCOUNT("Parent", conf_set_name, parent, 0, 0, ROOT),
 	ACCOUNT("Shares", conf_set_uint, shares, 0, 1000000000, "1"),
 	ACCOUNT("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
+	ACCOUNT("FShares", conf_set_uint, fshares, 0, 1000000000, "0"),
+	ACCOUNT("OTickets", conf_set_uint, otickets, 0, 1000000000, "0"),
 	LIMIT_KEYS(struct account_line),
 };
 
@@ -48,6 +56,8 @@ struct user_line {
 	char *account;
 	unsigned shares;
 	unsigned priority;
+	unsigned fshares;
+	unsigned otickets;
 	bool is_default;
 	struct rota_conf_limits limits;
 };
@@ -64,6 +74,8 @@ static const struct conf_key user_keys[] = {
 	USER("Shares", conf_set_uint, shares, 0, 1000000000, "1"),
 	USER("Default", conf_set_bool, is_default, 0, 0, NULL),
 	USER("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
+	USER("FShares", conf_set_uint, fshares, 0, 1000000000, "0"),
+	USER("OTickets", conf_set_uint, otickets, 0, 1000000000, "0"),
 	LIMIT_KEYS(struct user_line),
 };
 
@@ -100,6 +112,8 @@ int conf_account_line(struct conf_impl *impl, struct rota_error *err,
 		.parent = al.parent,
 		.shares = al.shares,
 		.priority = al.priority,
+		.fshares = al.fshares,
+		.otickets = al.otickets,
 		.limits = al.limits,
 		.file = at->file,
 		.line = at->line,
@@ -140,6 +154,8 @@ int conf_user_line(struct conf_impl *impl, struct rota_error *err,
 		.account = ul.account,
 		.shares = ul.shares,
 		.priority = ul.priority,
+		.fshares = ul.fshares,
+		.otickets = ul.otickets,
 		.limits = ul.limits,
 		.is_default = ul.is_default,
 		.file = at->file,

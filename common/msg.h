@@ -85,6 +85,9 @@ struct rota_job_desc {
 	bool kill_on_invalid_dep; /* cancel it if that can never be met */
 	int64_t deadline;	/* Grid Engine's -dl: initiation deadline,
 				   Unix seconds; 0: none */
+	uint32_t jobshare;	/* Grid Engine's -js: functional shares */
+	uint32_t oticket;	/* Grid Engine's -ot: override tickets, set
+				   by operators (rota update OTickets=) */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,

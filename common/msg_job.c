@@ -125,6 +125,10 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 		json_object_set_new(o, "nice", json_integer(d->nice));
 	if (d->urgency)
 		json_object_set_new(o, "urgency", json_integer(d->urgency));
+	if (d->jobshare)
+		json_object_set_new(o, "jobshare", json_integer(d->jobshare));
+	if (d->oticket)
+		json_object_set_new(o, "oticket", json_integer(d->oticket));
 	if (d->ntasks_per_node)
 		json_object_set_new(o, "ntasks_per_node",
 				    json_integer(d->ntasks_per_node));
@@ -157,7 +161,7 @@ struct submit_raw {
 		*account, *constraint, *qos, *reservation, *array,
 		*dependency;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
-	json_int_t mem_per_cpu;
+	json_int_t mem_per_cpu, jobshare, oticket;
 	json_int_t deadline;
 	json_t *env;
 	int no_requeue;
@@ -194,6 +198,10 @@ static int submit_check(const struct submit_raw *r, struct rota_error *err)
 	if (rc == 0)
 		rc = msg_range(r->deadline, 0, (json_int_t)1 << 40, "deadline",
 			       err);
+	if (rc == 0)
+		rc = msg_range(r->jobshare, 0, 1000000000, "jobshare", err);
+	if (rc == 0)
+		rc = msg_range(r->oticket, 0, 1000000000, "oticket", err);
 	if (rc == 0 && r->workdir[0] != '/')
 		rc = rota_errorf(err, -EPROTO, "workdir: not absolute");
 	return rc;
@@ -212,7 +220,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
-			"s?I, s?s, s?b, s?s, s?s, s?b, s?I !}",
+			"s?I, s?s, s?b, s?s, s?s, s?b, s?I, s?I, s?I !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -225,7 +233,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			&r.mem_per_cpu, "reservation", &r.reservation, "hold",
 			&r.hold, "array", &r.array, "dependency", &r.dependency,
 			"kill_on_invalid_dep", &r.kill_on_invalid_dep,
-			"deadline", &r.deadline);
+			"deadline", &r.deadline, "jobshare", &r.jobshare, "oticket",
+			&r.oticket);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -279,6 +288,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->no_requeue = r.no_requeue;
 	d->nice = (int32_t)r.nice;
 	d->urgency = (uint32_t)r.urgency;
+	d->jobshare = (uint32_t)r.jobshare;
+	d->oticket = (uint32_t)r.oticket;
 	d->ntasks_per_node = (uint32_t)r.per_node;
 	d->exclusive = r.exclusive;
 	d->hold = r.hold;

@@ -84,6 +84,20 @@ static int parse_urgency(const char *v, uint32_t *out, struct rota_error *err)
 	return 0;
 }
 
+/* JobShare= and OTickets=: 0 to 1e9, as Grid Engine's -js and -ot. */
+static int parse_count(const char *k, const char *v, uint32_t *out,
+		       struct rota_error *err)
+{
+	char *end;
+	unsigned long u = strtoul(v, &end, 10);
+
+	if (*v < '0' || *v > '9' || *end || u > 1000000000)
+		return rota_errorf(err, -EINVAL,
+				   "%s=%s: expected 0 to 1000000000", k, v);
+	*out = (uint32_t)u;
+	return 0;
+}
+
 /* UPDATE's key=value pairs into c->update; -EINVAL with the user's line. */
 static int parse_set(struct control *c, struct rota_error *err)
 {
@@ -92,7 +106,8 @@ static int parse_set(struct control *c, struct rota_error *err)
 	if (!c->m->nset)
 		return rota_errorf(err, -EINVAL, "nothing to change: give "
 				   "key=value (TimeLimit, Queue, Name, "
-				   "Urgency, Dependency)");
+				   "Urgency, Dependency, JobShare, "
+				   "OTickets)");
 	for (size_t i = 0; i < c->m->nset; i++) {
 		const char *k = c->m->set[i].key;
 		const char *v = c->m->set[i].value;
@@ -113,10 +128,17 @@ static int parse_set(struct control *c, struct rota_error *err)
 			rc = parse_urgency(v, &u->urgency, err);
 		} else if (strcasecmp(k, "Dependency") == 0) {
 			u->dependency = v; /* "": none; core_update checks */
+		} else if (strcasecmp(k, "JobShare") == 0) {
+			rc = parse_count(k, v, &u->jobshare, err);
+			u->set_jobshare = true;
+		} else if (strcasecmp(k, "OTickets") == 0) {
+			rc = parse_count(k, v, &u->oticket, err);
+			u->set_oticket = true;
 		} else {
 			rc = rota_errorf(err, -EINVAL,
 					 "%s: unknown key (TimeLimit, Queue, "
-					 "Name, Urgency, Dependency)", k);
+					 "Name, Urgency, Dependency, JobShare, "
+					 "OTickets)", k);
 		}
 		if (rc < 0)
 			return rc;

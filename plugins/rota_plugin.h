@@ -27,11 +27,12 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 9 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 10 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
-				  job_deadline */
+				  job_deadline; 10: ticket policy,
+				  override and functional tickets */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -211,6 +212,31 @@ struct rota_share_tree {
 	 * (not computed); other plugins leave them alone.
 	 */
 	struct rota_share_target *targets;
+	/*
+	 * Since ABI 1.10: where a plugin that deals Grid Engine's tickets
+	 * (sharetree) writes the settings of the other ticket policies,
+	 * which the host deals (override and functional tickets,
+	 * policy_hierarchy); NULL when the host does not read them.  The
+	 * host zeroes it before compute(): no functional tickets, no
+	 * hierarchy.
+	 */
+	struct rota_ticket_policy *policy;
+};
+
+/*
+ * Grid Engine's sched_conf settings of its ticket policies
+ * (bench/oracle/FINDINGS.md, rules 7-11).  A Grid Engine project is a
+ * Rota account; Rota has no departments.
+ */
+struct rota_ticket_policy {
+	double functional;	/* weight_tickets_functional; 0: none */
+	double weight_user;	/* weight_user */
+	double weight_project;	/* weight_project: the account's share */
+	double weight_job;	/* weight_job */
+	uint32_t max_functional; /* max_functional_jobs_to_schedule */
+	bool share_functional;	/* share_functional_shares */
+	bool share_override;	/* share_override_tickets */
+	char hierarchy[4];	/* policy_hierarchy: "OFS", "F", "" (NONE) */
 };
 
 /*
@@ -279,7 +305,8 @@ struct rota_prio_job {
 	double fs_value;	/* the algorithm's own (IT4I: 0..1e6) */
 	double fs_shares_norm;	/* its share of the machine */
 	double fs_usage_norm;	/* its part of the machine's usage */
-	double tickets;		/* share-tree tickets of this job; else 0 */
+	double tickets;		/* Grid Engine's tickets of this job (override,
+				   functional and share-tree); else 0 */
 	/* output */
 	double priority;
 };
@@ -302,6 +329,15 @@ struct rota_prio_context {
 	 * Unix seconds; 0: none), one per job passed.
 	 */
 	const int64_t *job_deadline;
+	/*
+	 * Since ABI 1.10: the parts of each job's 'tickets' that are Grid
+	 * Engine's override and functional tickets (the rest are share-tree
+	 * tickets), one per job passed; NULL: none.  (Arrays beside the jobs
+	 * rather than fields of struct rota_prio_job, whose size an older
+	 * plugin steps through the jobs by.)
+	 */
+	const double *job_otickets;
+	const double *job_ftickets;
 };
 
 enum {

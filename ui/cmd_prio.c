@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +52,10 @@ static const char help[] =
 	"         WeightUrgency x nurg + WeightTicket x ntckts +\n"
 	"         WeightPriority x npprior; ppri is the POSIX priority\n"
 	"         (-nice)\n"
-	"  --ext  (qstat -ext) PRIOR NTCKTS TCKTS OTCKT FTCKT STCKT: all\n"
-	"         tickets are share-tree tickets (stckt); Rota has no\n"
-	"         override or functional policy yet, so otckt and ftckt\n"
-	"         are 0\n"
+	"  --ext  (qstat -ext) PRIOR NTCKTS TCKTS OTCKT FTCKT STCKT:\n"
+	"         tckts = otckt (override) + ftckt (functional) + stckt\n"
+	"         (share tree), truncated as qstat shows them; ntckts is\n"
+	"         tckts / the most of any job\n"
 	"each followed by USER STATE QUEUE SLOTS.\n"
 	"\n"
 	"Options:\n"
@@ -205,6 +206,12 @@ static double norm_of(const struct rota_prio_row *r, const char *name)
 	return f ? f->norm : 0;
 }
 
+/* A ticket count as qstat shows it: truncated. */
+static double shown(double tickets)
+{
+	return tickets > 0 && tickets < 1e18 ? (double)(int64_t)tickets : 0;
+}
+
 static const char *const view_titles[] = {
 	[VIEW_URG] = "   PRIOR    NURG      URG  RRCONTR  WTCONTR  DLCONTR",
 	[VIEW_PRI] = "   PRIOR    NURG NPPRIOR  NTCKTS   PPRI",
@@ -231,8 +238,12 @@ static void print_figures(const struct rota_prio_row *r, enum prio_view v)
 		       norm_of(r, "tickets"), raw_of(r, "priority"));
 		break;
 	default:
+		/* Grid Engine truncates the counts it shows */
 		printf("%8.5f %7.5f %7.0f %7.0f %7.0f %7.0f", r->priority,
-		       norm_of(r, "tickets"), tickets, 0.0, 0.0, tickets);
+		       norm_of(r, "tickets"), shown(tickets),
+		       shown(raw_of(r, "tickets.override")),
+		       shown(raw_of(r, "tickets.functional")),
+		       shown(raw_of(r, "tickets.share")));
 		break;
 	}
 }

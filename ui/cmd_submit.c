@@ -82,6 +82,9 @@ static const char help[] =
 	"                            T13:30, now+2h or @UNIXSECONDS; only\n"
 	"                            DeadlineUsers and operators may\n"
 	"                            set one\n"
+	"      --jobshare=N          its functional shares, Grid Engine's\n"
+	"                            -js (0 to 1000000000; see rota help\n"
+	"                            update for its override tickets)\n"
 	"  -H, --hold                submit it held: it waits (reason\n"
 	"                            JobHeldUser) until 'rota release'\n"
 	"  -a, --array=IDS[%N]       a job array: one job per task id, as\n"
@@ -129,6 +132,7 @@ enum {
 	OPT_RESERVATION,
 	OPT_KILL_INVALID,
 	OPT_DEADLINE,
+	OPT_JOBSHARE,
 };
 
 static const struct option longopts[] = {
@@ -152,6 +156,7 @@ static const struct option longopts[] = {
 	{ "nice", required_argument, NULL, OPT_NICE },
 	{ "urgency", required_argument, NULL, OPT_URGENCY },
 	{ "dl", required_argument, NULL, OPT_DEADLINE },
+	{ "jobshare", required_argument, NULL, OPT_JOBSHARE },
 	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
@@ -328,6 +333,10 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_JOBSHARE:
+		rc = parse_int("jobshare", v, 0, 1000000000, &n);
+		o->d.jobshare = (uint32_t)n;
+		return rc;
 	case OPT_PER_NODE:
 		return parse_count("ntasks-per-node", v, 1,
 				   &o->d.ntasks_per_node);

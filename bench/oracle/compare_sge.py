@@ -21,8 +21,19 @@ capture is replayed with its pass 0..4 s before the capture's time and the
 second whose waiting-time contributions agree with qstat's (rounded) is
 kept and printed ("pass taken at -2 s").
 
+A run of `sge --scenario projects` replays its functional shares and
+override tickets too: each user's and project's (a project is a Rota
+account) as actions.log set them by the capture's time, on the UserName
+and AccountName lines (FShares=, OTickets=); the scheduler's
+weight_tickets_functional, weight_user, weight_project, weight_job,
+max_functional_jobs_to_schedule, share_functional_shares,
+share_override_tickets and policy_hierarchy on the Fairshare=sharetree
+line; a job's -js (submit jobshare=) and qalter -ot (oticket).
+Departments have no counterpart: such a run has none.
+
 Tolerances (the issue's): nurg, npprior, ntckts, prio within 1e-4;
-tickets within 0.5% (Grid Engine prints them truncated: at least 1);
+tickets, and their override, functional and share-tree parts, within
+0.5% (Grid Engine prints them truncated: at least 1);
 rrcontr equal; wtcontr within 0.5 (printed rounded).  The order compared
 is that of the pending jobs not held: qstat's against Rota's dispatch
 order.  Exit status 0 when everything agrees.
@@ -32,6 +43,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import model_policies
 import parse_sge
 
 TOL = {'nurg': 1e-4, 'npprior': 1e-4, 'ntckts': 1e-4, 'prio': 1e-4}
@@ -41,7 +53,8 @@ def actions(run):
     out = []
     for line in open(os.path.join(run, 'actions.log')):
         f = line.split()
-        if len(f) >= 2:
+        # a sched_conf change logs its sed script's other lines bare
+        if len(f) >= 2 and f[0].isdigit():
             out.append((int(f[0]), f[1], f[2:]))
     return out
 
@@ -101,6 +114,38 @@ def tree_conf(nodes):
     return lines, users
 
 
+def entity_keys(lines, ents):
+    """FShares= and OTickets= of each user and account line"""
+    users, projects = ents[0], ents[1]
+    out = []
+    for line in lines:
+        kind, name = line.split()[0].split('=')
+        e = (users if kind == 'UserName' else projects).get(name)
+        if e and (e.fshare or e.oticket):
+            line += ' FShares=%d OTickets=%d' % (e.fshare, e.oticket)
+        out.append(line)
+    return out
+
+
+def policy_keys(sc):
+    """sched_conf's ticket policies, as Fairshare=sharetree takes them"""
+    if 'weight_tickets_functional' not in sc:
+        return ''
+    h = sc.get('policy_hierarchy', 'OFS')
+    return (' WeightTicketsFunctional=%g WeightUser=%g WeightProject=%g'
+            ' WeightJob=%g MaxFunctionalJobsToSchedule=%d'
+            ' ShareFunctionalShares=%s ShareOverrideTickets=%s'
+            ' PolicyHierarchy=%s'
+            % (float(sc['weight_tickets_functional']),
+               float(sc['weight_user']), float(sc['weight_project']),
+               float(sc['weight_job']),
+               int(sc['max_functional_jobs_to_schedule']),
+               'yes' if sc['share_functional_shares'].upper() == 'TRUE'
+               else 'no',
+               'yes' if sc['share_override_tickets'].upper() == 'TRUE'
+               else 'no', h))
+
+
 def config(capdir, nodes, extra_users):
     sc = parse_sge.sched_conf(capdir)
     lines, users = tree_conf(nodes)
@@ -109,6 +154,9 @@ def config(capdir, nodes, extra_users):
             # a user with no node in the share tree: no share
             lines.append('UserName=%s Account=root Shares=0' % u)
             users[u] = 'root'
+    until = int(open(os.path.join(capdir, 'time')).read())
+    lines = entity_keys(lines, model_policies.entities(
+        os.path.dirname(capdir.rstrip('/')), until))
     text = [
         'NodeName=localhost CPUs=3 RealMemory=8G',
         # GE accepts PE jobs wider than all.q; Rota refuses a job wider
@@ -119,9 +167,9 @@ def config(capdir, nodes, extra_users):
         # order; with no time limits Rota's backfill does the same
         'Sched=backfill',
     ] + lines + [
-        'Fairshare=sharetree Tickets=%g CompensationFactor=%g'
+        'Fairshare=sharetree Tickets=%g CompensationFactor=%g%s'
         % (float(sc['weight_tickets_share']),
-           float(sc['compensation_factor'])),
+           float(sc['compensation_factor']), policy_keys(sc)),
         'UsageDecay=exponential UsageHalfLife=%dh' % int(sc['halftime']),
         'Priority=sge SlotUrgency=100 WeightWaitingTime=%g '
         'WeightUrgency=%g WeightTicket=%g WeightPriority=%g'
@@ -164,11 +212,15 @@ def events(run, caps, upto, delta, users, forced):
             if '-pe' in rest:
                 slots = int(rest[rest.index('-pe') + 2].split('-')[0])
             st = int(info[j].get('JB_submission_time', t))
-            ev.append((st, seq, 'submit %d %s %s %d%s' % (
+            js = int(info[j].get('JB_jobshare', 0))
+            ev.append((st, seq, 'submit %d %s %s %d%s%s' % (
                 j, user, users.get(user, 'root'), slots,
+                ' jobshare=%d' % js if js else '',
                 ' hold' if '-h' in rest else '')))
         elif verb == 'qalter' and args[0] == '-p':
             ev.append((t, seq, 'nice %s %d' % (args[2], -int(args[1]))))
+        elif verb == 'qalter' and args[0] == '-ot':
+            ev.append((t, seq, 'oticket %s %s' % (args[2], args[1])))
         elif verb in ('qhold', 'qrls'):
             ev.append((t, seq, '%s %s' % ('hold' if verb == 'qhold'
                                           else 'release', args[0])))
@@ -236,6 +288,9 @@ def rota_values(d):
         'npprior': term('priority', 1),
         'ntckts': term('tickets', 1),
         'tickets': float(d['dealt']),
+        'otckt': term('tickets.override', 0),
+        'ftckt': term('tickets.functional', 0),
+        'stckt': term('tickets.share', 0),
         'prio': float(d['prio']),
     }
 
@@ -251,6 +306,9 @@ def ge_values(d, j_info):
         'npprior': float(d.get('JB_nppri', 0)),
         'ntckts': float(d.get('JAT_ntix', 0)),
         'tickets': float(d.get('tickets', 0)),
+        'otckt': float(d.get('otickets', 0)),
+        'ftckt': float(d.get('ftickets', 0)),
+        'stckt': float(d.get('stickets', 0)),
         'prio': float(d.get('JAT_prio', 0)),
     }
 
@@ -270,8 +328,9 @@ def misfits(ge, ro):
     for k, tol in TOL.items():
         if abs(ge[k] - ro[k]) > tol:
             bad.append(k)
-    if abs(ge['tickets'] - ro['tickets']) > max(1.0, 0.005 * ge['tickets']):
-        bad.append('tickets')
+    for k in ('tickets', 'otckt', 'ftckt', 'stckt'):
+        if abs(ge[k] - ro[k]) > max(1.0, 0.005 * ge[k]):
+            bad.append(k)
     if abs(ge['rrcontr'] - ro['rrcontr']) > 1e-9:
         bad.append('rrcontr')
     if abs(ge['wtcontr'] - ro['wtcontr']) > 0.5 + 1e-9:
@@ -345,11 +404,11 @@ def main():
             name, delta, '; jobs started as Grid Engine started them'
             if forced else ''))
         fmt = ('%5s %-9s %-5s %-5s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s'
-               ' %9s %9s  %s')
+               ' %9s %9s %17s %20s  %s')
         print(fmt % ('job', 'user', 'GE', 'Rota', 'nurg GE', 'Rota',
                      'npprio GE', 'Rota', 'ntckt GE', 'Rota', 'tckts GE',
                      'Rota', 'prio GE', 'Rota', 'wtc GE', 'Rota',
-                     'differs'))
+                     'o/f/s GE', 'Rota', 'differs'))
         worst = dict((f, 0.0) for f in ('nurg', 'npprior', 'ntckts',
                                          'prio'))
         worst_t = 0.0
@@ -376,7 +435,12 @@ def main():
                          '%.5f' % r['ntckts'], '%.0f' % g['tickets'],
                          '%.1f' % r['tickets'], '%.5f' % g['prio'],
                          '%.5f' % r['prio'], '%.0f' % g['wtcontr'],
-                         '%.2f' % r['wtcontr'], ','.join(bad) or '-'))
+                         '%.2f' % r['wtcontr'],
+                         '%.0f/%.0f/%.0f' % (g['otckt'], g['ftckt'],
+                                             g['stckt']),
+                         '%.1f/%.1f/%.1f' % (r['otckt'], r['ftckt'],
+                                             r['stckt']),
+                         ','.join(bad) or '-'))
         same = ge_order == order
         orders_equal += same
         if not same:

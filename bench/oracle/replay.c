@@ -11,8 +11,10 @@
  *   at T                     the clock to T seconds after the start
  *   usage USER ACCOUNT U     USER's usage under ACCOUNT is U (decayed
  *                            core-seconds) now; the others' stay
- *   submit ID USER ACCOUNT CORES [nice=N] [queue=Q] [qos=Q] [time=S] [hold]
+ *   submit ID USER ACCOUNT CORES [nice=N] [queue=Q] [qos=Q] [time=S]
+ *          [jobshare=N] [hold]
  *   hold ID | release ID | nice ID N
+ *   oticket ID N             an operator gives ID N override tickets
  *   pass                     a main pass, then a backfill pass if the
  *                            config has Sched=backfill: what fits starts
  *   start ID                 ID starts, whatever the order says: every
@@ -210,6 +212,8 @@ static void ev_submit(struct oracle *o, char **tok, int ntok)
 			d.qos = rota_xstrdup(eq + 1);
 		else if (!strncmp(tok[i], "time=", 5))
 			d.time_limit = (int64_t)number(o, eq + 1, "time");
+		else if (!strncmp(tok[i], "jobshare=", 9))
+			d.jobshare = (uint32_t)number(o, eq + 1, "jobshare");
 		else
 			die(o, "submit: unknown '%s'", tok[i]);
 	}
@@ -339,6 +343,13 @@ static void ev_control(struct oracle *o, char **tok, int ntok)
 			die(o, "nice: expected ID N");
 		rc = core_nice(o->core, o->now, j->id, 0, true,
 			       (int32_t)strtol(tok[2], NULL, 10), false, &err);
+	} else if (!strcmp(tok[0], "oticket")) {
+		struct core_update u = { .set_oticket = true };
+
+		if (ntok != 3)
+			die(o, "oticket: expected ID N");
+		u.oticket = (uint32_t)number(o, tok[2], "oticket");
+		rc = core_update(o->core, o->now, j->id, 0, true, &u, &err);
 	} else {
 		const struct core_job *cj = core_job_find(o->core, j->id);
 		struct rota_msg_job_end e = { .job_id = j->id,
@@ -430,7 +441,7 @@ static void event(struct oracle *o, char *line)
 		capture(o, ntok > 1 ? tok[1] : "-");
 	} else if (!strcmp(tok[0], "hold") || !strcmp(tok[0], "release") ||
 		   !strcmp(tok[0], "nice") || !strcmp(tok[0], "end") ||
-		   !strcmp(tok[0], "cancel")) {
+		   !strcmp(tok[0], "cancel") || !strcmp(tok[0], "oticket")) {
 		if (ntok < 2)
 			die(o, "%s: expected a job id", tok[0]);
 		ev_control(o, tok, ntok);

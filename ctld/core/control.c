@@ -239,6 +239,9 @@ static int update_check(struct core *core, struct core_job *job,
 		rc = check_name(job, u->name, err);
 	if (rc == 0 && u->urgency)
 		rc = check_urgency(job, u->urgency, is_operator, err);
+	if (rc == 0 && u->set_oticket && !is_operator)
+		rc = rota_errorf(err, -EPERM, "job %u: only operators may "
+				 "set override tickets", job->id);
 	if (rc == 0 && u->queue &&
 	    core_find_queue(core, u->queue, queue, err) < 0)
 		rc = rota_errorf(err, -ENOENT, "job %u: queue '%s' does not "
@@ -277,6 +280,12 @@ int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		free(job->desc.name);
 		job->desc.name = rota_xstrdup(u->name);
 	}
+	if (u->set_jobshare)
+		job->desc.jobshare = u->jobshare;
+	if (u->set_oticket)
+		job->desc.oticket = u->oticket;
+	if (u->set_jobshare || u->set_oticket)
+		core->prio_stale = true; /* tickets dealt again */
 	if (job->state != ROTA_JOB_PENDING) {
 		core_mark_dirty(core, job);
 		return 0;

@@ -28,7 +28,7 @@
  *               share_usage array_tally
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
- *  4 policy     usage limits priority tickets depend
+ *  4 policy     usage limits priority tickets ftickets depend
  *  5 moves      jobstate array
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle
@@ -180,7 +180,10 @@ struct core_job {
 	int64_t charged_until;	/* usage charged up to here (running) */
 	struct core_meter meter; /* UsageCharge=measured: of this run */
 	double priority;	/* the priority plugin's, last computed */
-	double tickets;		/* share-tree tickets it was rated with */
+	double tickets;		/* Grid Engine's tickets it was rated with:
+				   override + functional + share-tree */
+	double otickets;	/* of which override tickets */
+	double ftickets;	/* and functional tickets */
 	int64_t eligible_accum;	/* eligible seconds before eligible_since */
 	int64_t eligible_since;	/* when it became eligible, if it is */
 	uint32_t qos;		/* index into the QOS table */
@@ -874,6 +877,10 @@ struct core_update {
 	int64_t time_limit;	/* seconds or ROTA_DURATION_UNLIMITED; 0: unchanged */
 	uint32_t urgency;	/* Flux's 1..31; 0: unchanged */
 	const char *dependency;	/* NULL: unchanged; "": none */
+	bool set_jobshare;	/* false: jobshare unchanged */
+	uint32_t jobshare;	/* Grid Engine's -js (qalter -js) */
+	bool set_oticket;	/* false: oticket unchanged */
+	uint32_t oticket;	/* Grid Engine's -ot (qalter -ot) */
 };
 /*
  * Change a job: its name at any time before it ends; its queue, time
@@ -882,6 +889,8 @@ struct core_update {
  * anything.  The time limit (or the new queue's default) must be within
  * the queue's MaxTime and the job must fit the queue's nodes.  Its
  * dependency (while pending) is checked as at submit, and for a cycle.
+ * Its job share and override tickets (only operators set these) change
+ * while it is pending or running, as with Grid Engine's qalter.
  * All or nothing; the job is re-rated at once.
  */
 int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,

@@ -71,6 +71,8 @@ struct core {
 	bool prio_rates_all;	 /* it rates held and running jobs too */
 	uint8_t *prio_state;	 /* with it: each rated job's ROTA_PRIO_JOB_ */
 	int64_t *prio_deadline;	 /* each rated job's initiation deadline */
+	double *prio_otix;	 /* each rated job's override tickets */
+	double *prio_ftix;	 /* and functional tickets */
 	char **deadline_users;	 /* DeadlineUsers, NULL-terminated */
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;

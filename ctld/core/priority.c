@@ -28,6 +28,7 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/share.h"
+#include "ctld/core/ftickets.h"
 #include "ctld/core/tickets.h"
 
 #define URGENCY_DEFAULT 16
@@ -89,6 +90,8 @@ void prio_fini(struct core *core)
 	free(core->prio_view);
 	free(core->prio_state);
 	free(core->prio_deadline);
+	free(core->prio_otix);
+	free(core->prio_ftix);
 	for (size_t i = 0; core->deadline_users && core->deadline_users[i];
 	     i++)
 		free(core->deadline_users[i]);
@@ -131,6 +134,9 @@ int prio_submit_check(struct core *core, struct core_job *job,
 				   "DeadlineUsers: only those users and "
 				   "operators may set an initiation deadline",
 				   user);
+	if (job->desc.oticket && !operator) /* Grid Engine's qalter -ot */
+		return rota_errorf(err, -EPERM, "override tickets: only "
+				   "operators may give a job some");
 	job->qos = (uint32_t)i;
 	return 0;
 }
@@ -327,16 +333,38 @@ static void store(struct core_job *job, double priority)
 	job->priority = priority;
 }
 
+/* A job as the ticket dealing sees it (tickets.h, ftickets.h). */
+static struct ticket_job ticket_job(const struct core *core,
+				    const struct core_job *j, size_t ref)
+{
+	struct ticket_job tj = {
+		.node = share_view_index(core->share, j->assoc),
+		.slots = j->desc.ntasks * j->desc.cpus_per_task,
+		.id = j->id,
+		.running = j->state == ROTA_JOB_RUNNING,
+		.ref = ref,
+		.submit = j->submit_time,
+		.jobshare = j->desc.jobshare,
+		.oticket = j->desc.oticket,
+	};
+
+	share_ticket_entities(core->share, j->assoc, &tj.user, &tj.project);
+	return tj;
+}
+
 /*
- * Each job's share-tree tickets (tickets.h) into the view 'v' (pending
- * jobs in order, then the running ones for a plugin that rates all).
- * Running jobs are dealt in any case: their slots come first in Grid
- * Engine's count.  Most fairshare plugins give no tickets: nothing done.
+ * Each job's tickets (override, functional and share-tree: ftickets.h)
+ * into the view 'v' (pending jobs in order, then the running ones for a
+ * plugin that rates all).  Running jobs are dealt in any case: their
+ * slots come first in Grid Engine's count.  Most fairshare plugins give
+ * no tickets: nothing done.
  */
 static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 			 struct rota_prio_job *v)
 {
 	size_t need = core->pending.n + core->running.n, n = 0, i = 0;
+	size_t nents = share_entities(core->share);
+	struct ticket_entity *ents;
 	struct ticket_job *tix;
 
 	if (!t->targets || t->n == 0 || !(t->nodes[0].tickets > 0))
@@ -351,26 +379,27 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 	for (const struct core_job *j = core->pending.head; j;
 	     j = j->next, i++)
 		if (!j->hold) /* Grid Engine deals a held job none */
-			tix[n++] = (struct ticket_job){
-				.node = share_view_index(core->share,
-							 j->assoc),
-				.slots = j->desc.ntasks * j->desc.cpus_per_task,
-				.id = j->id,
-				.ref = i,
-			};
+			tix[n++] = ticket_job(core, j, i);
 	for (const struct core_job *j = core->running.head; j;
 	     j = j->next, i++)
-		tix[n++] = (struct ticket_job){
-			.node = share_view_index(core->share, j->assoc),
-			.slots = j->desc.ntasks * j->desc.cpus_per_task,
-			.id = j->id,
-			.running = true,
-			.ref = core->prio_rates_all ? i : SIZE_MAX,
-		};
-	tickets_deal(t, tix, n);
-	for (size_t k = 0; k < n; k++)
-		if (tix[k].ref != SIZE_MAX)
-			v[tix[k].ref].tickets = tix[k].tickets;
+		tix[n++] = ticket_job(core, j,
+				      core->prio_rates_all ? i : SIZE_MAX);
+	ents = rota_xcalloc(nents + 1, sizeof(*ents));
+	share_entity_fill(core->share, ents);
+	ftickets_deal(t->policy, ents, t, tix, n);
+	free(ents);
+	for (size_t k = 0; k < n; k++) {
+		struct rota_prio_job *pv;
+
+		if (tix[k].ref == SIZE_MAX)
+			continue;
+		pv = &v[tix[k].ref];
+		core->prio_otix[tix[k].ref] = tix[k].otickets;
+		core->prio_ftix[tix[k].ref] = tix[k].ftickets;
+		/* what ntckts normalizes: Grid Engine's sum */
+		pv->tickets = tix[k].tickets + tix[k].otickets +
+			      tix[k].ftickets;
+	}
 }
 
 /* What a job is to a plugin that rates all (ROTA_PRIO_JOB_*). */
@@ -423,11 +452,19 @@ int core_prio_update(struct core *core, int64_t now)
 		core->prio_deadline = rota_xreallocarray(
 			core->prio_deadline, core->prio_cap,
 			sizeof(*core->prio_deadline));
+		core->prio_otix = rota_xreallocarray(
+			core->prio_otix, core->prio_cap,
+			sizeof(*core->prio_otix));
+		core->prio_ftix = rota_xreallocarray(
+			core->prio_ftix, core->prio_cap,
+			sizeof(*core->prio_ftix));
 	}
 	v = core->prio_view;
 	if (core->prio_rates_all)
 		ctx.job_state = core->prio_state;
 	ctx.job_deadline = core->prio_deadline;
+	ctx.job_otickets = core->prio_otix;
+	ctx.job_ftickets = core->prio_ftix;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
@@ -436,6 +473,7 @@ int core_prio_update(struct core *core, int64_t now)
 			if (core->prio_rates_all)
 				core->prio_state[i] = job_state(j);
 			core->prio_deadline[i] = j->desc.deadline;
+			core->prio_otix[i] = core->prio_ftix[i] = 0;
 			i++;
 		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
@@ -447,6 +485,8 @@ int core_prio_update(struct core *core, int64_t now)
 	     j = rated_next(core, j), i++) {
 		store(j, v[i].priority);
 		j->tickets = v[i].tickets; /* explain() shows these */
+		j->otickets = core->prio_otix[i];
+		j->ftickets = core->prio_ftix[i];
 	}
 	if (rc)
 		rota_err("priority/%s: rating failed (%d): order kept",
@@ -471,6 +511,7 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 				    1) == 0) {
 		store(job, v.priority);
 		job->tickets = 0; /* none dealt until the next rating */
+		job->otickets = job->ftickets = 0;
 	}
 	insert_ordered(core, job);
 	if (core->prio_rates_all)
@@ -511,6 +552,8 @@ size_t core_prio_explain(struct core *core, int64_t now,
 	 * afresh in today's order: the terms add up to the priority shown.
 	 */
 	view(core, share_tree(core->share), job, now, job->tickets, &v);
+	ctx.job_otickets = &job->otickets;
+	ctx.job_ftickets = &job->ftickets;
 	v.priority = job->priority;
 	return core->prio_ops->explain(plugin_state(core->priority), &ctx, &v,
 				       factors, max);

@@ -127,6 +127,7 @@ static uint32_t assoc_add(struct share *s, const char *name,
 		.eff_priority = priority != 0 || parent == ROTA_SHARE_NONE
 					? priority
 					: s->a[parent].eff_priority,
+		.user_entity = (uint32_t)s->n,
 	};
 	s->stored[s->n] = s->delta[s->n] = 0;
 	s->listed[s->n] = false;
@@ -159,8 +160,13 @@ static void add_accounts(struct share *s, const struct rota_conf *conf)
 
 			key = rota_xasprintf("A:%s", c->parent);
 			if (!done[i] && key_get(s, key, &parent)) {
-				assoc_add(s, c->name, c->name, parent, false,
-					  c->shares, c->priority, &c->limits);
+				uint32_t id = assoc_add(s, c->name, c->name,
+							parent, false,
+							c->shares, c->priority,
+							&c->limits);
+
+				s->a[id].fshares = c->fshares;
+				s->a[id].otickets = c->otickets;
 				done[i] = true;
 				left--;
 			}
@@ -168,6 +174,23 @@ static void add_accounts(struct share *s, const struct rota_conf *conf)
 		}
 	}
 	free(done);
+}
+
+/* The user's first association stands for it: the largest FShares=. */
+static void user_entity(struct share *s, uint32_t id,
+			const struct rota_conf_user *u)
+{
+	char *key = rota_xasprintf("N:%s", u->name);
+	uint32_t first = id;
+	struct share_assoc *e;
+
+	if (!key_get(s, key, &first))
+		key_put(s, rota_xstrdup(key), id);
+	free(key);
+	s->a[id].user_entity = first;
+	e = &s->a[first];
+	e->fshares = e->fshares > u->fshares ? e->fshares : u->fshares;
+	e->otickets = e->otickets > u->otickets ? e->otickets : u->otickets;
 }
 
 static void add_users(struct share *s, const struct rota_conf *conf)
@@ -182,6 +205,7 @@ static void add_users(struct share *s, const struct rota_conf *conf)
 		free(key);
 		id = assoc_add(s, u->name, u->account, parent, true, u->shares,
 			       u->priority, &u->limits);
+		user_entity(s, id, u);
 		if (u->is_default)
 			key_put(s, rota_xasprintf("D:%s", u->name), id);
 	}
@@ -358,6 +382,31 @@ const struct rota_limit_set *const *share_account_limits(struct share *s,
 	     k = s->a[k].parent)
 		a->chain[n++] = &s->a[k].limits;
 	return a->chain;
+}
+
+void share_ticket_entities(const struct share *s, uint32_t id, uint32_t *user,
+			   uint32_t *project)
+{
+	const struct share_assoc *a = &s->a[id];
+
+	*user = a->is_user ? a->user_entity : TICKET_NONE;
+	*project = a->is_user ? a->parent : id;
+	if (*project == ROTA_SHARE_NONE)
+		*project = TICKET_NONE;
+}
+
+size_t share_entities(const struct share *s)
+{
+	return s->n;
+}
+
+void share_entity_fill(const struct share *s, struct ticket_entity *ents)
+{
+	for (size_t i = 0; i < s->n; i++)
+		ents[i] = (struct ticket_entity){
+			.fshares = s->a[i].fshares,
+			.otickets = s->a[i].otickets,
+		};
 }
 
 double share_max_priority(const struct share *s)

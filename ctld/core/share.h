@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ctld/core/ftickets.h"
 #include "plugins/rota_plugin.h"
 
 /*
@@ -45,6 +46,17 @@ const char *share_assoc_account(const struct share *s, uint32_t id);
 /* Its Priority=, or its nearest ancestor's (Slurm's association factor). */
 double share_assoc_priority(const struct share *s, uint32_t id);
 double share_max_priority(const struct share *s);
+/*
+ * Grid Engine's ticket entities (ftickets.h) of association 'id': its
+ * user's and its account's, each an association id (so below
+ * share_entities()); TICKET_NONE where none.  share_entity_fill() writes
+ * every entity's FShares= and OTickets= into 'ents' (share_entities()
+ * of them), counts 0.
+ */
+void share_ticket_entities(const struct share *s, uint32_t id, uint32_t *user,
+			   uint32_t *project);
+size_t share_entities(const struct share *s);
+void share_entity_fill(const struct share *s, struct ticket_entity *ents);
 /*
  * The limits of association 'id''s own line, and those of its accounts
  * (for a user: its account first) up to the root, NULL-ended; borrowed

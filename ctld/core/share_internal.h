@@ -22,6 +22,11 @@ struct share_assoc {
 				   NULL-ended; made when first asked */
 	double eff_priority;	/* its Priority=, or its nearest ancestor's */
 	uint32_t view;		/* index in the view */
+	double fshares;		/* FShares=: a user's, the largest of its
+				   lines, in its first association */
+	double otickets;	/* OTickets=, likewise */
+	uint32_t user_entity;	/* a user's first association: the one
+				   that stands for the user (ftickets.h) */
 };
 
 /* Open addressing over "A:account", "U:user:account" and "D:user". */
@@ -66,6 +71,7 @@ struct share {
 	uint32_t *dirty_ids;	/* those accounts */
 	size_t ndirty;
 	double max_priority;
+	struct rota_ticket_policy policy; /* the sharetree plugin's */
 	struct share_slot *slots;
 	size_t nslots;
 	size_t nkeys;

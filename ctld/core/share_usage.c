@@ -318,6 +318,9 @@ static void view_build(struct share *s)
 	for (size_t i = 0; i < s->n; i++)
 		s->tree.targets[i] = (struct rota_share_target){ NAN, NAN,
 								 NAN };
+	/* the ticket policies' settings: none until a plugin writes them */
+	s->policy = (struct rota_ticket_policy){ 0 };
+	s->tree.policy = &s->policy;
 	s->view_ref = rota_xcalloc(s->n, sizeof(*s->view_ref));
 	s->view_parent = rota_xcalloc(s->n, sizeof(*s->view_parent));
 	s->view_user = rota_xcalloc(s->n, sizeof(*s->view_user));

@@ -2,6 +2,7 @@
 /* Share-tree tickets per job, as Grid Engine deals them (tickets.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "ctld/core/tickets.h"
@@ -43,7 +44,7 @@ static double short_term(const struct rota_share_tree *t, uint32_t i)
 
 /*
  * The jobs of the level being dealt first (the deepest: those below have
- * moved up to it), by node; then running first, the best, by id.
+ * moved up to it), by node; then running first, the best key, by id.
  */
 static int level_cmp(const void *x, const void *y)
 {
@@ -55,20 +56,29 @@ static int level_cmp(const void *x, const void *y)
 		return a->at < b->at ? -1 : 1;
 	if (a->running != b->running)
 		return a->running ? -1 : 1;
-	if (a->level != b->level)
-		return a->level > b->level ? -1 : 1;
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
 	return a->id < b->id ? -1 : a->id > b->id;
 }
+
+/* What one dealing keeps the same from level to level. */
+struct deal {
+	const struct rota_share_tree *t;
+	uint32_t root;		/* the acting root */
+	double pool;		/* Tickets */
+	bool dependent;
+};
 
 /*
  * One level: each job of a node at 'depth' gets stt / k and moves up; at
  * the top level (the acting root's children, or the acting root when it
  * is a user's node), Tickets x ostt / k, its tickets.
  */
-static void deal_level(const struct rota_share_tree *t,
-		       struct ticket_job *jobs, size_t n, uint32_t depth,
-		       uint32_t root, bool top)
+static void deal_level(const struct deal *dl, struct ticket_job *jobs,
+		       size_t n, uint32_t depth, bool top)
 {
+	const struct rota_share_tree *t = dl->t;
+	uint32_t root = dl->root;
 	size_t i = 0;
 
 	qsort(jobs, n, sizeof(*jobs), level_cmp);
@@ -81,6 +91,9 @@ static void deal_level(const struct rota_share_tree *t,
 
 		for (; i < n && jobs[i].at == at; i++) {
 			jobs[i].level = share / k;
+			/* sge_sort_job_nodes()'s STN_sort for the next level */
+			jobs[i].key = (dl->dependent ? jobs[i].prior : 0) +
+				      jobs[i].level * dl->pool;
 			k += jobs[i].slots;
 			if (top)
 				jobs[i].tickets = counted ? jobs[i].level : 0;
@@ -90,16 +103,46 @@ static void deal_level(const struct rota_share_tree *t,
 	}
 }
 
+/* A running job's share of its user's tickets: by job share, if any. */
+static void deal_running(const struct rota_share_tree *t,
+			 struct ticket_job *jobs, size_t n, double pool)
+{
+	double *js = calloc(t->n, sizeof(*js));
+
+	for (size_t i = 0; js && i < n; i++)
+		if (jobs[i].running && jobs[i].node < t->n)
+			js[jobs[i].node] += jobs[i].jobshare;
+	for (size_t i = 0; i < n; i++) {
+		const struct rota_share_node *leaf;
+		double held;
+
+		if (!jobs[i].running || jobs[i].node >= t->n)
+			continue;
+		leaf = &t->nodes[jobs[i].node];
+		held = pool * t->targets[jobs[i].node].ostt_running;
+		if (js && js[jobs[i].node] > 0) /* Grid Engine truncates */
+			jobs[i].tickets =
+				floor(jobs[i].jobshare * held /
+				      js[jobs[i].node]);
+		else
+			jobs[i].tickets = leaf->running ? held / leaf->running
+							: 0;
+	}
+	free(js);
+}
+
 void tickets_deal(const struct rota_share_tree *t, struct ticket_job *jobs,
-		  size_t n)
+		  size_t n, bool dependent)
 {
 	bool dealt = t->targets && t->n > 0 && t->targets[0].ostt > 0;
-	uint32_t root, top, deepest = 0;
-	double pool;
+	uint32_t top, deepest = 0;
+	struct deal dl = { .t = t, .dependent = dependent };
 
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].tickets = 0;
 		jobs[i].level = 0;
+		jobs[i].key = dependent ? jobs[i].prior + 0.01 * jobs[i].jobshare
+					: jobs[i].jobshare;
 		/* one that joined since is not in the tree: never dealt */
 		jobs[i].at = jobs[i].node < t->n ? jobs[i].node : 0;
 		jobs[i].at_depth = dealt ? t->nodes[jobs[i].at].depth : 0;
@@ -108,22 +151,16 @@ void tickets_deal(const struct rota_share_tree *t, struct ticket_job *jobs,
 	}
 	if (!dealt)
 		return;
-	root = acting_root(t);
-	top = t->nodes[root].depth +
-	      (t->nodes[root].first_child != ROTA_SHARE_NONE);
+	dl.root = acting_root(t);
+	dl.pool = t->nodes[0].tickets / t->targets[0].ostt;
+	top = t->nodes[dl.root].depth +
+	      (t->nodes[dl.root].first_child != ROTA_SHARE_NONE);
 	for (uint32_t d = deepest; d >= top && d > 0; d--)
-		deal_level(t, jobs, n, d, root, d == top);
+		deal_level(&dl, jobs, n, d, d == top);
 	/* a running job: from the second pass, among running jobs alone */
-	pool = t->nodes[0].tickets / t->targets[0].ostt;
-	for (size_t i = 0; i < n; i++) {
-		const struct rota_share_node *leaf;
-
-		if (!jobs[i].running || jobs[i].node >= t->n)
-			continue;
-		leaf = &t->nodes[jobs[i].node];
-		jobs[i].tickets = leaf->running
-			? pool * t->targets[jobs[i].node].ostt_running /
-				  leaf->running
-			: 0;
-	}
+	deal_running(t, jobs, n, dl.pool);
+	if (dependent)
+		for (size_t i = 0; i < n; i++)
+			if (!jobs[i].running)
+				jobs[i].prior += jobs[i].tickets;
 }

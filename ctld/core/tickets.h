@@ -22,6 +22,13 @@
  * top-level node share its k sequence, and a flood of jobs does not
  * multiply a user's tickets; the sum over all jobs may exceed Tickets, as
  * in Grid Engine.  Held jobs are not passed: they get none.
+ *
+ * With a job share (Grid Engine's -js) or the tickets of the policies
+ * dealt before it (policy_hierarchy, ftickets.h; FINDINGS.md rule 11),
+ * the order at a user's node is by those tickets + 0.01 x the job share
+ * when 'dependent' (else by job share), and above it by those tickets +
+ * the job's tickets at the level below (else the latter alone); a
+ * user's running jobs with job shares split its tickets by job share.
  */
 
 #include <stdbool.h>
@@ -30,25 +37,40 @@
 
 #include "plugins/rota_plugin.h"
 
+#define TICKET_NONE UINT32_MAX
+
 struct ticket_job {
 	uint32_t node;		/* its association's index in the tree */
 	uint32_t slots;		/* its cores (Grid Engine: the slots asked) */
 	uint32_t id;
 	bool running;
 	size_t ref;		/* the caller's, kept */
-	double tickets;		/* output */
+	double tickets;		/* output: share-tree tickets */
+	/* for the other policies (ftickets.h) */
+	int64_t submit;
+	uint32_t user;		/* its user's entity; TICKET_NONE: none */
+	uint32_t project;	/* its account's entity; TICKET_NONE: none */
+	uint32_t jobshare;	/* Grid Engine's -js */
+	uint32_t oticket;	/* Grid Engine's -ot */
+	double otickets;	/* output: override tickets */
+	double ftickets;	/* output: functional tickets */
+	double prior;		/* tickets of the policies dealt before */
 	/* scratch */
 	uint32_t at;		/* its node at the level being dealt */
 	uint32_t at_depth;	/* that node's depth */
 	double level;		/* its share at the level dealt last */
+	double key;		/* its sort key at that level */
+	double fsh[2];		/* its user's and account's functional share */
 };
 
 /*
- * Deal tickets to 'jobs' (pending not held, and running) from 't', whose
- * targets the fairshare plugin wrote; every job gets 0 when it wrote none.
- * Reorders 'jobs'.  O(depth x n log n).
+ * Deal share-tree tickets to 'jobs' (pending not held, and running) from
+ * 't', whose targets the fairshare plugin wrote; every job gets 0 when it
+ * wrote none.  'dependent': the pending jobs are ordered by 'prior' too,
+ * and get their tickets added to it.  Reorders 'jobs'.
+ * O(depth x n log n).
  */
 void tickets_deal(const struct rota_share_tree *t, struct ticket_job *jobs,
-		  size_t n);
+		  size_t n, bool dependent);
 
 #endif

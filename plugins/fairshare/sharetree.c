@@ -36,6 +36,14 @@
  *
  * Settings: Tickets (the pool, default 10000, from 1 to 1e12),
  * CompensationFactor (default 5, Grid Engine's; from 0 to 1e6).
+ *
+ * Grid Engine's other ticket policies, which the host deals with the
+ * share tree's (ctld/core/ftickets.h), take their settings here too,
+ * named after sched_conf's and passed on in tree->policy:
+ * WeightTicketsFunctional (0: none), WeightUser, WeightProject (the
+ * account's), WeightJob (0.25 each), MaxFunctionalJobsToSchedule (200),
+ * ShareFunctionalShares and ShareOverrideTickets (yes), PolicyHierarchy
+ * (OFS; any order of some of O, F, S, or NONE).
  */
 #include "config.h"
 
@@ -53,7 +61,61 @@
 struct sharetree_state {
 	double tickets;
 	double compensation;
+	struct rota_ticket_policy policy;
 };
+
+/* policy_hierarchy's values: some of O, F and S in any order, or none */
+static const char *const hierarchies[] = {
+	"OFS", "OSF", "FOS", "FSO", "SOF", "SFO", "OF", "FO", "OS",
+	"SO",  "FS",  "SF",  "O",   "F",   "S",   "NONE", NULL,
+};
+
+/* Grid Engine's defaults, as sched_conf(5) gives them. */
+static int policy_init(const struct rota_host *host,
+		       const struct rota_plugin_conf *conf,
+		       struct rota_ticket_policy *p, char *err, size_t errlen)
+{
+	double max = 200;
+	unsigned h = 0;
+	int rc;
+
+	*p = (struct rota_ticket_policy){
+		.weight_user = 0.25,
+		.weight_project = 0.25,
+		.weight_job = 0.25,
+		.share_functional = true,
+		.share_override = true,
+	};
+	rc = host->conf_double(conf, "WeightTicketsFunctional", 0, 1e12,
+			       &p->functional, err, errlen);
+	if (rc == 0)
+		rc = host->conf_double(conf, "WeightUser", 0, 1e6,
+				       &p->weight_user, err, errlen);
+	if (rc == 0)
+		rc = host->conf_double(conf, "WeightProject", 0, 1e6,
+				       &p->weight_project, err, errlen);
+	if (rc == 0)
+		rc = host->conf_double(conf, "WeightJob", 0, 1e6,
+				       &p->weight_job, err, errlen);
+	if (rc == 0)
+		rc = host->conf_double(conf, "MaxFunctionalJobsToSchedule", 0,
+				       1e9, &max, err, errlen);
+	if (rc == 0)
+		rc = host->conf_bool(conf, "ShareFunctionalShares",
+				     &p->share_functional, err, errlen);
+	if (rc == 0)
+		rc = host->conf_bool(conf, "ShareOverrideTickets",
+				     &p->share_override, err, errlen);
+	if (rc == 0)
+		rc = host->conf_choice(conf, "PolicyHierarchy", hierarchies, &h,
+				       err, errlen);
+	if (rc < 0)
+		return rc;
+	p->max_functional = (uint32_t)max;
+	if (strcmp(hierarchies[h], "NONE"))
+		memcpy(p->hierarchy, hierarchies[h], strlen(hierarchies[h]));
+	return 0;
+}
 
 /* Per node targets of one pass of compute(). */
 struct st_target {
@@ -91,6 +153,11 @@ static int sharetree_init(const struct rota_host *host,
 	if (!st) {
 		snprintf(err, errlen, "fairshare/sharetree: out of memory");
 		return -ENOMEM;
+	}
+	rc = policy_init(host, conf, &st->policy, err, errlen);
+	if (rc < 0) {
+		free(st);
+		return rc;
 	}
 	st->tickets = tickets;
 	st->compensation = cf;
@@ -197,6 +264,8 @@ static int sharetree_compute(void *state, struct rota_share_tree *tree)
 	struct st_target *both, *running;
 	double best = 0;
 
+	if (tree->policy)
+		*tree->policy = st->policy;
 	if (tree->n == 0)
 		return 0;
 	both = calloc(2 * tree->n, sizeof(*both));

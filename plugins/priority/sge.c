@@ -365,6 +365,9 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 	double npprior = sge_npprior(ppri);
 	double qurg = sge_queue_urgency(st, job->queue);
 	double wait = (double)job->wait_time;
+	double otix = ctx->job_otickets ? ctx->job_otickets[0] : 0;
+	double ftix = ctx->job_ftickets ? ctx->job_ftickets[0] : 0;
+	double stckt = job->tickets - otix - ftix;
 	const struct rota_prio_factor all[] = {
 		{ "urgency", urg, nurg, st->weight_urgency,
 		  st->weight_urgency * nurg },
@@ -379,6 +382,10 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 		  st->weight_ticket * ntckts },
 		{ "priority", ppri, npprior, st->weight_priority,
 		  st->weight_priority * npprior },
+		/* the parts of 'tickets', as qstat -ext shows them */
+		{ "tickets.override", otix, otix, 1, otix },
+		{ "tickets.functional", ftix, ftix, 1, ftix },
+		{ "tickets.share", stckt, stckt, 1, stckt },
 	};
 	size_t k = 0;
 

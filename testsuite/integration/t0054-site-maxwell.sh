@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 30
+plan 33
 
 # "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
 # each 40-core node's cores.  The local nodes have 2 cores, where 2 would
@@ -106,6 +106,19 @@ is "$(echo "$ext" | awk '$2 != "-" { n++; t[n] = $4; nt[n] = $3
 	      if (d < 0) d = -d; if (d > 2e-4) k-- }
 	      print k + 0 "/" n + 0 }')" 3/3 \
 	"--ext: tickets are share-tree tickets (stckt), otckt and ftckt 0, ntckts = tckts / the most any job holds"
+# Grid Engine's qalter -ot: only operators give a job override tickets;
+# they add to its share-tree tickets, and ntckts normalizes the sum
+err=$(as rotatest1 rota update job "$j" OTickets=5000 2>&1)
+like "$err" 'only operators may set override tickets' \
+	"override tickets: a user may not give its job some (qalter -ot is for operators)"
+st=$(rota prio --ext -H "$j" | awk '{ print $7 }')
+rota update job "$j" OTickets=5000 >/dev/null
+ext=$(rota prio --ext -H "$j")
+echo "$ext" | sed 's/^/# /'
+is "$(echo "$ext" | awk '{ print $5, $4 - $7 }')" "5000 5000" \
+	"override tickets: an operator's 5000 show as OTCKT, and TCKTS = OTCKT + STCKT"
+ok "$(echo "$ext" | awk -v st="$st" '{ print !($3 == "1.00000" && $7 > 0) }')" \
+	"override tickets: with 5000 more than any other job's tickets, its ntckts is 1"
 
 # Grid Engine's initiation deadline (qsub -dl): only deadlineusers and
 # operators may set one; it adds WeightDeadline (3600000) / seconds

@@ -380,6 +380,9 @@ static const struct {
 	{ "AccountName=a Shares=1000000001",
 	  "rota.conf:1: Shares: '1000000001' is above 1000000000" },
 	{ "AccountName=a Shares=x", "rota.conf:1: Shares: 'x' is not a number" },
+	{ "AccountName=a FShares=-1", "rota.conf:1: FShares: '-1' is below 0" },
+	{ "AccountName=a OTickets=1000000001",
+	  "rota.conf:1: OTickets: '1000000001' is above 1000000000" },
 	{ "AccountName=a\nAccountName=a",
 	  "rota.conf:2: AccountName: 'a' already declared at rota.conf:1" },
 	{ "AccountName=root",
@@ -457,10 +460,10 @@ START_TEST(test_accounts)
 {
 	struct rota_conf *conf = load_ok(
 		"AccountName=theory Parent=physics Shares=10\n"
-		"AccountName=physics Shares=40\n"
+		"AccountName=physics Shares=40 FShares=25 OTickets=600\n"
 		"AccountName=chem\n"
-		"UserName=ana Account=theory Shares=3\n"
-		"UserName=ana Account=chem\n"
+		"UserName=ana Account=theory Shares=3 FShares=10\n"
+		"UserName=ana Account=chem OTickets=400\n"
 		"UserName=bob Account=chem Default=yes\n"
 		"UserName=bob Account=root\n"
 		"QueueName=qexp Charge=no\nQueueName=qprod\n"
@@ -477,6 +480,13 @@ START_TEST(test_accounts)
 	ck_assert(conf->users[2].is_default);	/* bob: marked */
 	ck_assert(!conf->users[3].is_default);
 	ck_assert_uint_eq(conf->users[1].shares, 1);
+	/* Grid Engine's fshare and oticket, 0 unless given */
+	ck_assert_uint_eq(conf->accounts[1].fshares, 25);
+	ck_assert_uint_eq(conf->accounts[1].otickets, 600);
+	ck_assert_uint_eq(conf->accounts[2].fshares, 0);
+	ck_assert_uint_eq(conf->users[0].fshares, 10);
+	ck_assert_uint_eq(conf->users[0].otickets, 0);
+	ck_assert_uint_eq(conf->users[1].otickets, 400);
 	ck_assert(!conf->queues[0].charge);
 	ck_assert(conf->queues[1].charge);
 	ck_assert_int_eq(conf->usage_half_life, 168 * 3600);

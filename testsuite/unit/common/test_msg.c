@@ -1425,6 +1425,8 @@ static const struct rota_job_desc descs[] = {
 		.dependency = "afterok:12:13,afterany:14",
 		.kill_on_invalid_dep = true,
 		.deadline = (int64_t)1 << 40,
+		.jobshare = 1000000000,
+		.oticket = 1000,
 	},
 	{
 		/* every optional string NULL, no environment */
@@ -1476,6 +1478,9 @@ START_TEST(test_submit_roundtrip)
 	ck_assert(d.no_requeue == w->no_requeue);
 	ck_assert_pstr_eq(d.dependency, w->dependency);
 	ck_assert(d.kill_on_invalid_dep == w->kill_on_invalid_dep);
+	ck_assert_uint_eq(d.jobshare, w->jobshare);
+	ck_assert_uint_eq(d.oticket, w->oticket);
+	ck_assert(!!strstr(text, "jobshare") == !!w->jobshare);
 	ck_assert(!!strstr(text, "kill_on_invalid_dep") ==
 		  w->kill_on_invalid_dep);
 	ck_assert_int_eq(d.deadline, w->deadline);

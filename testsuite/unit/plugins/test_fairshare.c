@@ -77,11 +77,20 @@ static int fake_conf_bool(const struct rota_plugin_conf *conf,
 	return 0;
 }
 
+/* no test sets these: the defaults stay */
+static int fake_conf_choice(const struct rota_plugin_conf *conf,
+			    const char *key, const char *const *choices,
+			    unsigned *out, char *err, size_t errlen)
+{
+	return 0;
+}
+
 static const struct rota_host host = {
 	.size = sizeof(host),
 	.log = fake_log,
 	.conf_double = fake_conf_double,
 	.conf_bool = fake_conf_bool,
+	.conf_choice = fake_conf_choice,
 };
 
 /* ---- trees from tables --------------------------------------------------- */
@@ -996,7 +1005,7 @@ static void check_deal(const struct row *rows, int nrows,
 			.running = jobs[i].running,
 			.ref = (size_t)i,
 		};
-	tickets_deal(&tree, tix, (size_t)njobs);
+	tickets_deal(&tree, tix, (size_t)njobs, false);
 	for (int i = 0; i < njobs; i++) {
 		const struct deal *d = &jobs[tix[i].ref];
 
@@ -1194,7 +1203,7 @@ START_TEST(test_sharetree_flood)
 					  .running = true, .ref = 10000 };
 	tix[10001] = (struct ticket_job){ .node = 999, .slots = 1, .id = 1,
 					  .ref = 10001 };
-	tickets_deal(&tree, tix, 10002);
+	tickets_deal(&tree, tix, 10002, false);
 	for (uint32_t i = 0; i < 10002; i++) {
 		double want = tix[i].ref == 10000   ? 10000
 			      : tix[i].ref == 10001 ? 0
@@ -1205,7 +1214,7 @@ START_TEST(test_sharetree_flood)
 			      want);
 	}
 	tree.targets = NULL;
-	tickets_deal(&tree, tix, 10002);
+	tickets_deal(&tree, tix, 10002, false);
 	for (uint32_t i = 0; i < 10002; i++)
 		ck_assert(tix[i].tickets == 0);
 	free(tix);

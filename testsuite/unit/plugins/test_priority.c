@@ -571,6 +571,11 @@ START_TEST(test_sge_explain)
 	double urg = 6400 + 0.278 * 121583;
 	double nurg = (urg - 40200) / 40000;
 	double npp = 0.5;
+	/* job 1's 100 tickets: 30 override, 20 functional (ABI 1.10) */
+	const double otix = 30, ftix = 20;
+	const struct rota_prio_context parts = { .now = 1700000000,
+						 .job_otickets = &otix,
+						 .job_ftickets = &ftix };
 	char err[160];
 	char buf[256];
 	void *st = plugin_start(p, maxwell, N(maxwell), 0, err, sizeof(err));
@@ -579,7 +584,7 @@ START_TEST(test_sge_explain)
 	ck_assert_double_eq_tol(jobs[0].priority,
 				0.1 * nurg + 0.01 * 1 + 1.0 * npp, 1e-12);
 	ck_assert_double_eq_tol(jobs[2].priority, 0.1 + 0.01 + npp, 1e-12);
-	ck_assert_uint_eq(explain(p, st, &jobs[0], f), 7);
+	ck_assert_uint_eq(explain(p, st, &jobs[0], f), 10);
 	check_factor(&f[0], "urgency", urg, nurg, 0.1, 0.1 * nurg);
 	check_factor(&f[1], "urgency.slots", 64, 64, 100, 6400);
 	check_factor(&f[2], "urgency.queue", 0, 0, 1, 0);
@@ -588,9 +593,18 @@ START_TEST(test_sge_explain)
 	check_factor(&f[4], "urgency.deadline", 0, 0, 3600000, 0);
 	check_factor(&f[5], "tickets", 100, 1, 0.01, 0.01);
 	check_factor(&f[6], "priority", 0, npp, 1, npp);
+	/* its 100 tickets: none override or functional, all share-tree */
+	check_factor(&f[7], "tickets.override", 0, 0, 1, 0);
+	check_factor(&f[8], "tickets.functional", 0, 0, 1, 0);
+	check_factor(&f[9], "tickets.share", 100, 100, 1, 100);
 	ck_assert_double_eq_tol(f[0].value + f[5].value + f[6].value,
 				jobs[0].priority, 1e-12);
-	ck_assert_uint_eq(explain(p, st, &jobs[1], f), 7);
+	ck_assert_uint_eq(ops->explain(st, &parts, &jobs[0], f,
+				       ROTA_PRIO_FACTORS_MAX), 10);
+	check_factor(&f[7], "tickets.override", 30, 30, 1, 30);
+	check_factor(&f[8], "tickets.functional", 20, 20, 1, 20);
+	check_factor(&f[9], "tickets.share", 50, 50, 1, 50);
+	ck_assert_uint_eq(explain(p, st, &jobs[1], f), 10);
 	check_factor(&f[2], "urgency.queue", 40000, 40000, 1, 40000);
 	ops->describe(st, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "WeightUrgency=0.1 WeightTicket=0.01 "
@@ -642,7 +656,7 @@ START_TEST(test_sge_held_and_running)
 	ctx.job_state = &state[1];
 	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[1], f, N(f)), 0);
 	ctx.job_state = &state[0];
-	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 7);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 10);
 	check_factor(&f[0], "urgency", 200, 0, 0.5, 0);
 	p->fini(st);
 }
@@ -755,11 +769,11 @@ START_TEST(test_sge_deadline)
 	ck_assert(jobs[3].priority == 0);
 	ctx.job_deadline = &dl[0];
 	ctx.job_state = &state[0];
-	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 7);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 10);
 	check_factor(&f[4], "urgency.deadline", 100, 0.01, 3600000, 36000);
 	check_factor(&f[0], "urgency", 36100, 0.01, 1, 0.01);
 	ctx.job_deadline = &dl[1];
-	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[1], f, N(f)), 7);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[1], f, N(f)), 10);
 	check_factor(&f[4], "urgency.deadline", 1, 1, 3600000, 3600000);
 	p->fini(st);
 }
@@ -783,7 +797,7 @@ START_TEST(test_sge_queue_with_colon)
 	ck_assert_ptr_nonnull(strstr(buf, "QueueUrgency=medium40:test:40000,"
 					  "t:5"));
 	compute(p, st, &job, 1);
-	ck_assert_uint_eq(explain(p, st, &job, f), 7);
+	ck_assert_uint_eq(explain(p, st, &job, f), 10);
 	check_factor(&f[2], "urgency.queue", 40000, 40000, 1, 40000);
 	p->fini(st);
 }
