@@ -32,7 +32,8 @@
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
 				  job_deadline; 10: ticket policy,
-				  override and functional tickets */
+				  override and functional tickets,
+				  priority hold_restarts_age */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -391,6 +392,13 @@ struct rota_priority_ops {
 	 * The host deals held jobs no tickets.  False: pending jobs only.
 	 */
 	bool rates_all;
+	/*
+	 * Since ABI 1.10: true when a hold restarts a job's eligible_time,
+	 * as Slurm clears a held job's accrue time (with limits enforced):
+	 * after its release it counts from the release.  False: the time
+	 * before the hold counts on (PBS's eligible_time, Maui's).
+	 */
+	bool hold_restarts_age;
 };
 
 /* ---- limits --------------------------------------------------------------- */

@@ -320,16 +320,32 @@ def compare(c, ro):
         diffs.append('order differs')
     # the tree
     print()
-    cols = [('RawShares', 'shares'), ('NormShares', 'shares_norm'),
+    cols = [('RawShares', 'shares'), ('NormShares', 'shares_level'),
             ('UsageRaw', 'usage'), ('NormUsage', 'usage_norm'),
-            ('EffectvUsage', 'usage_eff'), ('FairShare', 'factor'),
+            ('EffectvUsage', 'usage_level'), ('FairShare', 'factor'),
             ('LevelFS', 'level_fs')]
     print('%-16s %s' % ('association', '  '.join(
         '%-12s slurm / rota' % s for s, _ in cols)))
     byname = {}
+    accounts = {}
+    level = {}
     for n in rnodes:
         key = (n['account'], n['name'] if n['user'] == '1' else '')
         byname[key] = n
+        if n['user'] != '1':
+            accounts[n['name']] = n
+        level[n['parent']] = level.get(n['parent'], 0.0) + float(n['shares'])
+    # what rota share shows in sshare's columns (rpc_share.c): the share
+    # among siblings and the usage over the parent's; an account's
+    # FairShare blank under Fair-Tree, as in sshare
+    for n in rnodes:
+        up = accounts.get(n['parent'])
+        lv = level.get(n['parent'], 0.0)
+        n['shares_level'] = (float(n['shares']) / lv if up and lv > 0
+                             else 1.0 if not up else 0.0)
+        pu = float(up['usage']) if up else 0.0
+        n['usage_level'] = (float(n['usage']) / pu if up and pu > 0
+                            else 1.0 if not up else 0.0)
     tdiffs = []
     for k, r in enumerate(c['shares']):
         key = (r['Account'], r['User'])
@@ -349,6 +365,8 @@ def compare(c, ro):
             if r['parent'] is None and scol in ('RawShares', 'NormShares',
                                                 'FairShare', 'LevelFS'):
                 sv = None   # the root line shows none of these
+            if scol == 'FairShare' and not r['User'] and sv is None:
+                rv = None   # blank for an account, in both
             tol = 0.011 if scol == 'UsageRaw' else (
                 1e-3 if scol == 'LevelFS' else TOL)
             if scol == 'LevelFS' and sv is not None and not math.isinf(sv):

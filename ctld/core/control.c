@@ -72,6 +72,8 @@ int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 	job->reason = NULL;
 	job->limited = false; /* held first: limits look again on release */
 	core_job_set_eligible(job, false, now);
+	if (core->prio_hold_restarts) /* Slurm clears its accrue time */
+		job->eligible_accum = 0;
 	core_mark_dirty(core, job);
 	if (core->prio_rates_all) /* Grid Engine rates a held job 0 */
 		rerate(core, job, now);

@@ -69,6 +69,7 @@ struct core {
 	const struct rota_priority_ops *prio_ops;
 	bool prio_factor_only;	 /* the plugin reads fs_factor alone */
 	bool prio_rates_all;	 /* it rates held and running jobs too */
+	bool prio_hold_restarts; /* a hold restarts a job's eligible time */
 	uint8_t *prio_state;	 /* with it: each rated job's ROTA_PRIO_JOB_ */
 	int64_t *prio_deadline;	 /* each rated job's initiation deadline */
 	double *prio_otix;	 /* each rated job's override tickets */

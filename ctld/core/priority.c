@@ -73,6 +73,9 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 		core->prio_ops->fs_factor_only;
 	core->prio_rates_all = PLUGIN_OPS_HAS(core->prio_ops, rates_all) &&
 			       core->prio_ops->rates_all;
+	core->prio_hold_restarts =
+		PLUGIN_OPS_HAS(core->prio_ops, hold_restarts_age) &&
+		core->prio_ops->hold_restarts_age;
 	qos_table(core, conf);
 	for (n = 0; conf->deadline_users[n]; n++)
 		;

@@ -264,6 +264,8 @@ static const struct rota_priority_ops mf_ops = {
 	.explain = mf_explain,
 	.describe = mf_describe,
 	.fs_factor_only = true,
+	/* Slurm clears a held job's accrue time (bench/oracle/slurm) */
+	.hold_restarts_age = true,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, multifactor);

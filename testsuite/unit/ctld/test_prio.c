@@ -184,8 +184,14 @@ START_TEST(test_age_stops_at_max)
 }
 END_TEST
 
-/* Held for two days: those days do not count. */
-START_TEST(test_age_frozen_while_held)
+/*
+ * Held for two days after a day of waiting: as Slurm 22.05 does (it
+ * clears a held job's accrue time; bench/oracle/FINDINGS-slurm.md), the
+ * age is 0 while held and counts again from the release, the day before
+ * the hold lost.  PBS's eligible_time (the formula plugin) resumes:
+ * the day before the hold counts on (test_eligible_resumes_after_hold).
+ */
+START_TEST(test_age_restarts_after_hold)
 {
 	struct rota_error err = { "" };
 	uint32_t a;
@@ -195,16 +201,33 @@ START_TEST(test_age_frozen_while_held)
 	ck_assert_int_eq(core_hold(core, T0 + DAY, a, ANA, false, false, &err),
 			 0);
 	core_prio_update(core, T0 + 3 * DAY);
-	ck_assert_double_eq_tol(prio(a), 2000, 1e-9);
+	ck_assert_double_eq_tol(prio(a), 0, 1e-9);
 	ck_assert_str_eq(core_job_reason(core, core_job_find(core, a)),
 			 "JobHeldUser");
 	ck_assert_int_eq(core_release(core, T0 + 3 * DAY, a, ANA, false, &err),
 			 0);
 	core_prio_update(core, T0 + 4 * DAY);
-	ck_assert_double_eq_tol(prio(a), 4000, 1e-9);
+	ck_assert_double_eq_tol(prio(a), 2000, 1e-9);
 	ck_assert_int_eq(core_job_eligible_time(core_job_find(core, a),
 						T0 + 4 * DAY),
-			 2 * DAY);
+			 DAY);
+}
+END_TEST
+
+/* PBS: eligible_time stops while held and resumes at the release. */
+START_TEST(test_eligible_resumes_after_hold)
+{
+	struct rota_error err = { "" };
+	uint32_t a;
+
+	start("Priority=formula Formula=\"eligible_time\"\n");
+	a = submit(T0, SUB());
+	ck_assert_int_eq(core_hold(core, T0 + DAY, a, ANA, false, false, &err),
+			 0);
+	ck_assert_int_eq(core_release(core, T0 + 3 * DAY, a, ANA, false, &err),
+			 0);
+	core_prio_update(core, T0 + 4 * DAY);
+	ck_assert_double_eq_tol(prio(a), 2 * DAY, 1e-9);
 }
 END_TEST
 
@@ -356,7 +379,8 @@ static Suite *prio_suite(void)
 	tcase_add_test(tc, test_order);
 	tcase_add_test(tc, test_insert_at_submit);
 	tcase_add_test(tc, test_age_stops_at_max);
-	tcase_add_test(tc, test_age_frozen_while_held);
+	tcase_add_test(tc, test_age_restarts_after_hold);
+	tcase_add_test(tc, test_eligible_resumes_after_hold);
 	tcase_add_test(tc, test_held_not_started);
 	tcase_add_loop_test(tc, test_release_rights, 0, N(releases));
 	tcase_add_test(tc, test_hold_errors);
