@@ -120,7 +120,7 @@ is "$(as rotatest2 rota update job "$a" Name=x 2>&1)" \
 	"rota update: job $a: permission denied: it belongs to rotatest1" \
 	"nor change another's job"
 is "$(rota update job "$a" Bogus=1 2>&1)" \
-	"rota update: Bogus: unknown key (TimeLimit, Queue, Name, Urgency, Dependency)" \
+	"rota update: Bogus: unknown key (TimeLimit, Queue, Name, Urgency, Dependency, JobShare, OTickets)" \
 	"an unknown key is one clear line"
 
 # ---- changes are journaled: a restarted controller has them ----
