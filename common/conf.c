@@ -211,6 +211,8 @@ static const struct conf_key global_keys[] = {
 	       100000000, "0"),
 	GLOBAL("SchedulerMaxRPC", conf_set_uint, sched_max_rpc, 0, 1000000,
 	       "0"),
+	GLOBAL("SchedulerHoldNodes", conf_set_bool, sched_hold_nodes, 0, 0,
+	       NULL),
 	GLOBAL("UsageHalfLife", conf_set_duration, usage_half_life, 1,
 	       INT64_C(3650) * 86400, "7d"),
 	GLOBAL("UsageDecay", set_decay, usage_decay, 0, 0, "exponential"),

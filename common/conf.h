@@ -192,6 +192,9 @@ struct rota_conf {
 	unsigned max_array_size; /* MaxArraySize: task ids below it */
 	int64_t sched_max_time; /* SchedulerMaxTime (seconds; 0: no bound) */
 	unsigned sched_queue_depth; /* SchedulerQueueDepth: per queue; 0 none */
+	bool sched_hold_nodes;	/* SchedulerHoldNodes: a job that does not
+				   fit keeps its queue's nodes from the
+				   pass's later jobs (Slurm's main loop) */
 	unsigned sched_max_rpc;	/* SchedulerMaxRPC: defer a pass; 0 off */
 	uint64_t largemem_mb;	/* LargeMemory, default 256G */
 	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */

@@ -81,6 +81,9 @@ def config(c):
            w['QOS'], max_age),
         'Fairshare=fairtree',
         'UsageDecay=exponential UsageHalfLife=%ds' % hl,
+        # Slurm's main loop: a job that does not fit keeps its
+        # partition's nodes from every later job of the pass
+        'SchedulerHoldNodes=yes',
     ]
     rows = c['shares']
     for r in rows:
@@ -151,8 +154,15 @@ def events(run, caps):
             if lab.startswith('B'):
                 continue
             i = label[lab]
-            if verb in ('hold', 'release'):
-                ev.append((t, n, '%s %d' % (verb, i)))
+            if verb == 'release':
+                # Slurm makes a released job eligible at its next pass
+                # (AccrueTime), a second or two later; Rota at once, its
+                # pass running on the release: release it then
+                acc = parse_slurm.epoch(jobs.get(i, {}).get('AccrueTime'))
+                ev.append((acc if acc and t <= acc <= t + 10 else t, n,
+                           'release %d' % i))
+            elif verb == 'hold':
+                ev.append((t, n, 'hold %d' % i))
             elif verb == 'nice':
                 ev.append((t, n, 'nice %d %s' % (i, args[2])))
             elif verb == 'cancel':

@@ -32,6 +32,9 @@ struct core {
 	size_t nqueues;
 	uint32_t default_queue;
 	bool *queue_blocked;	 /* per queue: the last pass stopped there */
+	bool hold_nodes;	 /* SchedulerHoldNodes */
+	bool *node_held;	 /* per node: kept by a refused job's queue for
+				    the rest of the main pass */
 	uint32_t *queue_pending; /* per queue: jobs in the pending list */
 	uint32_t *queue_tried;	 /* per queue: jobs the main pass tried */
 
@@ -314,6 +317,8 @@ struct place_ctx {
 	int64_t d;		/* 0: unlimited */
 	bool kept;		/* count the test queues' kept cores as the
 				   job's (rota why: are they what it lacks?) */
+	const bool *held;	/* PLACE_NOW: nodes no job may take now (the
+				   main pass's SchedulerHoldNodes); NULL */
 };
 
 struct placement {

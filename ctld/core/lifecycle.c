@@ -162,6 +162,8 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->calc_period = conf->priority_calc_period;
 	core->sched_depth = conf->sched_depth;
 	core->queue_depth = conf->sched_queue_depth;
+	core->hold_nodes = conf->sched_hold_nodes;
+	core->node_held = rota_xcalloc(core->nnodes + 1, sizeof(bool));
 	core->max_array_size = conf->max_array_size ? conf->max_array_size
 						    : ROTA_ARRAY_SIZE_DEFAULT;
 	core->sched_max_us = conf->sched_max_time * 1000000;
@@ -234,6 +236,7 @@ void core_destroy(struct core *core)
 	free(core->nodes);
 	free(core->queues);
 	free(core->queue_blocked);
+	free(core->node_held);
 	free(core->queue_pending);
 	free(core->queue_tried);
 	free(core->actions);

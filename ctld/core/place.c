@@ -68,7 +68,7 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 						 *cores);
 		return true;
 	case PLACE_NOW:
-		if (!node_is_usable(n))
+		if (!node_is_usable(n) || (c->held && c->held[i]))
 			return false;
 		*cores = node_cores_free(n);
 		*mem = node_mem_free(n);

@@ -14,7 +14,10 @@
  * every so often by the sched plugin, starts what this pass left (see
  * backfill.c).  Placement is place.c's.  Jobs of an advance reservation
  * come first and wait without stopping their queue: they compete only for
- * their reservation's cores (resv.c).
+ * their reservation's cores (resv.c).  With SchedulerHoldNodes, a job
+ * that does not fit also keeps its queue's nodes from every later job,
+ * as Slurm's main loop does, so a lower job of an overlapping queue does
+ * not take what the blocked one waits for.
  */
 #include "config.h"
 
@@ -99,6 +102,20 @@ static void account_main(struct core *core, unsigned started, size_t depth,
 							  : s->main_max_us;
 }
 
+/*
+ * SchedulerHoldNodes: a job that does not fit keeps every node of its
+ * queue from the jobs after it in this pass, whatever their queue, as
+ * Slurm's main loop takes a blocked job's partition nodes out of the
+ * available ones ("nor on nodes in this partition").
+ */
+static void hold_queue_nodes(struct core *core, uint32_t queue)
+{
+	const struct core_queue *q = &core->queues[queue];
+
+	for (size_t k = 0; k < q->nnodes; k++)
+		core->node_held[q->nodes[k]] = true;
+}
+
 unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
@@ -130,6 +147,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 		active += core->queue_pending[q] > 0;
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	memset(core->queue_tried, 0, core->nqueues * sizeof(uint32_t));
+	if (core->hold_nodes) {
+		memset(core->node_held, 0, core->nnodes * sizeof(bool));
+		now_ctx.held = core->node_held;
+	}
 	placement_init(core, &p);
 	start_us = core->work_clock ? core->work_clock() : 0;
 	for (job = core->pending.head;
@@ -203,6 +224,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 			continue; /* it waits for its reservation's cores */
 		blocked[job->queue] = true;
 		nblocked++;
+		if (core->hold_nodes) /* Slurm: nor on its partition's nodes */
+			hold_queue_nodes(core, job->queue);
 	}
 	placement_fini(core, &p);
 	/*
