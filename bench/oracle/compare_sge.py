@@ -34,7 +34,7 @@ Departments have no counterpart: such a run has none.
 Tolerances (the issue's): nurg, npprior, ntckts, prio within 1e-4;
 tickets, and their override, functional and share-tree parts, within
 0.5% (Grid Engine prints them truncated: at least 1);
-rrcontr equal; wtcontr within 0.5 (printed rounded).  The order compared
+rrcontr equal; wtcontr and dlcontr within 0.5 (printed rounded).  The order compared
 is that of the pending jobs not held: qstat's against Rota's dispatch
 order.  Exit status 0 when everything agrees.
 """
@@ -172,9 +172,12 @@ def config(capdir, nodes, extra_users):
            float(sc['compensation_factor']), policy_keys(sc)),
         'UsageDecay=exponential UsageHalfLife=%dh' % int(sc['halftime']),
         'Priority=sge SlotUrgency=100 WeightWaitingTime=%g '
-        'WeightUrgency=%g WeightTicket=%g WeightPriority=%g'
-        % (float(sc['weight_waiting_time']), float(sc['weight_urgency']),
-           float(sc['weight_ticket']), float(sc['weight_priority'])),
+        'WeightDeadline=%g WeightUrgency=%g WeightTicket=%g '
+        'WeightPriority=%g'
+        % (float(sc['weight_waiting_time']),
+           float(sc.get('weight_deadline', 3600000)),
+           float(sc['weight_urgency']), float(sc['weight_ticket']),
+           float(sc['weight_priority'])),
     ]
     return '\n'.join(text) + '\n', users
 
@@ -213,9 +216,11 @@ def events(run, caps, upto, delta, users, forced):
                 slots = int(rest[rest.index('-pe') + 2].split('-')[0])
             st = int(info[j].get('JB_submission_time', t))
             js = int(info[j].get('JB_jobshare', 0))
-            ev.append((st, seq, 'submit %d %s %s %d%s%s' % (
+            dl = int(info[j].get('JB_deadline', 0))
+            ev.append((st, seq, 'submit %d %s %s %d%s%s%s' % (
                 j, user, users.get(user, 'root'), slots,
                 ' jobshare=%d' % js if js else '',
+                ' dl=%d' % (dl - t0) if dl else '',
                 ' hold' if '-h' in rest else '')))
         elif verb == 'qalter' and args[0] == '-p':
             ev.append((t, seq, 'nice %s %d' % (args[2], -int(args[1]))))
@@ -284,6 +289,7 @@ def rota_values(d):
         'state': d['state'],
         'rrcontr': term('urgency.slots', 3) + term('urgency.queue', 3),
         'wtcontr': term('urgency.waiting', 3),
+        'dlcontr': term('urgency.deadline', 3),
         'nurg': term('urgency', 1),
         'npprior': term('priority', 1),
         'ntckts': term('tickets', 1),
@@ -302,6 +308,7 @@ def ge_values(d, j_info):
         'state': state,
         'rrcontr': float(d.get('JB_rrcontr', 0)),
         'wtcontr': float(d.get('JB_wtcontr', 0)),
+        'dlcontr': float(d.get('JB_dlcontr', 0)),
         'nurg': nurg,
         'npprior': float(d.get('JB_nppri', 0)),
         'ntckts': float(d.get('JAT_ntix', 0)),
@@ -335,6 +342,9 @@ def misfits(ge, ro):
         bad.append('rrcontr')
     if abs(ge['wtcontr'] - ro['wtcontr']) > 0.5 + 1e-9:
         bad.append('wtcontr')
+    # qstat prints it rounded too
+    if abs(ge['dlcontr'] - ro['dlcontr']) > 0.5 + 1e-9:
+        bad.append('dlcontr')
     return bad
 
 

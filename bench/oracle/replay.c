@@ -12,7 +12,8 @@
  *   usage USER ACCOUNT U     USER's usage under ACCOUNT is U (decayed
  *                            core-seconds) now; the others' stay
  *   submit ID USER ACCOUNT CORES [nice=N] [queue=Q] [qos=Q] [time=S]
- *          [jobshare=N] [hold]
+ *          [jobshare=N] [dl=T] [hold]   dl: an initiation deadline, T
+ *                            seconds after the start
  *   hold ID | release ID | nice ID N
  *   oticket ID N             an operator gives ID N override tickets
  *   pass                     a main pass, then a backfill pass if the
@@ -214,6 +215,8 @@ static void ev_submit(struct oracle *o, char **tok, int ntok)
 			d.time_limit = (int64_t)number(o, eq + 1, "time");
 		else if (!strncmp(tok[i], "jobshare=", 9))
 			d.jobshare = (uint32_t)number(o, eq + 1, "jobshare");
+		else if (!strncmp(tok[i], "dl=", 3))
+			d.deadline = T0 + (int64_t)number(o, eq + 1, "dl");
 		else
 			die(o, "submit: unknown '%s'", tok[i]);
 	}
