@@ -60,7 +60,6 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 {
 	int rc = plugin_load(conf, ROTA_PLUGIN_PRIORITY, "fifo", NULL,
 			     &core->priority, err);
-	size_t n;
 
 	if (rc < 0)
 		return rc;
@@ -77,11 +76,7 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 		PLUGIN_OPS_HAS(core->prio_ops, hold_restarts_age) &&
 		core->prio_ops->hold_restarts_age;
 	qos_table(core, conf);
-	for (n = 0; conf->deadline_users[n]; n++)
-		;
-	core->deadline_users = rota_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		core->deadline_users[i] = rota_xstrdup(conf->deadline_users[i]);
+	core->deadline_users = core_names_copy(conf->deadline_users);
 	return 0;
 }
 
@@ -95,10 +90,7 @@ void prio_fini(struct core *core)
 	free(core->prio_deadline);
 	free(core->prio_otix);
 	free(core->prio_ftix);
-	for (size_t i = 0; core->deadline_users && core->deadline_users[i];
-	     i++)
-		free(core->deadline_users[i]);
-	free(core->deadline_users);
+	core_names_free(core->deadline_users);
 	free(core->prio_tix);
 	plugin_unload(core->priority);
 }
@@ -106,8 +98,8 @@ void prio_fini(struct core *core)
 /* Grid Engine's deadlineusers: who may give a job a deadline. */
 static bool deadline_user(const struct core *core, const char *user)
 {
-	for (size_t i = 0; user && core->deadline_users[i]; i++)
-		if (strcmp(core->deadline_users[i], user) == 0)
+	for (char *const *u = core->deadline_users; user && u && *u; u++)
+		if (strcmp(*u, user) == 0)
 			return true;
 	return false;
 }
@@ -499,22 +491,36 @@ int core_prio_update(struct core *core, int64_t now)
 	return rc;
 }
 
+/*
+ * The context for rating or explaining 'job' alone: the cluster's totals
+ * of the last full rating and its own entries of the per-job arrays.
+ */
+static void one_job_context(struct core *core, int64_t now,
+			    const struct core_job *job, uint8_t *state,
+			    struct rota_prio_context *ctx)
+{
+	context(core, now, false, ctx);
+	*state = job_state(job);
+	if (core->prio_rates_all)
+		ctx->job_state = state;
+	ctx->job_deadline = &job->desc.deadline;
+	ctx->job_otickets = &job->otickets;
+	ctx->job_ftickets = &job->ftickets;
+}
+
 void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
-	uint8_t state = job_state(job);
+	uint8_t state;
 
-	context(core, now, false, &ctx);
-	if (core->prio_rates_all)
-		ctx.job_state = &state;
-	ctx.job_deadline = &job->desc.deadline;
+	job->otickets = job->ftickets = 0; /* none dealt until the next rating */
+	one_job_context(core, now, job, &state, &ctx);
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0) {
 		store(job, v.priority);
-		job->tickets = 0; /* none dealt until the next rating */
-		job->otickets = job->ftickets = 0;
+		job->tickets = 0;
 	}
 	insert_ordered(core, job);
 	if (core->prio_rates_all)
@@ -540,23 +546,18 @@ size_t core_prio_explain(struct core *core, int64_t now,
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
-	uint8_t state = job_state(job);
+	uint8_t state;
 
 	if (!core->prio_ops->explain ||
 	    !(job->state == ROTA_JOB_PENDING ||
 	      (core->prio_rates_all && job->state == ROTA_JOB_RUNNING)))
 		return 0;
-	context(core, now, false, &ctx);
-	if (core->prio_rates_all)
-		ctx.job_state = &state;
-	ctx.job_deadline = &job->desc.deadline;
+	one_job_context(core, now, job, &state, &ctx);
 	/*
 	 * The tickets of the rating that made its priority, not dealt
 	 * afresh in today's order: the terms add up to the priority shown.
 	 */
 	view(core, share_tree(core->share), job, now, job->tickets, &v);
-	ctx.job_otickets = &job->otickets;
-	ctx.job_ftickets = &job->ftickets;
 	v.priority = job->priority;
 	return core->prio_ops->explain(plugin_state(core->priority), &ctx, &v,
 				       factors, max);

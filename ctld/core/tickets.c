@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/xalloc.h"
 #include "ctld/core/tickets.h"
 
 static bool active(const struct rota_share_node *n)
@@ -107,9 +108,9 @@ static void deal_level(const struct deal *dl, struct ticket_job *jobs,
 static void deal_running(const struct rota_share_tree *t,
 			 struct ticket_job *jobs, size_t n, double pool)
 {
-	double *js = calloc(t->n, sizeof(*js));
+	double *js = rota_xcalloc(t->n + 1, sizeof(*js));
 
-	for (size_t i = 0; js && i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (jobs[i].running && jobs[i].node < t->n)
 			js[jobs[i].node] += jobs[i].jobshare;
 	for (size_t i = 0; i < n; i++) {
@@ -120,7 +121,7 @@ static void deal_running(const struct rota_share_tree *t,
 			continue;
 		leaf = &t->nodes[jobs[i].node];
 		held = pool * t->targets[jobs[i].node].ostt_running;
-		if (js && js[jobs[i].node] > 0) /* Grid Engine truncates */
+		if (js[jobs[i].node] > 0) /* Grid Engine truncates */
 			jobs[i].tickets =
 				floor(jobs[i].jobshare * held /
 				      js[jobs[i].node]);

@@ -64,20 +64,28 @@ static enum rota_job_state state(uint32_t id)
 /*
  * A batch job takes 6 of n1's 8 cores; an express job of 4 (the higher
  * tier, first in order) cannot start; a later 2-core batch job would fit
- * in the 2 left.  Held: it waits, n1 kept for the express job, as Slurm
- * keeps it; not held: it starts there, in the express job's way.
+ * in the 2 left.  Returns that job's state after a pass: held, it waits,
+ * n1 kept for the express job, as Slurm keeps it; not held, it starts
+ * there, in the express job's way.
  */
-START_TEST(test_hold_nodes)
+static uint32_t blocked_then_small(const char *text)
 {
 	uint32_t x, small;
 
-	fixture_start(CONF("yes"), T0, &core, &conf);
+	fixture_start(text, T0, &core, &conf);
 	submit("batch", 6);
 	fixture_pass(core, T0);
 	x = submit("express", 4);
 	small = submit("batch", 2);
 	fixture_pass(core, T0 + 1);
 	ck_assert_int_eq(state(x), ROTA_JOB_PENDING);
+	return small;
+}
+
+START_TEST(test_hold_nodes)
+{
+	uint32_t small = blocked_then_small(CONF("yes"));
+
 	ck_assert_int_eq(state(small), ROTA_JOB_PENDING);
 	ck_assert_str_eq(core_job_reason(core, core_job_find(core, small)),
 			 "Resources");
@@ -86,16 +94,8 @@ END_TEST
 
 START_TEST(test_no_hold_by_default)
 {
-	uint32_t x, small;
-
-	fixture_start(CONF("no"), T0, &core, &conf);
-	submit("batch", 6);
-	fixture_pass(core, T0);
-	x = submit("express", 4);
-	small = submit("batch", 2);
-	fixture_pass(core, T0 + 1);
-	ck_assert_int_eq(state(x), ROTA_JOB_PENDING);
-	ck_assert_int_eq(state(small), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(blocked_then_small(CONF("no"))),
+			 ROTA_JOB_RUNNING);
 }
 END_TEST
 
