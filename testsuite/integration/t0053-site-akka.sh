@@ -29,11 +29,14 @@ b2=$(as rotatest2 rota submit -q batch -n 1 -t 10 --wrap 'sleep 300')
 wait_for job_state_is "$b1" RUNNING && wait_for job_state_is "$b2" RUNNING
 
 # XFactorWeight 100 x ~1 + FSUserWeight 1000 x (0.9 share - 0 usage) x
-# 100 + queue minutes (0)
+# 100 + queue minutes (0).  The expansion factor is (wait + 1 min) /
+# 1 min: each second between submit and rota prio adds 1.67 (a loaded
+# machine under ASan takes one or two), so up to 6 s of waiting is taken
 ids=()
 for i in $(seq 10); do ids+=("$(sub -t 1)"); done
-like "$(prio_of "${ids[0]}")" '^90100\.0[0-9]+$' \
-	"priority: 100 + 90000: expansion factor and fairshare deviation"
+p=$(prio_of "${ids[0]}")
+ok "$(awk -v p="$p" 'BEGIN { print !(p >= 90100 && p < 90110) }')" \
+	"priority: 100 + 90000: expansion factor and fairshare deviation ($p)"
 is "$(for j in "${ids[@]}"; do section "$j"; done | sort | uniq -c | awk '{ printf "%s %s ", $1, $2 }')" \
 	"2 BLOCKED 8 IDLE " "10 jobs: the first 8 go to idle, the next 2 to blocked"
 like "$(rota show job "${ids[8]}" | sed -n 's/^Reason=//p')" '^MaxIdlePerUser \(8 of 8\)$' \
