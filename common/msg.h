@@ -183,6 +183,22 @@ struct rota_job_row {
 	const char *array;	/* "12_7", "12_[3-999%16]"; "" if none */
 };
 
+/*
+ * The JOB_ROWS request: {} for every job, or those of one job ("job_id":
+ * the job and, if it is an array, its tasks) or of one user ("uid"),
+ * picked by the controller from its indexes.
+ */
+struct rota_msg_job_rows_req {
+	uint32_t job_id;	/* 0: any */
+	bool by_uid;
+	uint32_t uid;		/* with by_uid */
+};
+char *rota_msg_job_rows_req_encode(const struct rota_msg_job_rows_req *r,
+				   size_t *len);
+int rota_msg_job_rows_req_decode(const char *buf, size_t len,
+				 struct rota_msg_job_rows_req *r,
+				 struct rota_error *err);
+
 struct rota_msg_job_rows {
 	struct rota_job_row *rows;
 	size_t n;

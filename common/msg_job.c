@@ -377,6 +377,49 @@ int rota_msg_job_list_req_decode(const char *buf, size_t len,
 	return id_decode(buf, len, "job_id", &r->job_id, err);
 }
 
+char *rota_msg_job_rows_req_encode(const struct rota_msg_job_rows_req *r,
+				   size_t *len)
+{
+	json_t *o = json_object();
+
+	if (r->job_id)
+		json_object_set_new(o, "job_id", json_integer(r->job_id));
+	if (r->by_uid)
+		json_object_set_new(o, "uid", json_integer(r->uid));
+	return msg_dump(o, len);
+}
+
+int rota_msg_job_rows_req_decode(const char *buf, size_t len,
+				 struct rota_msg_job_rows_req *r,
+				 struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_t *uidv = NULL;
+	json_int_t id = 0, uid = 0;
+	int rc;
+
+	*r = (struct rota_msg_job_rows_req){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s?I, s?o !}", "job_id", &id, "uid",
+			&uidv);
+	if (rc == 0)
+		rc = msg_range(id, 0, UINT32_MAX, "job_id", err);
+	if (rc == 0 && uidv && !json_is_integer(uidv))
+		rc = rota_errorf(err, -EPROTO, "uid: not a whole number");
+	if (rc == 0 && uidv) {
+		uid = json_integer_value(uidv);
+		rc = msg_range(uid, 0, UINT32_MAX - 1, "uid", err);
+	}
+	if (rc == 0) {
+		r->job_id = (uint32_t)id;
+		r->by_uid = uidv != NULL;
+		r->uid = (uint32_t)uid;
+	}
+	json_decref(root);
+	return rc;
+}
+
 /* ---- CANCEL and text lists ---- */
 
 char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len)

@@ -159,6 +159,8 @@ void rpc_job_list(struct peer *p, const struct rota_frame *f)
 		reply_decode_error(p, f, &err);
 		return;
 	}
+	if (req.job_id) /* one job: not a table the size of the queue */
+		total = 1;
 	lc.jobs = rota_xcalloc(total + 1, sizeof(*lc.jobs));
 	lc.nodelists = rota_xcalloc(total + 1, sizeof(char *));
 	if (req.job_id) {
@@ -293,20 +295,72 @@ static void fill_row(const struct core_job *job, void *arg)
 	}
 }
 
+/* Job 'id' and, when it is an array's record, its tasks as rows. */
+struct array_rows {
+	struct rows_ctx *rc;
+	uint32_t id;
+};
+
+static void fill_array_row(const struct core_job *job, void *arg)
+{
+	struct array_rows *a = arg;
+
+	if (job->id == a->id || job->array_id == a->id)
+		fill_row(job, a->rc);
+}
+
+/*
+ * The rows a request asks for: a job's (with its array's tasks, which
+ * are its owner's jobs with the array's id: their walk starts at its
+ * record), a user's (from the core's index), or all.
+ */
+static size_t rows_wanted(const struct core *core,
+			  const struct rota_msg_job_rows_req *req,
+			  const struct core_job **job)
+{
+	*job = req->job_id ? core_job_find(core, req->job_id) : NULL;
+	if (*job && (*job)->array_id != req->job_id)
+		return 1;
+	if (*job)
+		return core_user_job_count(core, (*job)->uid);
+	if (req->by_uid && !req->job_id)
+		return core_user_job_count(core, (uid_t)req->uid);
+	return core_job_count(core); /* all, or an array whose record left */
+}
+
 void rpc_job_rows(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
-	size_t total = core_job_count(ctld->core);
-	struct rows_ctx rc = {
-		.ctld = ctld,
-		.rows = rota_xcalloc(total + 1, sizeof(struct rota_job_row)),
-		/* a nodelist and an array name each at most */
-		.nodelists = rota_xcalloc(2 * total + 1, sizeof(char *)),
-	};
-	size_t len;
+	struct rota_msg_job_rows_req req;
+	const struct core_job *job;
+	struct rota_error err;
+	struct rows_ctx rc = { .ctld = ctld };
+	struct array_rows ar = { .rc = &rc };
+	size_t total, len;
 	char *body;
 
-	core_job_foreach(ctld->core, fill_row, &rc);
+	if (rota_msg_job_rows_req_decode(f->body, f->body_len, &req, &err) <
+	    0) {
+		reply_decode_error(p, f, &err);
+		return;
+	}
+	total = rows_wanted(ctld->core, &req, &job);
+	rc.rows = rota_xcalloc(total + 1, sizeof(struct rota_job_row));
+	/* a nodelist and an array name each at most */
+	rc.nodelists = rota_xcalloc(2 * total + 1, sizeof(char *));
+	ar.id = req.job_id;
+	if (job && total == 1)
+		fill_row(job, &rc);
+	else if (job) /* its tasks came later: their ids are higher */
+		for (const struct core_job *j = job; j; j = j->unext)
+			fill_array_row(j, &ar);
+	else if (req.by_uid && !req.job_id)
+		core_user_jobs_foreach(ctld->core, (uid_t)req.uid, fill_row,
+				       &rc);
+	else if (req.job_id)
+		core_job_foreach(ctld->core, fill_array_row, &ar);
+	else
+		core_job_foreach(ctld->core, fill_row, &rc);
 	body = rota_msg_job_rows_encode(rc.rows, rc.n, ctld_now(ctld), &len);
 	peer_send(p, ROTA_MSG_JOB_ROWS_REPLY, body, len);
 	free(body);

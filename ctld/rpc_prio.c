@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * PRIO: pending jobs' priorities and every term of them, for rota prio
- * and rota show job (like Slurm's sprio -l).  The jobs are rated afresh
- * first, so the answer is what the next scheduling pass will use.
+ * and rota show job (like Slurm's sprio -l), as of their last rating
+ * (every PriorityCalcPeriod, at submit and at every change of the job,
+ * before every pass for Grid Engine's): what the scheduler uses.  Not
+ * rated afresh: a query costs what it lists, not the whole queue.
  * Anyone may ask about any pending job, as with sprio: a user asking
  * why a job waits needs to see the jobs ahead of it.
  *
@@ -51,8 +53,7 @@ static void add_row(const struct core_job *job, void *arg)
 	struct core *core = pc->ctld->core;
 	struct rota_prio_row *r = &pc->m.rows[pc->m.n];
 	struct rota_prio_factor *f = &pc->f[pc->m.n * ROTA_PRIO_FACTORS_MAX];
-	size_t nf = core_prio_explain(core, pc->now, job, f,
-				      ROTA_PRIO_FACTORS_MAX);
+	size_t nf = core_prio_explain(core, job, f, ROTA_PRIO_FACTORS_MAX);
 
 	*r = (struct rota_prio_row){
 		.id = job->id,
@@ -101,7 +102,6 @@ void rpc_prio(struct peer *p, const struct rota_frame *f)
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
-	core_prio_update(ctld->core, pc.now);
 	pc.m.rates_all = core_prio_rates_all(ctld->core);
 	n = ids.n ? ids.n : core_pending_count(ctld->core);
 	if (!ids.n && pc.m.rates_all)

@@ -241,12 +241,28 @@ static void put_rows(struct out *o, const struct rota_job_row *r,
 	free(ids);
 }
 
-static int fetch_rows(struct rota_msg_job_rows *m)
+/*
+ * The rows the filters may keep: the controller picks one job's or one
+ * user's from its indexes (a user this host cannot name: all rows, the
+ * filter below decides); the filters still apply to what comes back.
+ */
+static int fetch_rows(const struct filter *f, struct rota_msg_job_rows *m)
 {
+	struct rota_msg_job_rows_req req = { .job_id = f->job };
+	struct passwd *pw = f->user ? getpwnam(f->user) : NULL;
 	struct rota_reply reply;
 	struct rota_error err;
-	int rc = cmd_call("queue", ROTA_MSG_JOB_ROWS, "{}", 2, &reply);
+	size_t len;
+	char *body;
+	int rc;
 
+	if (pw) {
+		req.by_uid = true;
+		req.uid = (uint32_t)pw->pw_uid;
+	}
+	body = rota_msg_job_rows_req_encode(&req, &len);
+	rc = cmd_call("queue", ROTA_MSG_JOB_ROWS, body, len, &reply);
+	free(body);
 	if (rc < 0)
 		return rc;
 	rc = rota_msg_job_rows_decode(reply.body, reply.len, m, &err);
@@ -408,7 +424,8 @@ static int queue_run(int argc, char **argv)
 	}
 	if (f.json)
 		return queue_json(&f);
-	if (f.resv ? fetch_resv_rows(&f, &list, &m) < 0 : fetch_rows(&m) < 0)
+	if (f.resv ? fetch_resv_rows(&f, &list, &m) < 0
+		   : fetch_rows(&f, &m) < 0)
 		return 1;
 	out_reserve(&out, sizeof(header) + m.n * 64);
 	if (!f.noheader)

@@ -292,7 +292,7 @@ static void capture(struct oracle *o, const char *name)
 		if (!j || (j->state != ROTA_JOB_RUNNING &&
 			   j->state != ROTA_JOB_PENDING))
 			continue;
-		n = core_prio_explain(o->core, o->now, j, f,
+		n = core_prio_explain(o->core, j, f,
 				      ROTA_PRIO_FACTORS_MAX);
 		printf("job id=%lu state=%s user=%s account=%s cores=%u "
 		       "prio=%.9g dealt=%.9g", o->jobs[i].scen,

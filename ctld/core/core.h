@@ -24,8 +24,8 @@
  * up only through function pointers the upper one set (the plugins' ops).
  * testsuite/build/layers.sh checks it in make check, from the objects'
  * symbols (nm), against this table.
- *  1 tables     tables jobtab limit_set plugin_host constraint share
- *               share_usage array_tally
+ *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
+ *               share share_usage array_tally
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
@@ -180,6 +180,7 @@ struct core_job {
 	int64_t charged_until;	/* usage charged up to here (running) */
 	struct core_meter meter; /* UsageCharge=measured: of this run */
 	double priority;	/* the priority plugin's, last computed */
+	int64_t rated_at;	/* when: its terms are explained as of then */
 	double tickets;		/* Grid Engine's tickets it was rated with:
 				   override + functional + share-tree */
 	double otickets;	/* of which override tickets */
@@ -230,6 +231,8 @@ struct core_job {
 	bool dep_wait;		/* a dependency not yet satisfied: not
 				   eligible, like a hold */
 	size_t order_slot;	/* index in the core's id-ordered index */
+	struct core_job *uprev;	/* in its user's list (userjobs.c) */
+	struct core_job *unext;
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
 };
@@ -527,6 +530,8 @@ void core_usage_restore(struct core *core, const struct core_usage *u,
  * priority, then submit time, then id.
  */
 int core_prio_update(struct core *core, int64_t now);
+/* When every job was last rated (core_prio_update); 0: never. */
+int64_t core_prio_rated_at(const struct core *core);
 const char *core_prio_plugin(const struct core *core);
 /*
  * True when the priority plugin rates all (plugin ABI 1.8, Grid Engine's
@@ -536,10 +541,11 @@ bool core_prio_rates_all(const struct core *core);
 /* The plugin's one-line description of its weights or formula. */
 void core_prio_describe(const struct core *core, char *buf, size_t len);
 /*
- * The terms of a pending job's priority as of the last rating, at most
- * 'max'; 0 when the plugin gives none.
+ * The terms of a pending job's priority as of its last rating (at
+ * job->rated_at, so that they add up to the priority it was given), at
+ * most 'max'; 0 when the plugin gives none.
  */
-size_t core_prio_explain(struct core *core, int64_t now,
+size_t core_prio_explain(struct core *core,
 			 const struct core_job *job,
 			 struct rota_prio_factor *factors, size_t max);
 /* Seconds the job has been eligible to run, up to 'now'. */
@@ -618,6 +624,11 @@ void core_job_foreach(const struct core *core,
 		      void (*fn)(const struct core_job *job, void *arg),
 		      void *arg);
 size_t core_job_count(const struct core *core);
+/* One user's jobs in id order, and their count (an index: no walk). */
+void core_user_jobs_foreach(const struct core *core, uid_t uid,
+			    void (*fn)(const struct core_job *job, void *arg),
+			    void *arg);
+size_t core_user_job_count(const struct core *core, uid_t uid);
 /* Pending jobs in scheduling order; 'fn' must not call back into the core. */
 void core_pending_foreach(const struct core *core,
 			  void (*fn)(const struct core_job *job, void *arg),

@@ -38,6 +38,9 @@ struct core {
 	uint32_t *queue_pending; /* per queue: jobs in the pending list */
 	uint32_t *queue_tried;	 /* per queue: jobs the main pass tried */
 
+	struct core_user_jobs *users; /* each user's jobs (userjobs.c) */
+	size_t nusers;
+	size_t nusers_cap;
 	struct core_job **slots; /* open-addressing table by id */
 	size_t nslots;
 	size_t njobs;
@@ -81,6 +84,7 @@ struct core {
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */
+	int64_t prio_rated_at;	 /* the last rating of every job; 0: none */
 	struct rota_prio_context prio_ctx; /* totals of the last rating */
 	struct rota_prio_job *prio_view; /* a rating's jobs, kept */
 	size_t prio_cap;
@@ -215,7 +219,19 @@ struct core_job *core_array_task_find(const struct core *core, uint32_t id,
 char **core_names_copy(char *const *v);
 void core_names_free(char **v);
 
-/* jobtab.c */
+/* A user's jobs in id order (userjobs.c); 'used' marks a table entry. */
+struct core_user_jobs {
+	uid_t uid;
+	bool used;
+	size_t n;
+	struct core_job *head;
+	struct core_job *tail;
+};
+void userjobs_insert(struct core *core, struct core_job *job);
+void userjobs_remove(struct core *core, struct core_job *job);
+void userjobs_fini(struct core *core);
+
+/* jobtab.c: also keeps userjobs.c's lists */
 void jobtab_insert(struct core *core, struct core_job *job);
 void jobtab_remove(struct core *core, uint32_t id);
 struct core_job *jobtab_find(const struct core *core, uint32_t id);

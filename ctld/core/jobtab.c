@@ -71,6 +71,7 @@ void jobtab_insert(struct core *core, struct core_job *job)
 	size_t s;
 
 	order_append(core, job);
+	userjobs_insert(core, job);
 
 	if ((core->njobs + 1) * 2 > core->nslots)
 		grow(core);
@@ -106,6 +107,7 @@ void jobtab_remove(struct core *core, uint32_t id)
 	}
 	if (!core->slots[s])
 		return;
+	userjobs_remove(core, core->slots[s]);
 	core->order[core->slots[s]->order_slot] = NULL;
 	core->slots[s] = NULL;
 	core->njobs--;
@@ -162,4 +164,5 @@ void jobtab_fini(struct core *core)
 	core->slots = NULL;
 	core->nslots = 0;
 	core->njobs = 0;
+	userjobs_fini(core);
 }

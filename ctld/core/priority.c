@@ -318,7 +318,7 @@ static void view(const struct core *core, const struct rota_share_tree *t,
 }
 
 /* A finite value for every job: a plugin's NaN must not scramble order. */
-static void store(struct core_job *job, double priority)
+static void store(struct core_job *job, double priority, int64_t now)
 {
 	if (!isfinite(priority)) {
 		rota_warn("job %u: priority plugin gave %g: using 0", job->id,
@@ -326,6 +326,7 @@ static void store(struct core_job *job, double priority)
 		priority = 0;
 	}
 	job->priority = priority;
+	job->rated_at = now;
 }
 
 /* A job as the ticket dealing sees it (tickets.h, ftickets.h). */
@@ -478,7 +479,7 @@ int core_prio_update(struct core *core, int64_t now)
 	/* a running job's rating is shown, never used to order */
 	for (j = rc ? NULL : rated_next(core, NULL), i = 0; j;
 	     j = rated_next(core, j), i++) {
-		store(j, v[i].priority);
+		store(j, v[i].priority, now);
 		j->tickets = v[i].tickets; /* explain() shows these */
 		j->otickets = core->prio_otix[i];
 		j->ftickets = core->prio_ftix[i];
@@ -488,7 +489,13 @@ int core_prio_update(struct core *core, int64_t now)
 			 plugin_name(core->priority), rc);
 	prio_sort(core);
 	core->prio_stale = false;
+	core->prio_rated_at = now;
 	return rc;
+}
+
+int64_t core_prio_rated_at(const struct core *core)
+{
+	return core->prio_rated_at;
 }
 
 /*
@@ -519,7 +526,7 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0) {
-		store(job, v.priority);
+		store(job, v.priority, now);
 		job->tickets = 0;
 	}
 	insert_ordered(core, job);
@@ -540,10 +547,10 @@ void core_prio_describe(const struct core *core, char *buf, size_t len)
 					 len);
 }
 
-size_t core_prio_explain(struct core *core, int64_t now,
-			 const struct core_job *job,
+size_t core_prio_explain(struct core *core, const struct core_job *job,
 			 struct rota_prio_factor *factors, size_t max)
 {
+	int64_t now = job->rated_at;
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
 	uint8_t state;

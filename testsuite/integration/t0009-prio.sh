@@ -7,7 +7,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 13
+plan 14
 # two nodes of 2 cores: easy to fill
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "AccountName=physics Shares=50" "AccountName=chem Shares=50" \
@@ -28,6 +28,8 @@ blocker=$(rota submit -q free -n 4 --wrap 'sleep 4')
 wait_for job_state_is "$blocker" RUNNING
 a=$(as rotatest1 rota submit -n 4 --wrap true)
 b=$(as rotatest2 rota submit -n 4 --wrap 'sleep 2')
+is "$(rota queue -H -u rotatest2 | awk '{ print $1 }')" "$b" \
+	"rota queue -u: that user's jobs only (the controller's index)"
 order=$(rota prio -H | awk '{ print $1 }' | tr '\n' ' ')
 is "$order" "$b $a " "rota prio: the unserved user's later job first"
 line=$(rota prio -H "$b")
@@ -40,6 +42,9 @@ like "$(rota prio | sed -n 2p)" ' PRIORITY TERMS$' \
 is "$(rota prio --urg 2>&1; echo "exit $?")" \
 	"rota prio: --urg, --pri and --ext are Grid Engine's views: the priority plugin 'multifactor' has no urgency (they need priority/sge)
 exit 1" "Grid Engine's views are refused for another plugin"
+# rota prio answers as of the last rating: a's, at its submit, came
+# before b's user had a job; the next (PriorityCalcPeriod=1s) ranks 3 users
+wait_for sh -c "rota prio -l $a | grep -q 'fairshare *raw=0.333333'"
 long=$(rota prio -l "$a" | grep fairshare)
 like "$long" "^ +fairshare +raw=0\.333333 +norm=0\.333333 +weight=100000 +value=33333\.3$" \
 	"rota prio -l: raw, normalized, weight and value (rank 1 of 3 users)"

@@ -6,12 +6,16 @@
  * request's latency is measured.  Prints one line:
  *   requests N failed N p50_ms X p99_ms X max_ms X
  * and the first failure's text, if any.  Exit 1 if any request failed.
+ * MODE "submit" sends submits only (bench/query fills its queue with it
+ * and measures submit latency beside large reads); MAX, if given, stops
+ * each client after that many requests.
  *
- *   loadgen ADDR:PORT CLIENTS SECONDS
+ *   loadgen ADDR:PORT CLIENTS SECONDS [mix|submit] [MAX]
  */
 #include "config.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,9 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+static bool submit_only;
+static long max_requests; /* per client; 0: no limit */
+
 static int one_request(const char *host, unsigned port, int n,
 		       struct rota_error *err)
 {
@@ -61,7 +68,7 @@ static int one_request(const char *host, unsigned port, int n,
 
 	if (rc < 0)
 		return rc;
-	if (n % 4 == 3) {
+	if (n % 4 == 3 && !submit_only) {
 		rc = rota_client_call(c, ROTA_MSG_JOB_ROWS, "{}", 2, &r, err);
 	} else {
 		body = rota_msg_submit_encode(&d, &len);
@@ -80,7 +87,7 @@ static void client(const char *host, unsigned port, double until, int fd)
 	struct rota_error err;
 	int n = 0;
 
-	while (now_ms() < until) {
+	while (now_ms() < until && (!max_requests || n < max_requests)) {
 		double t0 = now_ms();
 		int rc = one_request(host, port, n++, &err);
 		struct sample s = { .ms = (float)(now_ms() - t0) };
@@ -112,10 +119,15 @@ int main(int argc, char **argv)
 	double until;
 	struct sample s;
 
-	if (argc != 4 || rota_net_split(argv[1], host, sizeof(host), &port) < 0) {
-		fprintf(stderr, "usage: loadgen ADDR:PORT CLIENTS SECONDS\n");
+	if (argc < 4 || argc > 6 ||
+	    rota_net_split(argv[1], host, sizeof(host), &port) < 0 ||
+	    (argc > 4 && strcmp(argv[4], "mix") && strcmp(argv[4], "submit"))) {
+		fprintf(stderr, "usage: loadgen ADDR:PORT CLIENTS SECONDS "
+				"[mix|submit] [MAX]\n");
 		return 2;
 	}
+	submit_only = argc > 4 && strcmp(argv[4], "submit") == 0;
+	max_requests = argc > 5 ? atol(argv[5]) : 0;
 	clients = atoi(argv[2]);
 	seconds = atoi(argv[3]);
 	if (pipe(fds) < 0)

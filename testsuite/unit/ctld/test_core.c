@@ -825,6 +825,48 @@ START_TEST(test_purge)
 }
 END_TEST
 
+/* Each user's jobs, from the index rota queue -u reads, in id order. */
+static void collect(const struct core_job *j, void *arg)
+{
+	uint32_t *v = arg;
+
+	v[++v[0]] = j->id;
+}
+
+START_TEST(test_user_jobs)
+{
+	uint32_t a1, b1, a2, a3, got[8] = { 0 };
+
+	up(0, REG("n1", 8, 16 * GB));
+	a1 = submit(1, &(struct req){ .uid = 1000 });
+	b1 = submit(1, &(struct req){ .uid = 1001 });
+	a2 = submit(2, &(struct req){ .uid = 1000, .ntasks = 9 });
+	a3 = submit(2, &(struct req){ .uid = 1000 });
+	ck_assert_uint_eq(core_user_job_count(core, 1000), 3);
+	ck_assert_uint_eq(core_user_job_count(core, 1001), 1);
+	ck_assert_uint_eq(core_user_job_count(core, 1002), 0);
+	core_user_jobs_foreach(core, 1000, collect, got);
+	ck_assert_uint_eq(got[0], 3);
+	ck_assert_uint_eq(got[1], a1);
+	ck_assert_uint_eq(got[2], a2);
+	ck_assert_uint_eq(got[3], a3);
+	/* a purged job leaves its user's list; the others stay in order */
+	ck_assert_uint_eq(core_schedule(core, 3), 2); /* a1, b1; a2 waits */
+	free(take(2));
+	finish(4, a1);
+	free_changes();
+	core_tick(core, 200);
+	ck_assert_ptr_null(core_job_find(core, a1));
+	memset(got, 0, sizeof(got));
+	core_user_jobs_foreach(core, 1000, collect, got);
+	ck_assert_uint_eq(got[0], 2);
+	ck_assert_uint_eq(got[1], a2);
+	ck_assert_uint_eq(got[2], a3);
+	ck_assert_uint_eq(core_user_job_count(core, 1001), 1);
+	(void)b1;
+}
+END_TEST
+
 /* ---- cancel ----------------------------------------------------------- */
 
 START_TEST(test_cancel_pending)
@@ -1362,6 +1404,7 @@ static Suite *core_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_job_end);
 	tcase_add_test(tc, test_purge);
+	tcase_add_test(tc, test_user_jobs);
 	tcase_add_test(tc, test_cancel_pending);
 	tcase_add_test(tc, test_cancel_running);
 	tcase_add_test(tc, test_cancel_perm);

@@ -683,7 +683,7 @@ END_TEST
 static void terms_add_up(const struct core_job *job, void *arg)
 {
 	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
-	size_t n = core_prio_explain(core, *(int64_t *)arg, job, f, N(f));
+	size_t n = core_prio_explain(core, job, f, N(f));
 	double sum = 0;
 
 	for (size_t i = 0; i < n; i++) /* "urgency.*" are urgency's parts */
