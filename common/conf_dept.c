@@ -73,19 +73,17 @@ int conf_dept_line(struct conf_impl *impl, struct rota_error *err,
 		conf_list_free(dl.users);
 		return rc;
 	}
-	conf->departments = conf_grow(conf->departments, &impl->dept_slots,
-				      conf->ndepartments + 1,
-				      sizeof(*conf->departments));
-	conf->departments[conf->ndepartments++] =
-		(struct rota_conf_department){
-			.name = dl.name,
-			.users = dl.users ? dl.users
-					  : rota_xcalloc(1, sizeof(char *)),
-			.fshares = dl.fshares,
-			.otickets = dl.otickets,
-			.file = at->file,
-			.line = at->line,
-		};
+	conf->departments =
+		conf_grow(conf->departments, &impl->dept_slots,
+			  conf->ndepartments + 1, sizeof(*conf->departments));
+	conf->departments[conf->ndepartments++] = (struct rota_conf_department){
+		.name = dl.name,
+		.users = dl.users ? dl.users : rota_xcalloc(1, sizeof(char *)),
+		.fshares = dl.fshares,
+		.otickets = dl.otickets,
+		.file = at->file,
+		.line = at->line,
+	};
 	return 0;
 }
 
@@ -127,13 +125,13 @@ int conf_depts_finish(struct conf_impl *impl, struct rota_error *err)
 		const struct rota_conf_department *b = m[i].dept;
 
 		if (strcmp(m[i - 1].user, m[i].user) == 0)
-			rc = conf_errorf(err, -EINVAL,
-					 &(struct conf_where){ b->file,
-							       b->line },
-					 "Users",
-					 "user '%s' is already in department "
-					 "'%s' at %s:%u",
-					 m[i].user, a->name, a->file, a->line);
+			rc = conf_errorf(
+				err, -EINVAL,
+				&(struct conf_where){ b->file, b->line },
+				"Users",
+				"user '%s' is already in department "
+				"'%s' at %s:%u",
+				m[i].user, a->name, a->file, a->line);
 	}
 	free(m);
 	return rc;
