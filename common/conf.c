@@ -321,6 +321,7 @@ int conf_global_apply(struct conf_parser *p, const struct conf_where *at,
 			     !strcasecmp(tok[i].key, "AccountName") ||
 			     !strcasecmp(tok[i].key, "UserName") ||
 			     !strcasecmp(tok[i].key, "QOSName") ||
+			     !strcasecmp(tok[i].key, "DepartmentName") ||
 			     conf_is_section(tok[i].key)))
 			return conf_errorf(p->err, -EINVAL, at, tok[i].key,
 					    "must start its line");
@@ -419,6 +420,8 @@ static int conf_finish(struct conf_parser *p)
 	if (!rc)
 		rc = conf_accounts_finish(p->impl, p->err);
 	if (!rc)
+		rc = conf_depts_finish(p->impl, p->err);
+	if (!rc)
 		rc = timeouts_check(p);
 	return rc ? rc : lease_check(p);
 }
@@ -504,6 +507,7 @@ void rota_conf_destroy(struct rota_conf *conf)
 	conf_accounts_free(impl);
 	conf_sections_free(impl);
 	conf_qos_free(impl);
+	conf_depts_free(impl);
 	free(impl->featsets);
 	for (size_t i = 0; i < impl->nfiles; i++)
 		free(impl->files[i]);

@@ -19,6 +19,7 @@
  *   AccountName=NAME Key=Value ...  one account of the fairshare tree
  *   UserName=NAME Account=A ...     a user's place in one account
  *   QOSName=NAME Key=Value ...      a quality of service
+ *   DepartmentName=NAME Users=a,b   a Grid Engine department
  *   Fairshare=NAME Key=Value ...    a plugin and its settings (also
  *                                   Priority, Limits, Sched, JobComp)
  * Values may be double-quoted to hold spaces.  Every global key is declared
@@ -111,6 +112,22 @@ struct rota_conf_user {
 	const char *file;
 	unsigned line;
 };
+
+/*
+ * A Grid Engine department (a userset of type DEPT): its users' jobs
+ * share its functional shares and override tickets.  A user in none is
+ * in "defaultdepartment", which exists whether or not a line declares it.
+ */
+struct rota_conf_department {
+	char *name;
+	char **users;		/* Users=, NULL-terminated, never NULL */
+	unsigned fshares;	/* FShares=: the department's fshare */
+	unsigned otickets;	/* OTickets=: its oticket */
+	const char *file;
+	unsigned line;
+};
+
+#define ROTA_DEFAULT_DEPARTMENT "defaultdepartment"
 
 /* One Key=Value of a plugin's lines, kept as text for its init(). */
 struct rota_conf_setting {
@@ -227,6 +244,8 @@ struct rota_conf {
 	size_t nsections;
 	struct rota_conf_qos *qos;	    /* in file order */
 	size_t nqos;
+	struct rota_conf_department *departments; /* in file order */
+	size_t ndepartments;
 };
 
 /*
@@ -270,6 +289,9 @@ const struct rota_conf_qos *rota_conf_qos_find(const struct rota_conf *conf,
 /* The account 'name' ("root" is implicit: NULL too), or NULL. */
 const struct rota_conf_account *
 rota_conf_account_find(const struct rota_conf *conf, const char *name);
+/* The department 'user' is in: its line, or NULL (defaultdepartment). */
+const struct rota_conf_department *
+rota_conf_department_of(const struct rota_conf *conf, const char *user);
 /* Is 'user' named in Operators? (root always is) */
 bool rota_conf_is_operator(const struct rota_conf *conf, const char *user);
 

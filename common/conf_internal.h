@@ -7,7 +7,8 @@
  * global keys, the whole built and checked), conf_read.c (files, lines,
  * tokens), conf_node.c (NodeName lines), conf_queue.c (QueueName lines),
  * conf_value.c (value setters), conf_account.c (the account tree),
- * conf_qos.c (QOSName lines) and conf_section.c (plugin lines).
+ * conf_qos.c (QOSName lines), conf_dept.c (DepartmentName lines) and
+ * conf_section.c (plugin lines).
  */
 
 #include <stdbool.h>
@@ -57,6 +58,7 @@ struct conf_impl {
 	size_t user_slots;
 	size_t section_slots;
 	size_t qos_slots;
+	size_t dept_slots;
 };
 
 struct conf_where {
@@ -219,6 +221,13 @@ int conf_qos_line(struct conf_impl *impl, struct rota_error *err,
 		  const struct conf_where *at, const struct conf_token *tok,
 		  size_t ntok);
 void conf_qos_free(struct conf_impl *impl);
+
+/* conf_dept.c: DepartmentName lines, then no user in two. */
+int conf_dept_line(struct conf_impl *impl, struct rota_error *err,
+		   const struct conf_where *at, const struct conf_token *tok,
+		   size_t ntok);
+int conf_depts_finish(struct conf_impl *impl, struct rota_error *err);
+void conf_depts_free(struct conf_impl *impl);
 
 /* conf_section.c: a plugin's line (Fairshare=NAME Key=Value ...). */
 bool conf_is_section(const char *key);

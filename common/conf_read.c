@@ -174,6 +174,8 @@ static int line_parse(struct conf_parser *p, const struct conf_where *at,
 		return conf_user_line(p->impl, p->err, at, tok, ntok);
 	if (!strcasecmp(tok[0].key, "QOSName"))
 		return conf_qos_line(p->impl, p->err, at, tok, ntok);
+	if (!strcasecmp(tok[0].key, "DepartmentName"))
+		return conf_dept_line(p->impl, p->err, at, tok, ntok);
 	if (conf_is_section(tok[0].key))
 		return conf_section_line(p->impl, p->err, at, tok, ntok);
 	return conf_global_apply(p, at, tok, ntok);

@@ -285,7 +285,7 @@ void rota_msg_share_clear(struct rota_msg_share *m);
  * [{"id":7,"user":"ana","account":"physics","queue":"batch",
  * "qos":"normal","priority":1234.5,"factors":[["age",3600,0.1,1000,100],
  * ...],"state":"pending"}]}: a factor is [name, raw, normalized, weight,
- * value].  "state" is "pending", "held" or "running"; "rates_all" (true,
+ * value].  A row may carry "department" (Grid Engine's, for qstat -ext).  "state" is "pending", "held" or "running"; "rates_all" (true,
  * else absent) says the priority plugin rates every job, as Grid Engine
  * does: running jobs are listed too, and held ones have priority 0 and no
  * factors.  PRIO's request is a job id list (as CANCEL's); empty means
@@ -314,6 +314,7 @@ struct rota_prio_row {
 				   tasks; 0 (absent) or 1: one */
 	char *user;
 	char *account;
+	char *department;	/* Grid Engine's (rates_all); NULL: absent */
 	char *queue;
 	char *qos;
 	double priority;

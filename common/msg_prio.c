@@ -61,6 +61,9 @@ static json_t *row_pack(const struct rota_prio_row *r)
 
 	if (r->array)
 		json_object_set_new(o, "array", json_string(r->array));
+	if (r->department)
+		json_object_set_new(o, "department",
+				    json_string(r->department));
 	if (r->tasks > 1)
 		json_object_set_new(o, "tasks", json_integer(r->tasks));
 	return o;
@@ -100,15 +103,16 @@ static int row_unpack(json_t *o, struct rota_prio_row *r,
 		      struct rota_error *err)
 {
 	const char *user, *account, *queue, *qos, *array = NULL, *state = NULL;
+	const char *dept = NULL;
 	json_t *prio = NULL, *f = NULL;
 	json_int_t id, tasks = 0;
 	int rc = msg_unpack(o, err,
 			    "{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s?s, s?I, "
-			    "s?s !}",
+			    "s?s, s?s !}",
 			    "id", &id, "user", &user, "account", &account,
 			    "queue", &queue, "qos", &qos, "priority", &prio,
 			    "factors", &f, "array", &array, "tasks", &tasks,
-			    "state", &state);
+			    "state", &state, "department", &dept);
 
 	if (rc == 0)
 		rc = msg_range(id, 1, UINT32_MAX, "id", err);
@@ -129,6 +133,9 @@ static int row_unpack(json_t *o, struct rota_prio_row *r,
 	if (rc == 0)
 		rc = msg_str(account, ROTA_MSG_NAME_MAX, "account",
 			     &r->account, err);
+	if (rc == 0)
+		rc = msg_str(dept, ROTA_MSG_NAME_MAX, "department",
+			     &r->department, err);
 	if (rc == 0)
 		rc = msg_str(queue, ROTA_MSG_NAME_MAX, "queue", &r->queue, err);
 	if (rc == 0)
@@ -192,6 +199,7 @@ void rota_msg_prio_clear(struct rota_msg_prio *m)
 		free(r->factors);
 		free(r->user);
 		free(r->account);
+		free(r->department);
 		free(r->queue);
 		free(r->qos);
 		free(r->array);

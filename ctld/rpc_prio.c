@@ -67,6 +67,10 @@ static void add_row(const struct core_job *job, void *arg)
 		.nfactors = nf,
 		.array = core_job_array_name(job),
 		.tasks = job->array ? job->array->tasks.count : 1,
+		/* Grid Engine's views show it (qstat -ext) */
+		.department = core_prio_rates_all(core)
+				      ? (char *)core_job_department(core, job)
+				      : NULL,
 	};
 	for (size_t i = 0; i < nf; i++)
 		r->factors[i] = (struct rota_msg_prio_factor){

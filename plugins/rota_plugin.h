@@ -27,13 +27,14 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 10 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 11 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
 				  job_deadline; 10: ticket policy,
 				  override and functional tickets,
-				  priority hold_restarts_age */
+				  priority hold_restarts_age; 11: ticket
+				  policy weight_department */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -227,7 +228,7 @@ struct rota_share_tree {
 /*
  * Grid Engine's sched_conf settings of its ticket policies
  * (bench/oracle/FINDINGS.md, rules 7-11).  A Grid Engine project is a
- * Rota account; Rota has no departments.
+ * Rota account, a department a DepartmentName= line.
  */
 struct rota_ticket_policy {
 	double functional;	/* weight_tickets_functional; 0: none */
@@ -238,6 +239,11 @@ struct rota_ticket_policy {
 	bool share_functional;	/* share_functional_shares */
 	bool share_override;	/* share_override_tickets */
 	char hierarchy[4];	/* policy_hierarchy: "OFS", "F", "" (NONE) */
+	/*
+	 * Since ABI 1.11: weight_department, the user's department's
+	 * share (DepartmentName= lines); an older plugin leaves it 0.
+	 */
+	double weight_department;
 };
 
 /*

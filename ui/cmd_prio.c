@@ -56,7 +56,10 @@ static const char help[] =
 	"         tckts = otckt (override) + ftckt (functional) + stckt\n"
 	"         (share tree), truncated as qstat shows them; ntckts is\n"
 	"         tckts / the most of any job\n"
-	"each followed by USER STATE QUEUE SLOTS.\n"
+	"each followed by USER STATE QUEUE SLOTS; --ext by USER PROJECT\n"
+	"DEPARTMENT STATE QUEUE SLOTS, as qstat -ext: the job's account (a\n"
+	"Grid Engine project) and its user's department\n"
+	"(DepartmentName=, else defaultdepartment).\n"
 	"\n"
 	"Options:\n"
 	"  -l, --long       every term's raw, normalized, weight and value\n"
@@ -268,8 +271,11 @@ static void print_view_row(const struct rota_prio_row *r, enum prio_view v)
 	if (term(r, "urgency.slots"))
 		snprintf(slots, sizeof(slots), "%.0f",
 			 raw_of(r, "urgency.slots"));
-	printf(" %-10s %-5s %-10s %5s\n", r->user, state_word(r->state),
-	       r->queue, slots);
+	printf(" %-10s", r->user);
+	if (v == VIEW_EXT) /* qstat -ext: project and department */
+		printf(" %-10s %-17s", r->account ? r->account : "-",
+		       r->department ? r->department : "-");
+	printf(" %-5s %-10s %5s\n", state_word(r->state), r->queue, slots);
 }
 
 /* Grid Engine's views need the sge plugin's terms on every rated row. */
@@ -296,8 +302,11 @@ static int print_view(const struct rota_msg_prio *m, const struct prio_opts *o)
 	if (o->header)
 		printf("Priority %s: %s\n", m->plugin, m->describe);
 	if (o->header && o->view >= VIEW_URG)
-		printf("%-8s %s %-10s %-5s %-10s %5s\n", "JOBID",
-		       view_titles[o->view], "USER", "STATE", "QUEUE", "SLOTS");
+		printf("%-8s %s %-10s%s %-5s %-10s %5s\n", "JOBID",
+		       view_titles[o->view], "USER",
+		       o->view == VIEW_EXT ? " PROJECT    DEPARTMENT       "
+					   : "",
+		       "STATE", "QUEUE", "SLOTS");
 	else if (o->header)
 		printf("%-8s %-10s %-12s %-10s %-10s %14s%s %s\n", "JOBID",
 		       "USER", "ACCOUNT", "QUEUE", "QOS", "PRIORITY",

@@ -17,9 +17,11 @@ and the numbers printed side by side.
 
 Grid Engine does not say when its scheduler made the numbers a capture
 shows (it runs every 2 s); the waiting time, so nurg, depends on it.  Each
-capture is replayed with its pass 0..4 s before the capture's time and the
-second whose waiting-time contributions agree with qstat's (rounded) is
-kept and printed ("pass taken at -2 s").
+capture is replayed with its pass 4 s before to 2 s after the capture's
+time stamp (the harness writes the stamp, then runs qstat: a pass made in
+between is the one qstat shows) and the second whose waiting-time
+contributions agree with qstat's (rounded) is kept and printed ("pass
+taken at -2 s"; the earlier second wins a tie).
 
 A run of `sge --scenario projects` replays its functional shares and
 override tickets too: each user's and project's (a project is a Rota
@@ -29,7 +31,15 @@ weight_tickets_functional, weight_user, weight_project, weight_job,
 max_functional_jobs_to_schedule, share_functional_shares,
 share_override_tickets and policy_hierarchy on the Fairshare=sharetree
 line; a job's -js (submit jobshare=) and qalter -ot (oticket).
-Departments have no counterpart: such a run has none.
+
+A run of `sge --scenario functional` replays its departments too
+(DepartmentName= lines with Users=, FShares=, OTickets=; usersets of
+type DEPT as actions.log set them; defaultdepartment implicit) and
+weight_department (WeightDepartment=); its projects have no node in the
+share tree, so each is an account with Shares=0 (no share-tree tickets,
+as a Grid Engine job whose project the tree does not name), each user
+that submits with -P in it with Shares=0, and a job with -P is charged
+to that account.
 
 Tolerances (the issue's): nurg, npprior, ntckts, prio within 1e-4;
 tickets, and their override, functional and share-tree parts, within
@@ -127,17 +137,58 @@ def entity_keys(lines, ents):
     return out
 
 
+def project_conf(run, tree_accounts, until):
+    """rota.conf lines for the projects the share tree has no node of:
+    an account of 0 shares (its jobs get no share-tree tickets, as a
+    Grid Engine job whose project has no node), each user that submits
+    with -P in it, Shares=0"""
+    projects = model_policies.entities(run, until)[1]
+    lines, seen = [], set()
+    for name in sorted(projects):
+        if name not in tree_accounts:
+            lines.append('AccountName=%s Shares=0' % name)
+    for _, verb, a in actions(run):
+        if verb == 'qsub' and '-P' in a:
+            prj = a[a.index('-P') + 1]
+            if prj not in tree_accounts and (a[1], prj) not in seen:
+                seen.add((a[1], prj))
+                if prj not in projects:  # a project with no values
+                    lines.append('AccountName=%s Shares=0' % prj)
+                    projects[prj] = None
+                lines.append('UserName=%s Account=%s Shares=0'
+                             % (a[1], prj))
+    return lines
+
+
+def dept_conf(run, until):
+    """DepartmentName= lines: the departments (usersets of type DEPT) as
+    actions.log set them up to 'until'"""
+    depts = {}
+    for t, verb, a in actions(run):
+        if t > until:
+            break
+        if verb == 'department' and len(a) >= 5:
+            users = a[a.index('entries') + 1] if 'entries' in a else ''
+            depts[a[0]] = (int(a[2]), int(a[4]), users)
+    return ['DepartmentName=%s%s FShares=%d OTickets=%d'
+            % (name, ' Users=%s' % users if users and users != 'NONE'
+               else '', fs, ot)
+            for name, (fs, ot, users) in sorted(depts.items())]
+
+
 def policy_keys(sc):
     """sched_conf's ticket policies, as Fairshare=sharetree takes them"""
     if 'weight_tickets_functional' not in sc:
         return ''
     h = sc.get('policy_hierarchy', 'OFS')
     return (' WeightTicketsFunctional=%g WeightUser=%g WeightProject=%g'
-            ' WeightJob=%g MaxFunctionalJobsToSchedule=%d'
+            ' WeightDepartment=%g WeightJob=%g'
+            ' MaxFunctionalJobsToSchedule=%d'
             ' ShareFunctionalShares=%s ShareOverrideTickets=%s'
             ' PolicyHierarchy=%s'
             % (float(sc['weight_tickets_functional']),
                float(sc['weight_user']), float(sc['weight_project']),
+               float(sc.get('weight_department', 0.25)),
                float(sc['weight_job']),
                int(sc['max_functional_jobs_to_schedule']),
                'yes' if sc['share_functional_shares'].upper() == 'TRUE'
@@ -155,8 +206,12 @@ def config(capdir, nodes, extra_users):
             lines.append('UserName=%s Account=root Shares=0' % u)
             users[u] = 'root'
     until = int(open(os.path.join(capdir, 'time')).read())
-    lines = entity_keys(lines, model_policies.entities(
-        os.path.dirname(capdir.rstrip('/')), until))
+    run = os.path.dirname(capdir.rstrip('/'))
+    tree_accounts = set(l.split()[0].split('=')[1] for l in lines
+                        if l.startswith('AccountName='))
+    lines += project_conf(run, tree_accounts, until)
+    lines = entity_keys(lines, model_policies.entities(run, until))
+    lines += dept_conf(run, until)
     text = [
         'NodeName=localhost CPUs=3 RealMemory=8G',
         # GE accepts PE jobs wider than all.q; Rota refuses a job wider
@@ -217,8 +272,11 @@ def events(run, caps, upto, delta, users, forced):
             st = int(info[j].get('JB_submission_time', t))
             js = int(info[j].get('JB_jobshare', 0))
             dl = int(info[j].get('JB_deadline', 0))
+            # a job with -P is charged to its project (a Rota account)
+            acct = rest[rest.index('-P') + 1] if '-P' in rest \
+                else users.get(user, 'root')
             ev.append((st, seq, 'submit %d %s %s %d%s%s%s' % (
-                j, user, users.get(user, 'root'), slots,
+                j, user, acct, slots,
                 ' jobshare=%d' % js if js else '',
                 ' dl=%d' % (dl - t0) if dl else '',
                 ' hold' if '-h' in rest else '')))
@@ -251,9 +309,11 @@ def events(run, caps, upto, delta, users, forced):
     ev.sort()
     lines = ['drain wide']
     last = None
-    for t, _, line in ev:
-        if t > cap_times[upto] - delta:
-            break
+    for t, seq, line in ev:
+        # a pass after the capture's time stamp (delta < 0) sees what
+        # was done up to the stamp, and the capture's usage
+        if t > cap_times[upto] - max(delta, 0) and seq < 2 * 10 ** 9:
+            continue
         if t != last:
             lines.append('at %d' % (t - t0))
             last = t
@@ -392,7 +452,9 @@ def main():
             config(caps[0], parse_sge.share_mon(caps[0]),
                    all_users)[0].split('Priority=')[1]
         best = None
-        for delta in range(0, 5):
+        # qstat runs after the time stamp: the pass it shows may be a
+        # second or two later (tried last: the earlier one wins a tie)
+        for delta in (0, 1, 2, 3, 4, -1, -2):
             ev = events(run, caps, k, delta, users, forced)
             ro, order, nodes = replay(oracle, plugins, conf, ev, work)
             # nurg moves little with the second (every waiting time
@@ -410,8 +472,8 @@ def main():
         if keep:
             open(os.path.join(keep, name + '.events'), 'w').write(ev)
             open(os.path.join(keep, name + '.conf'), 'w').write(conf)
-        print('== %s (Grid Engine\'s pass taken at -%d s%s)' % (
-            name, delta, '; jobs started as Grid Engine started them'
+        print('== %s (Grid Engine\'s pass taken at %+d s%s)' % (
+            name, -delta, '; jobs started as Grid Engine started them'
             if forced else ''))
         fmt = ('%5s %-9s %-5s %-5s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s'
                ' %9s %9s %17s %20s  %s')
@@ -466,8 +528,8 @@ def main():
     print('summary: %d captures, order equal in %d; %d values out of '
           'tolerance' % (len(caps), orders_equal, total_bad))
     for name, delta, worst, wt, same in summary:
-        print('  %-16s pass -%d s  %s  tickets %.3f%%  order %s' % (
-            name, delta, ' '.join('%s %.1e' % kv for kv in worst.items()),
+        print('  %-16s pass %+d s  %s  tickets %.3f%%  order %s' % (
+            name, -delta, ' '.join('%s %.1e' % kv for kv in worst.items()),
             100 * wt, 'equal' if same else 'DIFFERENT'))
     return 0 if total_bad == 0 else 1
 

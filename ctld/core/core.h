@@ -445,6 +445,12 @@ bool core_share_flux(const struct core *core);
 /* Index of a job's association in core_share_tree(). */
 uint32_t core_job_share_index(const struct core *core,
 			      const struct core_job *job);
+/*
+ * A job's Grid Engine department (its user's DepartmentName=, else
+ * "defaultdepartment"); borrowed until the core is destroyed.
+ */
+const char *core_job_department(const struct core *core,
+				const struct core_job *job);
 
 /*
  * UsageCharge=measured: a node's report of what the cgroup of a job whose

@@ -14,7 +14,8 @@
 #include "common/xalloc.h"
 #include "ctld/core/ftickets.h"
 
-enum { K_USER, K_PROJECT, K_JOB, K_N };
+/* the categories; the first K_ENTS are entities a job refers to */
+enum { K_USER, K_PROJECT, K_DEPT, K_JOB, K_N, K_ENTS = K_JOB };
 
 /* sgeee.c adds this to the sums a pending job is valued against */
 #define FTICKETS_EPSILON 0.001
@@ -22,8 +23,8 @@ enum { K_USER, K_PROJECT, K_JOB, K_N };
 /* One pending job in a category list: what sorts it. */
 struct cat_item {
 	uint32_t own;		/* job share, or the job's override tickets */
-	uint32_t ent[2];	/* user, project: TICKET_NONE when it has
-				   nothing of this policy */
+	uint32_t ent[K_ENTS];	/* user, project, department: TICKET_NONE
+				   when it has nothing of this policy */
 	double prior;
 	int64_t submit;
 	uint32_t id;
@@ -46,16 +47,24 @@ static struct ticket_entity *entity(struct ticket_entity *ents, uint32_t i)
 	return i == TICKET_NONE ? NULL : &ents[i];
 }
 
-/* The job counts of its user and project, +1 or -1. */
+/* A job's entities, indexed by K_USER, K_PROJECT, K_DEPT. */
+static void job_ents(const struct ticket_job *j, uint32_t *e)
+{
+	e[K_USER] = j->user;
+	e[K_PROJECT] = j->project;
+	e[K_DEPT] = j->dept;
+}
+
+/* The job counts of its user, project and department, +1 or -1. */
 static void count_add(struct ticket_entity *ents, const struct ticket_job *j,
 		      int d)
 {
-	struct ticket_entity *e;
+	uint32_t e[K_ENTS];
 
-	if ((e = entity(ents, j->user)))
-		e->count += d;
-	if ((e = entity(ents, j->project)))
-		e->count += d;
+	job_ents(j, e);
+	for (int k = 0; k < K_ENTS; k++)
+		if (entity(ents, e[k]))
+			ents[e[k]].count += d;
 }
 
 static int cat_cmp(const void *x, const void *y)
@@ -64,7 +73,7 @@ static int cat_cmp(const void *x, const void *y)
 
 	if (a->own != b->own)
 		return a->own < b->own ? -1 : 1;
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < K_ENTS; k++)
 		if (a->ent[k] != b->ent[k])
 			return a->ent[k] < b->ent[k] ? -1 : 1;
 	/* within one: by the tickets dealt before (0 when independent) */
@@ -78,7 +87,7 @@ static int cat_cmp(const void *x, const void *y)
 static bool same_cat(const struct cat_item *a, const struct cat_item *b)
 {
 	return a->own == b->own && a->ent[0] == b->ent[0] &&
-	       a->ent[1] == b->ent[1];
+	       a->ent[1] == b->ent[1] && a->ent[2] == b->ent[2];
 }
 
 /*
@@ -92,7 +101,8 @@ static void cats_build(struct cats *c, struct ticket_entity *ents,
 	*c = (struct cats){ .items = rota_xcalloc(n + 1, sizeof(*c->items)) };
 	for (size_t i = 0; i < n; i++) {
 		const struct ticket_job *j = &jobs[i];
-		uint32_t e[2] = { j->user, j->project };
+		uint32_t e[K_ENTS];
+		bool any = false;
 		struct cat_item it = {
 			.own = functional ? j->jobshare : j->oticket,
 			.prior = dependent ? j->prior : 0,
@@ -103,15 +113,16 @@ static void cats_build(struct cats *c, struct ticket_entity *ents,
 
 		if (j->running)
 			continue;
-		for (int k = 0; k < 2; k++) {
+		job_ents(j, e);
+		for (int k = 0; k < K_ENTS; k++) {
 			const struct ticket_entity *t = entity(ents, e[k]);
 			double has = !t ? 0 : functional ? t->fshares
 							 : t->otickets;
 
 			it.ent[k] = has > 0 ? e[k] : TICKET_NONE;
+			any |= has > 0;
 		}
-		if (it.own || it.ent[0] != TICKET_NONE ||
-		    it.ent[1] != TICKET_NONE)
+		if (it.own || any)
 			c->items[c->n++] = it;
 	}
 	qsort(c->items, c->n, sizeof(*c->items), cat_cmp);
@@ -141,12 +152,13 @@ static void override_running(const struct rota_ticket_policy *p,
 {
 	for (size_t i = 0; i < n; i++) {
 		struct ticket_job *j = &jobs[i];
-		uint32_t e[2] = { j->user, j->project };
+		uint32_t e[K_ENTS];
 
 		if (!j->running)
 			continue;
+		job_ents(j, e);
 		j->otickets = j->oticket;
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < K_ENTS; k++) {
 			const struct ticket_entity *t = entity(ents, e[k]);
 
 			if (!t || !(t->otickets > 0) || !t->count)
@@ -162,10 +174,11 @@ static void override_running(const struct rota_ticket_policy *p,
 static double override_value(struct ticket_entity *ents,
 			     const struct ticket_job *j)
 {
-	uint32_t e[2] = { j->user, j->project };
+	uint32_t e[K_ENTS];
 	double o = j->oticket;
 
-	for (int k = 0; k < 2; k++) {
+	job_ents(j, e);
+	for (int k = 0; k < K_ENTS; k++) {
 		const struct ticket_entity *t = entity(ents, e[k]);
 
 		if (t && t->otickets > 0)
@@ -183,12 +196,13 @@ static void override_pending(const struct rota_ticket_policy *p,
 	if (!p->share_override) { /* each job all of its entities' */
 		for (size_t i = 0; i < n; i++) {
 			struct ticket_job *j = &jobs[i];
-			uint32_t e[2] = { j->user, j->project };
+			uint32_t e[K_ENTS];
 
 			if (j->running)
 				continue;
+			job_ents(j, e);
 			j->otickets = j->oticket;
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < K_ENTS; k++)
 				if (entity(ents, e[k]))
 					j->otickets += ents[e[k]].otickets;
 			if (dependent)
@@ -237,8 +251,9 @@ static void fweights(const struct rota_ticket_policy *p, const double *sums,
 
 	w[K_USER] = sums[K_USER] > 0 ? p->weight_user : 0;
 	w[K_PROJECT] = sums[K_PROJECT] > 0 ? p->weight_project : 0;
+	w[K_DEPT] = sums[K_DEPT] > 0 ? p->weight_department : 0;
 	w[K_JOB] = sums[K_JOB] > 0 ? p->weight_job : 0;
-	total = w[K_USER] + w[K_PROJECT] + w[K_JOB];
+	total = w[K_USER] + w[K_PROJECT] + w[K_DEPT] + w[K_JOB];
 	for (int k = 0; total > 0 && k < K_N; k++)
 		w[k] /= total;
 }
@@ -248,9 +263,10 @@ static void fpass1(const struct rota_ticket_policy *p,
 		   struct ticket_entity *ents, struct ticket_job *j,
 		   double *sums, bool add_all)
 {
-	uint32_t e[2] = { j->user, j->project };
+	uint32_t e[K_ENTS];
 
-	for (int k = 0; k < 2; k++) {
+	job_ents(j, e);
+	for (int k = 0; k < K_ENTS; k++) {
 		const struct ticket_entity *t = entity(ents, e[k]);
 
 		if (!t)
@@ -268,10 +284,11 @@ static double fvalue(const struct rota_ticket_policy *p,
 		     const struct ticket_job *j, const double *sums,
 		     const double *w)
 {
-	uint32_t e[2] = { j->user, j->project };
+	uint32_t e[K_ENTS];
 	double f = 0;
 
-	for (int k = 0; k < 2; k++)
+	job_ents(j, e);
+	for (int k = 0; k < K_ENTS; k++)
 		if (e[k] != TICKET_NONE && sums[k] != 0)
 			f += w[k] * j->fsh[k] * p->functional / sums[k];
 	if (sums[K_JOB] != 0)
@@ -303,12 +320,13 @@ static double fcandidate(const struct rota_ticket_policy *p,
 			 struct ticket_entity *ents, struct ticket_job *j,
 			 const double *sums, const double *w)
 {
-	uint32_t e[2] = { j->user, j->project };
+	uint32_t e[K_ENTS];
 	double s[K_N];
 
+	job_ents(j, e);
 	for (int k = 0; k < K_N; k++)
 		s[k] = sums[k] + FTICKETS_EPSILON;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < K_ENTS; k++) {
 		const struct ticket_entity *t = entity(ents, e[k]);
 
 		if (!t)
@@ -356,7 +374,7 @@ static void functional_pending(const struct rota_ticket_policy *p,
 			       struct ticket_job *jobs, size_t n,
 			       const double *running_sums, bool dependent)
 {
-	double sums[K_N], w[K_N], ones[K_N] = { 1, 1, 1 };
+	double sums[K_N], w[K_N], ones[K_N] = { 1, 1, 1, 1 };
 	struct cats c;
 	size_t rounds;
 

@@ -9,15 +9,17 @@
  * rules 7-11, with the numbers of a real Grid Engine).  The share tree's
  * part is tickets.h's.
  *
- * Entities are a job's user and its account (Grid Engine's project),
- * each with functional shares (FShares=) and override tickets
- * (OTickets=); a job has its own job share and override tickets.  An
- * entity's 'count' is its running jobs (the caller's, or zero: counted
- * here).
+ * Entities are a job's user, its account (Grid Engine's project) and
+ * its user's department (DepartmentName=; Grid Engine's DEPT userset,
+ * defaultdepartment for a user in none), each with functional shares
+ * (FShares=) and override tickets (OTickets=); a job has its own job
+ * share and override tickets.  An entity's 'count' is its running jobs
+ * (the caller's, or zero: counted here).
  *
  * - running jobs: override = each entity's OTickets / its running jobs
  *   (share_override: else the whole) + the job's; functional =
- *   Functional x sum over user, account and job of weight x the job's
+ *   Functional x sum over user, account, department and job of weight x
+ *   the job's
  *   share / the sum of the running jobs' shares, a job's share of an
  *   entity being FShares / its running jobs (share_functional: else the
  *   whole, the sum then counting it per job), the weights of the kinds
@@ -50,8 +52,8 @@ struct ticket_entity {
 
 /*
  * Deal every ticket to 'jobs' (pending not held, and running): override
- * and functional tickets by 'p' from 'ents' (indexed by the jobs' user
- * and project), share-tree tickets from 't' (tickets_deal()).  'p' NULL
+ * and functional tickets by 'p' from 'ents' (indexed by the jobs' user,
+ * project and dept), share-tree tickets from 't' (tickets_deal()).  'p' NULL
  * or zeroed: share-tree tickets alone, as before ABI 1.10.  Reorders
  * 'jobs'.  O(n x categories) for the greedy rounds.
  */

@@ -344,7 +344,8 @@ static struct ticket_job ticket_job(const struct core *core,
 		.oticket = j->desc.oticket,
 	};
 
-	share_ticket_entities(core->share, j->assoc, &tj.user, &tj.project);
+	share_ticket_entities(core->share, j->assoc, &tj.user, &tj.project,
+			      &tj.dept);
 	return tj;
 }
 

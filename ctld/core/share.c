@@ -79,6 +79,17 @@ static bool key_get(const struct share *s, const char *key, uint32_t *id)
 	return true;
 }
 
+/* The department a user is in: its DepartmentName= line's, else 0. */
+static uint32_t user_dept(const struct share *s, const char *user)
+{
+	char *key = rota_xasprintf("P:%s", user);
+	uint32_t d = 0;
+
+	key_get(s, key, &d);
+	free(key);
+	return d;
+}
+
 static uint32_t assoc_add(struct share *s, const char *name,
 			  const char *account, uint32_t parent, bool is_user,
 			  double shares, double priority,
@@ -128,6 +139,7 @@ static uint32_t assoc_add(struct share *s, const char *name,
 					? priority
 					: s->a[parent].eff_priority,
 		.user_entity = (uint32_t)s->n,
+		.dept = is_user ? user_dept(s, name) : 0,
 	};
 	s->stored[s->n] = s->delta[s->n] = 0;
 	s->listed[s->n] = false;
@@ -211,6 +223,29 @@ static void add_users(struct share *s, const struct rota_conf *conf)
 	}
 }
 
+/*
+ * The departments, defaultdepartment first (with its line's values if
+ * one names it), and each named user's: before any user is added.
+ */
+static void add_depts(struct share *s, const struct rota_conf *conf)
+{
+	s->depts = rota_xcalloc(conf->ndepartments + 1, sizeof(*s->depts));
+	s->depts[0].name = rota_xstrdup(ROTA_DEFAULT_DEPARTMENT);
+	s->ndepts = 1;
+	for (size_t i = 0; i < conf->ndepartments; i++) {
+		const struct rota_conf_department *c = &conf->departments[i];
+		uint32_t d = 0;
+
+		if (strcmp(c->name, ROTA_DEFAULT_DEPARTMENT))
+			s->depts[d = (uint32_t)s->ndepts++].name =
+				rota_xstrdup(c->name);
+		s->depts[d].fshares = c->fshares;
+		s->depts[d].otickets = c->otickets;
+		for (char **u = c->users; *u; u++)
+			key_put(s, rota_xasprintf("P:%s", *u), d);
+	}
+}
+
 struct share *share_create(const struct rota_conf *conf,
 			   struct plugin *fairshare, bool flux)
 {
@@ -227,6 +262,7 @@ struct share *share_create(const struct rota_conf *conf,
 	/* Flux's reading of the factors needs usage_eff */
 	s->factors = PLUGIN_OPS_HAS(s->ops, factors) && !flux ? s->ops->factors
 							       : NULL;
+	add_depts(s, conf);
 	assoc_add(s, "root", "root", ROTA_SHARE_NONE, false, 1, 0, NULL);
 	add_accounts(s, conf);
 	add_users(s, conf);
@@ -242,6 +278,9 @@ void share_destroy(struct share *s)
 		free(s->a[i].account);
 		free(s->a[i].chain);
 	}
+	for (size_t i = 0; i < s->ndepts; i++)
+		free(s->depts[i].name);
+	free(s->depts);
 	for (size_t i = 0; i < s->nslots; i++)
 		free(s->slots[i].key);
 	free(s->slots);
@@ -385,7 +424,7 @@ const struct rota_limit_set *const *share_account_limits(struct share *s,
 }
 
 void share_ticket_entities(const struct share *s, uint32_t id, uint32_t *user,
-			   uint32_t *project)
+			   uint32_t *project, uint32_t *dept)
 {
 	const struct share_assoc *a = &s->a[id];
 
@@ -393,11 +432,18 @@ void share_ticket_entities(const struct share *s, uint32_t id, uint32_t *user,
 	*project = a->is_user ? a->parent : id;
 	if (*project == ROTA_SHARE_NONE)
 		*project = TICKET_NONE;
+	/* every job has one: its user's, else defaultdepartment */
+	*dept = (uint32_t)s->n + a->dept;
+}
+
+const char *share_assoc_department(const struct share *s, uint32_t id)
+{
+	return s->depts[s->a[id].dept].name;
 }
 
 size_t share_entities(const struct share *s)
 {
-	return s->n;
+	return s->n + s->ndepts;
 }
 
 void share_entity_fill(const struct share *s, struct ticket_entity *ents)
@@ -406,6 +452,11 @@ void share_entity_fill(const struct share *s, struct ticket_entity *ents)
 		ents[i] = (struct ticket_entity){
 			.fshares = s->a[i].fshares,
 			.otickets = s->a[i].otickets,
+		};
+	for (size_t i = 0; i < s->ndepts; i++)
+		ents[s->n + i] = (struct ticket_entity){
+			.fshares = s->depts[i].fshares,
+			.otickets = s->depts[i].otickets,
 		};
 }
 

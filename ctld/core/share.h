@@ -48,13 +48,17 @@ double share_assoc_priority(const struct share *s, uint32_t id);
 double share_max_priority(const struct share *s);
 /*
  * Grid Engine's ticket entities (ftickets.h) of association 'id': its
- * user's and its account's, each an association id (so below
- * share_entities()); TICKET_NONE where none.  share_entity_fill() writes
- * every entity's FShares= and OTickets= into 'ents' (share_entities()
- * of them), counts 0.
+ * user's and its account's, each an association id, and its user's
+ * department's (the departments follow the associations), all below
+ * share_entities(); TICKET_NONE where none (a department always is).
+ * share_entity_fill() writes every entity's FShares= and OTickets= into
+ * 'ents' (share_entities() of them), counts 0.  Valid until an
+ * association is added.
  */
 void share_ticket_entities(const struct share *s, uint32_t id, uint32_t *user,
-			   uint32_t *project);
+			   uint32_t *project, uint32_t *dept);
+/* Its user's department's name ("defaultdepartment"); borrowed. */
+const char *share_assoc_department(const struct share *s, uint32_t id);
 size_t share_entities(const struct share *s);
 void share_entity_fill(const struct share *s, struct ticket_entity *ents);
 /*

@@ -27,9 +27,20 @@ struct share_assoc {
 	double otickets;	/* OTickets=, likewise */
 	uint32_t user_entity;	/* a user's first association: the one
 				   that stands for the user (ftickets.h) */
+	uint32_t dept;		/* a user's department, in share.depts */
 };
 
-/* Open addressing over "A:account", "U:user:account" and "D:user". */
+/* A department (DepartmentName=): a ticket entity after the associations. */
+struct share_dept {
+	char *name;
+	double fshares;
+	double otickets;
+};
+
+/*
+ * Open addressing over "A:account", "U:user:account", "D:user" (default
+ * association), "N:user" (its first) and "P:user" (its department).
+ */
 struct share_slot {
 	char *key;
 	uint32_t id;
@@ -39,6 +50,8 @@ struct share {
 	struct share_assoc *a;
 	size_t n;
 	size_t cap;
+	struct share_dept *depts; /* [0]: defaultdepartment */
+	size_t ndepts;
 	/* per association, dense: the loops over every one stay short */
 	double *stored;		/* usage at t0 as of the last prepare */
 	double *delta;		/* charged since, at t0 */

@@ -50,6 +50,7 @@ struct ticket_job {
 	int64_t submit;
 	uint32_t user;		/* its user's entity; TICKET_NONE: none */
 	uint32_t project;	/* its account's entity; TICKET_NONE: none */
+	uint32_t dept;		/* its user's department's; TICKET_NONE: none */
 	uint32_t jobshare;	/* Grid Engine's -js */
 	uint32_t oticket;	/* Grid Engine's -ot */
 	double otickets;	/* output: override tickets */
@@ -60,7 +61,8 @@ struct ticket_job {
 	uint32_t at_depth;	/* that node's depth */
 	double level;		/* its share at the level dealt last */
 	double key;		/* its sort key at that level */
-	double fsh[2];		/* its user's and account's functional share */
+	double fsh[3];		/* its functional share of its user, account
+				   and department */
 };
 
 /*

@@ -343,6 +343,12 @@ uint32_t core_job_share_index(const struct core *core,
 	return share_view_index(core->share, job->assoc);
 }
 
+const char *core_job_department(const struct core *core,
+				const struct core_job *job)
+{
+	return share_assoc_department(core->share, job->assoc);
+}
+
 size_t core_usage_take(struct core *core, int64_t now, bool all,
 		       struct core_usage **out)
 {

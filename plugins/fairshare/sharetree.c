@@ -41,7 +41,8 @@
  * share tree's (ctld/core/ftickets.h), take their settings here too,
  * named after sched_conf's and passed on in tree->policy:
  * WeightTicketsFunctional (0: none), WeightUser, WeightProject (the
- * account's), WeightJob (0.25 each), MaxFunctionalJobsToSchedule (200),
+ * account's), WeightDepartment (the user's DepartmentName=), WeightJob
+ * (0.25 each, sge_schedd_conf.c's), MaxFunctionalJobsToSchedule (200),
  * ShareFunctionalShares and ShareOverrideTickets (yes), PolicyHierarchy
  * (OFS; any order of some of O, F, S, or NONE).
  */
@@ -82,6 +83,7 @@ static int policy_init(const struct rota_host *host,
 	*p = (struct rota_ticket_policy){
 		.weight_user = 0.25,
 		.weight_project = 0.25,
+		.weight_department = 0.25,
 		.weight_job = 0.25,
 		.share_functional = true,
 		.share_override = true,
@@ -94,6 +96,9 @@ static int policy_init(const struct rota_host *host,
 	if (rc == 0)
 		rc = host->conf_double(conf, "WeightProject", 0, 1e6,
 				       &p->weight_project, err, errlen);
+	if (rc == 0)
+		rc = host->conf_double(conf, "WeightDepartment", 0, 1e6,
+				       &p->weight_department, err, errlen);
 	if (rc == 0)
 		rc = host->conf_double(conf, "WeightJob", 0, 1e6,
 				       &p->weight_job, err, errlen);

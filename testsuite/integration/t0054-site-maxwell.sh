@@ -8,7 +8,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 33
+plan 34
 
 # "We keep some cpus free for t and u jobs": etc/maxwell.conf keeps 2 of
 # each 40-core node's cores.  The local nodes have 2 cores, where 2 would
@@ -69,8 +69,8 @@ is "$(rota prio -H | head -n 1 | awk '{ print $1, $7 }')" "$blocker r" \
 	"rota prio lists the running job first, state r (as qstat)"
 is "$(rota prio -H "$h" | awk '{ print $6, $7, NF }')" "- hqw 7" \
 	"a held job: state hqw, no priority, no terms"
-like "$(rota prio --json)" '"state":"running".*"state":"held"\}\],"rates_all":true\}$' \
-	"rota prio --json: rows carry their state"
+like "$(rota prio --json)" '"state":"running".*"state":"held","department":"defaultdepartment"\}\],"rates_all":true\}$' \
+	"rota prio --json: rows carry their state (and, rated by sge, their department)"
 urg=$(rota prio --urg -H)
 echo "$urg" | sed 's/^/# /'
 # row ID: the job's line in rota prio --urg
@@ -119,6 +119,8 @@ is "$(echo "$ext" | awk '{ print $5, $4 - $7 }')" "5000 5000" \
 	"override tickets: an operator's 5000 show as OTCKT, and TCKTS = OTCKT + STCKT"
 ok "$(echo "$ext" | awk -v st="$st" '{ print !($3 == "1.00000" && $7 > 0) }')" \
 	"override tickets: with 5000 more than any other job's tickets, its ntckts is 1"
+like "$ext" " rotatest1 +photon +defaultdepartment +qw +t +1$" \
+	"--ext: PROJECT and DEPARTMENT as qstat -ext shows them (the account; a user named on no DepartmentName= line is in defaultdepartment)"
 
 # Grid Engine's initiation deadline (qsub -dl): only deadlineusers and
 # operators may set one; it adds WeightDeadline (3600000) / seconds

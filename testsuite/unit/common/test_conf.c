@@ -393,6 +393,25 @@ static const struct {
 			  "Account=NAME" },
 	{ "UserName=ana Account=nope",
 	  "rota.conf:1: Account: 'nope' is not a declared account" },
+	/* Grid Engine's departments */
+	{ "DepartmentName=d1 Users=ana\nDepartmentName=d2 Users=bob,ana",
+	  "rota.conf:2: Users: user 'ana' is already in department 'd1' at "
+	  "rota.conf:1" },
+	{ "DepartmentName=d1 Users=ana,ana",
+	  "rota.conf:1: Users: user 'ana' is already in department 'd1' at "
+	  "rota.conf:1" },
+	{ "DepartmentName=d1\nDepartmentName=d1",
+	  "rota.conf:2: DepartmentName: 'd1' already declared at rota.conf:1" },
+	{ "DepartmentName=d1 FShares=-3",
+	  "rota.conf:1: FShares: '-3' is below 0" },
+	{ "DepartmentName=d1 OTickets=1000000001",
+	  "rota.conf:1: OTickets: '1000000001' is above 1000000000" },
+	{ "DepartmentName=d1 Users=a/b",
+	  "rota.conf:1: Users: 'a/b' is not a valid name" },
+	{ "DepartmentName=d1 Shares=3",
+	  "rota.conf:1: Shares: unknown key on a DepartmentName line" },
+	{ "ClusterName=x DepartmentName=d1",
+	  "rota.conf:1: DepartmentName: must start its line" },
 	{ "UserName=ana Account=a Shares=-1",
 	  "rota.conf:1: Shares: '-1' is below 0" },
 	{ "AccountName=a\nUserName=ana Account=a\nUserName=ana Account=a",
@@ -494,6 +513,28 @@ START_TEST(test_accounts)
 	ck_assert(conf->usage_mem_weight == 0.25);
 	ck_assert_ptr_nonnull(rota_conf_account_find(conf, "chem"));
 	ck_assert_ptr_null(rota_conf_account_find(conf, "root"));
+	rota_conf_destroy(conf);
+}
+END_TEST
+
+/* Departments: users in one each; defaultdepartment may be given values. */
+START_TEST(test_departments)
+{
+	struct rota_conf *conf = load_ok(
+		"DepartmentName=deptA Users=oracle1,oracle2 FShares=30\n"
+		"departmentname=deptB users=oracle3 FShares=70 OTickets=5\n"
+		"DepartmentName=defaultdepartment FShares=2\n");
+
+	ck_assert_uint_eq(conf->ndepartments, 3);
+	ck_assert_str_eq(conf->departments[0].name, "deptA");
+	ck_assert_str_eq(conf->departments[0].users[1], "oracle2");
+	ck_assert_ptr_null(conf->departments[0].users[2]);
+	ck_assert_uint_eq(conf->departments[0].otickets, 0);
+	ck_assert_uint_eq(conf->departments[1].otickets, 5);
+	ck_assert_ptr_null(conf->departments[2].users[0]);
+	ck_assert_str_eq(rota_conf_department_of(conf, "oracle3")->name,
+			 "deptB");
+	ck_assert_ptr_null(rota_conf_department_of(conf, "rotatest1"));
 	rota_conf_destroy(conf);
 }
 END_TEST
@@ -785,6 +826,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_queue_name_chars);
 	tcase_add_loop_test(tc, test_bad, 0, N(bad));
 	tcase_add_test(tc, test_accounts);
+	tcase_add_test(tc, test_departments);
 	tcase_add_test(tc, test_sections);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_nul_and_long_lines);

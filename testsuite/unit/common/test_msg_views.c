@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The PRIO_REPLY and SHARE_REPLY codecs' newer keys (msg_prio.c,
- * msg_share.c): a prio row's "state" and the reply's "rates_all" round
- * trip, are optional (an older controller's reply reads as pending jobs
+ * msg_share.c): a prio row's "state" (and "department") and the reply's
+ * "rates_all" round trip, are optional (an older controller's reply reads as pending jobs
  * of a plugin that rates pending jobs only) and an unknown state is
  * refused; a share row's "shares_level" and "usage_level" round trip and
  * read as NAN when absent.
@@ -48,6 +48,8 @@ START_TEST(test_prio_state_roundtrip)
 			.account = "physics",
 			.queue = "t",
 			.qos = "normal",
+			/* Grid Engine's department, on the first only */
+			.department = i ? NULL : "deptA",
 		};
 	text = rota_msg_prio_encode(&m, &len);
 	ck_assert(!strstr(text, "\"rates_all\"") == !_i);
@@ -57,6 +59,8 @@ START_TEST(test_prio_state_roundtrip)
 	ck_assert_uint_eq(out.n, N(rows));
 	for (size_t i = 0; i < N(rows); i++)
 		ck_assert_int_eq(out.rows[i].state, states[i]);
+	ck_assert_str_eq(out.rows[0].department, "deptA");
+	ck_assert_ptr_null(out.rows[1].department);
 	rota_msg_prio_clear(&out);
 	free(text);
 }
@@ -78,6 +82,7 @@ START_TEST(test_prio_state_optional)
 	ck_assert(!m.rates_all);
 	ck_assert_uint_eq(m.n, 1);
 	ck_assert_int_eq(m.rows[0].state, ROTA_PRIO_ROW_PENDING);
+	ck_assert_ptr_null(m.rows[0].department); /* optional too */
 	rota_msg_prio_clear(&m);
 }
 END_TEST

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Grid Engine's override and functional tickets and policy_hierarchy
- * (ctld/core/ftickets.h) on bench/oracle's functional scenario, its
- * departments left out (Rota has none).  The override numbers are
- * capture 2's of a real Grid Engine 8.1.9 (bench/oracle/out-functional,
- * FINDINGS.md rule 7); the functional ones are worked by hand from
- * rules 8-11 (weights 0.4 / 0.3 / 0.1 with no department weigh 0.5 /
- * 0.375 / 0.125), and bench/oracle/model_policies.py, which gives every
- * captured ticket within 1, gives them too.
+ * (ctld/core/ftickets.h) on bench/oracle's functional scenario, first
+ * with its departments left out, then (dept_*) with them as Grid Engine
+ * ran it.  The override numbers are capture 2's of a real Grid Engine
+ * 8.1.9 (bench/oracle/out-functional, FINDINGS.md rule 7); the
+ * functional ones are worked by hand from rules 8-11 (weights 0.4 / 0.3
+ * / 0.1 with no department weigh 0.5 / 0.375 / 0.125), and
+ * bench/oracle/model_policies.py, which gives every captured ticket
+ * within 1, gives them too; with departments (weight_department 0.2)
+ * they are the captures' own, to Grid Engine's truncation.
  */
 #include "config.h"
 
@@ -21,15 +23,24 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* entities: users, then accounts (Grid Engine's projects) */
-enum { O1, O2, O3, RT, PA, PB, NENTS };
+/*
+ * entities: users, then accounts (Grid Engine's projects), then
+ * departments: deptA (oracle1, oracle2), deptB (oracle3), and
+ * defaultdepartment (rotatest1, in none)
+ */
+enum { O1, O2, O3, RT, PA, PB, DA, DB, DD, NENTS };
 
 static struct ticket_entity ents[NENTS];
 static struct ticket_job jobs[9];
 
-/* The scenario: 103 and 104 run, the rest pend (FINDINGS.md rule 7). */
-static void scenario(void)
+/*
+ * The scenario: 103 and 104 run, the rest pend (FINDINGS.md rule 7);
+ * 'depts': in their departments (else in none, as before Rota had them).
+ */
+static void scenario_of(bool depts)
 {
+	static const uint32_t dept_of[NENTS] = { [O1] = DA, [O2] = DA,
+						 [O3] = DB, [RT] = DD };
 	static const struct {
 		uint32_t id, user, project, js, ot;
 		bool running;
@@ -48,6 +59,8 @@ static void scenario(void)
 		[O1] = { 10, 0, 0 },  [O2] = { 30, 400, 0 },
 		[O3] = { 60, 300, 0 }, [RT] = { 0, 0, 0 },
 		[PA] = { 25, 0, 0 },  [PB] = { 75, 600, 0 },
+		[DA] = { 30, 0, 0 },  [DB] = { 70, 0, 0 },
+		[DD] = { 0, 0, 0 },
 	};
 
 	memcpy(ents, e, sizeof(ents));
@@ -60,9 +73,15 @@ static void scenario(void)
 			.submit = (int64_t)i,
 			.user = s[i].user,
 			.project = s[i].project,
+			.dept = depts ? dept_of[s[i].user] : TICKET_NONE,
 			.jobshare = s[i].js,
 			.oticket = s[i].ot,
 		};
+}
+
+static void scenario(void)
+{
+	scenario_of(false);
 }
 
 static struct rota_ticket_policy policy(const char *hierarchy)
@@ -272,6 +291,176 @@ START_TEST(functional_off)
 }
 END_TEST
 
+/* ---- departments: the functional scenario as Grid Engine ran it ---------- */
+
+/* weight_department 0.2: the four weights add up to 1 */
+static struct rota_ticket_policy dept_policy(const char *hierarchy)
+{
+	struct rota_ticket_policy p = policy(hierarchy);
+
+	p.weight_department = 0.2;
+	return p;
+}
+
+/*
+ * Rule 8 with departments (capture 1 and 2: 4171, 5828): the sums are
+ * user 70, project 25, department 30 + 70 = 100, job 5, every weight
+ * as given: 103 = 10000 x (0.4 x 10/70 + 0.3 x 25/25 + 0.2 x 30/100) =
+ * 4171.4286; 104 = 10000 x (0.4 x 60/70 + 0.2 x 70/100 + 0.1 x 5/5) =
+ * 5828.5714.
+ */
+START_TEST(dept_functional_running)
+{
+	struct rota_ticket_policy p = dept_policy("OFS");
+
+	scenario_of(true);
+	deal(&p);
+	ck_tix(103, ftickets, 4171.4286);
+	ck_tix(104, ftickets, 5828.5714);
+	/* a department of 0 fshare is no category: as without */
+	ck_tix(110, ftickets, 222.2222);
+}
+END_TEST
+
+/*
+ * Rule 9, capture 2 (OFS; Grid Engine shows them truncated: 503, 3749,
+ * 2084, 3024, 503, 222, 1338).  Round 1: 106 = 10000 x (0.4 x
+ * 30/70.001 + 0.3 x 75/25.001 + 0.2 x (30/2)/100.001) = 11014 + 1000
+ * beats 108 = 0.4 x (60/2)/70.001 + 0.3 x 75/25.001 + 0.2 x
+ * (70/2)/100.001 -> 11414 + 450; taken, oracle2 and pB enter the sums
+ * (user 100, project 100, department 100, job 5): 106 = 10000 x (0.4 x
+ * 30/100 + 0.3 x 75/100 + 0.2 x 15/100) = 3750.  110 last, the job sum
+ * 5 + 10 + 50 + 5 + 20 = 90: 10000 x 0.1 x 20/90 = 222.22.
+ */
+START_TEST(dept_functional_pending_ofs)
+{
+	struct rota_ticket_policy p = dept_policy("OFS");
+
+	scenario_of(true);
+	deal(&p);
+	ck_tix(105, ftickets, 503.8462);
+	ck_tix(106, ftickets, 3750);
+	ck_tix(107, ftickets, 2084.0909);
+	ck_tix(108, ftickets, 3025);
+	ck_tix(109, ftickets, 503.3333);
+	ck_tix(110, ftickets, 222.2222);
+	ck_tix(111, ftickets, 1338.0952);
+}
+END_TEST
+
+/*
+ * Capture 5 (F): 108 (11414) beats 106 (11014) without the override
+ * tickets, takes pB's first share: 10000 x (0.4 x 30/100 + 0.3 x 75/100
+ * + 0.2 x 35/100) = 4664.29; 106 then 10000 x (0.4 x 30/130 + 0.3 x
+ * 37.5/150 + 0.2 x 15/100) = 1925 (Grid Engine 4664, 1924).
+ */
+START_TEST(dept_functional_pending_f)
+{
+	struct rota_ticket_policy p = dept_policy("F");
+
+	scenario_of(true);
+	deal(&p);
+	ck_tix(108, ftickets, 4664.2857);
+	ck_tix(106, ftickets, 1925);
+	ck_tix(105, ftickets, 396.1905);
+	ck_tix(107, ftickets, 2784.0909);
+	ck_tix(109, ftickets, 600);
+	ck_tix(111, ftickets, 1350);
+}
+END_TEST
+
+/* Capture 3 (share_functional_shares FALSE): 4919, 2335, 478, 2176. */
+START_TEST(dept_functional_unshared)
+{
+	struct rota_ticket_policy p = dept_policy("OFS");
+
+	p.share_functional = false;
+	scenario_of(true);
+	deal(&p);
+	ck_tix(103, ftickets, 4171.4286);
+	ck_tix(108, ftickets, 4919.6833);
+	ck_tix(106, ftickets, 2335.7143);
+	ck_tix(105, ftickets, 478.5215);
+	ck_tix(107, ftickets, 2176.5394);
+	ck_tix(109, ftickets, 648.1481);
+	ck_tix(111, ftickets, 1510);
+}
+END_TEST
+
+/*
+ * Capture 7 (3 rounds): the first job left in each category keeps its
+ * round-3 value: 110 = 10000 x 0.1 x 20 / (5 + 0.001 + 20) = 799.97
+ * (Grid Engine 799), 109 775, 105 1066, 111 1766.
+ */
+START_TEST(dept_functional_max_jobs)
+{
+	struct rota_ticket_policy p = dept_policy("OFS");
+
+	p.max_functional = 3;
+	scenario_of(true);
+	deal(&p);
+	ck_tix(110, ftickets, 799.968);
+	ck_tix(109, ftickets, 774.9923);
+	ck_tix(105, ftickets, 1066.6182);
+	ck_tix(111, ftickets, 1766.604);
+}
+END_TEST
+
+/*
+ * Without weight_department the departments count for nothing: the
+ * numbers of the scenario without departments (0.4 / 0.3 / 0.1 weigh
+ * 0.5 / 0.375 / 0.125).
+ */
+START_TEST(dept_weight_zero)
+{
+	struct rota_ticket_policy p = policy("OFS");
+
+	scenario_of(true);
+	deal(&p);
+	ck_tix(103, ftickets, 4464.2857);
+	ck_tix(106, ftickets, 4312.5);
+	ck_tix(111, ftickets, 1089.2857);
+}
+END_TEST
+
+/*
+ * Rule 7 with department override tickets (by hand: Grid Engine's
+ * capture has none), deptB (oracle3) given 200.  Running 104, deptB's
+ * only running job: 300 (oracle3) + 200 = 500.  Pending, greedy:
+ * round 1 105 (-ot 1000) and 106 (400 + 600) tie at 1000, 105 first;
+ * round 2 106 1000; round 3 108 = 300/2 + 600/2 + 200/2 = 550 beats
+ * 107 (400/2 = 200) and 111 (300/2 + 200/2 = 250); round 4 107 200;
+ * round 5 111 = 300/3 + 200/3 = 166.67.  Unshared: each job the whole,
+ * 108 300 + 600 + 200 = 1100.
+ */
+START_TEST(dept_override)
+{
+	struct rota_ticket_policy p = dept_policy("OFS");
+
+	scenario_of(true);
+	ents[DB].otickets = 200;
+	deal(&p);
+	ck_tix(104, otickets, 500);
+	ck_tix(105, otickets, 1000);
+	ck_tix(106, otickets, 1000);
+	ck_tix(107, otickets, 200);
+	ck_tix(108, otickets, 550);
+	ck_tix(109, otickets, 0);
+	ck_tix(110, otickets, 0);
+	ck_tix(111, otickets, 166.6667);
+	for (size_t i = 0; i < NENTS; i++)
+		ck_assert_uint_eq(ents[i].count, 0);
+
+	p.share_override = false;
+	scenario_of(true);
+	ents[DB].otickets = 200;
+	deal(&p);
+	ck_tix(104, otickets, 500);
+	ck_tix(108, otickets, 1100);
+	ck_tix(111, otickets, 500);
+}
+END_TEST
+
 /*
  * A share tree of two users under the root, each with half of it
  * (ostt 0.5, 5000 tickets), the first one's running jobs alone among
@@ -317,10 +506,10 @@ START_TEST(share_running_by_jobshare)
 	struct ticket_job j[2] = {
 		{ .id = 1, .node = 1, .slots = 1, .running = true,
 		  .jobshare = 1, .user = TICKET_NONE,
-		  .project = TICKET_NONE },
+		  .project = TICKET_NONE, .dept = TICKET_NONE },
 		{ .id = 2, .node = 1, .slots = 1, .running = true,
 		  .jobshare = 2, .user = TICKET_NONE,
-		  .project = TICKET_NONE },
+		  .project = TICKET_NONE, .dept = TICKET_NONE },
 	};
 
 	tickets_deal(&t, j, 2, false);
@@ -355,12 +544,14 @@ START_TEST(share_order_by_prior_policies)
 		struct ticket_entity e[1] = { { 0 } };
 		struct ticket_job j[3] = {
 			{ .id = 10, .node = 1, .slots = 1, .submit = 1,
-			  .user = TICKET_NONE, .project = TICKET_NONE },
+			  .user = TICKET_NONE, .project = TICKET_NONE,
+			  .dept = TICKET_NONE },
 			{ .id = 11, .node = 1, .slots = 1, .submit = 2,
 			  .oticket = 100, .user = TICKET_NONE,
-			  .project = TICKET_NONE },
+			  .project = TICKET_NONE, .dept = TICKET_NONE },
 			{ .id = 12, .node = 2, .slots = 1, .submit = 3,
-			  .user = TICKET_NONE, .project = TICKET_NONE },
+			  .user = TICKET_NONE, .project = TICKET_NONE,
+			  .dept = TICKET_NONE },
 		};
 
 		p.functional = 0;
@@ -386,6 +577,13 @@ static Suite *suite(void)
 	tcase_add_test(tc, functional_unshared);
 	tcase_add_test(tc, functional_max_jobs);
 	tcase_add_test(tc, functional_off);
+	tcase_add_test(tc, dept_functional_running);
+	tcase_add_test(tc, dept_functional_pending_ofs);
+	tcase_add_test(tc, dept_functional_pending_f);
+	tcase_add_test(tc, dept_functional_unshared);
+	tcase_add_test(tc, dept_functional_max_jobs);
+	tcase_add_test(tc, dept_weight_zero);
+	tcase_add_test(tc, dept_override);
 	tcase_add_test(tc, share_running_by_jobshare);
 	tcase_add_test(tc, share_order_by_prior_policies);
 	suite_add_tcase(s, tc);

@@ -795,6 +795,41 @@ START_TEST(test_sge_tickets_dealt)
 }
 END_TEST
 
+/*
+ * Departments through the core: ana in d1 (FShares=1, OTickets=60), bob
+ * (listed) and cid (a guest) in no department, so in
+ * defaultdepartment, to which its line gives FShares=3; only the
+ * department weighs.  Functional rounds (rule 9): cid (3 / 0.001) first,
+ * the whole sum: 1000; bob, cid's category, then 3/2 / 3.001 beats ana's
+ * 1 / 3.001 and gets 1000 x 1.5/3 = 500; ana last 1000 x 1/4 = 250.
+ * Override: ana d1's 60, the others none.
+ */
+START_TEST(test_sge_departments)
+{
+	struct rota_error err = { "" };
+	uint32_t a, b, c;
+
+	start("Fairshare=sharetree Tickets=10000 "
+	      "WeightTicketsFunctional=1000 WeightUser=0 WeightProject=0 "
+	      "WeightDepartment=1 WeightJob=0\n"
+	      "Priority=sge WeightUrgency=0 WeightTicket=1 WeightPriority=0\n"
+	      "DepartmentName=d1 Users=ana FShares=1 OTickets=60\n"
+	      "DepartmentName=defaultdepartment FShares=3\n");
+	ck_assert_int_eq(submit_as(T0, "ana", NULL, NULL, 8, 0, &a, &err), 0);
+	ck_assert_int_eq(submit_as(T0 + 1, "cid", NULL, NULL, 8, 0, &c, &err),
+			 0);
+	ck_assert_int_eq(submit_as(T0 + 2, "bob", NULL, NULL, 8, 0, &b, &err),
+			 0);
+	core_prio_update(core, T0 + 10);
+	ck_assert_double_eq_tol(core_job_find(core, c)->ftickets, 1000, 1e-6);
+	ck_assert_double_eq_tol(core_job_find(core, b)->ftickets, 500, 1e-6);
+	ck_assert_double_eq_tol(core_job_find(core, a)->ftickets, 250, 1e-6);
+	ck_assert_double_eq_tol(core_job_find(core, a)->otickets, 60, 1e-9);
+	ck_assert(core_job_find(core, b)->otickets == 0);
+	ck_assert(core_job_find(core, c)->otickets == 0);
+}
+END_TEST
+
 /* A bad Convention stops the core with the line, like any setting. */
 START_TEST(test_bad_convention)
 {
@@ -835,6 +870,7 @@ static Suite *share_suite(void)
 	tcase_add_test(tc, test_sge_terms_add_up);
 	tcase_add_test(tc, test_sge_ranges);
 	tcase_add_test(tc, test_sge_tickets_dealt);
+	tcase_add_test(tc, test_sge_departments);
 	tcase_add_loop_test(tc, test_submit_account, 0, N(submits));
 	tcase_add_test(tc, test_usage_export_restore);
 	tcase_add_test(tc, test_restore_after_factors);
