@@ -326,10 +326,22 @@ struct rota_msg_prio {
 	char *plugin;
 	char *describe;
 	bool rates_all;		/* running and held jobs rated as well */
+	int64_t rated_at;	/* the last rating of every job; 0: none */
+	int64_t now;		/* the controller's clock; 0: not said */
 	struct rota_prio_row *rows;
 	size_t n;
 };
 char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len);
+/*
+ * The same body written a row at a time, straight into its text, so that
+ * a reply of 100,000 rows is its text and nothing else: begin with the
+ * head ('m's rows ignored), add the rows, finish (the body, to free).
+ */
+struct rota_msg_prio_writer;
+struct rota_msg_prio_writer *rota_msg_prio_begin(const struct rota_msg_prio *m);
+void rota_msg_prio_add(struct rota_msg_prio_writer *w,
+		       const struct rota_prio_row *r);
+char *rota_msg_prio_finish(struct rota_msg_prio_writer *w, size_t *len);
 int rota_msg_prio_decode(const char *buf, size_t len, struct rota_msg_prio *m,
 			 struct rota_error *err);
 void rota_msg_prio_clear(struct rota_msg_prio *m);
@@ -340,6 +352,8 @@ struct rota_msg_job_ids {
 	size_t n;
 	char **tasks;		/* NULL, or per job its array tasks ("1-5"),
 				   "" for all of it (CANCEL) */
+	bool by_uid;		/* PRIO only: the jobs of user 'uid' (with */
+	uint32_t uid;		/* no ids: all of that user's) */
 };
 char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len);
 int rota_msg_job_ids_decode(const char *buf, size_t len,

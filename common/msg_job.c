@@ -377,6 +377,26 @@ int rota_msg_job_list_req_decode(const char *buf, size_t len,
 	return id_decode(buf, len, "job_id", &r->job_id, err);
 }
 
+/* An optional "uid" (0 is root's: its presence says "by uid"). */
+static int uid_unpack(json_t *v, bool *by_uid, uint32_t *uid,
+		      struct rota_error *err)
+{
+	int rc;
+
+	*by_uid = false;
+	*uid = 0;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v))
+		return rota_errorf(err, -EPROTO, "uid: not a whole number");
+	rc = msg_range(json_integer_value(v), 0, UINT32_MAX - 1, "uid", err);
+	if (rc == 0) {
+		*by_uid = true;
+		*uid = (uint32_t)json_integer_value(v);
+	}
+	return rc;
+}
+
 char *rota_msg_job_rows_req_encode(const struct rota_msg_job_rows_req *r,
 				   size_t *len)
 {
@@ -394,28 +414,20 @@ int rota_msg_job_rows_req_decode(const char *buf, size_t len,
 				 struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
-	json_t *uidv = NULL;
-	json_int_t id = 0, uid = 0;
+	json_t *uid = NULL;
+	json_int_t id = 0;
 	int rc;
 
 	*r = (struct rota_msg_job_rows_req){ 0 };
 	if (!root)
 		return -EPROTO;
 	rc = msg_unpack(root, err, "{s?I, s?o !}", "job_id", &id, "uid",
-			&uidv);
+			&uid);
 	if (rc == 0)
 		rc = msg_range(id, 0, UINT32_MAX, "job_id", err);
-	if (rc == 0 && uidv && !json_is_integer(uidv))
-		rc = rota_errorf(err, -EPROTO, "uid: not a whole number");
-	if (rc == 0 && uidv) {
-		uid = json_integer_value(uidv);
-		rc = msg_range(uid, 0, UINT32_MAX - 1, "uid", err);
-	}
-	if (rc == 0) {
-		r->job_id = (uint32_t)id;
-		r->by_uid = uidv != NULL;
-		r->uid = (uint32_t)uid;
-	}
+	if (rc == 0)
+		rc = uid_unpack(uid, &r->by_uid, &r->uid, err);
+	r->job_id = (uint32_t)id;
 	json_decref(root);
 	return rc;
 }
@@ -429,6 +441,8 @@ char *rota_msg_job_ids_encode(const struct rota_msg_job_ids *m, size_t *len)
 
 	if (m->tasks)
 		json_object_set_new(o, "tasks", msg_strv_pack(m->tasks));
+	if (m->by_uid)
+		json_object_set_new(o, "uid", json_integer(m->uid));
 	return msg_dump(o, len);
 }
 
@@ -436,14 +450,16 @@ int rota_msg_job_ids_decode(const char *buf, size_t len,
 			   struct rota_msg_job_ids *m, struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
-	json_t *ids = NULL, *tasks = NULL;
+	json_t *ids = NULL, *tasks = NULL, *uid = NULL;
 	int rc;
 
 	*m = (struct rota_msg_job_ids){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:o, s?o !}", "job_ids", &ids, "tasks",
-			&tasks);
+	rc = msg_unpack(root, err, "{s:o, s?o, s?o !}", "job_ids", &ids,
+			"tasks", &tasks, "uid", &uid);
+	if (rc == 0)
+		rc = uid_unpack(uid, &m->by_uid, &m->uid, err);
 	if (rc == 0)
 		rc = msg_u32v(ids, 65536, "job_ids", &m->job_ids, &m->n, err);
 	if (rc == 0)

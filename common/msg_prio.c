@@ -9,6 +9,7 @@
 
 #include "common/msg.h"
 #include "common/msg_internal.h"
+#include "common/msg_rows.h"
 #include "common/xalloc.h"
 
 #define PRIO_FACTORS_MAX 64
@@ -42,45 +43,120 @@ static int state_unpack(const char *name, enum rota_prio_row_state *s,
 	return rota_errorf(err, -EPROTO, "state: unknown");
 }
 
-static json_t *row_pack(const struct rota_prio_row *r)
-{
-	json_t *f = json_array();
+struct rota_msg_prio_writer {
+	struct msg_rows_out o;
+	size_t n;
+};
 
+/* The longest a string can be once escaped, with its quotes and a ','. */
+static size_t str_room(const char *s)
+{
+	return 6 * strlen(s) + 3;
+}
+
+struct rota_msg_prio_writer *rota_msg_prio_begin(const struct rota_msg_prio *m)
+{
+	struct rota_msg_prio_writer *w = rota_xcalloc(1, sizeof(*w));
+	struct msg_rows_out *o = &w->o;
+
+	msg_rows_reserve(o, 128 + str_room(m->plugin) + str_room(m->describe));
+	o->p = stpcpy(o->p, "{\"plugin\":");
+	o->p = msg_rows_put_str(o->p, m->plugin, ',');
+	o->p = stpcpy(o->p, "\"describe\":");
+	o->p = msg_rows_put_str(o->p, m->describe, ',');
+	if (m->rates_all)
+		o->p = stpcpy(o->p, "\"rates_all\":true,");
+	if (m->rated_at) {
+		o->p = stpcpy(o->p, "\"rated_at\":");
+		o->p = stpcpy(msg_rows_put_i64(o->p, m->rated_at), ",");
+	}
+	if (m->now) {
+		o->p = stpcpy(o->p, "\"now\":");
+		o->p = stpcpy(msg_rows_put_i64(o->p, m->now), ",");
+	}
+	o->p = stpcpy(o->p, "\"rows\":[");
+	return w;
+}
+
+/* "key":"text", */
+static char *put_field(char *p, const char *key, const char *s)
+{
+	*p++ = '"';
+	p = stpcpy(p, key);
+	p = stpcpy(p, "\":");
+	return msg_rows_put_str(p, s, ',');
+}
+
+void rota_msg_prio_add(struct rota_msg_prio_writer *w,
+		       const struct rota_prio_row *r)
+{
+	const char *str[] = { msg_rows_or_empty(r->user),
+			      msg_rows_or_empty(r->account),
+			      msg_rows_or_empty(r->queue),
+			      msg_rows_or_empty(r->qos), r->array,
+			      r->department };
+	struct msg_rows_out *o = &w->o;
+	size_t need = 256;
+
+	for (size_t i = 0; i < sizeof(str) / sizeof(*str); i++)
+		need += str[i] ? str_room(str[i]) + 16 : 0;
+	for (size_t i = 0; i < r->nfactors; i++)
+		need += str_room(r->factors[i].name) + 4 * 26 + 4;
+	msg_rows_reserve(o, need);
+	if (w->n++)
+		*o->p++ = ',';
+	o->p = stpcpy(o->p, "{\"id\":");
+	o->p = stpcpy(msg_rows_put_i64(o->p, r->id), ",");
+	o->p = put_field(o->p, "user", str[0]);
+	o->p = put_field(o->p, "account", str[1]);
+	o->p = put_field(o->p, "queue", str[2]);
+	o->p = put_field(o->p, "qos", str[3]);
+	o->p = stpcpy(o->p, "\"priority\":");
+	o->p = stpcpy(msg_rows_put_real(o->p, r->priority), ",\"factors\":[");
 	for (size_t i = 0; i < r->nfactors; i++) {
 		const struct rota_msg_prio_factor *x = &r->factors[i];
+		const double v[] = { x->raw, x->norm, x->weight, x->value };
 
-		json_array_append_new(f, json_pack("[s, f, f, f, f]", x->name,
-						   x->raw, x->norm, x->weight,
-						   x->value));
+		o->p = stpcpy(o->p, i ? ",[" : "[");
+		o->p = msg_rows_put_str(o->p, x->name, ',');
+		for (size_t k = 0; k < 4; k++) {
+			o->p = msg_rows_put_real(o->p, v[k]);
+			*o->p++ = k < 3 ? ',' : ']';
+		}
 	}
-	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:f, s:o, s:s}", "id",
-			      (json_int_t)r->id, "user", r->user, "account",
-			      r->account, "queue", r->queue, "qos", r->qos,
-			      "priority", r->priority, "factors", f, "state",
-			      state_name(r->state));
-
+	o->p = stpcpy(o->p, "],");
 	if (r->array)
-		json_object_set_new(o, "array", json_string(r->array));
+		o->p = put_field(o->p, "array", r->array);
 	if (r->department)
-		json_object_set_new(o, "department",
-				    json_string(r->department));
-	if (r->tasks > 1)
-		json_object_set_new(o, "tasks", json_integer(r->tasks));
-	return o;
+		o->p = put_field(o->p, "department", r->department);
+	if (r->tasks > 1) {
+		o->p = stpcpy(o->p, "\"tasks\":");
+		o->p = stpcpy(msg_rows_put_i64(o->p, r->tasks), ",");
+	}
+	o->p = stpcpy(o->p, "\"state\":\"");
+	o->p = stpcpy(o->p, state_name(r->state));
+	o->p = stpcpy(o->p, "\"}");
+}
+
+char *rota_msg_prio_finish(struct rota_msg_prio_writer *w, size_t *len)
+{
+	char *body;
+
+	msg_rows_reserve(&w->o, 4);
+	w->o.p = stpcpy(w->o.p, "]}");
+	*len = (size_t)(w->o.p - w->o.data);
+	body = w->o.data;
+	free(w);
+	return body;
 }
 
 char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len)
 {
-	json_t *rows = json_array();
+	struct rota_msg_prio_writer *w = rota_msg_prio_begin(m);
 
 	for (size_t i = 0; i < m->n; i++)
-		json_array_append_new(rows, row_pack(&m->rows[i]));
-	json_t *root = json_pack("{s:s, s:s, s:o}", "plugin", m->plugin,
-				 "describe", m->describe, "rows", rows);
-
-	if (m->rates_all)
-		json_object_set_new(root, "rates_all", json_true());
-	return msg_dump(root, len);
+		rota_msg_prio_add(w, &m->rows[i]);
+	return rota_msg_prio_finish(w, len);
 }
 
 static int factor_unpack(json_t *a, struct rota_msg_prio_factor *f,
@@ -157,16 +233,24 @@ int rota_msg_prio_decode(const char *buf, size_t len, struct rota_msg_prio *m,
 	json_t *root = msg_parse(buf, len, err);
 	const char *plugin = NULL, *describe = NULL;
 	json_t *rows = NULL;
+	json_int_t rated_at = 0, now = 0;
 	int rates_all = 0;
 	int rc;
 
 	*m = (struct rota_msg_prio){ 0 };
 	if (!root)
 		return -EPROTO;
-	rc = msg_unpack(root, err, "{s:s, s:s, s:o, s?b !}", "plugin", &plugin,
-			"describe", &describe, "rows", &rows, "rates_all",
-			&rates_all);
+	rc = msg_unpack(root, err, "{s:s, s:s, s:o, s?b, s?I, s?I !}",
+			"plugin", &plugin, "describe", &describe, "rows", &rows,
+			"rates_all", &rates_all, "rated_at", &rated_at, "now",
+			&now);
 	m->rates_all = rates_all;
+	if (rc == 0)
+		rc = msg_range(rated_at, 0, INT64_MAX, "rated_at", err);
+	if (rc == 0)
+		rc = msg_range(now, 0, INT64_MAX, "now", err);
+	m->rated_at = rated_at;
+	m->now = now;
 	if (rc == 0 && (!json_is_array(rows) ||
 			json_array_size(rows) > ROTA_MSG_LIST_MAX))
 		rc = rota_errorf(err, -EPROTO, "rows: not a list");

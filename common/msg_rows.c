@@ -8,7 +8,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/msg_rows.h"
@@ -42,6 +44,16 @@ char *msg_rows_put_i64(char *p, int64_t v)
 		*--t = '-';
 	memcpy(p, t, (size_t)(tmp + sizeof(tmp) - t));
 	return p + (tmp + sizeof(tmp) - t);
+}
+
+char *msg_rows_put_real(char *p, double v)
+{
+	if (!isfinite(v) || v == 0)
+		v = 0;
+	/* most raw inputs and weights are whole: no printf for them */
+	if (fabs(v) < 1e15 && v == (double)(int64_t)v)
+		return msg_rows_put_i64(p, (int64_t)v);
+	return p + snprintf(p, 25, "%.17g", v);
 }
 
 char *msg_rows_put_str(char *p, const char *s, char sep)

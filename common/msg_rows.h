@@ -6,6 +6,7 @@
  * The writer and reader behind the row-list replies (JOB_ROWS, TOP_ROWS),
  * shared by common/msg_jobrows.c and common/msg_toprows.c only.  Both
  * bodies are {"now":N,"rows":[[...],...]}; a codec supplies its columns.
+ * The writer also writes PRIO_REPLY (msg_prio.c) row by row.
  */
 
 #include <stddef.h>
@@ -29,6 +30,11 @@ struct msg_rows_out {
 void msg_rows_reserve(struct msg_rows_out *o, size_t need);
 /* Each writes at 'p' and returns the byte after what it wrote. */
 char *msg_rows_put_i64(char *p, int64_t v);
+/*
+ * A finite double as JSON would read it back (17 significant digits; a
+ * whole number as one), 0 for NaN and infinities; at most 24 bytes.
+ */
+char *msg_rows_put_real(char *p, double v);
 /* 's' as a JSON string (what rota_strbuf_add_json writes), then 'sep'. */
 char *msg_rows_put_str(char *p, const char *s, char sep);
 

@@ -28,9 +28,16 @@
 
 struct prio_ctx {
 	struct ctld *ctld;
-	int64_t now;
-	struct rota_msg_prio m;
-	struct rota_prio_factor *f; /* ROTA_PRIO_FACTORS_MAX per row */
+	struct rota_msg_prio_writer *w;
+	size_t n;		/* rows written */
+	struct prio_entry *v;	/* -u: the user's jobs, to order */
+	size_t nv;
+};
+
+/* qsort has no context argument: the core rides along in each entry. */
+struct prio_entry {
+	const struct core *core;
+	const struct core_job *job;
 };
 
 static enum rota_prio_row_state row_state(const struct core_job *job)
@@ -47,15 +54,15 @@ static bool is_rated(const struct core *core, const struct core_job *job)
 	       (job->state == ROTA_JOB_RUNNING && core_prio_rates_all(core));
 }
 
+/* One row, explained and written at once: nothing kept per row. */
 static void add_row(const struct core_job *job, void *arg)
 {
 	struct prio_ctx *pc = arg;
 	struct core *core = pc->ctld->core;
-	struct rota_prio_row *r = &pc->m.rows[pc->m.n];
-	struct rota_prio_factor *f = &pc->f[pc->m.n * ROTA_PRIO_FACTORS_MAX];
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	struct rota_msg_prio_factor mf[ROTA_PRIO_FACTORS_MAX];
 	size_t nf = core_prio_explain(core, job, f, ROTA_PRIO_FACTORS_MAX);
-
-	*r = (struct rota_prio_row){
+	struct rota_prio_row r = {
 		.id = job->id,
 		.state = row_state(job),
 		.user = job->user,
@@ -63,7 +70,7 @@ static void add_row(const struct core_job *job, void *arg)
 		.queue = core_queue_get(core, job->queue)->name,
 		.qos = core_qos_get(core, job->qos)->name,
 		.priority = job->priority,
-		.factors = rota_xcalloc(nf + 1, sizeof(*r->factors)),
+		.factors = mf,
 		.nfactors = nf,
 		.array = core_job_array_name(job),
 		.tasks = job->array ? job->array->tasks.count : 1,
@@ -72,15 +79,18 @@ static void add_row(const struct core_job *job, void *arg)
 				      ? (char *)core_job_department(core, job)
 				      : NULL,
 	};
+
 	for (size_t i = 0; i < nf; i++)
-		r->factors[i] = (struct rota_msg_prio_factor){
+		mf[i] = (struct rota_msg_prio_factor){
 			.name = (char *)f[i].name,
 			.raw = f[i].raw,
 			.norm = f[i].norm,
 			.weight = f[i].weight,
 			.value = f[i].value,
 		};
-	pc->m.n++;
+	rota_msg_prio_add(pc->w, &r);
+	free(r.array);
+	pc->n++;
 }
 
 static const char *not_rated(bool rates_all, size_t n)
@@ -92,52 +102,85 @@ static const char *not_rated(bool rates_all, size_t n)
 		      : "none of these jobs is pending";
 }
 
+/* -u: the user's rated jobs from the core's index, to be ordered. */
+static void collect(const struct core_job *job, void *arg)
+{
+	struct prio_ctx *pc = arg;
+
+	if (is_rated(pc->ctld->core, job))
+		pc->v[pc->nv++] = (struct prio_entry){ pc->ctld->core, job };
+}
+
+/* Running jobs first, as qstat lists them; then the pending order. */
+static int by_order(const void *x, const void *y)
+{
+	const struct prio_entry *ex = x;
+	const struct core_job *a = ex->job;
+	const struct core_job *b = ((const struct prio_entry *)y)->job;
+
+	if ((a->state == ROTA_JOB_RUNNING) != (b->state == ROTA_JOB_RUNNING))
+		return a->state == ROTA_JOB_RUNNING ? -1 : 1;
+	if (a->state == ROTA_JOB_RUNNING)
+		return a->id < b->id ? -1 : a->id > b->id;
+	return core_prio_order(ex->core, a, b);
+}
+
+static void user_rows(struct prio_ctx *pc, uid_t uid)
+{
+	struct core *core = pc->ctld->core;
+
+	pc->v = rota_xcalloc(core_user_job_count(core, uid) + 1,
+			     sizeof(*pc->v));
+	core_user_jobs_foreach(core, uid, collect, pc);
+	qsort(pc->v, pc->nv, sizeof(*pc->v), by_order);
+	for (size_t i = 0; i < pc->nv; i++)
+		add_row(pc->v[i].job, pc);
+	free(pc->v);
+}
+
 void rpc_prio(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
-	struct prio_ctx pc = { .ctld = ctld, .now = ctld_now(ctld) };
+	struct core *core = ctld->core;
+	struct prio_ctx pc = { .ctld = ctld };
+	struct rota_msg_prio m = {
+		.rates_all = core_prio_rates_all(core),
+		.rated_at = core_prio_rated_at(core),
+		.now = ctld_now(ctld),
+		.plugin = (char *)core_prio_plugin(core),
+	};
 	struct rota_msg_job_ids ids;
 	struct rota_error err;
 	char describe[512];
-	size_t n, len;
+	size_t len;
 	char *body;
 
 	if (rota_msg_job_ids_decode(f->body, f->body_len, &ids, &err) < 0) {
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
-	pc.m.rates_all = core_prio_rates_all(ctld->core);
-	n = ids.n ? ids.n : core_pending_count(ctld->core);
-	if (!ids.n && pc.m.rates_all)
-		n += core_running_count(ctld->core);
-	pc.m.rows = rota_xcalloc(n + 1, sizeof(*pc.m.rows));
-	pc.f = rota_xcalloc((n + 1) * ROTA_PRIO_FACTORS_MAX, sizeof(*pc.f));
+	core_prio_describe(core, describe, sizeof(describe));
+	m.describe = describe;
+	pc.w = rota_msg_prio_begin(&m);
 	for (size_t i = 0; i < ids.n; i++) {
-		const struct core_job *job = core_job_find(ctld->core,
+		const struct core_job *job = core_job_find(core,
 							   ids.job_ids[i]);
 
-		if (job && is_rated(ctld->core, job))
+		if (job && is_rated(core, job) &&
+		    (!ids.by_uid || job->uid == (uid_t)ids.uid))
 			add_row(job, &pc);
 	}
-	if (!ids.n && pc.m.rates_all) /* first, as qstat lists them */
-		core_running_foreach(ctld->core, add_row, &pc);
-	if (!ids.n)
-		core_pending_foreach(ctld->core, add_row, &pc);
-	if (ids.n && !pc.m.n) {
-		peer_send_error(p, -ENOENT, not_rated(pc.m.rates_all, ids.n));
-	} else {
-		core_prio_describe(ctld->core, describe, sizeof(describe));
-		pc.m.plugin = (char *)core_prio_plugin(ctld->core);
-		pc.m.describe = describe;
-		body = rota_msg_prio_encode(&pc.m, &len);
+	if (!ids.n && ids.by_uid)
+		user_rows(&pc, (uid_t)ids.uid);
+	if (!ids.n && !ids.by_uid && m.rates_all) /* first, as qstat */
+		core_running_foreach(core, add_row, &pc);
+	if (!ids.n && !ids.by_uid)
+		core_pending_foreach(core, add_row, &pc);
+	body = rota_msg_prio_finish(pc.w, &len);
+	if (ids.n && !pc.n)
+		peer_send_error(p, -ENOENT, not_rated(m.rates_all, ids.n));
+	else
 		peer_send(p, ROTA_MSG_PRIO_REPLY, body, len);
-		free(body);
-	}
-	for (size_t i = 0; i < pc.m.n; i++) {
-		free(pc.m.rows[i].factors);
-		free(pc.m.rows[i].array);
-	}
-	free(pc.m.rows);
-	free(pc.f);
+	free(body);
 	rota_msg_job_ids_clear(&ids);
 }

@@ -11,10 +11,13 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/msg.h"
 #include "common/proto.h"
@@ -23,14 +26,17 @@
 
 static const char help[] =
 	"usage: rota prio [-l | --urg | --pri | --ext] [--noheader] [--json]\n"
-	"                 [JOB...]\n"
+	"                 [-j JOB[,JOB...]] [-u USER] [JOB...]\n"
 	"\n"
-	"Show the priority of pending jobs (all of them, or the JOBs named)\n"
-	"and every term it is made of, as the priority plugin computes them\n"
-	"now.  Jobs are listed in the order the scheduler takes them: queue\n"
-	"priority tier first, then priority, then submit time, then job id.\n"
-	"The first line names the priority plugin and its weights or\n"
-	"formula.\n"
+	"Show the priority of pending jobs (all of them, the JOBs named, or\n"
+	"a user's) and every term it is made of, as of their last rating:\n"
+	"what the scheduler uses.  Jobs are rated every PriorityCalcPeriod,\n"
+	"when submitted or changed (hold, release, nice, update) and, for\n"
+	"Grid Engine's plugin, before every pass; the second line says\n"
+	"when the last rating of all was.  Jobs are listed in the order the\n"
+	"scheduler takes them: queue priority tier first, then priority,\n"
+	"then submit time, then job id.  The first line names the priority\n"
+	"plugin and its weights or formula.\n"
 	"\n"
 	"Columns: JOBID USER ACCOUNT QUEUE QOS PRIORITY, then each term as\n"
 	"name=value (its share of the priority).  With -l, one line per\n"
@@ -62,6 +68,8 @@ static const char help[] =
 	"(DepartmentName=, else defaultdepartment).\n"
 	"\n"
 	"Options:\n"
+	"  -j, --jobs=LIST  these jobs only (comma-separated ids, as sprio)\n"
+	"  -u, --user=USER  this user's jobs only ('me' for yours)\n"
 	"  -l, --long       every term's raw, normalized, weight and value\n"
 	"      --urg, --pri, --ext  Grid Engine's views (see above)\n"
 	"  -H, --noheader   no title and column lines\n"
@@ -80,6 +88,8 @@ struct prio_opts {
 	enum prio_view view;
 	bool header;
 	bool json;
+	const char *jobs;	/* -j LIST */
+	const char *user;	/* -u USER */
 };
 
 static int set_view(struct prio_opts *o, enum prio_view v)
@@ -101,6 +111,8 @@ static int parse(int argc, char **argv, struct prio_opts *o, int *first)
 		{ "ext", no_argument, NULL, 'E' },
 		{ "noheader", no_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -110,7 +122,7 @@ static int parse(int argc, char **argv, struct prio_opts *o, int *first)
 	*o = (struct prio_opts){ .view = VIEW_TERMS, .header = true };
 	opterr = 0;
 	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "+lHh", longopts, NULL)) != -1) {
+	       (c = getopt_long(argc, argv, "+lHhj:u:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': rc = set_view(o, VIEW_LONG); break;
 		case 'U': rc = set_view(o, VIEW_URG); break;
@@ -118,6 +130,8 @@ static int parse(int argc, char **argv, struct prio_opts *o, int *first)
 		case 'E': rc = set_view(o, VIEW_EXT); break;
 		case 'H': o->header = false; break;
 		case 'J': o->json = true; break;
+		case 'j': o->jobs = optarg; break;
+		case 'u': o->user = optarg; break;
 		case 'h': return 1;
 		default:
 			cmd_error("prio", "unknown option '%s'",
@@ -290,6 +304,23 @@ static bool has_sge_terms(const struct rota_msg_prio *m)
 	return true;
 }
 
+/* When the figures are from, as the controller's clock says. */
+static void print_rated(const struct rota_msg_prio *m)
+{
+	time_t t = (time_t)m->rated_at;
+	struct tm tm;
+	char when[32];
+
+	if (!m->rated_at || !localtime_r(&t, &tm)) {
+		printf("Rated at submit or change only (no rating of all yet)\n");
+		return;
+	}
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	printf("Rated %s (%lld s ago); a job submitted or changed since: "
+	       "then\n", when,
+	       (long long)(m->now > m->rated_at ? m->now - m->rated_at : 0));
+}
+
 static int print_view(const struct rota_msg_prio *m, const struct prio_opts *o)
 {
 	bool longer = o->view == VIEW_LONG;
@@ -301,6 +332,8 @@ static int print_view(const struct rota_msg_prio *m, const struct prio_opts *o)
 	}
 	if (o->header)
 		printf("Priority %s: %s\n", m->plugin, m->describe);
+	if (o->header)
+		print_rated(m);
 	if (o->header && o->view >= VIEW_URG)
 		printf("%-8s %s %-10s%s %-5s %-10s %5s\n", "JOBID",
 		       view_titles[o->view], "USER",
@@ -320,24 +353,54 @@ static int print_view(const struct rota_msg_prio *m, const struct prio_opts *o)
 	return 0;
 }
 
-/* The request body: {"job_ids":[...]} from the JOB operands. */
-static int request(int argc, char **argv, int first, char **body,
-		   size_t *len)
+/* The ids of -j's comma-separated LIST, appended to 'ids'. */
+static int add_list(struct rota_msg_job_ids *ids, const char *list)
+{
+	char *copy = rota_xstrdup(list), *save = NULL;
+	int rc = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t && rc == 0;
+	     t = strtok_r(NULL, ",", &save)) {
+		ids->job_ids = rota_xreallocarray(ids->job_ids, ids->n + 1,
+						  sizeof(*ids->job_ids));
+		rc = cmd_parse_job_id("prio", t, &ids->job_ids[ids->n++]);
+	}
+	if (rc == 0 && ids->n == 0) {
+		cmd_error("prio", "-j '%s': no job id", list);
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+/* The request body: {"job_ids":[...]} from -j and the JOB operands. */
+static int request(int argc, char **argv, int first,
+		   const struct prio_opts *o, char **body, size_t *len)
 {
 	struct rota_msg_job_ids ids = { 0 };
+	int rc = o->jobs ? add_list(&ids, o->jobs) : 0;
 
-	ids.job_ids = rota_xcalloc((size_t)(argc - first) + 1,
-				   sizeof(uint32_t));
-	for (int i = first; i < argc; i++) {
-		if (cmd_parse_job_id("prio", argv[i], &ids.job_ids[ids.n++]) <
-		    0) {
-			free(ids.job_ids);
-			return -1;
-		}
+	for (int i = first; rc == 0 && i < argc; i++) {
+		ids.job_ids = rota_xreallocarray(ids.job_ids, ids.n + 1,
+						 sizeof(*ids.job_ids));
+		rc = cmd_parse_job_id("prio", argv[i], &ids.job_ids[ids.n++]);
 	}
-	*body = rota_msg_job_ids_encode(&ids, len);
+	if (rc == 0 && o->user) {
+		struct passwd *pw = strcmp(o->user, "me") == 0
+					    ? getpwuid(getuid())
+					    : getpwnam(o->user);
+
+		if (!pw) {
+			cmd_error("prio", "-u '%s': no such user", o->user);
+			rc = -1;
+		}
+		ids.by_uid = pw != NULL;
+		ids.uid = pw ? (uint32_t)pw->pw_uid : 0;
+	}
+	if (rc == 0)
+		*body = rota_msg_job_ids_encode(&ids, len);
 	free(ids.job_ids);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static int prio_run(int argc, char **argv)
@@ -348,12 +411,12 @@ static int prio_run(int argc, char **argv)
 	struct rota_error err;
 	int first = 0;
 	size_t len;
-	char *body;
+	char *body = NULL;
 	int rc = parse(argc, argv, &o, &first);
 
 	if (rc)
 		return rc > 0 ? cmd_print_help(&cmd_prio) : 2;
-	if (request(argc, argv, first, &body, &len) < 0)
+	if (request(argc, argv, first, &o, &body, &len) < 0)
 		return 2;
 	rc = cmd_call("prio", ROTA_MSG_PRIO, body, len, &reply);
 	free(body);

@@ -536,6 +536,9 @@ void core_usage_restore(struct core *core, const struct core_usage *u,
  * priority, then submit time, then id.
  */
 int core_prio_update(struct core *core, int64_t now);
+/* <0 when pending job 'a' comes before 'b' in the scheduling order. */
+int core_prio_order(const struct core *core, const struct core_job *a,
+		    const struct core_job *b);
 /* When every job was last rated (core_prio_update); 0: never. */
 int64_t core_prio_rated_at(const struct core *core);
 const char *core_prio_plugin(const struct core *core);

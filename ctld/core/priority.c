@@ -157,6 +157,12 @@ static int order_cmp(const struct core *core, const struct core_job *a,
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
+int core_prio_order(const struct core *core, const struct core_job *a,
+		    const struct core_job *b)
+{
+	return order_cmp(core, a, b);
+}
+
 /* qsort has no context argument: the core rides along in each entry. */
 struct order_entry {
 	const struct core *core;

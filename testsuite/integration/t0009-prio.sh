@@ -7,7 +7,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 14
+plan 17
 # two nodes of 2 cores: easy to fill
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 cluster_start "AccountName=physics Shares=50" "AccountName=chem Shares=50" \
@@ -32,12 +32,18 @@ is "$(rota queue -H -u rotatest2 | awk '{ print $1 }')" "$b" \
 	"rota queue -u: that user's jobs only (the controller's index)"
 order=$(rota prio -H | awk '{ print $1 }' | tr '\n' ' ')
 is "$order" "$b $a " "rota prio: the unserved user's later job first"
+is "$(rota prio -H -u rotatest2 | awk '{ print $1 }')" "$b" \
+	"rota prio -u: that user's jobs only"
+is "$(rota prio -H -j "$a,$b" | awk '{ print $1 }' | tr '\n' ' ')" "$a $b " \
+	"rota prio -j LIST: those jobs, in the order named"
 line=$(rota prio -H "$b")
 like "$line" "^$b +rotatest2 +chem +batch +normal +100000\.[0-9]+ age=[0-9.]+ fairshare=1e\+05$" \
 	"its terms: age, and fairshare 1.0 x 100000 (the top of 3 users)"
 like "$(rota prio | head -n 1)" "^Priority multifactor: WeightAge=1000 WeightFairshare=100000 " \
 	"the header names the plugin and its weights"
-like "$(rota prio | sed -n 2p)" ' PRIORITY TERMS$' \
+like "$(rota prio | sed -n 2p)" '^Rated [0-9T:-]+ \([0-9]+ s ago\)' \
+	"the second line says when the last rating of all was"
+like "$(rota prio | sed -n 3p)" ' PRIORITY TERMS$' \
 	"multifactor rates pending jobs only, as sprio: no STATE column"
 is "$(rota prio --urg 2>&1; echo "exit $?")" \
 	"rota prio: --urg, --pri and --ext are Grid Engine's views: the priority plugin 'multifactor' has no urgency (they need priority/sge)

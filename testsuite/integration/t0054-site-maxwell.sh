@@ -69,7 +69,7 @@ is "$(rota prio -H | head -n 1 | awk '{ print $1, $7 }')" "$blocker r" \
 	"rota prio lists the running job first, state r (as qstat)"
 is "$(rota prio -H "$h" | awk '{ print $6, $7, NF }')" "- hqw 7" \
 	"a held job: state hqw, no priority, no terms"
-like "$(rota prio --json)" '"state":"running".*"state":"held","department":"defaultdepartment"\}\],"rates_all":true\}$' \
+like "$(rota prio --json)" '"rates_all":true,.*"state":"running".*"department":"defaultdepartment","state":"held"\}\]\}$' \
 	"rota prio --json: rows carry their state (and, rated by sge, their department)"
 urg=$(rota prio --urg -H)
 echo "$urg" | sed 's/^/# /'
