@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,13 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &o) < 0)
 		return 2;
+	/*
+	 * Big scratch (a rating's view, a long reply) goes back to the
+	 * system when freed: glibc's own threshold rises to the size of the
+	 * first such block freed, and from then on keeps them in the heap,
+	 * so that one large query held its size for good (issue 23).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	if (rota_conf_load(o.config, &ctld.conf, &err) < 0) {
 		fprintf(stderr, "rota-ctld: %s\n", err.text);
 		return 1;

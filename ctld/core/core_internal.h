@@ -76,20 +76,12 @@ struct core {
 	bool prio_factor_only;	 /* the plugin reads fs_factor alone */
 	bool prio_rates_all;	 /* it rates held and running jobs too */
 	bool prio_hold_restarts; /* a hold restarts a job's eligible time */
-	uint8_t *prio_state;	 /* with it: each rated job's ROTA_PRIO_JOB_ */
-	int64_t *prio_deadline;	 /* each rated job's initiation deadline */
-	double *prio_otix;	 /* each rated job's override tickets */
-	double *prio_ftix;	 /* and functional tickets */
 	char **deadline_users;	 /* DeadlineUsers, NULL-terminated */
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;
 	bool prio_stale;	 /* rate every job before the next pass */
 	int64_t prio_rated_at;	 /* the last rating of every job; 0: none */
 	struct rota_prio_context prio_ctx; /* totals of the last rating */
-	struct rota_prio_job *prio_view; /* a rating's jobs, kept */
-	size_t prio_cap;
-	struct ticket_job *prio_tix; /* scratch of the ticket dealing */
-	size_t prio_tix_cap;
 	uint32_t *pl_node;	 /* a placement's arrays, kept (place.c) */
 	uint32_t *pl_tasks;
 	size_t pl_cap;

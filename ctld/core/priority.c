@@ -85,13 +85,7 @@ void prio_fini(struct core *core)
 	for (size_t i = 0; i < core->nqos; i++)
 		free(core->qos[i].name);
 	free(core->qos);
-	free(core->prio_view);
-	free(core->prio_state);
-	free(core->prio_deadline);
-	free(core->prio_otix);
-	free(core->prio_ftix);
 	core_names_free(core->deadline_users);
-	free(core->prio_tix);
 	plugin_unload(core->priority);
 }
 
@@ -356,6 +350,37 @@ static struct ticket_job ticket_job(const struct core *core,
 }
 
 /*
+ * A rating's view of its jobs and the per-job arrays of its context, made
+ * for it and freed after: kept, they would hold some 200 bytes a pending
+ * job between ratings (issue 23: at most 1 KB a job all told).
+ */
+struct rating {
+	struct rota_prio_job *v;
+	uint8_t *state;		/* for a plugin that rates all */
+	int64_t *deadline;
+	double *otix;
+	double *ftix;
+};
+
+static void rating_alloc(struct rating *r, size_t n, bool rates_all)
+{
+	r->v = rota_xcalloc(n + 1, sizeof(*r->v));
+	r->state = rates_all ? rota_xcalloc(n + 1, sizeof(*r->state)) : NULL;
+	r->deadline = rota_xcalloc(n + 1, sizeof(*r->deadline));
+	r->otix = rota_xcalloc(n + 1, sizeof(*r->otix));
+	r->ftix = rota_xcalloc(n + 1, sizeof(*r->ftix));
+}
+
+static void rating_free(struct rating *r)
+{
+	free(r->v);
+	free(r->state);
+	free(r->deadline);
+	free(r->otix);
+	free(r->ftix);
+}
+
+/*
  * Each job's tickets (override, functional and share-tree: ftickets.h)
  * into the view 'v' (pending jobs in order, then the running ones for a
  * plugin that rates all).  Running jobs are dealt in any case: their
@@ -363,7 +388,7 @@ static struct ticket_job ticket_job(const struct core *core,
  * no tickets: nothing done.
  */
 static void deal_tickets(struct core *core, const struct rota_share_tree *t,
-			 struct rota_prio_job *v)
+			 struct rating *r)
 {
 	size_t need = core->pending.n + core->running.n, n = 0, i = 0;
 	size_t nents = share_entities(core->share);
@@ -372,13 +397,7 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 
 	if (!t->targets || t->n == 0 || !(t->nodes[0].tickets > 0))
 		return;
-	if (need > core->prio_tix_cap) {
-		core->prio_tix_cap = 2 * need;
-		core->prio_tix = rota_xreallocarray(core->prio_tix,
-						    core->prio_tix_cap,
-						    sizeof(*core->prio_tix));
-	}
-	tix = core->prio_tix;
+	tix = rota_xcalloc(need + 1, sizeof(*tix));
 	for (const struct core_job *j = core->pending.head; j;
 	     j = j->next, i++)
 		if (!j->hold) /* Grid Engine deals a held job none */
@@ -392,17 +411,17 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 	ftickets_deal(t->policy, ents, t, tix, n);
 	free(ents);
 	for (size_t k = 0; k < n; k++) {
-		struct rota_prio_job *pv;
+		size_t ref = tix[k].ref;
 
-		if (tix[k].ref == SIZE_MAX)
+		if (ref == SIZE_MAX)
 			continue;
-		pv = &v[tix[k].ref];
-		core->prio_otix[tix[k].ref] = tix[k].otickets;
-		core->prio_ftix[tix[k].ref] = tix[k].ftickets;
+		r->otix[ref] = tix[k].otickets;
+		r->ftix[ref] = tix[k].ftickets;
 		/* what ntckts normalizes: Grid Engine's sum */
-		pv->tickets = tix[k].tickets + tix[k].otickets +
-			      tix[k].ftickets;
+		r->v[ref].tickets = tix[k].tickets + tix[k].otickets +
+				    tix[k].ftickets;
 	}
+	free(tix);
 }
 
 /* What a job is to a plugin that rates all (ROTA_PRIO_JOB_*). */
@@ -435,7 +454,7 @@ int core_prio_update(struct core *core, int64_t now)
 {
 	struct rota_prio_context ctx;
 	const struct rota_share_tree *t = NULL;
-	struct rota_prio_job *v;
+	struct rating r;
 	size_t n = core->pending.n, i = 0;
 	struct core_job *j;
 	int rc;
@@ -444,53 +463,35 @@ int core_prio_update(struct core *core, int64_t now)
 		n += core->running.n;
 	usage_rerate(core, now);
 	context(core, now, true, &ctx);
-	if (n + 1 > core->prio_cap) {
-		core->prio_cap = 2 * n + 1;
-		core->prio_view = rota_xreallocarray(core->prio_view,
-						     core->prio_cap,
-						     sizeof(*core->prio_view));
-		if (core->prio_rates_all)
-			core->prio_state = rota_xrealloc(core->prio_state,
-							 core->prio_cap);
-		core->prio_deadline = rota_xreallocarray(
-			core->prio_deadline, core->prio_cap,
-			sizeof(*core->prio_deadline));
-		core->prio_otix = rota_xreallocarray(
-			core->prio_otix, core->prio_cap,
-			sizeof(*core->prio_otix));
-		core->prio_ftix = rota_xreallocarray(
-			core->prio_ftix, core->prio_cap,
-			sizeof(*core->prio_ftix));
-	}
-	v = core->prio_view;
-	if (core->prio_rates_all)
-		ctx.job_state = core->prio_state;
-	ctx.job_deadline = core->prio_deadline;
-	ctx.job_otickets = core->prio_otix;
-	ctx.job_ftickets = core->prio_ftix;
+	rating_alloc(&r, n, core->prio_rates_all);
+	ctx.job_state = r.state;
+	ctx.job_deadline = r.deadline;
+	ctx.job_otickets = r.otix;
+	ctx.job_ftickets = r.ftix;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
 		for (j = rated_next(core, NULL); j; j = rated_next(core, j)) {
-			view(core, t, j, now, 0, &v[i]);
-			if (core->prio_rates_all)
-				core->prio_state[i] = job_state(j);
-			core->prio_deadline[i] = j->desc.deadline;
-			core->prio_otix[i] = core->prio_ftix[i] = 0;
+			view(core, t, j, now, 0, &r.v[i]);
+			if (r.state)
+				r.state[i] = job_state(j);
+			r.deadline[i] = j->desc.deadline;
 			i++;
 		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
-			deal_tickets(core, t, v);
+			deal_tickets(core, t, &r);
 	}
-	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, v, n);
+	rc = core->prio_ops->compute(plugin_state(core->priority), &ctx, r.v,
+				     n);
 	/* a running job's rating is shown, never used to order */
 	for (j = rc ? NULL : rated_next(core, NULL), i = 0; j;
 	     j = rated_next(core, j), i++) {
-		store(j, v[i].priority, now);
-		j->tickets = v[i].tickets; /* explain() shows these */
-		j->otickets = core->prio_otix[i];
-		j->ftickets = core->prio_ftix[i];
+		store(j, r.v[i].priority, now);
+		j->tickets = r.v[i].tickets; /* explain() shows these */
+		j->otickets = r.otix[i];
+		j->ftickets = r.ftix[i];
 	}
+	rating_free(&r);
 	if (rc)
 		rota_err("priority/%s: rating failed (%d): order kept",
 			 plugin_name(core->priority), rc);
