@@ -7,6 +7,9 @@
  */
 #include "config.h"
 
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonscan.h"
@@ -146,6 +149,60 @@ static enum rota_jtok scan_string(struct rota_jscan *s)
 	return ROTA_JT_STRING;
 }
 
+static const char *digits(const char *p, const char *end)
+{
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* JSON's '.', whatever locale the program set (rota top sets the user's). */
+static locale_t c_numeric(void)
+{
+	static locale_t c;
+
+	if (!c)
+		c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	return c;
+}
+
+/* From the number's start: its grammar checked, then strtod on a copy. */
+static enum rota_jtok scan_real(struct rota_jscan *s)
+{
+	const char *p = s->p, *end = s->end, *d;
+	char buf[41];
+	char *stop;
+	locale_t loc;
+
+	p += *p == '-';
+	p = digits(p, end);
+	if (p < end && *p == '.') {
+		d = digits(p + 1, end);
+		if (d == p + 1)
+			return fail(s, "bad number");
+		p = d;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		d = digits(p, end);
+		if (d == p)
+			return fail(s, "bad number");
+		p = d;
+	}
+	if ((size_t)(p - s->p) >= sizeof(buf))
+		return fail(s, "number too long");
+	memcpy(buf, s->p, (size_t)(p - s->p));
+	buf[p - s->p] = '\0';
+	loc = c_numeric();
+	s->real = loc ? strtod_l(buf, &stop, loc) : strtod(buf, &stop);
+	if (*stop || !isfinite(s->real))
+		return fail(s, "number out of range");
+	s->p = p;
+	return ROTA_JT_REAL;
+}
+
 static enum rota_jtok scan_int(struct rota_jscan *s)
 {
 	const char *p = s->p;
@@ -166,7 +223,7 @@ static enum rota_jtok scan_int(struct rota_jscan *s)
 		v = v * 10 + d;
 	}
 	if (p < s->end && (*p == '.' || *p == 'e' || *p == 'E'))
-		return fail(s, "not a whole number");
+		return scan_real(s);
 	s->num = neg ? (int64_t)(0 - v) : (int64_t)v;
 	s->p = p;
 	return ROTA_JT_INT;

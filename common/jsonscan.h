@@ -11,8 +11,9 @@
  * hands out one token at a time; the caller checks the grammar it expects.
  * Input is hostile: every byte is checked, strings are unescaped into a
  * caller-owned arena (never longer than their escaped form), "\u0000" and
- * raw control characters are refused, numbers are whole and must fit in
- * int64_t.
+ * raw control characters are refused, whole numbers must fit in int64_t,
+ * and a number with a fraction or an exponent (RFC 8259's grammar, at most
+ * 40 characters) is a double that must be finite.
  */
 enum rota_jtok {
 	ROTA_JT_ERROR = -1,
@@ -25,6 +26,7 @@ enum rota_jtok {
 	ROTA_JT_COLON,
 	ROTA_JT_STRING,	/* 'str' points into the arena, NUL-terminated */
 	ROTA_JT_INT,	/* 'num' */
+	ROTA_JT_REAL,	/* 'real': a number with a fraction or exponent */
 	ROTA_JT_TRUE,
 	ROTA_JT_FALSE,
 	ROTA_JT_NULL,
@@ -39,6 +41,7 @@ struct rota_jscan {
 	const char *str; /* last string */
 	size_t len;	 /* its length */
 	int64_t num;	 /* last integer */
+	double real;	 /* last number with a fraction or exponent */
 	const char *why; /* static text of the last error */
 };
 

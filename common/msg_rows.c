@@ -176,14 +176,36 @@ int msg_rows_num(struct msg_rows_in *in, int64_t lo, int64_t hi, int64_t *out,
 {
 	int64_t v;
 
-	if (fast_num(in, &v)) {
+	enum rota_jtok t = ROTA_JT_INT;
+
+	if (fast_num(in, &v))
 		in->s.num = v;
-	} else if (rota_jscan_next(&in->s) != ROTA_JT_INT) {
-		return msg_rows_bad(in, what);
-	}
-	if (in->s.num < lo || in->s.num > hi)
+	else
+		t = rota_jscan_next(&in->s);
+	if (t == ROTA_JT_REAL)
+		in->s.why = "not a whole number";
+	if (t != ROTA_JT_INT || in->s.num < lo || in->s.num > hi)
 		return msg_rows_bad(in, what);
 	*out = in->s.num;
+	return 0;
+}
+
+int msg_rows_real(struct msg_rows_in *in, double *out, const char *what)
+{
+	int64_t v;
+	enum rota_jtok t;
+
+	if (fast_num(in, &v)) {
+		*out = (double)v;
+		return 0;
+	}
+	t = rota_jscan_next(&in->s);
+	if (t == ROTA_JT_INT)
+		*out = (double)in->s.num;
+	else if (t == ROTA_JT_REAL)
+		*out = in->s.real;
+	else
+		return msg_rows_bad(in, what);
 	return 0;
 }
 

@@ -55,6 +55,8 @@ int msg_rows_expect(struct msg_rows_in *in, enum rota_jtok t, const char *what);
 /* A whole number in [lo, hi]. */
 int msg_rows_num(struct msg_rows_in *in, int64_t lo, int64_t hi, int64_t *out,
 		 const char *what);
+/* Any finite number. */
+int msg_rows_real(struct msg_rows_in *in, double *out, const char *what);
 /* A string of at most 'max' bytes, left in the arena. */
 int msg_rows_str(struct msg_rows_in *in, size_t max, const char **out,
 		 const char *what);
