@@ -57,8 +57,13 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		depend_again(core, rest, now);
 	job->alloc = rota_xcalloc(p->n, sizeof(*job->alloc));
 	job->nalloc = p->n;
+	if (job->desc.ntasks_max) /* a range: the tasks granted, from now */
+		job->desc.ntasks = 0;
 	for (uint32_t i = 0; i < p->n; i++) {
 		struct core_alloc *a = &job->alloc[i];
+
+		if (job->desc.ntasks_max)
+			job->desc.ntasks += p->tasks[i];
 
 		a->node = p->node[i];
 		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
