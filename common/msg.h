@@ -128,7 +128,9 @@ struct rota_job_info {
 	char *output;
 	char *error;
 	char *constraint;
-	uint32_t ntasks;
+	uint32_t ntasks;	/* a range's minimum while pending, the tasks
+				   granted once running */
+	uint32_t ntasks_max;	/* pending with -n MIN-MAX: MAX; else 0 */
 	uint32_t cpus_per_task;
 	uint32_t nodes;		/* asked; allocated once running */
 	uint64_t mem_mb;

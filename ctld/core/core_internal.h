@@ -77,6 +77,8 @@ struct core {
 	int64_t *prio_deadline;	 /* each rated job's initiation deadline */
 	double *prio_otix;	 /* each rated job's override tickets */
 	double *prio_ftix;	 /* and functional tickets */
+	uint32_t *prio_nmin;	 /* each rated job's task range (-n MIN-MAX) */
+	uint32_t *prio_nmax;	 /* as cores, 0 and 0 without one */
 	char **deadline_users;	 /* DeadlineUsers, NULL-terminated */
 	struct core_qos *qos;	 /* [0] is "normal" */
 	size_t nqos;

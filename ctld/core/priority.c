@@ -90,6 +90,8 @@ void prio_fini(struct core *core)
 	free(core->prio_deadline);
 	free(core->prio_otix);
 	free(core->prio_ftix);
+	free(core->prio_nmin);
+	free(core->prio_nmax);
 	core_names_free(core->deadline_users);
 	free(core->prio_tix);
 	plugin_unload(core->priority);
@@ -398,6 +400,16 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 }
 
 /* What a job is to a plugin that rates all (ROTA_PRIO_JOB_*). */
+/* Its task range (-n MIN-MAX) as cores, or 0 and 0 without one. */
+static void job_range(const struct core_job *job, uint32_t *cmin,
+		      uint32_t *cmax)
+{
+	uint32_t cpt = job->desc.cpus_per_task;
+
+	*cmin = job->desc.ntasks_max ? job->ntasks_min * cpt : 0;
+	*cmax = job->desc.ntasks_max * cpt;
+}
+
 static uint8_t job_state(const struct core_job *job)
 {
 	if (job->state == ROTA_JOB_RUNNING)
@@ -453,6 +465,12 @@ int core_prio_update(struct core *core, int64_t now)
 		core->prio_ftix = rota_xreallocarray(
 			core->prio_ftix, core->prio_cap,
 			sizeof(*core->prio_ftix));
+		core->prio_nmin = rota_xreallocarray(
+			core->prio_nmin, core->prio_cap,
+			sizeof(*core->prio_nmin));
+		core->prio_nmax = rota_xreallocarray(
+			core->prio_nmax, core->prio_cap,
+			sizeof(*core->prio_nmax));
 	}
 	v = core->prio_view;
 	if (core->prio_rates_all)
@@ -460,6 +478,8 @@ int core_prio_update(struct core *core, int64_t now)
 	ctx.job_deadline = core->prio_deadline;
 	ctx.job_otickets = core->prio_otix;
 	ctx.job_ftickets = core->prio_ftix;
+	ctx.job_cores_min = core->prio_nmin;
+	ctx.job_cores_max = core->prio_nmax;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
@@ -469,6 +489,7 @@ int core_prio_update(struct core *core, int64_t now)
 				core->prio_state[i] = job_state(j);
 			core->prio_deadline[i] = j->desc.deadline;
 			core->prio_otix[i] = core->prio_ftix[i] = 0;
+			job_range(j, &core->prio_nmin[i], &core->prio_nmax[i]);
 			i++;
 		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
@@ -491,31 +512,42 @@ int core_prio_update(struct core *core, int64_t now)
 	return rc;
 }
 
+/* The one job's entries of the context's per-job arrays it has not. */
+struct one_job {
+	uint8_t state;
+	uint32_t nmin;
+	uint32_t nmax;
+};
+
 /*
  * The context for rating or explaining 'job' alone: the cluster's totals
- * of the last full rating and its own entries of the per-job arrays.
+ * of the last full rating and its own entries of the per-job arrays
+ * (those it has no field for in 'one').
  */
 static void one_job_context(struct core *core, int64_t now,
-			    const struct core_job *job, uint8_t *state,
+			    const struct core_job *job, struct one_job *one,
 			    struct rota_prio_context *ctx)
 {
 	context(core, now, false, ctx);
-	*state = job_state(job);
+	one->state = job_state(job);
 	if (core->prio_rates_all)
-		ctx->job_state = state;
+		ctx->job_state = &one->state;
 	ctx->job_deadline = &job->desc.deadline;
 	ctx->job_otickets = &job->otickets;
 	ctx->job_ftickets = &job->ftickets;
+	job_range(job, &one->nmin, &one->nmax);
+	ctx->job_cores_min = &one->nmin;
+	ctx->job_cores_max = &one->nmax;
 }
 
 void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
-	uint8_t state;
+	struct one_job one;
 
 	job->otickets = job->ftickets = 0; /* none dealt until the next rating */
-	one_job_context(core, now, job, &state, &ctx);
+	one_job_context(core, now, job, &one, &ctx);
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0) {
@@ -546,13 +578,13 @@ size_t core_prio_explain(struct core *core, int64_t now,
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
-	uint8_t state;
+	struct one_job one;
 
 	if (!core->prio_ops->explain ||
 	    !(job->state == ROTA_JOB_PENDING ||
 	      (core->prio_rates_all && job->state == ROTA_JOB_RUNNING)))
 		return 0;
-	one_job_context(core, now, job, &state, &ctx);
+	one_job_context(core, now, job, &one, &ctx);
 	/*
 	 * The tickets of the rating that made its priority, not dealt
 	 * afresh in today's order: the terms add up to the priority shown.

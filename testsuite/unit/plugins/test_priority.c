@@ -610,7 +610,7 @@ START_TEST(test_sge_explain)
 	ck_assert_str_eq(buf, "WeightUrgency=0.1 WeightTicket=0.01 "
 			      "WeightPriority=1 SlotUrgency=100 "
 			      "WeightWaitingTime=0.278 "
-			      "WeightDeadline=3600000 "
+			      "WeightDeadline=3600000 UrgencySlots=min "
 			      "QueueUrgency=t:40000,u:80000");
 	p->fini(st);
 }
