@@ -193,7 +193,8 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		bp->nofit = job;
 		return 0;
 	}
-	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1)) {
+	if (!sched_may_start(bp->core, bp->now, job, bp->idle > 1, &c,
+			     &bp->pl)) {
 		bp->timed = true; /* its limit may ease with time */
 		return 0;
 	}

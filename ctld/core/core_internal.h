@@ -332,8 +332,15 @@ struct placement {
 
 void placement_init(struct core *core, struct placement *p);
 void placement_fini(struct core *core, struct placement *p);
+/*
+ * Where the job fits, in 'p'; false if it does not.  A task range (-n
+ * MIN-MAX) gets the most of its tasks that fit.
+ */
 bool place_job(const struct place_ctx *c, const struct core_job *job,
 	       struct placement *p);
+/* As place_job with exactly 'tasks' tasks, whatever the job asked. */
+bool place_tasks(const struct place_ctx *c, const struct core_job *job,
+		 uint32_t tasks, struct placement *p);
 /* Cores the job holds on 'node' for 'tasks' (all of it if exclusive). */
 uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
 			   uint32_t node, uint32_t tasks);
@@ -491,6 +498,15 @@ void array_recount(struct core *core);
  * not waiting for its reservation to open.
  */
 bool sched_eligible(const struct core *core, const struct core_job *job);
+/*
+ * May the limits let 'job' start as placed in 'p' (limits_may_start)?
+ * A task range is judged by the tasks placed; refused, by its minimum
+ * alone, placed again in 'p' by 'c' (a limit on cores may allow MIN
+ * where it refuses the most that fit).
+ */
+bool sched_may_start(struct core *core, int64_t now, struct core_job *job,
+		     bool others_idle, const struct place_ctx *c,
+		     struct placement *p);
 /* Start 'job' now on 'p'. */
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p);

@@ -235,9 +235,8 @@ static bool place_spread(const struct place_ctx *c,
 	return left == 0;
 }
 
-/* The job's placement with exactly 'tasks' tasks. */
-static bool place_tasks(const struct place_ctx *c, const struct core_job *job,
-			uint32_t tasks, struct placement *p)
+bool place_tasks(const struct place_ctx *c, const struct core_job *job,
+		 uint32_t tasks, struct placement *p)
 {
 	uint32_t want = job->desc.nodes;
 	uint32_t per_node = job->desc.ntasks_per_node;

@@ -5,7 +5,8 @@
  * that fit then, and those are its tasks while it runs; it waits while
  * not even its minimum fits; a requeue asks the whole range again; a
  * backfill reservation holds, at the earliest start of its minimum, the
- * most that fit then (as Grid Engine reserves a PE range).
+ * most that fit then (as Grid Engine reserves a PE range); a limit
+ * judges the tasks placed, and refusing them lets the minimum start.
  */
 #include "config.h"
 
@@ -198,6 +199,44 @@ START_TEST(test_range_reservation)
 }
 END_TEST
 
+static const char *builddir(void)
+{
+	const char *b = getenv("top_builddir");
+
+	return b && *b ? b : ROTA_TOP_BUILDDIR;
+}
+
+/*
+ * Maui's MaxPS at 1000 processor-seconds, soft and hard, on a 16-core
+ * node, jobs of 100 s: 1-8 starts with 8 (800); 1-16 would take 16
+ * (1600 > 1000): it starts with its minimum, 1 (100), not with 16.
+ */
+START_TEST(test_range_limits)
+{
+	char *text = rota_xasprintf("PluginDir=%s/_plugins\n"
+				    "NodeName=n1 CPUs=16 RealMemory=16G\n"
+				    "QueueName=batch Default=yes\n"
+				    "Limits=maui MaxPS=1000 MaxPSHard=1000\n",
+				    builddir());
+	uint32_t a, b;
+
+	fixture_start(text, T0, &core, &conf);
+	free(text);
+	a = submit(T0, &(struct job){ .ntasks = 1, .ntasks_max = 8,
+				      .limit = 100 });
+	fixture_pass(core, T0);
+	ck_assert_int_eq(job(a)->state, ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(job(a)->desc.ntasks, 8);
+	fixture_end_job(core, T0 + 1, a);
+	b = submit(T0 + 1, &(struct job){ .ntasks = 1, .ntasks_max = 16,
+					  .limit = 100 });
+	fixture_pass(core, T0 + 1);
+	ck_assert_int_eq(job(b)->state, ROTA_JOB_RUNNING);
+	ck_assert_uint_eq(job(b)->desc.ntasks, 1);
+	ck_assert_uint_eq(cores_held(b), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("range");
@@ -210,6 +249,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_range_most_that_fit, 0, N(range_cases));
 	tcase_add_test(tc, test_range_requeue);
 	tcase_add_test(tc, test_range_reservation);
+	tcase_add_test(tc, test_range_limits);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
