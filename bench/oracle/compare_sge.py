@@ -17,9 +17,10 @@ and the numbers printed side by side.
 
 Grid Engine does not say when its scheduler made the numbers a capture
 shows (it runs every 2 s); the waiting time, so nurg, depends on it.  Each
-capture is replayed with its pass 0..4 s before the capture's time and the
-second whose waiting-time contributions agree with qstat's (rounded) is
-kept and printed ("pass taken at -2 s").
+capture is replayed with its pass 0..4 s before the capture's time (or 1 s
+after it: the time is taken before qstat runs) and the second whose
+waiting-time contributions agree best with qstat's (rounded) is kept and
+printed ("pass taken at -2 s", "+1 s").
 
 A run of `sge --scenario projects` replays its functional shares and
 override tickets too: each user's and project's (a project is a Rota
@@ -171,15 +172,28 @@ def config(capdir, nodes, extra_users):
         % (float(sc['weight_tickets_share']),
            float(sc['compensation_factor']), policy_keys(sc)),
         'UsageDecay=exponential UsageHalfLife=%dh' % int(sc['halftime']),
-        'Priority=sge SlotUrgency=100 WeightWaitingTime=%g '
+        'Priority=sge SlotUrgency=100%s WeightWaitingTime=%g '
         'WeightDeadline=%g WeightUrgency=%g WeightTicket=%g '
         'WeightPriority=%g'
-        % (float(sc['weight_waiting_time']),
+        % (pe_urgency_slots(capdir), float(sc['weight_waiting_time']),
            float(sc.get('weight_deadline', 3600000)),
            float(sc['weight_urgency']), float(sc['weight_ticket']),
            float(sc['weight_priority'])),
     ]
     return '\n'.join(text) + '\n', users
+
+
+def pe_urgency_slots(capdir):
+    """' UrgencySlots=X' from the mpi PE's urgency_slots as captured
+    (pe_mpi.txt; runs before it had none: '')"""
+    p = os.path.join(capdir, 'pe_mpi.txt')
+    if not os.path.exists(p):
+        return ''
+    for line in open(p):
+        f = line.split()
+        if len(f) == 2 and f[0] == 'urgency_slots':
+            return ' UrgencySlots=%s' % f[1]
+    return ''
 
 
 def events(run, caps, upto, delta, users, forced):
@@ -211,16 +225,20 @@ def events(run, caps, upto, delta, users, forced):
             j, user, rest = int(args[0]), args[1], args[2:]
             if j not in info:
                 continue  # a usage job: its usage comes with share_mon
-            slots = 1
+            slots, most = 1, 0
             if '-pe' in rest:
-                slots = int(rest[rest.index('-pe') + 2].split('-')[0])
+                # a fixed request (3) or a range (2-6)
+                rng = rest[rest.index('-pe') + 2].split('-')
+                slots = int(rng[0])
+                most = int(rng[1]) if len(rng) > 1 else 0
             st = int(info[j].get('JB_submission_time', t))
             js = int(info[j].get('JB_jobshare', 0))
             dl = int(info[j].get('JB_deadline', 0))
-            ev.append((st, seq, 'submit %d %s %s %d%s%s%s' % (
+            ev.append((st, seq, 'submit %d %s %s %d%s%s%s%s' % (
                 j, user, users.get(user, 'root'), slots,
                 ' jobshare=%d' % js if js else '',
                 ' dl=%d' % (dl - t0) if dl else '',
+                ' max=%d' % most if most > slots else '',
                 ' hold' if '-h' in rest else '')))
         elif verb == 'qalter' and args[0] == '-p':
             ev.append((t, seq, 'nice %s %d' % (args[2], -int(args[1]))))
@@ -298,6 +316,9 @@ def rota_values(d):
         'ftckt': term('tickets.functional', 0),
         'stckt': term('tickets.share', 0),
         'prio': float(d['prio']),
+        # qstat's slots: granted when running, else the urgency's
+        'slots': (float(d['cores']) if d['state'] == 'R'
+                  else term('urgency.slots', 0)),
     }
 
 
@@ -317,6 +338,7 @@ def ge_values(d, j_info):
         'ftckt': float(d.get('ftickets', 0)),
         'stckt': float(d.get('stickets', 0)),
         'prio': float(d.get('JAT_prio', 0)),
+        'slots': float(d.get('slots', 0) or 0),
     }
 
 
@@ -340,6 +362,8 @@ def misfits(ge, ro):
             bad.append(k)
     if abs(ge['rrcontr'] - ro['rrcontr']) > 1e-9:
         bad.append('rrcontr')
+    if ge['slots'] != ro['slots']:
+        bad.append('slots')
     if abs(ge['wtcontr'] - ro['wtcontr']) > 0.5 + 1e-9:
         bad.append('wtcontr')
     # qstat prints it rounded too
@@ -358,6 +382,11 @@ def replay(oracle, plugins, conf, ev, work):
     if p.returncode:
         sys.exit('rota-oracle: %s' % p.stderr.strip())
     return rota_capture(p.stdout)
+
+
+def at(delta):
+    """a pass 'delta' s before the capture's time, as printed"""
+    return '-%d' % delta if delta >= 0 else '+%d' % -delta
 
 
 def main():
@@ -392,7 +421,10 @@ def main():
             config(caps[0], parse_sge.share_mon(caps[0]),
                    all_users)[0].split('Priority=')[1]
         best = None
-        for delta in range(0, 5):
+        # a capture's time is taken before its qstat: the pass it shows
+        # may be a second after it (-1), taken only when it agrees
+        # better than any before it (ties keep the earlier second)
+        for delta in list(range(0, 5)) + [-1]:
             ev = events(run, caps, k, delta, users, forced)
             ro, order, nodes = replay(oracle, plugins, conf, ev, work)
             # nurg moves little with the second (every waiting time
@@ -410,8 +442,8 @@ def main():
         if keep:
             open(os.path.join(keep, name + '.events'), 'w').write(ev)
             open(os.path.join(keep, name + '.conf'), 'w').write(conf)
-        print('== %s (Grid Engine\'s pass taken at -%d s%s)' % (
-            name, delta, '; jobs started as Grid Engine started them'
+        print('== %s (Grid Engine\'s pass taken at %s s%s)' % (
+            name, at(delta), '; jobs started as Grid Engine started them'
             if forced else ''))
         fmt = ('%5s %-9s %-5s %-5s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s'
                ' %9s %9s %17s %20s  %s')
@@ -466,8 +498,8 @@ def main():
     print('summary: %d captures, order equal in %d; %d values out of '
           'tolerance' % (len(caps), orders_equal, total_bad))
     for name, delta, worst, wt, same in summary:
-        print('  %-16s pass -%d s  %s  tickets %.3f%%  order %s' % (
-            name, delta, ' '.join('%s %.1e' % kv for kv in worst.items()),
+        print('  %-16s pass %s s  %s  tickets %.3f%%  order %s' % (
+            name, at(delta), ' '.join('%s %.1e' % kv for kv in worst.items()),
             100 * wt, 'equal' if same else 'DIFFERENT'))
     return 0 if total_bad == 0 else 1
 
