@@ -391,7 +391,11 @@ void usage_rerate(struct core *core, int64_t now);
 int limits_init(struct core *core, const struct rota_conf *conf,
 		struct rota_error *err);
 void limits_fini(struct core *core);
-/* May this job of 'user' be queued?  -EINVAL with the user's line. */
+/*
+ * May this job of 'user' be queued?  -EINVAL with the user's line.  A
+ * task range is judged by its minimum, and its maximum cut to the most
+ * the limits admit.
+ */
 int limits_admit(struct core *core, int64_t now, struct core_job *job,
 		 const char *user, struct rota_error *err);
 /* Before a pass: which pending jobs the limits block (job->limited). */

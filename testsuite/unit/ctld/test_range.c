@@ -5,8 +5,9 @@
  * that fit then, and those are its tasks while it runs; it waits while
  * not even its minimum fits; a requeue asks the whole range again; a
  * backfill reservation holds, at the earliest start of its minimum, the
- * most that fit then (as Grid Engine reserves a PE range); a limit
- * judges the tasks placed, and refusing them lets the minimum start.
+ * most that fit then (as Grid Engine reserves a PE range); the limits
+ * cut the range's maximum at submit and judge the tasks placed at
+ * start, and refusing them lets the minimum start.
  */
 #include "config.h"
 
@@ -207,9 +208,11 @@ static const char *builddir(void)
 }
 
 /*
- * Maui's MaxPS at 1000 processor-seconds, soft and hard, on a 16-core
- * node, jobs of 100 s: 1-8 starts with 8 (800); 1-16 would take 16
- * (1600 > 1000): it starts with its minimum, 1 (100), not with 16.
+ * Maui's MaxPS at 1000 processor-seconds (soft and hard) on a 16-core
+ * node, jobs of 100 s.  A, 1-8, alone: 8 x 100 = 800, it starts with 8.
+ * B, 1-16, is admitted as 1-10 (the most the limit lets it ever hold,
+ * 10 x 100).  A second later A holds 8 x 99 = 792: the 8 cores free
+ * would make 792 + 800 > 1000, refused; its minimum, 792 + 100, starts.
  */
 START_TEST(test_range_limits)
 {
@@ -224,12 +227,13 @@ START_TEST(test_range_limits)
 	free(text);
 	a = submit(T0, &(struct job){ .ntasks = 1, .ntasks_max = 8,
 				      .limit = 100 });
+	ck_assert_uint_eq(job(a)->desc.ntasks_max, 8);
 	fixture_pass(core, T0);
 	ck_assert_int_eq(job(a)->state, ROTA_JOB_RUNNING);
 	ck_assert_uint_eq(job(a)->desc.ntasks, 8);
-	fixture_end_job(core, T0 + 1, a);
 	b = submit(T0 + 1, &(struct job){ .ntasks = 1, .ntasks_max = 16,
 					  .limit = 100 });
+	ck_assert_uint_eq(job(b)->desc.ntasks_max, 10);
 	fixture_pass(core, T0 + 1);
 	ck_assert_int_eq(job(b)->state, ROTA_JOB_RUNNING);
 	ck_assert_uint_eq(job(b)->desc.ntasks, 1);
