@@ -241,6 +241,23 @@ START_TEST(test_range_limits)
 }
 END_TEST
 
+/* Slurm's MaxTRES=cpu=10 of the QOS: -n 2-16 is queued as 2-10. */
+START_TEST(test_range_max_tres)
+{
+	uint32_t r;
+
+	fixture_start("NodeName=n1 CPUs=16 RealMemory=16G\n"
+		      "QueueName=batch Default=yes\n"
+		      "QOSName=normal MaxTRES=cpu=10\n",
+		      T0, &core, &conf);
+	r = submit(T0, &(struct job){ .ntasks = 2, .ntasks_max = 16 });
+	ck_assert_uint_eq(job(r)->desc.ntasks_max, 10);
+	fixture_pass(core, T0);
+	ck_assert_uint_eq(job(r)->desc.ntasks, 10);
+	ck_assert_uint_eq(cores_held(r), 10);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("range");
@@ -254,6 +271,7 @@ int main(void)
 	tcase_add_test(tc, test_range_requeue);
 	tcase_add_test(tc, test_range_reservation);
 	tcase_add_test(tc, test_range_limits);
+	tcase_add_test(tc, test_range_max_tres);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
