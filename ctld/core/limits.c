@@ -171,11 +171,14 @@ static bool admits_tasks(struct core *core, int64_t now, struct core_job *job,
 	job->desc.ntasks = tasks; /* its cores and memory, for the view */
 	view(core, job, now, user, &one);
 	job->desc.ntasks = asked;
-	for (size_t i = 0; i < core->nlimits; i++)
+	for (size_t i = 0; i < core->nlimits; i++) {
+		void *st = plugin_state(core->limits[i]);
+
 		if (ops(core, i)->admit &&
-		    ops(core, i)->admit(plugin_state(core->limits[i]), now,
-					&one, queued, n, text, sizeof(text)) < 0)
+		    ops(core, i)->admit(st, now, &one, queued, n, text,
+					sizeof(text)) < 0)
 			return false;
+	}
 	return true;
 }
 

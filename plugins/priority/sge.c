@@ -47,8 +47,9 @@
  * QueueUrgency="t:40000" has rrcontr 2 x 100 + 40000 = 40200.
  *
  * Settings (Grid Engine's sched_conf/complex names, CamelCase), all
- * from 0 to 1e9: SlotUrgency 100; UrgencySlots min; QueueUrgency "queue:urgency,..." (none
- * by default); WeightWaitingTime 0.278 (the seed site's; Grid Engine
+ * from 0 to 1e9: SlotUrgency 100; QueueUrgency "queue:urgency,..." (none
+ * by default); UrgencySlots min (min, max, avg or 0 to 1000000);
+ * WeightWaitingTime 0.278 (the seed site's; Grid Engine
  * ships 0); WeightDeadline 3600000, WeightUrgency 0.1, WeightTicket
  * 0.01, WeightPriority 1 (Grid Engine's shipped defaults).
  *
@@ -217,6 +218,12 @@ static int sge_parse_queues(const struct rota_host *host,
 			return 0;
 		p = end + 1;
 	}
+}
+
+/* The name of a setting but a number's. */
+static const char *sge_slots_name(enum sge_slots s)
+{
+	return s == SGE_SLOTS_MAX ? "max" : s == SGE_SLOTS_AVG ? "avg" : "min";
 }
 
 /* UrgencySlots: min, max, avg (any case, as Grid Engine) or a number. */
@@ -501,10 +508,7 @@ static void sge_describe(void *state, char *buf, size_t len)
 					 st->slots_fixed);
 	else if (used < len)
 		used += (size_t)snprintf(buf + used, len - used, "%s",
-					 st->urgency_slots == SGE_SLOTS_MAX ? "max"
-					 : st->urgency_slots == SGE_SLOTS_AVG
-						 ? "avg"
-						 : "min");
+					 sge_slots_name(st->urgency_slots));
 	for (size_t i = 0; i < st->nqueues && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s:%g",
 					 i ? "," : " QueueUrgency=",
