@@ -67,7 +67,11 @@ struct rota_job_desc {
 	char *constraint;	/* NULL: none; "ib&largemem", "a|b" */
 	char *qos;		/* NULL: "normal" */
 	char **env;		/* NULL-terminated, may be NULL */
-	uint32_t ntasks;	/* >= 1 */
+	uint32_t ntasks;	/* >= 1; of a range (-n 2-6): its minimum
+				   while pending, the tasks granted once
+				   started */
+	uint32_t ntasks_max;	/* a range's maximum (Grid Engine's -pe mpi
+				   2-6); 0: no range, exactly ntasks */
 	uint32_t cpus_per_task; /* >= 1 */
 	uint32_t nodes;		/* 0: as many as needed */
 	uint64_t mem_mb;	/* per node; 0: not asked */
@@ -124,7 +128,9 @@ struct rota_job_info {
 	char *output;
 	char *error;
 	char *constraint;
-	uint32_t ntasks;
+	uint32_t ntasks;	/* a range's minimum while pending, the tasks
+				   granted once running */
+	uint32_t ntasks_max;	/* pending with -n MIN-MAX: MAX; else 0 */
 	uint32_t cpus_per_task;
 	uint32_t nodes;		/* asked; allocated once running */
 	uint64_t mem_mb;

@@ -129,6 +129,9 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 		json_object_set_new(o, "jobshare", json_integer(d->jobshare));
 	if (d->oticket)
 		json_object_set_new(o, "oticket", json_integer(d->oticket));
+	if (d->ntasks_max) /* only a range: old readers see no new key */
+		json_object_set_new(o, "ntasks_max",
+				    json_integer(d->ntasks_max));
 	if (d->ntasks_per_node)
 		json_object_set_new(o, "ntasks_per_node",
 				    json_integer(d->ntasks_per_node));
@@ -162,7 +165,7 @@ struct submit_raw {
 		*dependency;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
 	json_int_t mem_per_cpu, jobshare, oticket;
-	json_int_t deadline;
+	json_int_t deadline, ntasks_max;
 	json_t *env;
 	int no_requeue;
 	int exclusive;
@@ -174,6 +177,13 @@ static int submit_check(const struct submit_raw *r, struct rota_error *err)
 {
 	int rc = msg_range(r->ntasks, 1, 1 << 20, "ntasks", err);
 
+	/*
+	 * a range's maximum, or none (0); not below ntasks, which is the
+	 * tasks granted once the job started (the journal's copy)
+	 */
+	if (rc == 0 && r->ntasks_max)
+		rc = msg_range(r->ntasks_max, r->ntasks, 1 << 20,
+			       "ntasks_max", err);
 	if (rc == 0)
 		rc = msg_range(r->cpt, 1, 1 << 16, "cpus_per_task", err);
 	if (rc == 0)
@@ -220,7 +230,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
-			"s?I, s?s, s?b, s?s, s?s, s?b, s?I, s?I, s?I !}",
+			"s?I, s?s, s?b, s?s, s?s, s?b, s?I, s?I, s?I, s?I !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -234,7 +244,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			&r.hold, "array", &r.array, "dependency", &r.dependency,
 			"kill_on_invalid_dep", &r.kill_on_invalid_dep,
 			"deadline", &r.deadline, "jobshare", &r.jobshare, "oticket",
-			&r.oticket);
+			&r.oticket, "ntasks_max", &r.ntasks_max);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -280,6 +290,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		return rc;
 	}
 	d->ntasks = (uint32_t)r.ntasks;
+	d->ntasks_max = (uint32_t)r.ntasks_max;
 	d->cpus_per_task = (uint32_t)r.cpt;
 	d->nodes = (uint32_t)r.nodes;
 	d->mem_mb = (uint64_t)r.mem;

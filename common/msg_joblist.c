@@ -52,6 +52,8 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 	add_str(b, "error", j->error);
 	add_str(b, "constraint", j->constraint);
 	add_int(b, "ntasks", j->ntasks);
+	if (j->ntasks_max)
+		add_int(b, "ntasks_max", j->ntasks_max);
 	add_int(b, "cpus_per_task", j->cpus_per_task);
 	add_int(b, "nodes", j->nodes);
 	add_int(b, "mem_mb", (int64_t)j->mem_mb);
@@ -123,7 +125,7 @@ static void job_info_clear(struct rota_job_info *j)
 struct job_raw {
 	json_int_t id, uid, gid, ntasks, cpt, nodes, mem, limit, submit,
 		start, end, exit_code, sig, runs, est, mem_per_cpu, cpu, peak,
-		array_job, array_task, array_throttle;
+		array_job, array_task, array_throttle, ntasks_max;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
 		*workdir, *output, *error, *constraint, *reservation,
 		*est_nodes, *array_tasks, *dependency;
@@ -178,6 +180,7 @@ static int job_numbers(const struct job_raw *r, struct rota_error *err)
 		{ "array_job_id", r->array_job, 0, UINT32_MAX },
 		{ "array_task_id", r->array_task, 0, UINT32_MAX },
 		{ "array_throttle", r->array_throttle, 0, UINT32_MAX },
+		{ "ntasks_max", r->ntasks_max, 0, 1 << 20 },
 	};
 
 	return msg_ranges(n, sizeof(n) / sizeof(*n), err);
@@ -194,7 +197,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s, s?I, "
-			"s?I, s?I, s?I, s?s, s?I, s?s !}",
+			"s?I, s?I, s?I, s?s, s?I, s?s, s?I !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -210,7 +213,8 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			&r.cpu, "mem_peak", &r.peak, "array_job_id",
 			&r.array_job, "array_task_id", &r.array_task,
 			"array_tasks", &r.array_tasks, "array_throttle",
-			&r.array_throttle, "dependency", &r.dependency);
+			&r.array_throttle, "dependency", &r.dependency,
+			"ntasks_max", &r.ntasks_max);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)
@@ -232,6 +236,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 	j->uid = (uint32_t)r.uid;
 	j->gid = (uint32_t)r.gid;
 	j->ntasks = (uint32_t)r.ntasks;
+	j->ntasks_max = (uint32_t)r.ntasks_max;
 	j->cpus_per_task = (uint32_t)r.cpt;
 	j->nodes = (uint32_t)r.nodes;
 	j->mem_mb = (uint64_t)r.mem;

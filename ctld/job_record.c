@@ -63,6 +63,10 @@ char *job_record_encode(const struct core *core, const struct core_job *job,
 		      alloc_pack(core, job));
 	if (job->end_text)
 		json_object_set_new(o, "end_text", json_string(job->end_text));
+	/* a range's minimum, when desc.ntasks is the tasks granted */
+	if (job->ntasks_min != job->desc.ntasks)
+		json_object_set_new(o, "ntasks_min",
+				    json_integer(job->ntasks_min));
 	if (job->run)
 		json_object_set_new(o, "run", json_integer(job->run));
 	if (job->cpu_usec)
@@ -186,6 +190,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 	json_int_t id, uid, gid, limit, submit, start, end, run = 0;
 	json_int_t el_accum = 0, el_since = 0, hold = 0;
 	json_int_t cpu = 0, peak = 0, array_id = 0, array_task = 0;
+	json_int_t ntasks_min = 0;
 	int recorded = 0;
 	const char *kind, *state, *queue, *end_text = NULL, *user = NULL;
 	const char *fence = NULL, *array_rest = NULL;
@@ -197,7 +202,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 
 	if (json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:I, s:I, s:I, "
 			   "s:i, s:i, s:o, s:o, s?s, s?I, s?s, s?I, s?I, s?I, s?b, "
-			   "s?s, s?I, s?I, s?I, s?I, s?s, s?[IIII] !}",
+			   "s?s, s?I, s?I, s?I, s?I, s?s, s?[IIII], s?I !}",
 			"kind", &kind, "id", &id, "state", &state, "uid", &uid,
 			"gid", &gid, "queue", &queue, "time_limit", &limit,
 			"submit", &submit, "start", &start, "end", &end,
@@ -209,7 +214,9 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 			"fence", &fence, "cpu_usec", &cpu, "mem_peak", &peak,
 			"array_id", &array_id, "array_task", &array_task,
 			"array_rest", &array_rest, "array_shape", &shape[0],
-			&shape[1], &shape[2], &shape[3]) < 0 ||
+			&shape[1], &shape[2], &shape[3], "ntasks_min",
+			&ntasks_min) < 0 ||
+	    ntasks_min < 0 || ntasks_min > 1 << 20 ||
 	    cpu < 0 || peak < 0 || el_accum < 0 || hold < 0 ||
 	    array_id < 0 || array_id > UINT32_MAX || array_task < 0 ||
 	    array_task > UINT32_MAX || shape[0] < 0 ||
@@ -256,6 +263,7 @@ static int apply_job(struct core *core, int64_t now, json_t *o,
 			(uint32_t)shape[2], (uint32_t)shape[3] };
 		st.alloc = a.v;
 		st.nalloc = a.n;
+		st.ntasks_min = (uint32_t)ntasks_min;
 		rc = core_restore_job(core, now, &st, err);
 	}
 	rota_job_desc_clear(&st.desc);

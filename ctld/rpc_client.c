@@ -116,6 +116,9 @@ static void fill_info(const struct core_job *job, void *arg)
 		.error = job->desc.error,
 		.constraint = job->desc.constraint,
 		.ntasks = job->desc.ntasks,
+		.ntasks_max = job->state == ROTA_JOB_PENDING
+				      ? job->desc.ntasks_max
+				      : 0,
 		.cpus_per_task = job->desc.cpus_per_task,
 		.nodes = job->nalloc ? job->nalloc : job->desc.nodes,
 		.mem_mb = job->desc.mem_mb,

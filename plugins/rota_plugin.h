@@ -34,7 +34,8 @@
 				  job_deadline; 10: ticket policy,
 				  override and functional tickets,
 				  priority hold_restarts_age; 11: ticket
-				  policy weight_department */
+				  policy weight_department, context
+				  job_cores_min, _max */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -345,6 +346,16 @@ struct rota_prio_context {
 	 */
 	const double *job_otickets;
 	const double *job_ftickets;
+	/*
+	 * Since ABI 1.11: each job's task range (rota submit -n MIN-MAX,
+	 * Grid Engine's qsub -pe NAME MIN-MAX) as cores, MIN and MAX tasks
+	 * x its cores per task, one per job passed, running jobs included
+	 * (Grid Engine rates a running one by its range too); both 0 for a
+	 * job without one.  A range job's 'cores' is the minimum while it
+	 * waits, what it was granted once it runs.  NULL: none has one.
+	 */
+	const uint32_t *job_cores_min;
+	const uint32_t *job_cores_max;
 };
 
 enum {

@@ -152,8 +152,13 @@ static int show_job(const char *arg)
 		print_usage(j);
 	}
 	printf("Runs=%u\n", j->runs);
-	printf("NTasks=%u\nCpusPerTask=%u\nNodes=%u\nNodeList=%s\n",
-	       j->ntasks, j->cpus_per_task, j->nodes, or_none(j->nodelist));
+	/* a range while it waits, the tasks it got once it runs */
+	if (j->ntasks_max)
+		printf("NTasks=%u-%u\n", j->ntasks, j->ntasks_max);
+	else
+		printf("NTasks=%u\n", j->ntasks);
+	printf("CpusPerTask=%u\nNodes=%u\nNodeList=%s\n", j->cpus_per_task,
+	       j->nodes, or_none(j->nodelist));
 	if (j->mem_per_cpu_mb)
 		printf("MemPerCPU=%s\n", mem);
 	else

@@ -39,6 +39,11 @@ static const char help[] =
 	"line wins over the script.\n"
 	"\n"
 	"  -n, --ntasks=N            tasks (default 1)\n"
+	"  -n, --ntasks=MIN-MAX      a range, as Grid Engine's qsub -pe mpi\n"
+	"                            2-6 (Slurm has it for --nodes): it\n"
+	"                            starts with the most tasks in the\n"
+	"                            range that fit then (ROTA_NTASKS says\n"
+	"                            how many), and waits for at least MIN\n"
 	"  -c, --cpus-per-task=N     cores per task (default 1)\n"
 	"  -N, --nodes=N             exactly N nodes (default: as needed)\n"
 	"      --ntasks-per-node=N   N tasks on each node (the node count\n"
@@ -226,6 +231,38 @@ static int parse_count(const char *opt, const char *v, uint32_t min,
 	return 0;
 }
 
+/*
+ * -n N or -n MIN-MAX (Grid Engine's slot range; Slurm spells ranges so
+ * for --nodes): MIN from 1, MAX above it.  A plain N clears a range an
+ * earlier place (the script's #ROTA lines) gave.
+ */
+static int parse_ntasks(struct rota_job_desc *d, const char *v)
+{
+	unsigned long lo, hi = 0;
+	char *end;
+
+	d->ntasks_max = 0;
+	if (!strchr(v + 1, '-'))
+		return parse_count("ntasks", v, 1, &d->ntasks);
+	errno = 0;
+	lo = strtoul(v, &end, 10);
+	if (!errno && end != v && v[0] != '-' && *end == '-' && end[1] &&
+	    end[1] != '-')
+		hi = strtoul(end + 1, &end, 10);
+	if (errno || *end || end == v || v[0] == '-') {
+		cmd_error("submit", "--ntasks '%s': expected N or MIN-MAX", v);
+		return -EINVAL;
+	}
+	if (lo < 1 || hi > 1u << 20 || lo > hi) {
+		cmd_error("submit", "--ntasks '%s': expected MIN-MAX with "
+			  "1 <= MIN <= MAX <= %u", v, 1u << 20);
+		return -EINVAL;
+	}
+	d->ntasks = (uint32_t)lo;
+	d->ntasks_max = hi > lo ? (uint32_t)hi : 0; /* 4-4 is 4 */
+	return 0;
+}
+
 /* A whole number in [min, max], possibly negative. */
 static int parse_int(const char *opt, const char *v, long min, long max,
 		     long *out)
@@ -283,7 +320,7 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 	struct rota_error err;
 
 	switch (c) {
-	case 'n': return parse_count("ntasks", v, 1, &o->d.ntasks);
+	case 'n': return parse_ntasks(&o->d, v);
 	case 'c': return parse_count("cpus-per-task", v, 1,
 				     &o->d.cpus_per_task);
 	case 'N': return parse_count("nodes", v, 1, &o->d.nodes);

@@ -226,15 +226,28 @@ def config(capdir, nodes, extra_users):
         % (float(sc['weight_tickets_share']),
            float(sc['compensation_factor']), policy_keys(sc)),
         'UsageDecay=exponential UsageHalfLife=%dh' % int(sc['halftime']),
-        'Priority=sge SlotUrgency=100 WeightWaitingTime=%g '
+        'Priority=sge SlotUrgency=100%s WeightWaitingTime=%g '
         'WeightDeadline=%g WeightUrgency=%g WeightTicket=%g '
         'WeightPriority=%g'
-        % (float(sc['weight_waiting_time']),
+        % (pe_urgency_slots(capdir), float(sc['weight_waiting_time']),
            float(sc.get('weight_deadline', 3600000)),
            float(sc['weight_urgency']), float(sc['weight_ticket']),
            float(sc['weight_priority'])),
     ]
     return '\n'.join(text) + '\n', users
+
+
+def pe_urgency_slots(capdir):
+    """' UrgencySlots=X' from the mpi PE's urgency_slots as captured
+    (pe_mpi.txt; runs before it had none: '')"""
+    p = os.path.join(capdir, 'pe_mpi.txt')
+    if not os.path.exists(p):
+        return ''
+    for line in open(p):
+        f = line.split()
+        if len(f) == 2 and f[0] == 'urgency_slots':
+            return ' UrgencySlots=%s' % f[1]
+    return ''
 
 
 def events(run, caps, upto, delta, users, forced):
@@ -266,19 +279,23 @@ def events(run, caps, upto, delta, users, forced):
             j, user, rest = int(args[0]), args[1], args[2:]
             if j not in info:
                 continue  # a usage job: its usage comes with share_mon
-            slots = 1
+            slots, most = 1, 0
             if '-pe' in rest:
-                slots = int(rest[rest.index('-pe') + 2].split('-')[0])
+                # a fixed request (3) or a range (2-6)
+                rng = rest[rest.index('-pe') + 2].split('-')
+                slots = int(rng[0])
+                most = int(rng[1]) if len(rng) > 1 else 0
             st = int(info[j].get('JB_submission_time', t))
             js = int(info[j].get('JB_jobshare', 0))
             dl = int(info[j].get('JB_deadline', 0))
             # a job with -P is charged to its project (a Rota account)
             acct = rest[rest.index('-P') + 1] if '-P' in rest \
                 else users.get(user, 'root')
-            ev.append((st, seq, 'submit %d %s %s %d%s%s%s' % (
+            ev.append((st, seq, 'submit %d %s %s %d%s%s%s%s' % (
                 j, user, acct, slots,
                 ' jobshare=%d' % js if js else '',
                 ' dl=%d' % (dl - t0) if dl else '',
+                ' max=%d' % most if most > slots else '',
                 ' hold' if '-h' in rest else '')))
         elif verb == 'qalter' and args[0] == '-p':
             ev.append((t, seq, 'nice %s %d' % (args[2], -int(args[1]))))
@@ -358,6 +375,9 @@ def rota_values(d):
         'ftckt': term('tickets.functional', 0),
         'stckt': term('tickets.share', 0),
         'prio': float(d['prio']),
+        # qstat's slots: granted when running, else the urgency's
+        'slots': (float(d['cores']) if d['state'] == 'R'
+                  else term('urgency.slots', 0)),
     }
 
 
@@ -377,6 +397,7 @@ def ge_values(d, j_info):
         'ftckt': float(d.get('ftickets', 0)),
         'stckt': float(d.get('stickets', 0)),
         'prio': float(d.get('JAT_prio', 0)),
+        'slots': float(d.get('slots', 0) or 0),
     }
 
 
@@ -400,6 +421,8 @@ def misfits(ge, ro):
             bad.append(k)
     if abs(ge['rrcontr'] - ro['rrcontr']) > 1e-9:
         bad.append('rrcontr')
+    if ge['slots'] != ro['slots']:
+        bad.append('slots')
     if abs(ge['wtcontr'] - ro['wtcontr']) > 0.5 + 1e-9:
         bad.append('wtcontr')
     # qstat prints it rounded too

@@ -12,8 +12,10 @@
  *   usage USER ACCOUNT U     USER's usage under ACCOUNT is U (decayed
  *                            core-seconds) now; the others' stay
  *   submit ID USER ACCOUNT CORES [nice=N] [queue=Q] [qos=Q] [time=S]
- *          [jobshare=N] [dl=T] [hold]   dl: an initiation deadline, T
- *                            seconds after the start
+ *          [jobshare=N] [dl=T] [max=M] [hold]   dl: an initiation
+ *                            deadline, T seconds after the start; max:
+ *                            a range CORES-M (Grid Engine's -pe mpi
+ *                            CORES-M, rota submit -n CORES-M)
  *   hold ID | release ID | nice ID N
  *   oticket ID N             an operator gives ID N override tickets
  *   pass                     a main pass, then a backfill pass if the
@@ -217,6 +219,8 @@ static void ev_submit(struct oracle *o, char **tok, int ntok)
 			d.jobshare = (uint32_t)number(o, eq + 1, "jobshare");
 		else if (!strncmp(tok[i], "dl=", 3))
 			d.deadline = T0 + (int64_t)number(o, eq + 1, "dl");
+		else if (!strncmp(tok[i], "max=", 4))
+			d.ntasks_max = (uint32_t)number(o, eq + 1, "max");
 		else
 			die(o, "submit: unknown '%s'", tok[i]);
 	}

@@ -165,6 +165,7 @@ static struct core_job *split(struct core *core, struct core_job *rest,
 	struct rota_error err;
 
 	desc_copy(&t->desc, &rest->desc);
+	t->ntasks_min = rest->ntasks_min;
 	if (t->desc.constraint)
 		/* the rest's parsed: it parses again the same */
 		constraint_parse(t->desc.constraint, &t->constraint, &err);

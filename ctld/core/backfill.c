@@ -193,7 +193,8 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		bp->nofit = job;
 		return 0;
 	}
-	if (!limits_may_start(bp->core, bp->now, job, bp->idle > 1)) {
+	if (!sched_may_start(bp->core, bp->now, job, bp->idle > 1, &c,
+			     &bp->pl)) {
 		bp->timed = true; /* its limit may ease with time */
 		return 0;
 	}
@@ -310,6 +311,28 @@ static int64_t many_nodes(struct rota_sched_pass *bp,
 	return found;
 }
 
+/*
+ * A range job (-n MIN-MAX) reserved at 't', the earliest its minimum
+ * fits: the most tasks that fit then, as Grid Engine's reservation of a
+ * PE range job takes the earliest start and, at it, the most slots
+ * (bench/oracle/out-pe: -pe mpi 2-6 reserves 3 slots of a 3-slot
+ * queue).  NEVER if they do not (one_node()'s minimum fits there, so
+ * only a placement rule the profile check does not share could say no).
+ */
+static int64_t range_at(struct rota_sched_pass *bp, const struct core_job *job,
+			int64_t t)
+{
+	struct place_ctx c = {
+		.core = bp->core,
+		.mode = PLACE_PROFILE,
+		.prof = bp->prof,
+		.t = t,
+		.d = job->time_limit,
+	};
+
+	return place_job(&c, job, &bp->pl) ? t : NEVER;
+}
+
 static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 			int64_t resolution, int64_t *when)
 {
@@ -325,6 +348,8 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 		t = one_node(bp, job, until);
 		if (t == NEVER && job->desc.nodes != 1)
 			t = many_nodes(bp, job, until, resolution);
+		if (t != NEVER && job->desc.ntasks_max)
+			t = range_at(bp, job, t);
 	}
 	if (t == NEVER || t > until || t == bp->now) {
 		bp->timed = true;

@@ -172,6 +172,9 @@ struct core_job {
 	uint32_t assoc;		/* the account association it charges */
 	uint32_t queue;		/* index into the queue table */
 	struct rota_job_desc desc; /* desc.account: resolved at submit */
+	uint32_t ntasks_min;	/* -n MIN-MAX: MIN, as desc.ntasks holds
+				   the tasks granted while it runs (sched.c);
+				   else desc.ntasks */
 	struct constraint *constraint;
 	int64_t time_limit;	/* resolved (queue default applied), seconds */
 	int64_t submit_time;
@@ -587,6 +590,7 @@ struct core_job_state {
 	const char *user;	  /* NULL: unknown, the uid as text */
 	const char *queue;	  /* by name: rota.conf may reorder queues */
 	struct rota_job_desc desc; /* taken over by core_restore_job */
+	uint32_t ntasks_min;	  /* a range's minimum; 0: desc.ntasks */
 	int64_t time_limit;
 	int64_t submit_time;
 	int64_t start_time;

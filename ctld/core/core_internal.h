@@ -338,8 +338,15 @@ struct placement {
 
 void placement_init(struct core *core, struct placement *p);
 void placement_fini(struct core *core, struct placement *p);
+/*
+ * Where the job fits, in 'p'; false if it does not.  A task range (-n
+ * MIN-MAX) gets the most of its tasks that fit.
+ */
 bool place_job(const struct place_ctx *c, const struct core_job *job,
 	       struct placement *p);
+/* As place_job with exactly 'tasks' tasks, whatever the job asked. */
+bool place_tasks(const struct place_ctx *c, const struct core_job *job,
+		 uint32_t tasks, struct placement *p);
 /* Cores the job holds on 'node' for 'tasks' (all of it if exclusive). */
 uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
 			   uint32_t node, uint32_t tasks);
@@ -390,7 +397,11 @@ void usage_rerate(struct core *core, int64_t now);
 int limits_init(struct core *core, const struct rota_conf *conf,
 		struct rota_error *err);
 void limits_fini(struct core *core);
-/* May this job of 'user' be queued?  -EINVAL with the user's line. */
+/*
+ * May this job of 'user' be queued?  -EINVAL with the user's line.  A
+ * task range is judged by its minimum, and its maximum cut to the most
+ * the limits admit.
+ */
 int limits_admit(struct core *core, int64_t now, struct core_job *job,
 		 const char *user, struct rota_error *err);
 /* Before a pass: which pending jobs the limits block (job->limited). */
@@ -497,6 +508,15 @@ void array_recount(struct core *core);
  * not waiting for its reservation to open.
  */
 bool sched_eligible(const struct core *core, const struct core_job *job);
+/*
+ * May the limits let 'job' start as placed in 'p' (limits_may_start)?
+ * A task range is judged by the tasks placed; refused, by its minimum
+ * alone, placed again in 'p' by 'c' (a limit on cores may allow MIN
+ * where it refuses the most that fit).
+ */
+bool sched_may_start(struct core *core, int64_t now, struct core_job *job,
+		     bool others_idle, const struct place_ctx *c,
+		     struct placement *p);
 /* Start 'job' now on 'p'. */
 void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p);

@@ -85,6 +85,7 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 		rc = constraint_parse(req->desc->constraint, &job->constraint,
 				      err);
 	job->desc = *req->desc;
+	job->ntasks_min = job->desc.ntasks;
 	if (rc == 0)
 		rc = resv_submit_check(core, job, err);
 	if (rc == 0)

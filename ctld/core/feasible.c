@@ -89,10 +89,13 @@ static int explain_infeasible(struct core *core, const struct core_job *job,
 		return rota_errorf(err, -EINVAL,
 				   "--nodes=%u: queue '%s' has %u such nodes",
 				   job->desc.nodes, q->name, matching);
-	if (job->desc.nodes > job->desc.ntasks)
+	if (job->desc.nodes > job->desc.ntasks &&
+	    job->desc.nodes > job->desc.ntasks_max)
 		return rota_errorf(err, -EINVAL,
 				   "--nodes=%u: more nodes than the %u tasks",
-				   job->desc.nodes, job->desc.ntasks);
+				   job->desc.nodes,
+				   job->desc.ntasks_max ? job->desc.ntasks_max
+							: job->desc.ntasks);
 	if (job->desc.mem_mb > max_mem) {
 		rota_size_format_mb(max_mem, size, sizeof(size));
 		return rota_errorf(err, -EINVAL,

@@ -135,6 +135,7 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 	job->nalloc = 0;
 	job->state = ROTA_JOB_PENDING;
 	job->start_time = 0;
+	job->desc.ntasks = job->ntasks_min; /* a range: asks it all again */
 	job->reason = reason;
 	core_job_set_eligible(job, !job->hold && !job->dep_wait, now);
 	prio_enqueue(core, job, now);

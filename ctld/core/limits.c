@@ -159,6 +159,55 @@ static struct rota_limit_job *views(struct core *core, int64_t now,
 	return v;
 }
 
+/* Would every plugin admit 'job' with 'tasks' tasks? */
+static bool admits_tasks(struct core *core, int64_t now, struct core_job *job,
+			 const char *user, uint32_t tasks,
+			 const struct rota_limit_job *queued, size_t n)
+{
+	struct rota_limit_job one;
+	uint32_t asked = job->desc.ntasks;
+	char text[CORE_LIMIT_REASON_MAX];
+
+	job->desc.ntasks = tasks; /* its cores and memory, for the view */
+	view(core, job, now, user, &one);
+	job->desc.ntasks = asked;
+	for (size_t i = 0; i < core->nlimits; i++) {
+		void *st = plugin_state(core->limits[i]);
+
+		if (ops(core, i)->admit &&
+		    ops(core, i)->admit(st, now, &one, queued, n, text,
+					sizeof(text)) < 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A task range admitted at its minimum: its maximum cut to the most
+ * the per-job limits admit (MaxTRES=cpu, Maui's MaxPSHard), as Slurm
+ * lowers a --nodes=min-max job's maximum to its QOS's limit, so that
+ * the tasks it is granted stay within them.  None left above the
+ * minimum: no range.
+ */
+static void admit_range(struct core *core, int64_t now, struct core_job *job,
+			const char *user, const struct rota_limit_job *queued,
+			size_t n)
+{
+	uint32_t lo = job->desc.ntasks, hi = job->desc.ntasks_max;
+
+	if (admits_tasks(core, now, job, user, hi, queued, n))
+		return;
+	while (hi - lo > 1) { /* lo is admitted, hi is not */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (admits_tasks(core, now, job, user, mid, queued, n))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	job->desc.ntasks_max = lo > job->desc.ntasks ? lo : 0;
+}
+
 int limits_admit(struct core *core, int64_t now, struct core_job *job,
 		 const char *user, struct rota_error *err)
 {
@@ -181,6 +230,8 @@ int limits_admit(struct core *core, int64_t now, struct core_job *job,
 			rota_errorf(err, -EINVAL, "%s",
 				    text[0] ? text : "refused by a limit");
 	}
+	if (rc == 0 && job->desc.ntasks_max > job->desc.ntasks)
+		admit_range(core, now, job, user, queued, n);
 	free(queued);
 	return rc < 0 ? -EINVAL : 0;
 }

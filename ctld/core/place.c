@@ -169,7 +169,7 @@ static uint32_t smallest(struct core *core, struct core_queue *q)
  * job), so a node of the queue's smallest size that fits ends the search.
  */
 static uint32_t best_node(const struct place_ctx *c,
-			  const struct core_job *job)
+			  const struct core_job *job, uint32_t tasks)
 {
 	struct core_queue *q = &c->core->queues[job->queue];
 	uint32_t least = smallest(c->core, q);
@@ -180,7 +180,7 @@ static uint32_t best_node(const struct place_ctx *c,
 		size_t i = (q->next_fit + k) % q->nnodes;
 		uint32_t n = q->nodes[i];
 
-		if (node_tasks(c, job, n) < job->desc.ntasks)
+		if (node_tasks(c, job, n) < tasks)
 			continue;
 		if (best == UINT32_MAX || smaller(c->core, n, best)) {
 			best = n;
@@ -196,10 +196,11 @@ static uint32_t best_node(const struct place_ctx *c,
 
 /* Exactly 'want' nodes, 'per' tasks each (the last ones may get fewer). */
 static bool place_count(const struct place_ctx *c, const struct core_job *job,
-			uint32_t want, uint32_t per, struct placement *p)
+			uint32_t tasks, uint32_t want, uint32_t per,
+			struct placement *p)
 {
 	const struct core_queue *q = &c->core->queues[job->queue];
-	uint32_t left = job->desc.ntasks;
+	uint32_t left = tasks;
 
 	for (size_t i = 0; i < q->nnodes && left; i++) {
 		/* leave a task for each node still to come: 4 on 3 is 2+1+1 */
@@ -216,10 +217,11 @@ static bool place_count(const struct place_ctx *c, const struct core_job *job,
 
 /* No count asked and no single node holds it: spread greedily. */
 static bool place_spread(const struct place_ctx *c,
-			 const struct core_job *job, struct placement *p)
+			 const struct core_job *job, uint32_t tasks,
+			 struct placement *p)
 {
 	const struct core_queue *q = &c->core->queues[job->queue];
-	uint32_t left = job->desc.ntasks;
+	uint32_t left = tasks;
 
 	for (size_t i = 0; i < q->nnodes && left; i++) {
 		uint32_t t = node_tasks(c, job, q->nodes[i]);
@@ -233,11 +235,10 @@ static bool place_spread(const struct place_ctx *c,
 	return left == 0;
 }
 
-bool place_job(const struct place_ctx *c, const struct core_job *job,
-	       struct placement *p)
+bool place_tasks(const struct place_ctx *c, const struct core_job *job,
+		 uint32_t tasks, struct placement *p)
 {
 	uint32_t want = job->desc.nodes;
-	uint32_t tasks = job->desc.ntasks;
 	uint32_t per_node = job->desc.ntasks_per_node;
 	uint32_t node;
 
@@ -247,11 +248,11 @@ bool place_job(const struct place_ctx *c, const struct core_job *job,
 	if (want > tasks || (per_node && (uint64_t)want * per_node < tasks))
 		return false; /* a node without a task, or too few slots */
 	if (want > 1)
-		return place_count(c, job, want,
+		return place_count(c, job, tasks, want,
 				   per_node ? per_node
 					    : (tasks + want - 1) / want,
 				   p);
-	node = best_node(c, job);
+	node = best_node(c, job, tasks);
 	if (node != UINT32_MAX) {
 		p->node[0] = node;
 		p->tasks[0] = tasks;
@@ -261,7 +262,45 @@ bool place_job(const struct place_ctx *c, const struct core_job *job,
 	if (want == 1)
 		return false;
 	p->n = 0;
-	return place_spread(c, job, p);
+	return place_spread(c, job, tasks, p);
+}
+
+/*
+ * A range (-n MIN-MAX): the most tasks that fit, as Grid Engine gives a
+ * PE range job the most slots it finds.  Whatever fits with n tasks fits
+ * with fewer (one node holding n holds n - 1; N nodes of ceil(n / N)
+ * hold ceil((n - 1) / N)), once the range is cut to what -N and
+ * --ntasks-per-node allow (a task per node at least, per_node each at
+ * most), so a bisection finds it in log2(MAX - MIN) placements.
+ */
+bool place_job(const struct place_ctx *c, const struct core_job *job,
+	       struct placement *p)
+{
+	uint32_t lo = job->desc.ntasks, hi = job->desc.ntasks_max;
+	uint32_t nodes = job->desc.nodes;
+
+	if (!hi || hi <= lo)
+		return place_tasks(c, job, lo, p);
+	if (nodes > lo)
+		lo = nodes < hi ? nodes : hi;
+	if (nodes && job->desc.ntasks_per_node &&
+	    (uint64_t)nodes * job->desc.ntasks_per_node < hi)
+		hi = nodes * job->desc.ntasks_per_node;
+	if (hi < lo)
+		return false;
+	if (place_tasks(c, job, hi, p))
+		return true;
+	if (!place_tasks(c, job, lo, p))
+		return false;
+	while (hi - lo > 1) { /* lo fits, hi does not */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (place_tasks(c, job, mid, p))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return place_tasks(c, job, lo, p);
 }
 
 /*

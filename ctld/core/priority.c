@@ -360,6 +360,8 @@ struct rating {
 	int64_t *deadline;
 	double *otix;
 	double *ftix;
+	uint32_t *nmin;		/* its task range as cores (-n MIN-MAX) */
+	uint32_t *nmax;
 };
 
 static void rating_alloc(struct rating *r, size_t n, bool rates_all)
@@ -369,6 +371,8 @@ static void rating_alloc(struct rating *r, size_t n, bool rates_all)
 	r->deadline = rota_xcalloc(n + 1, sizeof(*r->deadline));
 	r->otix = rota_xcalloc(n + 1, sizeof(*r->otix));
 	r->ftix = rota_xcalloc(n + 1, sizeof(*r->ftix));
+	r->nmin = rota_xcalloc(n + 1, sizeof(*r->nmin));
+	r->nmax = rota_xcalloc(n + 1, sizeof(*r->nmax));
 }
 
 static void rating_free(struct rating *r)
@@ -378,6 +382,8 @@ static void rating_free(struct rating *r)
 	free(r->deadline);
 	free(r->otix);
 	free(r->ftix);
+	free(r->nmin);
+	free(r->nmax);
 }
 
 /*
@@ -425,6 +431,16 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 }
 
 /* What a job is to a plugin that rates all (ROTA_PRIO_JOB_*). */
+/* Its task range (-n MIN-MAX) as cores, or 0 and 0 without one. */
+static void job_range(const struct core_job *job, uint32_t *cmin,
+		      uint32_t *cmax)
+{
+	uint32_t cpt = job->desc.cpus_per_task;
+
+	*cmin = job->desc.ntasks_max ? job->ntasks_min * cpt : 0;
+	*cmax = job->desc.ntasks_max * cpt;
+}
+
 static uint8_t job_state(const struct core_job *job)
 {
 	if (job->state == ROTA_JOB_RUNNING)
@@ -468,6 +484,8 @@ int core_prio_update(struct core *core, int64_t now)
 	ctx.job_deadline = r.deadline;
 	ctx.job_otickets = r.otix;
 	ctx.job_ftickets = r.ftix;
+	ctx.job_cores_min = r.nmin;
+	ctx.job_cores_max = r.nmax;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
@@ -476,6 +494,7 @@ int core_prio_update(struct core *core, int64_t now)
 			if (r.state)
 				r.state[i] = job_state(j);
 			r.deadline[i] = j->desc.deadline;
+			job_range(j, &r.nmin[i], &r.nmax[i]);
 			i++;
 		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
@@ -506,31 +525,42 @@ int64_t core_prio_rated_at(const struct core *core)
 	return core->prio_rated_at;
 }
 
+/* The one job's entries of the context's per-job arrays it has not. */
+struct one_job {
+	uint8_t state;
+	uint32_t nmin;
+	uint32_t nmax;
+};
+
 /*
  * The context for rating or explaining 'job' alone: the cluster's totals
- * of the last full rating and its own entries of the per-job arrays.
+ * of the last full rating and its own entries of the per-job arrays
+ * (those it has no field for in 'one').
  */
 static void one_job_context(struct core *core, int64_t now,
-			    const struct core_job *job, uint8_t *state,
+			    const struct core_job *job, struct one_job *one,
 			    struct rota_prio_context *ctx)
 {
 	context(core, now, false, ctx);
-	*state = job_state(job);
+	one->state = job_state(job);
 	if (core->prio_rates_all)
-		ctx->job_state = state;
+		ctx->job_state = &one->state;
 	ctx->job_deadline = &job->desc.deadline;
 	ctx->job_otickets = &job->otickets;
 	ctx->job_ftickets = &job->ftickets;
+	job_range(job, &one->nmin, &one->nmax);
+	ctx->job_cores_min = &one->nmin;
+	ctx->job_cores_max = &one->nmax;
 }
 
 void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 {
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
-	uint8_t state;
+	struct one_job one;
 
 	job->otickets = job->ftickets = 0; /* none dealt until the next rating */
-	one_job_context(core, now, job, &state, &ctx);
+	one_job_context(core, now, job, &one, &ctx);
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0) {
@@ -561,13 +591,13 @@ size_t core_prio_explain(struct core *core, const struct core_job *job,
 	int64_t now = job->rated_at;
 	struct rota_prio_context ctx;
 	struct rota_prio_job v;
-	uint8_t state;
+	struct one_job one;
 
 	if (!core->prio_ops->explain ||
 	    !(job->state == ROTA_JOB_PENDING ||
 	      (core->prio_rates_all && job->state == ROTA_JOB_RUNNING)))
 		return 0;
-	one_job_context(core, now, job, &state, &ctx);
+	one_job_context(core, now, job, &one, &ctx);
 	/*
 	 * The tickets of the rating that made its priority, not dealt
 	 * afresh in today's order: the terms add up to the priority shown.

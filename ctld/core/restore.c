@@ -139,6 +139,9 @@ int core_restore_job(struct core *core, int64_t now,
 	}
 	job->desc = st->desc;
 	st->desc = (struct rota_job_desc){ 0 };
+	job->ntasks_min = st->ntasks_min && st->ntasks_min <= job->desc.ntasks
+				  ? st->ntasks_min
+				  : job->desc.ntasks;
 	/* with its request: a job of a reservation counts in it again */
 	if (job->nalloc)
 		core_job_take(core, job);

@@ -37,6 +37,28 @@ bool sched_eligible(const struct core *core, const struct core_job *job)
 	       !(job->desc.reservation && resv_job_reason(core, job));
 }
 
+bool sched_may_start(struct core *core, int64_t now, struct core_job *job,
+		     bool others_idle, const struct place_ctx *c,
+		     struct placement *p)
+{
+	uint32_t min = job->desc.ntasks;
+	uint32_t placed = 0;
+
+	if (!job->desc.ntasks_max || !core->limits_set)
+		return limits_may_start(core, now, job, others_idle);
+	for (uint32_t i = 0; i < p->n; i++)
+		placed += p->tasks[i];
+	/* the limits read the job's tasks: for this question, as placed */
+	job->desc.ntasks = placed;
+	if (limits_may_start(core, now, job, others_idle)) {
+		job->desc.ntasks = min;
+		return true;
+	}
+	job->desc.ntasks = min;
+	return placed > min && place_tasks(c, job, min, p) &&
+	       limits_may_start(core, now, job, others_idle);
+}
+
 static size_t eligible_count(const struct core *core)
 {
 	size_t n = 0;
@@ -57,8 +79,13 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		depend_again(core, rest, now);
 	job->alloc = rota_xcalloc(p->n, sizeof(*job->alloc));
 	job->nalloc = p->n;
+	if (job->desc.ntasks_max) /* a range: the tasks granted, from now */
+		job->desc.ntasks = 0;
 	for (uint32_t i = 0; i < p->n; i++) {
 		struct core_alloc *a = &job->alloc[i];
+
+		if (job->desc.ntasks_max)
+			job->desc.ntasks += p->tasks[i];
 
 		a->node = p->node[i];
 		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
@@ -206,7 +233,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 			if (core->limits_set && idle == SIZE_MAX)
 				idle = eligible_count(core);
 			/* one it refuses stays idle: the others wait for it */
-			if (!limits_may_start(core, now, job, idle > 1)) {
+			if (!sched_may_start(core, now, job, idle > 1,
+					     &now_ctx, &p)) {
 				timed = true; /* its limit may ease with time */
 				continue;
 			}

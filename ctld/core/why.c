@@ -97,7 +97,9 @@ static int64_t longest_limit(struct what_if *w, const struct core_job *job)
 static uint32_t most_tasks(struct what_if *w, const struct core_job *job)
 {
 	struct core_job fewer = *job; /* read by the placement only */
-	uint32_t lo = 0, hi = job->desc.ntasks;
+	uint32_t lo = 0, hi = job->desc.ntasks; /* a range's minimum */
+
+	fewer.desc.ntasks_max = 0; /* exactly 'mid' tasks each time */
 
 	/* its --nodes must still hold a task each */
 	if (job->desc.nodes > 1 || job->desc.exclusive)

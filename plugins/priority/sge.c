@@ -3,7 +3,9 @@
  * priority/sge: Grid Engine's dispatch priority (sge_priority(5)).
  *
  *   urg  = rrcontr + wtcontr + dlcontr
- *          rrcontr = cores x SlotUrgency + the queue's urgency
+ *          rrcontr = slots x SlotUrgency + the queue's urgency
+ *                    (slots: the job's cores; of a task range, -n
+ *                    MIN-MAX, what UrgencySlots makes of it)
  *          wtcontr = seconds since submission x WeightWaitingTime
  *          dlcontr = WeightDeadline / max(seconds to the job's initiation
  *                    deadline, 1), 0 for a job without one (sge_urgency.c:
@@ -29,13 +31,25 @@
  *           so 0 is 0.5 exactly (users may only lower theirs: the host
  *           allows a negative nice to operators only).
  *
+ * A task range is Grid Engine's PE slot range (qsub -pe mpi 2-6), whose
+ * slots the PE's urgency_slots assesses: UrgencySlots=min (the default,
+ * as a new PE's), max, avg (the mean of every count in the range,
+ * truncated as Grid Engine's pe_urgency_slots() does: 2-5 is 3) or a
+ * number N.  Grid Engine rates a running range job by its range too,
+ * not by the slots it was granted (bench/oracle/out-pe: -pe mpi 2-6
+ * running on 3 slots has rrcontr 400 with avg).  Rota has no parallel
+ * environments, so it is one setting of the plugin, for every range
+ * job (a site whose PEs differ keeps the one its range jobs mostly use).
+ * Ranges are in cores, tasks x cores per task, as Grid Engine's slots.
+ *
  * The queue's urgency is added once per job, as Grid Engine adds a
  * requested non-consumable resource's: a 2-slot job in queue t with
  * QueueUrgency="t:40000" has rrcontr 2 x 100 + 40000 = 40200.
  *
  * Settings (Grid Engine's sched_conf/complex names, CamelCase), all
  * from 0 to 1e9: SlotUrgency 100; QueueUrgency "queue:urgency,..." (none
- * by default); WeightWaitingTime 0.278 (the seed site's; Grid Engine
+ * by default); UrgencySlots min (min, max, avg or 0 to 1000000);
+ * WeightWaitingTime 0.278 (the seed site's; Grid Engine
  * ships 0); WeightDeadline 3600000, WeightUrgency 0.1, WeightTicket
  * 0.01, WeightPriority 1 (Grid Engine's shipped defaults).
  *
@@ -52,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "plugins/rota_plugin.h"
 
@@ -62,6 +77,15 @@
 #define SGE_PPRI_OFFSET 1024.0	/* npprior = (ppri + 1024) / 2048 */
 #define SGE_QUEUES_MAX 256
 #define SGE_QUEUE_NAME_MAX 64
+#define SGE_SLOTS_FIXED_MAX 1000000
+
+/* The PE's urgency_slots: how a task range counts as slots. */
+enum sge_slots {
+	SGE_SLOTS_MIN = 0,	/* Grid Engine's default for a new PE */
+	SGE_SLOTS_MAX,
+	SGE_SLOTS_AVG,
+	SGE_SLOTS_FIXED,	/* a number: slots_fixed */
+};
 
 struct sge_queue {
 	char name[SGE_QUEUE_NAME_MAX + 1];
@@ -75,6 +99,8 @@ struct sge_state {
 	double weight_urgency;
 	double weight_ticket;
 	double weight_priority;
+	enum sge_slots urgency_slots;
+	uint32_t slots_fixed;	/* UrgencySlots=N */
 	struct sge_queue *queues;
 	size_t nqueues;
 	/* the ranges of the last compute(), for explain() */
@@ -194,6 +220,46 @@ static int sge_parse_queues(const struct rota_host *host,
 	}
 }
 
+/* The name of a setting but a number's. */
+static const char *sge_slots_name(enum sge_slots s)
+{
+	return s == SGE_SLOTS_MAX ? "max" : s == SGE_SLOTS_AVG ? "avg" : "min";
+}
+
+/* UrgencySlots: min, max, avg (any case, as Grid Engine) or a number. */
+static int sge_parse_slots(const struct rota_host *host,
+			   const struct rota_plugin_conf *conf,
+			   struct sge_state *st, char *err, size_t errlen)
+{
+	static const char *const names[] = { "min", "max", "avg" };
+	const char *text = NULL;
+	char where[128] = "";
+	char *end;
+	unsigned long n;
+
+	host->conf_string(conf, "UrgencySlots", &text, where, sizeof(where));
+	if (!text)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		if (strcasecmp(text, names[i]) == 0) {
+			st->urgency_slots = (enum sge_slots)i;
+			return 0;
+		}
+	}
+	errno = 0;
+	n = strtoul(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || *end || errno ||
+	    n > SGE_SLOTS_FIXED_MAX) {
+		snprintf(err, errlen, "%s: UrgencySlots: '%s' is not min, "
+			 "max, avg or a number from 0 to %d", where, text,
+			 SGE_SLOTS_FIXED_MAX);
+		return -EINVAL;
+	}
+	st->urgency_slots = SGE_SLOTS_FIXED;
+	st->slots_fixed = (uint32_t)n;
+	return 0;
+}
+
 static void sge_fini(void *state)
 {
 	struct sge_state *st = state;
@@ -251,6 +317,8 @@ static int sge_init(const struct rota_host *host,
 	}
 	if (rc == 0)
 		rc = sge_parse_queues(host, conf, st, err, errlen);
+	if (rc == 0)
+		rc = sge_parse_slots(host, conf, st, err, errlen);
 	if (rc) {
 		sge_fini(st);
 		return rc;
@@ -283,12 +351,38 @@ static double sge_dlcontr(const struct sge_state *st,
 	return left > 0 ? st->weight_deadline / left : 0;
 }
 
+/*
+ * Job i's slots: its cores, or what UrgencySlots makes of its range
+ * (Grid Engine's sge_job_slot_request(): a fixed request is itself).
+ */
+static double sge_slots(const struct sge_state *st,
+			const struct rota_prio_context *ctx,
+			const struct rota_prio_job *job, size_t i)
+{
+	uint32_t lo = ctx->job_cores_min ? ctx->job_cores_min[i] : 0;
+	uint32_t hi = ctx->job_cores_max ? ctx->job_cores_max[i] : 0;
+
+	if (!lo || hi <= lo)
+		return job->cores;
+	switch (st->urgency_slots) {
+	case SGE_SLOTS_MIN:
+		return lo;
+	case SGE_SLOTS_MAX:
+		return hi;
+	case SGE_SLOTS_AVG: /* the mean of lo..hi, an int as Grid Engine's */
+		return (double)(((uint64_t)lo + hi) / 2);
+	case SGE_SLOTS_FIXED:
+		return st->slots_fixed;
+	}
+	return job->cores;
+}
+
 /* Job i's urgency: rrcontr + wtcontr + dlcontr. */
 static double sge_urgency(const struct sge_state *st,
 			  const struct rota_prio_context *ctx,
 			  const struct rota_prio_job *job, size_t i)
 {
-	return job->cores * st->slot_urgency +
+	return sge_slots(st, ctx, job, i) * st->slot_urgency +
 	       sge_queue_urgency(st, job->queue) +
 	       (double)job->wait_time * st->weight_waiting_time +
 	       sge_dlcontr(st, ctx, i);
@@ -368,11 +462,12 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 	double otix = ctx->job_otickets ? ctx->job_otickets[0] : 0;
 	double ftix = ctx->job_ftickets ? ctx->job_ftickets[0] : 0;
 	double stckt = job->tickets - otix - ftix;
+	double slots = sge_slots(st, ctx, job, 0);
 	const struct rota_prio_factor all[] = {
 		{ "urgency", urg, nurg, st->weight_urgency,
 		  st->weight_urgency * nurg },
-		{ "urgency.slots", job->cores, job->cores, st->slot_urgency,
-		  job->cores * st->slot_urgency },
+		{ "urgency.slots", slots, slots, st->slot_urgency,
+		  slots * st->slot_urgency },
 		{ "urgency.queue", qurg, qurg, 1, qurg },
 		{ "urgency.waiting", wait, wait, st->weight_waiting_time,
 		  wait * st->weight_waiting_time },
@@ -403,10 +498,17 @@ static void sge_describe(void *state, char *buf, size_t len)
 
 	used = (size_t)snprintf(buf, len, "WeightUrgency=%g WeightTicket=%g "
 				"WeightPriority=%g SlotUrgency=%g "
-				"WeightWaitingTime=%g WeightDeadline=%.10g",
+				"WeightWaitingTime=%g WeightDeadline=%.10g "
+				"UrgencySlots=",
 				st->weight_urgency, st->weight_ticket,
 				st->weight_priority, st->slot_urgency,
 				st->weight_waiting_time, st->weight_deadline);
+	if (used < len && st->urgency_slots == SGE_SLOTS_FIXED)
+		used += (size_t)snprintf(buf + used, len - used, "%u",
+					 st->slots_fixed);
+	else if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "%s",
+					 sge_slots_name(st->urgency_slots));
 	for (size_t i = 0; i < st->nqueues && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s:%g",
 					 i ? "," : " QueueUrgency=",

@@ -908,6 +908,13 @@ static const struct {
 	  "ntasks: 1048577 is outside [1, 1048576]" },
 	{ C_SUBMIT, "ntasks", "4294967298",
 	  "ntasks: 4294967298 is outside [1, 1048576]" },
+	/* a range's maximum: none (0), or not below its minimum */
+	{ C_SUBMIT, "ntasks_max", "1",
+	  "ntasks_max: 1 is outside [2, 1048576]" },
+	{ C_SUBMIT, "ntasks_max", "1048577",
+	  "ntasks_max: 1048577 is outside [2, 1048576]" },
+	{ C_SUBMIT, "ntasks_max", "-2",
+	  "ntasks_max: -2 is outside [2, 1048576]" },
 	{ C_SUBMIT, "cpus_per_task", "0",
 	  "cpus_per_task: 0 is outside [1, 65536]" },
 	{ C_SUBMIT, "cpus_per_task", "-1",
@@ -1443,6 +1450,7 @@ static const struct rota_job_desc descs[] = {
 		.queue = "",
 		.env = env_empty,
 		.ntasks = 3,
+		.ntasks_max = 12, /* -n 3-12 */
 		.cpus_per_task = 2,
 		.nodes = 1,
 		.mem_mb = 1,
@@ -1471,6 +1479,8 @@ START_TEST(test_submit_roundtrip)
 	ck_assert_ptr_nonnull(d.env);
 	assert_strv_eq(d.env, w->env);
 	ck_assert_uint_eq(d.ntasks, w->ntasks);
+	ck_assert_uint_eq(d.ntasks_max, w->ntasks_max);
+	ck_assert(!!strstr(text, "ntasks_max") == !!w->ntasks_max);
 	ck_assert_uint_eq(d.cpus_per_task, w->cpus_per_task);
 	ck_assert_uint_eq(d.nodes, w->nodes);
 	ck_assert_uint_eq(d.mem_mb, w->mem_mb);

@@ -610,7 +610,7 @@ START_TEST(test_sge_explain)
 	ck_assert_str_eq(buf, "WeightUrgency=0.1 WeightTicket=0.01 "
 			      "WeightPriority=1 SlotUrgency=100 "
 			      "WeightWaitingTime=0.278 "
-			      "WeightDeadline=3600000 "
+			      "WeightDeadline=3600000 UrgencySlots=min "
 			      "QueueUrgency=t:40000,u:80000");
 	p->fini(st);
 }
@@ -779,6 +779,107 @@ START_TEST(test_sge_deadline)
 }
 END_TEST
 
+/*
+ * Task ranges (Grid Engine's PE urgency_slots, sge_pe(5)), slots x 100,
+ * urgency weight 1, nothing else.  Jobs: 2-6 pending (cores 2), 2-5
+ * pending (cores 2), 1-4 running on 3 (cores 3: rated by its range as
+ * Grid Engine rates it, bench/oracle/out-pe), 4 fixed (no range), and
+ * 2-6 of 2 cores per task (4-12 as cores, cores 4).  By hand:
+ *   min   200  200  100  400   400
+ *   max   600  500  400  400  1200
+ *   avg   400  300  200  400   800  (avg of 2..5 is 3.5 and of 1..4
+ *                                    2.5: Grid Engine's int, 3 and 2)
+ *   7     700  700  700  400   700  (a number: every range, never a
+ *                                    fixed request)
+ */
+static const struct {
+	const char *setting;
+	double urg[5];
+} slot_cases[] = {
+	{ "min", { 200, 200, 100, 400, 400 } },
+	{ "MAX", { 600, 500, 400, 400, 1200 } },
+	{ "avg", { 400, 300, 200, 400, 800 } },
+	{ "7", { 700, 700, 700, 400, 700 } },
+	{ NULL, { 200, 200, 100, 400, 400 } }, /* unset: min */
+};
+
+START_TEST(test_sge_urgency_slots)
+{
+	const struct setting s[] = {
+		{ "WeightUrgency", "1" },     { "WeightTicket", "0" },
+		{ "WeightPriority", "0" },    { "WeightWaitingTime", "0" },
+		{ "UrgencySlots", slot_cases[_i].setting },
+	};
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	const struct rota_priority_ops *ops = p->ops;
+	struct rota_prio_job jobs[5] = {
+		sge_job(1, "s", 2, 0), sge_job(2, "s", 2, 0),
+		sge_job(3, "s", 3, 0), sge_job(4, "s", 4, 0),
+		sge_job(5, "s", 4, 0),
+	};
+	const uint32_t cmin[5] = { 2, 2, 1, 0, 4 };
+	const uint32_t cmax[5] = { 6, 5, 4, 0, 12 };
+	uint8_t state[5] = { ROTA_PRIO_JOB_PENDING, ROTA_PRIO_JOB_PENDING,
+			     ROTA_PRIO_JOB_RUNNING, ROTA_PRIO_JOB_PENDING,
+			     ROTA_PRIO_JOB_PENDING };
+	struct rota_prio_context ctx = { .now = 1700000000,
+					 .job_state = state,
+					 .job_cores_min = cmin,
+					 .job_cores_max = cmax };
+	const double *urg = slot_cases[_i].urg;
+	double lo = urg[0], hi = urg[0];
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	char err[160];
+	void *st = plugin_start(p, s, slot_cases[_i].setting ? N(s) : 4, 0,
+				err, sizeof(err));
+
+	ck_assert_msg(st, "%s", err);
+	for (int i = 1; i < 5; i++) {
+		lo = fmin(lo, urg[i]);
+		hi = fmax(hi, urg[i]);
+	}
+	ck_assert_int_eq(ops->compute(st, &ctx, jobs, 5), 0);
+	for (size_t i = 0; i < 5; i++) {
+		struct rota_prio_context one = ctx;
+
+		ck_assert_double_eq_tol(jobs[i].priority,
+					(urg[i] - lo) / (hi - lo), 1e-12);
+		one.job_state = &state[i];
+		one.job_cores_min = &cmin[i];
+		one.job_cores_max = &cmax[i];
+		ck_assert_uint_eq(ops->explain(st, &one, &jobs[i], f, N(f)),
+				  10);
+		check_factor(&f[1], "urgency.slots", urg[i] / 100,
+			     urg[i] / 100, 100, urg[i]);
+		check_factor(&f[0], "urgency", urg[i],
+			     (urg[i] - lo) / (hi - lo), 1,
+			     (urg[i] - lo) / (hi - lo));
+	}
+	p->fini(st);
+}
+END_TEST
+
+/* An older host passes no ranges: every job's slots are its cores. */
+START_TEST(test_sge_urgency_slots_none)
+{
+	static const struct setting s[] = { { "UrgencySlots", "max" } };
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	struct rota_prio_job job = sge_job(1, "s", 3, 0);
+	char err[160];
+	char buf[256];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	compute(p, st, &job, 1);
+	ck_assert_uint_eq(explain(p, st, &job, f), 10);
+	check_factor(&f[1], "urgency.slots", 3, 3, 100, 300);
+	((const struct rota_priority_ops *)p->ops)->describe(st, buf,
+							      sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, " UrgencySlots=max"));
+	p->fini(st);
+}
+END_TEST
+
 /* A queue named as GWDG names them: the last colon starts the urgency. */
 START_TEST(test_sge_queue_with_colon)
 {
@@ -831,6 +932,18 @@ static const struct {
 	  "test.conf:1: QueueUrgency: blank in a queue name at column 4" },
 	{ "WeightUrgency", "-1",
 	  "test.conf:1: WeightUrgency: '-1' is not within [0, 1e+09]" },
+	{ "UrgencySlots", "mean",
+	  "test.conf:1: UrgencySlots: 'mean' is not min, max, avg or a "
+	  "number from 0 to 1000000" },
+	{ "UrgencySlots", "-2",
+	  "test.conf:1: UrgencySlots: '-2' is not min, max, avg or a "
+	  "number from 0 to 1000000" },
+	{ "UrgencySlots", "4x",
+	  "test.conf:1: UrgencySlots: '4x' is not min, max, avg or a "
+	  "number from 0 to 1000000" },
+	{ "UrgencySlots", "1000001",
+	  "test.conf:1: UrgencySlots: '1000001' is not min, max, avg or a "
+	  "number from 0 to 1000000" },
 };
 
 START_TEST(test_sge_errors)
@@ -1022,6 +1135,8 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_sge_epsilon);
 	tcase_add_test(tc, test_sge_deadline);
 	tcase_add_test(tc, test_sge_held_and_running);
+	tcase_add_loop_test(tc, test_sge_urgency_slots, 0, N(slot_cases));
+	tcase_add_test(tc, test_sge_urgency_slots_none);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
 	tcase_add_test(tc, test_maui_defaults);
 	tcase_add_test(tc, test_maui_by_hand);
