@@ -336,6 +336,7 @@ struct rota_msg_prio {
 	int64_t now;		/* the controller's clock; 0: not said */
 	struct rota_prio_row *rows;
 	size_t n;
+	char *arena;		/* decoded: owns every string */
 };
 char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len);
 /*

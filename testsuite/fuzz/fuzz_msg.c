@@ -46,6 +46,7 @@ union any {
 		uint32_t run;
 	} jr;
 	struct rota_msg_share share;
+	struct rota_msg_prio prio;
 	struct rota_msg_control control;
 	struct rota_msg_top_rows top;
 	struct rota_msg_resv_create resv_create;
@@ -1718,6 +1719,86 @@ static void check_io(const union any *u, size_t len)
 	FUZZ_CHECK(u->io.data[-1] == '\n');
 }
 
+/* ---- PRIO_REPLY: priorities and their terms ---- */
+
+static int dec_prio(const char *b, size_t n, union any *u,
+		    struct rota_error *e)
+{
+	return rota_msg_prio_decode(b, n, &u->prio, e);
+}
+
+static char *enc_prio(const union any *u, size_t *len)
+{
+	return rota_msg_prio_encode(&u->prio, len);
+}
+
+static bool eq_prio_row(const struct rota_prio_row *x,
+			const struct rota_prio_row *y)
+{
+	if (x->id != y->id || x->state != y->state || x->tasks != y->tasks ||
+	    !str_eq(x->array, y->array) || !str_eq(x->user, y->user) ||
+	    !str_eq(x->account, y->account) ||
+	    !str_eq(x->department, y->department) ||
+	    !str_eq(x->queue, y->queue) || !str_eq(x->qos, y->qos) ||
+	    x->priority != y->priority || x->nfactors != y->nfactors)
+		return false;
+	for (size_t k = 0; k < x->nfactors; k++) {
+		const struct rota_msg_prio_factor *a = &x->factors[k];
+		const struct rota_msg_prio_factor *b = &y->factors[k];
+
+		if (!str_eq(a->name, b->name) || a->raw != b->raw ||
+		    a->norm != b->norm || a->weight != b->weight ||
+		    a->value != b->value)
+			return false;
+	}
+	return true;
+}
+
+static bool eq_prio(const union any *a, const union any *b)
+{
+	const struct rota_msg_prio *x = &a->prio;
+	const struct rota_msg_prio *y = &b->prio;
+
+	if (!str_eq(x->plugin, y->plugin) || !str_eq(x->describe, y->describe) ||
+	    x->rates_all != y->rates_all || x->rated_at != y->rated_at ||
+	    x->now != y->now || x->n != y->n)
+		return false;
+	for (size_t i = 0; i < x->n; i++) {
+		if (!eq_prio_row(&x->rows[i], &y->rows[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool empty_prio(const union any *u)
+{
+	return !u->prio.plugin && !u->prio.rows && !u->prio.n &&
+	       !u->prio.arena;
+}
+
+static void check_prio(const union any *u, size_t len)
+{
+	const struct rota_msg_prio *m = &u->prio;
+
+	FUZZ_CHECK(m->plugin && m->describe && m->rated_at >= 0);
+	FUZZ_CHECK(m->n <= len);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rota_prio_row *r = &m->rows[i];
+
+		FUZZ_CHECK(r->id && r->user && r->account && r->queue &&
+			   r->qos && r->factors);
+		FUZZ_CHECK(isfinite(r->priority));
+		for (size_t k = 0; k < r->nfactors; k++)
+			FUZZ_CHECK(r->factors[k].name &&
+				   isfinite(r->factors[k].value));
+	}
+}
+
+static void clear_prio(union any *u)
+{
+	rota_msg_prio_clear(&u->prio);
+}
+
 static const struct codec codecs[] = {
 	CODEC("error", dec_error, enc_error, eq_error, empty_error, check_error,
 	      clear_error),
@@ -1789,6 +1870,8 @@ static const struct codec codecs[] = {
 	},
 	CODEC("job_usage", dec_usage, enc_usage, eq_usage, empty_usage,
 	      check_usage, clear_usage),
+	CODEC("prio", dec_prio, enc_prio, eq_prio, empty_prio, check_prio,
+	      clear_prio),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

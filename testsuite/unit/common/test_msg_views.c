@@ -104,6 +104,74 @@ START_TEST(test_prio_state_unknown)
 }
 END_TEST
 
+/* The scanner-read PRIO_REPLY: bad bodies refused with one line. */
+#define PH "{\"plugin\":\"p\",\"describe\":\"\",\"rows\":["
+#define PROW(k) "{\"id\":1,\"user\":\"u\",\"account\":\"a\"," \
+	"\"queue\":\"q\",\"qos\":\"n\",\"priority\":1.5," k "}"
+static const struct {
+	const char *body;
+	const char *want; /* NULL: accepted */
+} prio_bodies[] = {
+	{ PH "]}", NULL },
+	{ PH PROW("\"factors\":[[\"age\",1,2.5e-3,-3,4E2]]") "]}", NULL },
+	{ PH "]" ",\"rated_at\":5,\"now\":6}", NULL },
+	{ PH PROW("\"factors\":[]") ",]}", "priorities: rows: expected a row" },
+	{ PH PROW("\"factors\":[],\"id\":2") "]}", "id: twice" },
+	{ PH PROW("\"factors\":[],\"color\":2") "]}", "row: unknown key" },
+	{ PH PROW("\"factors\":[[\"a\",1,2,3]]") "]}", "priorities: factor" },
+	{ PH PROW("\"factors\":[[\"a\",1,2,3,4,5]]") "]}",
+	  "priorities: factor" },
+	{ PH PROW("\"factors\":[[\"a\",1,2,3,1.]]") "]}",
+	  "priorities: factor: bad number" },
+	{ PH PROW("\"factors\":[[\"a\",1,2,3,1e999]]") "]}",
+	  "priorities: factor: number out of range" },
+	{ PH PROW("") "]}", "priorities: row: expected a key" },
+	{ PH "{\"id\":1}]}", "row: a key is missing" },
+	{ PH "]}x", "priorities: trailing bytes: unexpected character" },
+	{ PH "]", "priorities: expected '}'" },
+	{ "{\"plugin\":\"p\",\"rows\":[]}",
+	  "priorities: plugin, describe or rows missing" },
+	{ PH "],\"rated_at\":-1}", "priorities: rated_at" },
+};
+
+START_TEST(test_prio_bodies)
+{
+	const char *b = prio_bodies[_i].body;
+	struct rota_error err = { "" };
+	struct rota_msg_prio m;
+	int rc = rota_msg_prio_decode(b, strlen(b), &m, &err);
+
+	if (!prio_bodies[_i].want) {
+		ck_assert_msg(rc == 0, "%s: %s", b, err.text);
+		rota_msg_prio_clear(&m);
+		return;
+	}
+	ck_assert_int_eq(rc, -EPROTO);
+	ck_assert_str_eq(err.text, prio_bodies[_i].want);
+	ck_assert_ptr_null(m.rows);
+	ck_assert_ptr_null(m.arena);
+}
+END_TEST
+
+START_TEST(test_prio_reals)
+{
+	static const char b[] = PH PROW(
+		"\"factors\":[[\"x\",0.1,-2.5e-3,1e+20,33333.333333333336]]")
+		"]}";
+	struct rota_error err = { "" };
+	struct rota_msg_prio m;
+
+	ck_assert_msg(rota_msg_prio_decode(b, strlen(b), &m, &err) == 0, "%s",
+		      err.text);
+	ck_assert(m.rows[0].priority == 1.5);
+	ck_assert(m.rows[0].factors[0].raw == 0.1);
+	ck_assert(m.rows[0].factors[0].norm == -2.5e-3);
+	ck_assert(m.rows[0].factors[0].weight == 1e20);
+	ck_assert(m.rows[0].factors[0].value == 100000.0 / 3);
+	rota_msg_prio_clear(&m);
+}
+END_TEST
+
 START_TEST(test_share_levels)
 {
 	struct rota_share_row rows[] = {
@@ -179,6 +247,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_prio_state_roundtrip, 0, 2);
 	tcase_add_test(tc, test_prio_state_optional);
 	tcase_add_test(tc, test_prio_state_unknown);
+	tcase_add_loop_test(tc, test_prio_bodies, 0, N(prio_bodies));
+	tcase_add_test(tc, test_prio_reals);
 	tcase_add_test(tc, test_share_levels);
 	tcase_add_test(tc, test_share_levels_optional);
 	suite_add_tcase(s, tc);
