@@ -83,7 +83,8 @@ int main(int argc, char **argv)
 	long n;
 	int clients, status, failed = 0;
 
-	if (argc != 4 || rota_net_split(argv[1], host, sizeof(host), &port) < 0) {
+	if (argc != 4 ||
+	    rota_net_split(argv[1], host, sizeof(host), &port) < 0) {
 		fprintf(stderr, "usage: held_fill ADDR:PORT N CLIENTS\n");
 		return 2;
 	}

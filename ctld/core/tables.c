@@ -45,7 +45,7 @@ void job_list_remove(struct job_list *l, struct core_job *job)
 	l->n--;
 }
 
-/* ---- the walk list --------------------------------------------------------- */
+/* ---- the walk list -------------------------------------------------------- */
 
 /*
  * A job joins the walk list where its neighbours in the pending list put
@@ -165,7 +165,7 @@ void core_walk_refresh(struct core *core)
 			walk_link(core, core->walk.tail, j);
 }
 
-/* ---- the pending list ------------------------------------------------------- */
+/* ---- the pending list ----------------------------------------------------- */
 
 void core_pending_add(struct core *core, struct core_job *job)
 {

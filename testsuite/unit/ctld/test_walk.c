@@ -188,6 +188,77 @@ START_TEST(test_dependency_satisfied)
 }
 END_TEST
 
+/*
+ * Random holds, releases, cancels, ends and submits (held or not), with
+ * passes between: after each pass no job that is free to run waits while
+ * a core is free (1-core jobs, one queue).  A job lost from the walk
+ * list fails it.
+ */
+#define NJOBS 400
+#define NCORES 40
+
+static void check_after_pass(const uint32_t *id, size_t n)
+{
+	uint32_t running = 0, lowest_waiting = UINT32_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct core_job *j = core_job_find(core, id[i]);
+
+		if (!j) /* ended and gone */
+			continue;
+		if (j->state == ROTA_JOB_RUNNING)
+			running++;
+		else if (j->state == ROTA_JOB_PENDING && !j->hold &&
+			 id[i] < lowest_waiting)
+			lowest_waiting = id[i];
+	}
+	ck_assert_uint_le(running, NCORES);
+	if (lowest_waiting != UINT32_MAX)
+		ck_assert_msg(running == NCORES,
+			      "job %u waits with %u of %d cores used",
+			      lowest_waiting, running, NCORES);
+}
+
+START_TEST(test_random_moves)
+{
+	struct rota_error err = { "" };
+	uint32_t id[NJOBS];
+	size_t n = 0;
+	unsigned seed = 12345;
+	int64_t t = T0;
+
+	fixture_start("NodeName=n1 CPUs=40 RealMemory=64G\n"
+		      "QueueName=batch Default=yes\n", T0, &core, &conf);
+	while (n < 100)
+		id[n++] = submit(1, rand_r(&seed) % 4 != 0, NULL);
+	for (int round = 0; round < 2000; round++) {
+		const struct core_job *j = core_job_find(core,
+							 id[rand_r(&seed) % n]);
+		int op = rand_r(&seed) % 6;
+
+		if (!j)
+			continue;
+		if (op == 0 && n < NJOBS)
+			id[n++] = submit(1, rand_r(&seed) % 4 != 0, NULL);
+		else if (op == 1 && j->state == ROTA_JOB_PENDING && !j->hold)
+			ck_assert_int_eq(core_hold(core, t, j->id, ANA, false,
+						   false, &err), 0);
+		else if (op == 2 && j->state == ROTA_JOB_PENDING && j->hold)
+			release(j->id);
+		else if (op == 3 && j->state == ROTA_JOB_RUNNING)
+			fixture_end_job(core, t, j->id);
+		else if (op == 4 && j->state == ROTA_JOB_PENDING)
+			ck_assert_int_eq(core_cancel(core, t, j->id, ANA, false,
+						     &err), 0);
+		if (rand_r(&seed) % 3 == 0) {
+			fixture_pass(core, t);
+			check_after_pass(id, n);
+		}
+		t++;
+	}
+}
+END_TEST
+
 static Suite *walk_suite(void)
 {
 	Suite *s = suite_create("walk");
@@ -199,6 +270,7 @@ static Suite *walk_suite(void)
 	tcase_add_test(tc, test_release_starts_in_order);
 	tcase_add_test(tc, test_limit_frees);
 	tcase_add_test(tc, test_dependency_satisfied);
+	tcase_add_test(tc, test_random_moves);
 	suite_add_tcase(s, tc);
 	return s;
 }
