@@ -54,6 +54,7 @@ static void add_sched(struct diag *d, const struct ctld *ctld)
 	add(d, "sched_mean_us", mean(s->sched_total_us, s->sched_passes));
 	add(d, "sched_max_us", (int64_t)s->sched_max_us);
 	add(d, "sched_depth", (int64_t)c->main_depth);
+	add(d, "sched_visited", (int64_t)c->main_visited);
 	add(d, "sched_started", (int64_t)c->main_started);
 	add(d, "sched_skipped", (int64_t)c->main_skipped);
 	add(d, "sched_deferred", (int64_t)s->sched_deferred);

@@ -71,6 +71,7 @@ int core_hold(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 						       : CORE_HOLD_USER);
 	job->reason = NULL;
 	job->limited = false; /* held first: limits look again on release */
+	core_walk_update(core, job);
 	core_job_set_eligible(job, false, now);
 	if (core->prio_hold_restarts) /* Slurm clears its accrue time */
 		job->eligible_accum = 0;

@@ -238,6 +238,15 @@ struct core_job {
 	struct core_job *unext;
 	struct core_job *prev;	/* in the pending or running list */
 	struct core_job *next;
+	/*
+	 * In the walk list (tables.c): the pending jobs the main pass looks
+	 * at, those not held, waiting on a dependency, limit-blocked or
+	 * fenced, in the pending list's order.
+	 */
+	struct core_job *wprev;
+	struct core_job *wnext;
+	bool in_pending;	/* in the pending list */
+	bool in_walk;		/* in the walk list */
 };
 #define CORE_LIMIT_REASON_MAX 96
 
@@ -352,6 +361,8 @@ struct core_sched_stats {
 	uint64_t bf_depth;	/* how far down the last pass got */
 	uint64_t bf_reserved;	/* reservations of the last pass */
 	uint64_t main_skipped;	/* passes not run: nothing had changed */
+	uint64_t main_visited;	/* pending jobs the last main pass looked
+				   at (held and other parked jobs are not) */
 	uint64_t bf_skipped;
 };
 const struct core_sched_stats *core_sched_stats(const struct core *core);

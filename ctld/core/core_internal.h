@@ -17,6 +17,13 @@ struct job_list {
 	size_t n;
 };
 
+/* The main pass's walk list, threaded through core_job wprev/wnext. */
+struct walk_list {
+	struct core_job *head;
+	struct core_job *tail;
+	size_t n;
+};
+
 /* An association's running jobs, charged together (usage.c). */
 struct usage_run {
 	double rate;	/* core-seconds per second, summed */
@@ -50,6 +57,8 @@ struct core {
 	uint32_t next_id;
 
 	struct job_list pending; /* in scheduling order */
+	struct walk_list walk;	 /* of those, the ones a pass may start */
+	bool walk_stale;	 /* the walk list is rebuilt before it is read */
 	struct job_list running;
 	struct job_list done;	 /* in end order, for MinJobAge */
 
@@ -167,6 +176,20 @@ void core_pending_remove(struct core *core, struct core_job *job);
  */
 void core_pending_set_hold(struct core *core, struct core_job *job,
 			   enum core_hold hold);
+/*
+ * The walk list (tables.c): the main pass walks only the pending jobs
+ * that could start, so that held, dependency-waiting, limit-blocked and
+ * fenced jobs cost a pass nothing.  Call core_walk_update after changing
+ * any of those marks of a job (a no-op when nothing moves);
+ * core_walk_stale when the pending list's order changed wholesale (a
+ * re-sort); core_walk_refresh before reading the list (rebuilds it if
+ * stale, O(pending jobs) then, O(1) otherwise).
+ */
+void core_walk_update(struct core *core, struct core_job *job);
+void core_walk_stale(struct core *core);
+/* 'job' moved in the pending list: it moves in the walk list too. */
+void core_walk_moved(struct core *core, struct core_job *job);
+void core_walk_refresh(struct core *core);
 
 /* tables.c: marks and actions */
 /* Append 'id' to a growing id array ('*cap' ids room, doubled). */

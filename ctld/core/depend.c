@@ -187,6 +187,7 @@ static void set_wait(struct core *core, struct core_job *job, bool wait)
 		core->ndep_wait = wait ? core->ndep_wait + 1
 				       : core->ndep_wait - 1;
 	job->dep_wait = wait;
+	core_walk_update(core, job);
 }
 
 /* ---- one part, one job ---------------------------------------------------- */

@@ -31,6 +31,7 @@ void fence_on(struct core *core, struct core_job *job, uint32_t node)
 		return;
 	job->fence_node = node + 1;
 	core->nfenced++;
+	core_walk_update(core, job);
 	core_mark_dirty(core, job);
 }
 
@@ -47,6 +48,7 @@ void fence_forget(struct core *core, struct core_job *job)
 		return;
 	job->fence_node = 0;
 	core->nfenced--;
+	core_walk_update(core, job);
 }
 
 static void lift(struct core *core, struct core_job *job, const char *why)
@@ -117,6 +119,7 @@ void fence_restore(struct core *core, struct core_job *job, uint32_t node,
 {
 	job->fence_node = node + 1; /* as recorded: not a change */
 	core->nfenced++;
+	core_walk_update(core, job);
 	/* as for a running job: NodeTimeout from now to hear from it */
 	if (core->nodes[node].last_seen < now)
 		core->nodes[node].last_seen = now;

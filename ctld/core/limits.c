@@ -258,8 +258,10 @@ static void apply(struct core *core, struct core_job *job,
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
 	job->limited = v->blocked && !job->hold && !job->dep_wait;
-	if (job->limited != was)
+	if (job->limited != was) {
+		core_walk_update(core, job);
 		core_mark_changed(core);
+	}
 	if (job->limited)
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");

@@ -184,6 +184,7 @@ static void sort_all(struct core *core)
 	for (i = 0; i < n; i++)
 		job_list_append(&core->pending, v[i].job);
 	free(v);
+	core_walk_stale(core); /* a new order: the walk list's too */
 }
 
 /*
@@ -222,6 +223,7 @@ void prio_sort(struct core *core)
 		else
 			l->head = j;
 		l->n++;
+		core_walk_moved(core, j);
 		moved = true;
 	}
 	/* a new order is a new pass: new priorities in the same order not */

@@ -234,6 +234,7 @@ void core_restore_finish(struct core *core)
 	jobtab_sort(core);
 	/* ratings are not journaled: all are rated before the next pass */
 	prio_sort(core);
+	core_walk_stale(core); /* its jobs came back in any order */
 	core->prio_stale = true;
 	sort_list(&core->done, by_end);
 	/* every target is back: dependencies may look them up */

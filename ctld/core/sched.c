@@ -59,11 +59,12 @@ bool sched_may_start(struct core *core, int64_t now, struct core_job *job,
 	       limits_may_start(core, now, job, others_idle);
 }
 
+/* Eligible jobs are all in the walk list: the others are not walked. */
 static size_t eligible_count(const struct core *core)
 {
 	size_t n = 0;
 
-	for (const struct core_job *j = core->pending.head; j; j = j->next)
+	for (const struct core_job *j = core->walk.head; j; j = j->wnext)
 		n += sched_eligible(core, j);
 	return n;
 }
@@ -143,14 +144,43 @@ static void hold_queue_nodes(struct core *core, uint32_t queue)
 		core->node_held[q->nodes[k]] = true;
 }
 
+/*
+ * The next walked job at or after 'job' in the pending list, looking at
+ * most 'reach' jobs on; NULL if none there.
+ */
+static struct core_job *walk_from(struct core_job *job, unsigned reach)
+{
+	for (; job && reach; job = job->in_pending ? job->next : NULL, reach--)
+		if (job->in_walk)
+			return job;
+	return NULL;
+}
+
+/*
+ * Where the walk goes on after 'job': its successor in the walk list.  A
+ * job that left it meanwhile (started, or parked by a dependency of the
+ * one started) goes on from its old place in the pending list ('pnext'),
+ * so that a job made walkable right behind it by that start is seen in
+ * this pass, as the pending list's walk saw it; failing that, from the
+ * successor it had ('next').
+ */
+static struct core_job *walk_next(struct core_job *job, struct core_job *pnext,
+				  struct core_job *next)
+{
+	struct core_job *j;
+
+	if (job->in_walk)
+		return job->wnext;
+	j = walk_from(pnext, 64);
+	return j ? j : walk_from(next, 64);
+}
+
 unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
 	struct placement p;
 	size_t nblocked = 0, active = 0, depth = 0;
-	size_t seen = 0;	/* jobs not waiting on a dependency passed,
-				   still pending: once all are, the rest is
-				   all waiting jobs (a chain of 10,000) */
+	size_t visited = 0;	/* walked jobs, an array's rest once */
 	size_t idle = SIZE_MAX;	/* eligible jobs not yet started: counted
 				   when a limit first asks */
 	unsigned started = 0;
@@ -159,12 +189,13 @@ unsigned core_schedule(struct core *core, int64_t now)
 	int64_t start_us;
 	struct place_ctx now_ctx = { .core = core, .mode = PLACE_NOW,
 				     .t = now };
-	struct core_job *job, *next, *last = NULL;
+	struct core_job *job, *next, *pnext, *last = NULL;
 
 	resv_update(core, now);
 	if (core->prio_stale)
 		core_prio_update(core, now);
 	limits_classify(core, now);
+	core_walk_refresh(core);
 	if (core->main_settled && !core->every_pass) {
 		core->sched_stats.main_skipped++;
 		return 0;
@@ -180,18 +211,21 @@ unsigned core_schedule(struct core *core, int64_t now)
 	}
 	placement_init(core, &p);
 	start_us = core->work_clock ? core->work_clock() : 0;
-	for (job = core->pending.head;
-	     job && nblocked < active &&
-	     (job == last || seen < core->pending.n - core->ndep_wait);
-	     job = next) {
-		next = job->next;
+	/*
+	 * Only the walk list: held, dependency-waiting, limit-blocked and
+	 * fenced jobs are not in it (tables.c), so that a pass costs what
+	 * could start, not what waits (issue 23: 100,000 held jobs).
+	 */
+	for (job = core->walk.head; job && nblocked < active;
+	     job = next == job ? job : walk_next(job, pnext, next)) {
+		next = job->wnext;
+		pnext = job->next;
 		/* an array's rest is tried again: counted once */
-		if (job != last)
-			seen += !job->dep_wait;
+		visited += job != last;
 		last = job;
 		if (job->hold || job->dep_wait || job->limited ||
 		    job->fence_node)
-			continue; /* not eligible: it blocks nothing */
+			continue; /* not eligible (not walked: tables.c) */
 		if (array_throttled(core, job)) {
 			job->reason = "JobArrayTaskLimit";
 			continue;
@@ -239,7 +273,6 @@ unsigned core_schedule(struct core *core, int64_t now)
 				continue;
 			}
 			sched_start(core, job, now, &p);
-			seen--; /* it left the pending list */
 			started++;
 			if (idle != SIZE_MAX)
 				idle--;
@@ -262,6 +295,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	 * something changes (starts above have cleared it already).
 	 */
 	core->main_settled = !started && !timed && !cut;
+	core->sched_stats.main_visited = visited;
 	account_main(core, started, depth,
 		     core->work_clock ? core->work_clock() - start_us : 0);
 	return started;

@@ -45,12 +45,136 @@ void job_list_remove(struct job_list *l, struct core_job *job)
 	l->n--;
 }
 
+/* ---- the walk list -------------------------------------------------------- */
+
+/*
+ * A job joins the walk list where its neighbours in the pending list put
+ * it: after the nearest walked job before it, or before the nearest after
+ * it.  Either is usually close (a submit lands at the tail, a released
+ * job among a few held ones); when neither is within WALK_REACH jobs, the
+ * list is rebuilt before the next pass reads it rather than searched.
+ */
+#define WALK_REACH 64
+
+static bool walkable(const struct core_job *job)
+{
+	return job->in_pending && !job->hold && !job->dep_wait &&
+	       !job->limited && !job->fence_node;
+}
+
+static void walk_link(struct core *core, struct core_job *after,
+		      struct core_job *job)
+{
+	struct walk_list *w = &core->walk;
+
+	job->wprev = after;
+	job->wnext = after ? after->wnext : w->head;
+	if (job->wnext)
+		job->wnext->wprev = job;
+	else
+		w->tail = job;
+	if (after)
+		after->wnext = job;
+	else
+		w->head = job;
+	w->n++;
+	job->in_walk = true;
+}
+
+static void walk_unlink(struct core *core, struct core_job *job)
+{
+	struct walk_list *w = &core->walk;
+
+	if (job->wprev)
+		job->wprev->wnext = job->wnext;
+	else
+		w->head = job->wnext;
+	if (job->wnext)
+		job->wnext->wprev = job->wprev;
+	else
+		w->tail = job->wprev;
+	job->wprev = job->wnext = NULL;
+	w->n--;
+	job->in_walk = false;
+}
+
+static void walk_insert(struct core *core, struct core_job *job)
+{
+	const struct core_job *b = job->prev;
+	struct core_job *f = job->next;
+
+	if (core->walk_stale)
+		return; /* the rebuild will take it */
+	for (unsigned k = 0; k < WALK_REACH; k++) {
+		if (!b || b->in_walk) { /* nothing walked between */
+			walk_link(core, (struct core_job *)b, job);
+			return;
+		}
+		if (!f) {
+			walk_link(core, core->walk.tail, job);
+			return;
+		}
+		if (f->in_walk) {
+			walk_link(core, f->wprev, job);
+			return;
+		}
+		b = b->prev;
+		f = f->next;
+	}
+	core->walk_stale = true;
+}
+
+void core_walk_update(struct core *core, struct core_job *job)
+{
+	bool want = walkable(job);
+
+	if (want == job->in_walk)
+		return;
+	if (want)
+		walk_insert(core, job);
+	else
+		walk_unlink(core, job);
+}
+
+void core_walk_moved(struct core *core, struct core_job *job)
+{
+	if (!job->in_walk)
+		return;
+	walk_unlink(core, job);
+	walk_insert(core, job);
+}
+
+void core_walk_stale(struct core *core)
+{
+	core->walk_stale = true;
+}
+
+void core_walk_refresh(struct core *core)
+{
+	if (!core->walk_stale)
+		return;
+	for (struct core_job *j = core->walk.head, *next; j; j = next) {
+		next = j->wnext;
+		j->wprev = j->wnext = NULL;
+		j->in_walk = false;
+	}
+	core->walk = (struct walk_list){ 0 };
+	core->walk_stale = false;
+	for (struct core_job *j = core->pending.head; j; j = j->next)
+		if (walkable(j))
+			walk_link(core, core->walk.tail, j);
+}
+
+/* ---- the pending list ----------------------------------------------------- */
+
 void core_pending_add(struct core *core, struct core_job *job)
 {
 	job_list_append(&core->pending, job);
 	core->queue_pending[job->queue]++;
 	if (!job->hold)
 		share_count_job(core->share, job->assoc, false, 1);
+	job->in_pending = true;
+	core_walk_update(core, job);
 }
 
 void core_pending_insert_after(struct core *core, struct core_job *after,
@@ -72,10 +196,14 @@ void core_pending_insert_after(struct core *core, struct core_job *after,
 	core->queue_pending[job->queue]++;
 	if (!job->hold)
 		share_count_job(core->share, job->assoc, false, 1);
+	job->in_pending = true;
+	core_walk_update(core, job);
 }
 
 void core_pending_remove(struct core *core, struct core_job *job)
 {
+	job->in_pending = false;
+	core_walk_update(core, job);
 	job_list_remove(&core->pending, job);
 	core->queue_pending[job->queue]--;
 	if (!job->hold)
@@ -89,6 +217,7 @@ void core_pending_set_hold(struct core *core, struct core_job *job,
 		share_count_job(core->share, job->assoc, false,
 				hold ? -1 : 1);
 	job->hold = hold;
+	core_walk_update(core, job);
 }
 
 /* ---- marks and actions ---------------------------------------------------- */
