@@ -7,7 +7,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 8
+plan 10
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up"
 W="$T/work"
@@ -39,3 +39,11 @@ second=$(rota queue --noheader | awk '$1 != "'"$first"'" && $1 != "'"$j"'" { pri
 is "$(rota show job "$second" | sed -n 's/^Reason=//p')" JobHeldUser \
 	"the others still wait as held (rota show job)"
 like "$(rota why "$second")" "JobHeldUser|held" "and rota why says so"
+
+# more pending jobs than rota prio writes in one loop turn: sliced, the
+# same rows in the same order as the queue's pending listing
+n=$(rota queue --noheader -t PD | wc -l)
+is "$(rota prio -H | wc -l)" "$n" "rota prio, written in slices: every pending job"
+is "$(rota prio -H | awk '{ print $1 }' | sort -n | md5sum)" \
+	"$(rota queue --noheader -t PD | awk '{ print $1 }' | sort -n | md5sum)" \
+	"the same jobs as rota queue"
