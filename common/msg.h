@@ -684,6 +684,14 @@ struct rota_msg_top_rows {
 /* 'm->arena' is not read: the strings may live anywhere. */
 char *rota_msg_top_rows_encode(const struct rota_msg_top_rows *m,
 			       size_t *len);
+/* The same body written a row at a time (as rota_msg_prio_begin). */
+struct rota_msg_top_writer;
+struct rota_msg_top_writer *rota_msg_top_begin(int64_t now);
+void rota_msg_top_add(struct rota_msg_top_writer *w,
+		      const struct rota_top_row *r);
+char *rota_msg_top_finish(struct rota_msg_top_writer *w,
+			  const struct rota_top_step *steps, size_t nsteps,
+			  size_t *len);
 int rota_msg_top_rows_decode(const char *buf, size_t len,
 			     struct rota_msg_top_rows *m,
 			     struct rota_error *err);

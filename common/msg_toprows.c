@@ -17,6 +17,7 @@
 
 #include "common/msg.h"
 #include "common/msg_rows.h"
+#include "common/xalloc.h"
 
 #define NINTS 10 /* the whole-number columns after the state */
 #define NSTRS 6
@@ -59,52 +60,77 @@ static void put_steps(struct msg_rows_out *o, const struct rota_top_step *st,
 	*o->p++ = ']';
 }
 
-char *rota_msg_top_rows_encode(const struct rota_msg_top_rows *m, size_t *len)
+struct rota_msg_top_writer {
+	struct msg_rows_out o;
+	size_t n;
+};
+
+struct rota_msg_top_writer *rota_msg_top_begin(int64_t now)
 {
-	struct msg_rows_out o = { 0 };
+	struct rota_msg_top_writer *w = rota_xcalloc(1, sizeof(*w));
 
-	msg_rows_reserve(&o, 64);
-	o.p = msg_rows_put_i64(stpcpy(o.p, "{\"now\":"), m->now);
-	o.p = stpcpy(o.p, ",\"rows\":[");
-	for (size_t i = 0; i < m->n; i++) {
-		const struct rota_top_row *r = &m->rows[i];
-		const char *s[NSTRS] = { msg_rows_or_empty(r->queue),
-					 msg_rows_or_empty(r->user),
-					 msg_rows_or_empty(r->account),
-					 msg_rows_or_empty(r->name),
-					 msg_rows_or_empty(r->where),
-					 msg_rows_or_empty(r->array) };
-		/* an escape is 6 bytes at most; a number 20; then '"",' */
-		size_t need = 2 + (NINTS + 1) * 21 + (NSTRS + 1) * 3 + 6 * 8;
-		int64_t v[NINTS];
+	msg_rows_reserve(&w->o, 64);
+	w->o.p = msg_rows_put_i64(stpcpy(w->o.p, "{\"now\":"), now);
+	w->o.p = stpcpy(w->o.p, ",\"rows\":[");
+	return w;
+}
 
-		for (size_t k = 0; k < NSTRS; k++)
-			need += 6 * strlen(s[k]);
-		msg_rows_reserve(&o, need);
-		ints_of(r, v);
-		if (i)
-			*o.p++ = ',';
-		*o.p++ = '[';
-		o.p = msg_rows_put_i64(o.p, r->id);
-		*o.p++ = ',';
-		o.p = msg_rows_put_str(o.p, rota_job_state_short(r->state),
-				       ',');
-		for (size_t k = 0; k < NINTS; k++) {
-			o.p = msg_rows_put_i64(o.p, v[k]);
-			*o.p++ = ',';
-		}
-		for (size_t k = 0; k < NSTRS; k++)
-			o.p = msg_rows_put_str(o.p, s[k],
-					       k < NSTRS - 1 ? ',' : ']');
+void rota_msg_top_add(struct rota_msg_top_writer *w,
+		      const struct rota_top_row *r)
+{
+	struct msg_rows_out *o = &w->o;
+	const char *s[NSTRS] = { msg_rows_or_empty(r->queue),
+				 msg_rows_or_empty(r->user),
+				 msg_rows_or_empty(r->account),
+				 msg_rows_or_empty(r->name),
+				 msg_rows_or_empty(r->where),
+				 msg_rows_or_empty(r->array) };
+	/* an escape is 6 bytes at most; a number 20; then '"",' */
+	size_t need = 2 + (NINTS + 1) * 21 + (NSTRS + 1) * 3 + 6 * 8;
+	int64_t v[NINTS];
+
+	for (size_t k = 0; k < NSTRS; k++)
+		need += 6 * strlen(s[k]);
+	msg_rows_reserve(o, need);
+	ints_of(r, v);
+	if (w->n++)
+		*o->p++ = ',';
+	*o->p++ = '[';
+	o->p = msg_rows_put_i64(o->p, r->id);
+	*o->p++ = ',';
+	o->p = msg_rows_put_str(o->p, rota_job_state_short(r->state), ',');
+	for (size_t k = 0; k < NINTS; k++) {
+		o->p = msg_rows_put_i64(o->p, v[k]);
+		*o->p++ = ',';
 	}
+	for (size_t k = 0; k < NSTRS; k++)
+		o->p = msg_rows_put_str(o->p, s[k], k < NSTRS - 1 ? ',' : ']');
+}
+
+char *rota_msg_top_finish(struct rota_msg_top_writer *w,
+			  const struct rota_top_step *steps, size_t nsteps,
+			  size_t *len)
+{
+	struct msg_rows_out o = w->o;
+
+	free(w);
 	msg_rows_reserve(&o, 1);
 	*o.p++ = ']';
-	if (m->nsteps)
-		put_steps(&o, m->steps, m->nsteps);
+	if (nsteps)
+		put_steps(&o, steps, nsteps);
 	msg_rows_reserve(&o, 2);
 	o.p = stpcpy(o.p, "}");
 	*len = (size_t)(o.p - o.data);
 	return o.data;
+}
+
+char *rota_msg_top_rows_encode(const struct rota_msg_top_rows *m, size_t *len)
+{
+	struct rota_msg_top_writer *w = rota_msg_top_begin(m->now);
+
+	for (size_t i = 0; i < m->n; i++)
+		rota_msg_top_add(w, &m->rows[i]);
+	return rota_msg_top_finish(w, m->steps, m->nsteps, len);
 }
 
 static const struct {

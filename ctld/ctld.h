@@ -96,7 +96,8 @@ struct peer {
 	unsigned step_port;	/* a node link: where it takes steps; 0 none */
 	uid_t step_uid;		/* and the uid that daemon runs as */
 	uint64_t steps_refused;	/* step launches it refused (heartbeats) */
-	struct prio_stream *stream; /* a long rota prio being written */
+	struct reply_stream *stream; /* a long reply being written
+					(stream.h); NULL: none */
 	char addr[48];	/* the peer's address, as admitted */
 };
 
@@ -168,8 +169,6 @@ void rpc_diag(struct peer *p, const struct rota_frame *f);
 void rpc_node_admin(struct peer *p, const struct rota_frame *f);
 void rpc_share(struct peer *p, const struct rota_frame *f);
 void rpc_prio(struct peer *p, const struct rota_frame *f);
-/* The peer closes: its rota prio, if one is being written, is dropped. */
-void rpc_prio_abort(struct peer *p);
 void rpc_node_register(struct peer *p, const struct rota_frame *f);
 void rpc_heartbeat(struct peer *p, const struct rota_frame *f);
 void rpc_job_end(struct peer *p, const struct rota_frame *f);

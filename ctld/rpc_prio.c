@@ -19,12 +19,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "common/evloop.h"
 #include "common/msg.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
+#include "ctld/stream.h"
 #include "plugins/rota_plugin.h"
 
 struct prio_ctx {
@@ -139,96 +139,71 @@ static void user_rows(struct prio_ctx *pc, uid_t uid)
 	free(pc->v);
 }
 
-/*
- * The whole queue is written in slices of PRIO_SLICE rows, one slice a
- * loop turn, after the turn's requests: a submit arriving meanwhile waits
- * for a slice (a millisecond or so), not for 100,000 rows.  The order is
- * the one at the request (the ids are copied then); each row is written
- * when its slice comes, skipped if its job has left meanwhile.
- */
-#define PRIO_SLICE 256
-
-struct prio_stream {
-	struct peer *p;
-	struct prio_ctx pc;
-	uint32_t *ids;
-	size_t n;
-	size_t pos;
-	struct rota_timer *timer;
-};
-
-static void add_id(const struct core_job *job, void *arg)
+/* The whole queue, in slices (stream.h): the rows of rated jobs. */
+static void stream_row(const struct core_job *job, void *ctx)
 {
-	struct prio_stream *s = arg;
+	struct prio_ctx *pc = ctx;
 
-	s->ids[s->n++] = job->id;
+	if (is_rated(pc->ctld->core, job))
+		add_row(job, pc);
 }
 
-static void stream_free(struct prio_stream *s)
+static void stream_finish(struct peer *p, void *ctx)
 {
-	s->p->stream = NULL;
-	free(s->ids);
-	free(s);
-}
-
-static void slice_cb(struct rota_evloop *loop, void *arg)
-{
-	struct prio_stream *s = arg;
-	struct core *core = s->p->ctld->core;
-	struct peer *p;
-	size_t end = s->pos + PRIO_SLICE < s->n ? s->pos + PRIO_SLICE : s->n;
+	struct prio_ctx *pc = ctx;
 	size_t len;
-	char *body;
+	char *body = rota_msg_prio_finish(pc->w, &len);
 
-	s->timer = NULL; /* spent */
-	for (; s->pos < end; s->pos++) {
-		const struct core_job *job = core_job_find(core,
-							   s->ids[s->pos]);
-
-		if (job && is_rated(core, job))
-			add_row(job, &s->pc);
-	}
-	if (s->pos < s->n) {
-		s->timer = rota_evloop_add_timer(loop, 0, false, slice_cb, s);
-		return;
-	}
-	body = rota_msg_prio_finish(s->pc.w, &len);
-	p = s->p;
-	stream_free(s); /* first: a failed send closes and frees the peer */
+	free(pc);
 	peer_send(p, ROTA_MSG_PRIO_REPLY, body, len);
 	free(body);
 }
 
-void rpc_prio_abort(struct peer *p)
+static void stream_drop(void *ctx)
 {
-	struct prio_stream *s = p->stream;
+	struct prio_ctx *pc = ctx;
 	size_t len;
 
-	if (!s)
-		return;
-	if (s->timer)
-		rota_timer_cancel(s->timer);
-	free(rota_msg_prio_finish(s->pc.w, &len));
-	stream_free(s);
+	free(rota_msg_prio_finish(pc->w, &len));
+	free(pc);
+}
+
+static const struct stream_ops prio_stream = {
+	.row = stream_row,
+	.finish = stream_finish,
+	.drop = stream_drop,
+};
+
+struct ids {
+	uint32_t *v;
+	size_t n;
+};
+
+static void add_id(const struct core_job *job, void *arg)
+{
+	struct ids *ids = arg;
+
+	ids->v[ids->n++] = job->id;
 }
 
 /* Every rated job, running first for Grid Engine's, from the next turn. */
-static void stream_all(struct peer *p, struct prio_ctx *pc, bool rates_all)
+static void stream_all(struct peer *p, const struct prio_ctx *pc,
+		       bool rates_all)
 {
 	struct core *core = p->ctld->core;
-	struct prio_stream *s = rota_xcalloc(1, sizeof(*s));
 	size_t n = core_pending_count(core);
+	struct prio_ctx *copy;
+	struct ids ids;
 
 	if (rates_all)
 		n += core_running_count(core);
-	s->p = p;
-	s->pc = *pc;
-	s->ids = rota_xcalloc(n + 1, sizeof(*s->ids));
+	ids = (struct ids){ .v = rota_xcalloc(n + 1, sizeof(*ids.v)) };
 	if (rates_all) /* first, as qstat lists them */
-		core_running_foreach(core, add_id, s);
-	core_pending_foreach(core, add_id, s);
-	p->stream = s;
-	s->timer = rota_evloop_add_timer(p->ctld->loop, 0, false, slice_cb, s);
+		core_running_foreach(core, add_id, &ids);
+	core_pending_foreach(core, add_id, &ids);
+	copy = rota_xcalloc(1, sizeof(*copy));
+	*copy = *pc;
+	stream_start(p, ids.v, ids.n, &prio_stream, copy);
 }
 
 void rpc_prio(struct peer *p, const struct rota_frame *f)
@@ -261,7 +236,7 @@ void rpc_prio(struct peer *p, const struct rota_frame *f)
 	m.describe = describe;
 	pc.w = rota_msg_prio_begin(&m);
 	if (!ids.n && !ids.by_uid && ctld->loop &&
-	    core_pending_count(core) > PRIO_SLICE) {
+	    core_pending_count(core) > STREAM_SLICE) {
 		stream_all(p, &pc, m.rates_all);
 		rota_msg_job_ids_clear(&ids);
 		return;

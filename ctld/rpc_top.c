@@ -3,19 +3,21 @@
  * TOP_ROWS: every job in one wide row, what rota top shows (id, user,
  * account, queue, state, priority, cores, times, hold, reason).  Like
  * JOB_ROWS it is written straight to text, so that a refresh of 100,000
- * jobs costs the controller milliseconds.  Anyone may ask, as for the
- * queue listing.
+ * jobs costs the controller milliseconds; a long queue's rows go in
+ * slices (stream.h), so that the refresh never holds up a submit.
+ * Anyone may ask, as for the queue listing.
  *
  * The running job steps ride in the same reply, after the rows, rather
  * than in a STEP_LIST the monitor would send beside it: one request per
- * refresh, not two (each a munge decode here), a snapshot whose steps
- * and jobs agree, and only the running steps, walked from the step table
+ * refresh, not two (each a munge decode here), taken with the last
+ * slice, and only the running steps, walked from the step table
  * (steps_foreach_running), never looked up job by job.  So a refresh
  * costs the jobs' rows plus the few steps, and nothing at all when no
  * step runs (the key is left out).
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -25,14 +27,12 @@
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "ctld/step.h"
+#include "ctld/stream.h"
 #include "ctld/users.h"
 
 struct top_ctx {
 	struct ctld *ctld;
-	struct rota_top_row *rows;
-	char **nodelists; /* to free after encoding */
-	size_t n;
-	size_t nlists;
+	struct rota_msg_top_writer *w;
 	struct rota_top_step *steps;
 	size_t nsteps;
 	size_t steps_cap;
@@ -49,13 +49,14 @@ static int64_t milli(double v)
 	return llround(v * 1000);
 }
 
-static void fill_row(const struct core_job *job, void *arg)
+/* One job's row, written at once: its strings freed right after. */
+static void add_row(const struct core_job *job, void *arg)
 {
 	struct top_ctx *tc = arg;
 	const struct core *core = tc->ctld->core;
-	struct rota_top_row *r = &tc->rows[tc->n++];
-
-	*r = (struct rota_top_row){
+	char *keep[2];
+	size_t nkeep = 0;
+	struct rota_top_row r = {
 		.id = job->id,
 		.state = job->state,
 		.cores = job->desc.ntasks * job->desc.cpus_per_task,
@@ -74,10 +75,13 @@ static void fill_row(const struct core_job *job, void *arg)
 		.account = job->desc.account,
 		.name = job->desc.name,
 	};
-	r->where = rpc_job_where(core, job, tc->nodelists, &tc->nlists);
+
+	r.where = rpc_job_where(core, job, keep, &nkeep);
 	if (job->array_id)
-		r->array = tc->nodelists[tc->nlists++] =
-			core_job_array_name(job);
+		r.array = keep[nkeep++] = core_job_array_name(job);
+	rota_msg_top_add(tc->w, &r);
+	while (nkeep)
+		free(keep[--nkeep]);
 }
 
 static void add_step(const struct ctld_step *s, void *arg)
@@ -100,35 +104,73 @@ static void add_step(const struct ctld_step *s, void *arg)
 	};
 }
 
+/* The steps running now, after the rows; then the reply goes. */
+static void top_finish(struct peer *p, void *ctx)
+{
+	struct top_ctx *tc = ctx;
+	size_t len;
+	char *body;
+
+	steps_foreach_running(tc->ctld, add_step, tc);
+	body = rota_msg_top_finish(tc->w, tc->steps, tc->nsteps, &len);
+	free(tc->steps);
+	free(tc);
+	peer_send(p, ROTA_MSG_TOP_ROWS_REPLY, body, len);
+	free(body);
+}
+
+static void top_drop(void *ctx)
+{
+	struct top_ctx *tc = ctx;
+	size_t len;
+
+	free(rota_msg_top_finish(tc->w, NULL, 0, &len));
+	free(tc->steps);
+	free(tc);
+}
+
+static const struct stream_ops top_stream = {
+	.row = add_row,
+	.finish = top_finish,
+	.drop = top_drop,
+};
+
+struct ids {
+	uint32_t *v;
+	size_t n;
+};
+
+static void add_id(const struct core_job *job, void *arg)
+{
+	struct ids *ids = arg;
+
+	ids->v[ids->n++] = job->id;
+}
+
+/*
+ * Every job, in id order: written at once when few, else in slices
+ * (stream.h), so that a refresh of 100,000 jobs never holds up a submit.
+ */
 void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
 	size_t total = core_job_count(ctld->core);
-	struct top_ctx tc = {
-		.ctld = ctld,
-		.rows = rota_xcalloc(total + 1, sizeof(struct rota_top_row)),
-		/* a nodelist and an array name each at most */
-		.nodelists = rota_xcalloc(2 * total + 1, sizeof(char *)),
-	};
-	struct rota_msg_top_rows m;
-	size_t len;
-	char *body;
+	struct top_ctx *tc = rota_xcalloc(1, sizeof(*tc));
+	struct ids ids;
 
-	core_job_foreach(ctld->core, fill_row, &tc);
-	steps_foreach_running(ctld, add_step, &tc);
-	m = (struct rota_msg_top_rows){
-		.rows = tc.rows,
-		.n = tc.n,
-		.now = ctld_now(ctld),
-		.steps = tc.steps,
-		.nsteps = tc.nsteps,
-	};
-	body = rota_msg_top_rows_encode(&m, &len);
-	peer_send(p, ROTA_MSG_TOP_ROWS_REPLY, body, len);
-	free(body);
-	for (size_t i = 0; i < tc.nlists; i++)
-		free(tc.nodelists[i]);
-	free(tc.nodelists);
-	free(tc.rows);
-	free(tc.steps);
+	if (p->stream) { /* one request at a time: a client waits for it */
+		free(tc);
+		peer_send_error(p, -EBUSY, "a listing is still being sent");
+		return;
+	}
+	tc->ctld = ctld;
+	tc->w = rota_msg_top_begin(ctld_now(ctld));
+	if (total <= STREAM_SLICE || !ctld->loop) {
+		core_job_foreach(ctld->core, add_row, tc);
+		top_finish(p, tc);
+		return;
+	}
+	ids = (struct ids){ .v = rota_xcalloc(total + 1, sizeof(*ids.v)) };
+	core_job_foreach(ctld->core, add_id, &ids);
+	stream_start(p, ids.v, ids.n, &top_stream, tc);
 }

@@ -39,6 +39,7 @@
 #include "ctld/core/core.h"
 #include "ctld/ctld.h"
 #include "ctld/step.h"
+#include "ctld/stream.h"
 #include "ctld/users.h"
 
 enum role {
@@ -298,7 +299,7 @@ static void close_cb(struct rota_conn *c, int code, const char *why,
 		admit_release(ctld->admit, p->addr, p->from_node);
 	if (p->node >= 0)
 		rpc_node_link_lost(p, why);
-	rpc_prio_abort(p);
+	stream_abort(p);
 	peer_unlink(p);
 	rota_auth_pending_clear(&p->pre);
 	free(p);

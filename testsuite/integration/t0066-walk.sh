@@ -7,7 +7,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 10
+plan 14
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up"
 W="$T/work"
@@ -34,7 +34,9 @@ ok "$( [ -n "$v" ] && [ "$v" -le 1 ] && echo 0 || echo 1)" \
 
 rota release "$first"
 wait_for job_state_is "$first" RUNNING
-ok $? "a released job starts at once"
+rc=$?
+[ $rc -eq 0 ] || { rota show job "$first"; rota diag | grep -E "^sched"; rota nodes; } | sed 's/^/# /'
+ok $rc "a released job starts at once"
 second=$(rota queue --noheader | awk '$1 != "'"$first"'" && $1 != "'"$j"'" { print $1; exit }')
 is "$(rota show job "$second" | sed -n 's/^Reason=//p')" JobHeldUser \
 	"the others still wait as held (rota show job)"
@@ -47,3 +49,10 @@ is "$(rota prio -H | wc -l)" "$n" "rota prio, written in slices: every pending j
 is "$(rota prio -H | awk '{ print $1 }' | sort -n | md5sum)" \
 	"$(rota queue --noheader -t PD | awk '{ print $1 }' | sort -n | md5sum)" \
 	"the same jobs as rota queue"
+rs="$top_builddir/testsuite/lib/rawsend"
+is "$("$rs" "$ROTA_CTLD" top)" TOP_ROWS_REPLY "rota top's rows of 520 jobs, in slices"
+like "$("$rs" "$ROTA_CTLD" twice | tr '\n' ' ')" \
+	"^(PRIO_REPLY TOP_ROWS_REPLY|ERROR: a listing is still being sent PRIO_REPLY) $" \
+	"two long requests on one connection: both answered, or the second refused"
+is "$("$rs" "$ROTA_CTLD" leave)" LEFT "a client leaving before its long reply..."
+is "$(rota prio -H | wc -l)" "$n" "...and the controller serves the next one"

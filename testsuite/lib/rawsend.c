@@ -19,6 +19,11 @@
  *     trickle  a proper PING, one byte every half second
  *     noread   up to 5000 signed JOB_ROWS requests, as many as the socket
  *              takes, then never read; sleeps
+ *     top      a proper TOP_ROWS request (the reply's type is printed)
+ *     twice    a PRIO of the whole queue, then at once a TOP_ROWS on the
+ *              same connection (a long reply may still be being written):
+ *              both replies printed
+ *     leave    a PRIO of the whole queue, then hang up before the reply
  */
 #include "config.h"
 
@@ -232,6 +237,24 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "ping") == 0) {
 		cred = sign(ROTA_MSG_PING, "{}");
 		send_frame(fd, ROTA_MSG_PING, cred, "{}", 2);
+	} else if (strcmp(mode, "top") == 0) {
+		cred = sign(ROTA_MSG_TOP_ROWS, "{}");
+		send_frame(fd, ROTA_MSG_TOP_ROWS, cred, "{}", 2);
+	} else if (strcmp(mode, "twice") == 0 || strcmp(mode, "leave") == 0) {
+		static const char all[] = "{\"job_ids\":[]}";
+
+		cred = sign(ROTA_MSG_PRIO, all);
+		send_frame(fd, ROTA_MSG_PRIO, cred, all, strlen(all));
+		free(cred);
+		cred = sign(ROTA_MSG_TOP_ROWS, "{}");
+		if (strcmp(mode, "leave") == 0) {
+			close(fd);
+			free(cred);
+			printf("LEFT\n");
+			return 0;
+		}
+		send_frame(fd, ROTA_MSG_TOP_ROWS, cred, "{}", 2);
+		print_reply(fd); /* and the second below */
 	} else {
 		fprintf(stderr, "rawsend: unknown mode '%s'\n", mode);
 		return 2;
