@@ -93,7 +93,8 @@ void rota_msg_prio_add(struct rota_msg_prio_writer *w,
 	const char *str[] = { msg_rows_or_empty(r->user),
 			      msg_rows_or_empty(r->account),
 			      msg_rows_or_empty(r->queue),
-			      msg_rows_or_empty(r->qos), r->array,
+			      msg_rows_or_empty(r->qos),
+			      r->array,
 			      r->department };
 	struct msg_rows_out *o = &w->o;
 	size_t need = 256;
@@ -181,8 +182,8 @@ enum {
 };
 
 static const char *const row_keys[] = {
-	"id", "user", "account", "queue", "qos", "priority", "factors",
-	"array", "tasks", "state", "department",
+	"id",	   "user",  "account", "queue", "qos",	      "priority",
+	"factors", "array", "tasks",   "state", "department",
 };
 
 /* The next key of an object (after its '{' or a ','), its index in 'keys'. */
@@ -310,7 +311,8 @@ static int row_unpack(struct msg_rows_in *in, struct rota_prio_row *r)
 				      "account");
 			break;
 		case ROW_QUEUE:
-			rc = name_str(in, ROTA_MSG_NAME_MAX, &r->queue, "queue");
+			rc = name_str(in, ROTA_MSG_NAME_MAX, &r->queue,
+				      "queue");
 			break;
 		case ROW_QOS:
 			rc = name_str(in, ROTA_MSG_NAME_MAX, &r->qos, "qos");
@@ -318,19 +320,16 @@ static int row_unpack(struct msg_rows_in *in, struct rota_prio_row *r)
 		case ROW_PRIORITY:
 			rc = msg_rows_real(in, &r->priority, "priority");
 			break;
-		case ROW_FACTORS:
-			rc = factors_unpack(in, r);
-			break;
+		case ROW_FACTORS: rc = factors_unpack(in, r); break;
 		case ROW_ARRAY:
-			rc = name_str(in, ROTA_MSG_PATH_MAX, &r->array, "array");
+			rc = name_str(in, ROTA_MSG_PATH_MAX, &r->array,
+				      "array");
 			break;
 		case ROW_TASKS:
 			rc = msg_rows_num(in, 0, UINT32_MAX, &v, "tasks");
 			r->tasks = (uint32_t)v;
 			break;
-		case ROW_STATE:
-			rc = state_str(in, r);
-			break;
+		case ROW_STATE: rc = state_str(in, r); break;
 		default:
 			rc = name_str(in, ROTA_MSG_NAME_MAX, &r->department,
 				      "department");
@@ -357,7 +356,8 @@ static int rows_unpack(struct msg_rows_in *in, struct rota_msg_prio *m)
 	}
 	do {
 		if (m->n == ROTA_MSG_LIST_MAX)
-			return rota_errorf(in->err, -EPROTO, "rows: not a list");
+			return rota_errorf(in->err, -EPROTO,
+					   "rows: not a list");
 		if (m->n == cap) {
 			cap = cap ? 2 * cap : 256;
 			m->rows = rota_xreallocarray(m->rows, cap + 1,
@@ -385,21 +385,21 @@ static int head_unpack(struct msg_rows_in *in, struct rota_msg_prio *m)
 	if (msg_rows_expect(in, ROTA_JT_LBRACE, "expected '{'") < 0)
 		return -EPROTO;
 	do {
-		k = key_of(in, head_keys, sizeof(head_keys) / sizeof(*head_keys),
-			   &seen, "priorities");
+		k = key_of(in, head_keys,
+			   sizeof(head_keys) / sizeof(*head_keys), &seen,
+			   "priorities");
 		if (k < 0)
 			return k;
 		switch (k) {
 		case 0:
-			rc = name_str(in, ROTA_MSG_NAME_MAX, &m->plugin, "plugin");
+			rc = name_str(in, ROTA_MSG_NAME_MAX, &m->plugin,
+				      "plugin");
 			break;
 		case 1:
 			rc = name_str(in, ROTA_MSG_PATH_MAX, &m->describe,
 				      "describe");
 			break;
-		case 2:
-			rc = rows_unpack(in, m);
-			break;
+		case 2: rc = rows_unpack(in, m); break;
 		case 3:
 			t = rota_jscan_next(&in->s);
 			m->rates_all = t == ROTA_JT_TRUE;
@@ -417,8 +417,9 @@ static int head_unpack(struct msg_rows_in *in, struct rota_msg_prio *m)
 			return rc;
 	} while ((rc = more_keys(in)) == 1);
 	if (rc == 0 && (seen & 7) != 7)
-		rc = rota_errorf(in->err, -EPROTO,
-				 "priorities: plugin, describe or rows missing");
+		rc = rota_errorf(
+			in->err, -EPROTO,
+			"priorities: plugin, describe or rows missing");
 	if (rc == 0 && rota_jscan_next(&in->s) != ROTA_JT_END)
 		rc = msg_rows_bad(in, "trailing bytes");
 	return rc;

@@ -174,18 +174,6 @@ static const struct stream_ops prio_stream = {
 	.drop = stream_drop,
 };
 
-struct ids {
-	uint32_t *v;
-	size_t n;
-};
-
-static void add_id(const struct core_job *job, void *arg)
-{
-	struct ids *ids = arg;
-
-	ids->v[ids->n++] = job->id;
-}
-
 /* Every rated job, running first for Grid Engine's, from the next turn. */
 static void stream_all(struct peer *p, const struct prio_ctx *pc,
 		       bool rates_all)
@@ -193,14 +181,14 @@ static void stream_all(struct peer *p, const struct prio_ctx *pc,
 	struct core *core = p->ctld->core;
 	size_t n = core_pending_count(core);
 	struct prio_ctx *copy;
-	struct ids ids;
+	struct stream_ids ids;
 
 	if (rates_all)
 		n += core_running_count(core);
-	ids = (struct ids){ .v = rota_xcalloc(n + 1, sizeof(*ids.v)) };
+	ids = (struct stream_ids){ .v = rota_xcalloc(n + 1, sizeof(*ids.v)) };
 	if (rates_all) /* first, as qstat lists them */
-		core_running_foreach(core, add_id, &ids);
-	core_pending_foreach(core, add_id, &ids);
+		core_running_foreach(core, stream_add_id, &ids);
+	core_pending_foreach(core, stream_add_id, &ids);
 	copy = rota_xcalloc(1, sizeof(*copy));
 	*copy = *pc;
 	stream_start(p, ids.v, ids.n, &prio_stream, copy);
@@ -227,8 +215,7 @@ void rpc_prio(struct peer *p, const struct rota_frame *f)
 		peer_send_error(p, -EPROTO, err.text);
 		return;
 	}
-	if (p->stream) { /* one request at a time: a client waits for it */
-		peer_send_error(p, -EBUSY, "a listing is still being sent");
+	if (stream_busy(p)) {
 		rota_msg_job_ids_clear(&ids);
 		return;
 	}

@@ -17,7 +17,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -135,18 +134,6 @@ static const struct stream_ops top_stream = {
 	.drop = top_drop,
 };
 
-struct ids {
-	uint32_t *v;
-	size_t n;
-};
-
-static void add_id(const struct core_job *job, void *arg)
-{
-	struct ids *ids = arg;
-
-	ids->v[ids->n++] = job->id;
-}
-
 /*
  * Every job, in id order: written at once when few, else in slices
  * (stream.h), so that a refresh of 100,000 jobs never holds up a submit.
@@ -155,14 +142,12 @@ void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
 	size_t total = core_job_count(ctld->core);
-	struct top_ctx *tc = rota_xcalloc(1, sizeof(*tc));
-	struct ids ids;
+	struct top_ctx *tc;
+	struct stream_ids ids;
 
-	if (p->stream) { /* one request at a time: a client waits for it */
-		free(tc);
-		peer_send_error(p, -EBUSY, "a listing is still being sent");
+	if (stream_busy(p))
 		return;
-	}
+	tc = rota_xcalloc(1, sizeof(*tc));
 	tc->ctld = ctld;
 	tc->w = rota_msg_top_begin(ctld_now(ctld));
 	if (total <= STREAM_SLICE || !ctld->loop) {
@@ -170,7 +155,8 @@ void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 		top_finish(p, tc);
 		return;
 	}
-	ids = (struct ids){ .v = rota_xcalloc(total + 1, sizeof(*ids.v)) };
-	core_job_foreach(ctld->core, add_id, &ids);
+	ids = (struct stream_ids){ .v = rota_xcalloc(total + 1,
+						     sizeof(*ids.v)) };
+	core_job_foreach(ctld->core, stream_add_id, &ids);
 	stream_start(p, ids.v, ids.n, &top_stream, tc);
 }

@@ -2,6 +2,7 @@
 /* Long replies in slices, one a loop turn (stream.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "common/evloop.h"
@@ -31,16 +32,16 @@ static void slice_cb(struct rota_evloop *loop, void *arg)
 {
 	struct reply_stream *s = arg;
 	const struct core *core = s->p->ctld->core;
-	size_t end = s->n - s->pos > STREAM_SLICE ? s->pos + STREAM_SLICE
-						  : s->n;
+	size_t end =
+		s->n - s->pos > STREAM_SLICE ? s->pos + STREAM_SLICE : s->n;
 	const struct stream_ops *ops = s->ops;
 	struct peer *p = s->p;
 	void *ctx = s->ctx;
 
 	s->timer = NULL; /* spent */
 	for (; s->pos < end; s->pos++) {
-		const struct core_job *job = core_job_find(core,
-							   s->ids[s->pos]);
+		const struct core_job *job =
+			core_job_find(core, s->ids[s->pos]);
 
 		if (job)
 			ops->row(job, ctx);
@@ -53,13 +54,31 @@ static void slice_cb(struct rota_evloop *loop, void *arg)
 	ops->finish(p, ctx);
 }
 
+void stream_add_id(const struct core_job *job, void *ids)
+{
+	struct stream_ids *s = ids;
+
+	s->v[s->n++] = job->id;
+}
+
+bool stream_busy(struct peer *p)
+{
+	if (p->stream)
+		peer_send_error(p, -EBUSY, "a listing is still being sent");
+	return p->stream != NULL;
+}
+
 void stream_start(struct peer *p, uint32_t *ids, size_t n,
 		  const struct stream_ops *ops, void *ctx)
 {
 	struct reply_stream *s = rota_xcalloc(1, sizeof(*s));
 
 	*s = (struct reply_stream){
-		.p = p, .ids = ids, .n = n, .ops = ops, .ctx = ctx,
+		.p = p,
+		.ids = ids,
+		.n = n,
+		.ops = ops,
+		.ctx = ctx,
 	};
 	p->stream = s;
 	s->timer = rota_evloop_add_timer(p->ctld->loop, 0, false, slice_cb, s);

@@ -2,6 +2,7 @@
 #ifndef ROTA_CTLD_STREAM_H
 #define ROTA_CTLD_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,19 @@ struct stream_ops {
 	/* the peer left first: free 'ctx' */
 	void (*drop)(void *ctx);
 };
+
+/* The ids of a stream, gathered by a core_*_foreach with stream_add_id. */
+struct stream_ids {
+	uint32_t *v; /* room for all, made by the caller */
+	size_t n;
+};
+void stream_add_id(const struct core_job *job, void *ids);
+
+/*
+ * One long reply a peer at a time (its client waits for it): true, and
+ * the request refused with one line, while one is being written.
+ */
+bool stream_busy(struct peer *p);
 
 /* Take 'ids' (n of them, malloc'ed); the first slice comes next turn. */
 void stream_start(struct peer *p, uint32_t *ids, size_t n,
