@@ -35,7 +35,7 @@ cluster_start_munge() {
 		--key-file="$CL/munge/munge.key" \
 		--pid-file="$CL/munge/munged.pid" \
 		--log-file="$CL/munge/munged.log" \
-		--seed-file="$CL/munge/munged.seed" || return 1
+		--seed-file="$CL/munge/munged.seed" ${MUNGED_ARGS:-} || return 1
 	wait_for test -S "$CL/munge/munge.sock" || return 1
 	cat "$CL/munge/munged.pid" >>"$CL/pids"
 	export ROTA_MUNGE_SOCKET="$CL/munge/munge.sock"
