@@ -42,7 +42,9 @@ static const char usage[] =
 	"  -t, --test           check the configuration and topology, print\n"
 	"                       what this node registers as, and exit\n"
 	"  -v, --verbose        log at debug level\n"
-	"  -h, --help           this text\n";
+	"  -h, --help           this text\n"
+	"Many emulated nodes in one process, for tests at scale:\n"
+	"rota-noded-emu (docs/emulate.md).\n";
 
 struct options {
 	const char *config;

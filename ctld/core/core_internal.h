@@ -35,6 +35,9 @@ struct usage_run {
 struct core {
 	struct core_node *nodes;
 	size_t nnodes;
+	uint32_t *node_slots;	 /* name -> index + 1 (0: empty), open
+				    addressing: node_index_build() */
+	size_t node_nslots;	 /* a power of two, over twice nnodes */
 	struct core_queue *queues;
 	size_t nqueues;
 	uint32_t default_queue;
@@ -297,6 +300,13 @@ uint64_t node_mem_total(const struct core_node *n);
 /* The whole job's memory, for limits and priority factors. */
 uint64_t job_total_mem(const struct core_job *job);
 /* Does the node's registration list this run of the job? */
+/*
+ * Index the nodes by name for core_node_find(), which heartbeats, job
+ * ends and registrations call: a walk of 10,000 names was a sixth of the
+ * controller's time at that size (bench/scale).  Called once the node
+ * table is built; freed by core_destroy().
+ */
+void node_index_build(struct core *core);
 bool node_reports_run(const struct rota_node_info *info,
 		      const struct core_job *job);
 /*

@@ -151,6 +151,7 @@ int core_create(const struct rota_conf *conf, struct core **out,
 
 	*out = NULL;
 	init_nodes(core, conf);
+	node_index_build(core);
 	init_queues(core, conf);
 	core->next_id = 1;
 	core->node_timeout = conf->node_timeout;
@@ -234,6 +235,7 @@ void core_destroy(struct core *core)
 		core_names_free(core->queues[i].allow_accounts);
 	}
 	free(core->nodes);
+	free(core->node_slots);
 	free(core->queues);
 	free(core->queue_blocked);
 	free(core->node_held);

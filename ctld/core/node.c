@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "ctld/core/core_internal.h"
 
 uint32_t node_cores_total(const struct core_node *n)
@@ -104,13 +105,46 @@ bool node_reports_run(const struct rota_node_info *info,
 	return false;
 }
 
+/* FNV-1a: node names are short and few; this spreads them well enough */
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		h = (h ^ *s) * 16777619u;
+	return h;
+}
+
+void node_index_build(struct core *core)
+{
+	size_t mask;
+
+	core->node_nslots = 16;
+	while (core->node_nslots < 2 * core->nnodes + 1)
+		core->node_nslots *= 2;
+	mask = core->node_nslots - 1;
+	core->node_slots = rota_xcalloc(core->node_nslots, sizeof(uint32_t));
+	for (size_t i = 0; i < core->nnodes; i++) {
+		size_t k = name_hash(core->nodes[i].name) & mask;
+
+		while (core->node_slots[k])
+			k = (k + 1) & mask;
+		core->node_slots[k] = (uint32_t)i + 1;
+	}
+}
+
 const struct core_node *core_node_find(const struct core *core,
 				       const char *name, uint32_t *index)
 {
-	for (size_t i = 0; i < core->nnodes; i++) {
+	size_t mask = core->node_nslots - 1;
+	size_t k = name_hash(name) & mask;
+
+	for (; core->node_nslots && core->node_slots[k]; k = (k + 1) & mask) {
+		uint32_t i = core->node_slots[k] - 1;
+
 		if (strcmp(core->nodes[i].name, name) == 0) {
 			if (index)
-				*index = (uint32_t)i;
+				*index = i;
 			return &core->nodes[i];
 		}
 	}

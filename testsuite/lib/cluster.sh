@@ -35,7 +35,7 @@ cluster_start_munge() {
 		--key-file="$CL/munge/munge.key" \
 		--pid-file="$CL/munge/munged.pid" \
 		--log-file="$CL/munge/munged.log" \
-		--seed-file="$CL/munge/munged.seed" || return 1
+		--seed-file="$CL/munge/munged.seed" ${MUNGED_ARGS:-} || return 1
 	wait_for test -S "$CL/munge/munge.sock" || return 1
 	cat "$CL/munge/munged.pid" >>"$CL/pids"
 	export ROTA_MUNGE_SOCKET="$CL/munge/munge.sock"
@@ -204,4 +204,93 @@ cluster_restart_ctld() {
 	local port=${ROTA_CTLD##*:}
 	sed -i "s/^CtldPort=.*/CtldPort=$port/" "$CL/rota.conf"
 	cluster_start_ctld
+}
+
+# ---- emulated nodes (rota-noded-emu, docs/emulate.md) ----------------------
+
+# emu_addr I: the I-th emulated node's address (1-based), 127.1.0.1 on,
+# 250 to a /24: 127.1.X.Y, Y in 1..250
+emu_addr() {
+	echo "127.1.$((($1 - 1) / 250)).$((($1 - 1) % 250 + 1))"
+}
+
+# cluster_write_emu_conf N [EXTRA LINES...]: rota.conf for N emulated nodes
+# e00001.. (one NodeName line per /24 of addresses), a batch queue on all.
+cluster_write_emu_conf() {
+	local n=$1 first last
+	shift
+	mkdir -p "$CL/state" "$CL/spool" "$CL/log"
+	{
+		echo "ClusterName=emu"
+		echo "CtldAddr=127.0.0.1"
+		echo "CtldPort=0"
+		echo "StateDir=$CL/state"
+		echo "SpoolDir=$CL/spool"
+		echo "HeartbeatInterval=${HEARTBEAT:-2s}"
+		echo "NodeTimeout=${NODE_TIMEOUT:-10s}"
+		echo "KillWait=${KILL_WAIT:-2s}"
+		echo "MinJobAge=${MIN_JOB_AGE:-300s}"
+		echo "SchedulerInterval=5s"
+		[ -z "${PLUGIN_DIR:-}" ] || echo "PluginDir=$PLUGIN_DIR"
+		for ((first = 1; first <= n; first += 250)); do
+			last=$((first + 249 > n ? n : first + 249))
+			printf 'NodeName=e[%05d-%05d] Addr=127.1.%d.[%d-%d]\n' \
+				"$first" "$last" $(((first - 1) / 250)) 1 \
+				$((last - first + 1))
+		done
+		if [ "${CLUSTER_QUEUES:-yes}" = yes ]; then
+			echo "QueueName=batch Nodes=ALL Default=yes MaxTime=2-00:00:00 DefaultTime=1:00:00"
+		fi
+		for line in "$@"; do echo "$line"; done
+	} >"$CL/rota.conf"
+	export ROTA_CONF="$CL/rota.conf"
+}
+
+# cluster_start_emu [EMU ARGS...]: rota-noded-emu for every node of
+# rota.conf, topologies cycled from NODE_TOPOS, its run log in
+# $CL/emu.runlog, lost nodes named in $CL/emu.lost (emu_lose/emu_back).
+cluster_start_emu() {
+	local t topos=()
+	for t in $NODE_TOPOS; do topos+=(--topology "$TOPO/$t"); done
+	: >"$CL/emu.lost"
+	"$BIN/rota-noded-emu" -f "$CL/rota.conf" --ctld "$ROTA_CTLD" \
+		"${topos[@]}" --control "$CL/emu.lost" \
+		--run-log "$CL/emu.runlog" "$@" >>"$CL/log/emu.log" 2>&1 &
+	echo $! >>"$CL/pids"
+	echo $! >"$CL/emu.pid"
+}
+
+# emu_lose HOSTLIST...: those nodes are cut off, the others back
+emu_lose() {
+	echo "$@" >"$CL/emu.lost"
+	kill -USR1 "$(cat "$CL/emu.pid")"
+}
+
+# emu_nodes_up: how many nodes `rota nodes` lists UP
+emu_nodes_up() {
+	"$BIN/rota" nodes --noheader | awk '$2 == "UP"' | wc -l
+}
+
+# emu_check_runlog FILE: from the emulator's run log, every run of a job
+# that overlaps another run of it, or starts again, one line each;
+# nothing printed: nothing ran twice.
+emu_check_runlog() {
+	awk '$2 == "lost" || $2 == "back" { next }
+	$2 == "start" {
+		if ($3 in running)
+			print "job " $3 " run " $4 " started at " $1 " ms on " $5 \
+				" while run " running[$3] " runs on " where[$3]
+		if (($3 "." $4) in seen)
+			print "job " $3 " run " $4 " started again at " $1 " ms"
+		seen[$3 "." $4] = 1
+		running[$3] = $4
+		where[$3] = $5
+		next
+	}
+	{
+		if (!($3 in running) || running[$3] != $4)
+			print "job " $3 " run " $4 " ended (" $2 ") at " $1 \
+				" ms but was not running"
+		delete running[$3]
+	}' "$1"
 }

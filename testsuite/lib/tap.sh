@@ -15,7 +15,8 @@ tap_failed=0
 mkdir -p "$BIN"
 ln -sf "$top_builddir/ui/rota" "$top_builddir/ui/rota-rsh" \
 	"$top_builddir/ctld/rota-ctld" \
-	"$top_builddir/noded/rota-noded" "$BIN/"
+	"$top_builddir/noded/rota-noded" \
+	"$top_builddir/noded/rota-noded-emu" "$BIN/"
 
 skip_all() {
 	echo "1..0 # SKIP $*"
