@@ -553,6 +553,13 @@ int core_prio_update(struct core *core, int64_t now);
 /* <0 when pending job 'a' comes before 'b' in the scheduling order. */
 int core_prio_order(const struct core *core, const struct core_job *a,
 		    const struct core_job *b);
+/*
+ * Rate every job if a plugin that rates all (Grid Engine's) rated one
+ * alone since its last rating of all: such a lone rating only places the
+ * job, and leaves the plugin's ranges (nurg's, ntckts') as that one job's
+ * until the next rating of all, which comes before the next pass anyway.
+ */
+int core_prio_refresh(struct core *core, int64_t now);
 /* When every job was last rated (core_prio_update); 0: never. */
 int64_t core_prio_rated_at(const struct core *core);
 const char *core_prio_plugin(const struct core *core);

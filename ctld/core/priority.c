@@ -522,6 +522,11 @@ int core_prio_update(struct core *core, int64_t now)
 	return rc;
 }
 
+int core_prio_refresh(struct core *core, int64_t now)
+{
+	return core->prio_stale ? core_prio_update(core, now) : 0;
+}
+
 int64_t core_prio_rated_at(const struct core *core)
 {
 	return core->prio_rated_at;
