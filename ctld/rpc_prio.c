@@ -219,7 +219,8 @@ void rpc_prio(struct peer *p, const struct rota_frame *f)
 		rota_msg_job_ids_clear(&ids);
 		return;
 	}
-	core_prio_refresh(core, m.now); /* Grid Engine's: not from a lone rating */
+	/* Grid Engine's figures never from a rating of one job alone */
+	core_prio_refresh(core, m.now);
 	m.rated_at = core_prio_rated_at(core);
 	core_prio_describe(core, describe, sizeof(describe));
 	m.describe = describe;
