@@ -151,10 +151,14 @@ static void tick_cb(struct rota_evloop *loop, void *arg)
 {
 	struct ctld *ctld = arg;
 	int64_t now = ctld_now(ctld);
+	size_t pending = core_pending_count(ctld->core);
 
 	core_tick(ctld->core, now);
 	state_commit(ctld); /* nodes timed out: their jobs ended */
-	if (now - ctld->last_pass >= ctld->conf->sched_interval) {
+	/* a silent node's jobs came back to the queue: placed now, not
+	   at the next SchedulerInterval */
+	if (core_pending_count(ctld->core) > pending ||
+	    now - ctld->last_pass >= ctld->conf->sched_interval) {
 		ctld->last_pass = now;
 		ctld_kick(ctld);
 	}
