@@ -201,7 +201,6 @@ void rpc_prio(struct peer *p, const struct rota_frame *f)
 	struct prio_ctx pc = { .ctld = ctld };
 	struct rota_msg_prio m = {
 		.rates_all = core_prio_rates_all(core),
-		.rated_at = core_prio_rated_at(core),
 		.now = ctld_now(ctld),
 		.plugin = (char *)core_prio_plugin(core),
 	};

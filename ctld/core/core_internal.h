@@ -188,6 +188,8 @@ void core_pending_set_hold(struct core *core, struct core_job *job,
  * re-sort); core_walk_refresh before reading the list (rebuilds it if
  * stale, O(pending jobs) then, O(1) otherwise).
  */
+/* How far the walk list's neighbours are looked for before a rebuild. */
+#define WALK_REACH 64
 void core_walk_update(struct core *core, struct core_job *job);
 void core_walk_stale(struct core *core);
 /* 'job' moved in the pending list: it moves in the walk list too. */

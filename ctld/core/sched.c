@@ -171,8 +171,8 @@ static struct core_job *walk_next(struct core_job *job, struct core_job *pnext,
 
 	if (job->in_walk)
 		return job->wnext;
-	j = walk_from(pnext, 64);
-	return j ? j : walk_from(next, 64);
+	j = walk_from(pnext, WALK_REACH);
+	return j ? j : walk_from(next, WALK_REACH);
 }
 
 unsigned core_schedule(struct core *core, int64_t now)

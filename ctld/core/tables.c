@@ -51,10 +51,10 @@ void job_list_remove(struct job_list *l, struct core_job *job)
  * A job joins the walk list where its neighbours in the pending list put
  * it: after the nearest walked job before it, or before the nearest after
  * it.  Either is usually close (a submit lands at the tail, a released
- * job among a few held ones); when neither is within WALK_REACH jobs, the
- * list is rebuilt before the next pass reads it rather than searched.
+ * job among a few held ones); when neither is within WALK_REACH jobs
+ * (core_internal.h), the list is rebuilt before the next pass reads it
+ * rather than searched.
  */
-#define WALK_REACH 64
 
 static bool walkable(const struct core_job *job)
 {
