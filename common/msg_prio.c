@@ -293,6 +293,7 @@ static int row_unpack(struct msg_rows_in *in, struct rota_prio_row *r)
 	if (msg_rows_expect(in, ROTA_JT_LBRACE, "rows: expected a row") < 0)
 		return -EPROTO;
 	r->state = ROTA_PRIO_ROW_PENDING; /* an older controller's: pending */
+	r->tasks = 1;			  /* the writer leaves out one task */
 	do {
 		k = key_of(in, row_keys, sizeof(row_keys) / sizeof(*row_keys),
 			   &seen, "row");
@@ -326,7 +327,7 @@ static int row_unpack(struct msg_rows_in *in, struct rota_prio_row *r)
 				      "array");
 			break;
 		case ROW_TASKS:
-			rc = msg_rows_num(in, 0, UINT32_MAX, &v, "tasks");
+			rc = msg_rows_num(in, 1, UINT32_MAX, &v, "tasks");
 			r->tasks = (uint32_t)v;
 			break;
 		case ROW_STATE: rc = state_str(in, r); break;
