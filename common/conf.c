@@ -189,6 +189,7 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("MinJobAge", conf_set_duration, min_job_age, 0, 30 * 86400, "300s"),
 	GLOBAL("SchedulerInterval", conf_set_duration, sched_interval, 1, 3600,
 	       "60s"),
+	GLOBAL("GresTypes", conf_set_names, gres_types, 0, 0, NULL),
 	GLOBAL("LargeMemory", conf_set_size_mb, largemem_mb, 1, INT64_C(1) << 40,
 	       "256G"),
 	GLOBAL("MaxMessageSize", conf_set_size_bytes, max_frame, 64 << 10, 1 << 30,
@@ -411,6 +412,8 @@ static int conf_finish(struct conf_parser *p)
 	size_t *mark;
 	int rc = conf_nodes_index(p);
 
+	if (!rc)
+		rc = conf_nodes_gres_check(p);
 	if (rc)
 		return rc;
 	mark = rota_xcalloc(p->impl->pub.nnodes + 1, sizeof(*mark));
@@ -493,7 +496,9 @@ void rota_conf_destroy(struct rota_conf *conf)
 	for (size_t i = 0; i < conf->nnodes; i++) {
 		free(conf->nodes[i].name);
 		free(conf->nodes[i].addr);
+		free(conf->nodes[i].gres);
 	}
+	conf_list_free(conf->gres_types);
 	free(conf->nodes);
 	for (size_t i = 0; i < conf->nqueues; i++) {
 		free(conf->queues[i].name);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/gres.h"
 
 /*
  * rota.conf, parsed once into an immutable object (STYLE 11).
@@ -34,6 +35,9 @@ struct rota_conf_node {
 	char **features;	/* site features, NULL-terminated, never NULL */
 	unsigned cpus;		/* 0: as the node reports */
 	uint64_t memory_mb;	/* 0: as the node reports */
+	struct rota_gres *gres;	/* Gres=gpu:v100:16,nvme:2; NULL: none
+				   declared (GPUs as the node finds them) */
+	size_t ngres;
 	const char *file;	/* where it was declared (for messages) */
 	unsigned line;
 };
@@ -214,6 +218,8 @@ struct rota_conf {
 				   pass's later jobs (Slurm's main loop) */
 	unsigned sched_max_rpc;	/* SchedulerMaxRPC: defer a pass; 0 off */
 	uint64_t largemem_mb;	/* LargeMemory, default 256G */
+	char **gres_types;	/* GresTypes=nvme,fpga: generic resources
+				   besides "gpu" (always known); NULL-term. */
 	uint64_t max_frame;	/* MaxMessageSize (bytes), default 16M */
 	unsigned max_connections; /* MaxConnections: client connections */
 	unsigned max_connections_per_addr; /* MaxConnectionsPerAddr */

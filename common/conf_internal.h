@@ -120,6 +120,7 @@ int conf_node_line(struct conf_parser *p, const struct conf_where *at,
 /* Fill impl->node_order; a name declared twice is an error at its 2nd line. */
 int conf_nodes_index(struct conf_parser *p);
 /* bsearch() comparator of a node name with an entry of impl->node_order. */
+int conf_nodes_gres_check(struct conf_parser *p);
 int conf_node_key_cmp(const void *key, const void *elem);
 
 /* conf_queue.c: QueueName lines, then each queue's nodes resolved. */

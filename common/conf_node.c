@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/conf_internal.h"
+#include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/xalloc.h"
 
@@ -22,7 +23,20 @@ struct node_line {
 	char **features;
 	unsigned cpus;
 	uint64_t memory_mb;
+	struct rota_gres *gres;
+	size_t ngres;
 };
+
+/* Gres=gpu:v100:16,nvme:2 (names checked against GresTypes at the end) */
+static int set_gres(const struct conf_key *key, const char *value, void *base,
+		    struct rota_error *err)
+{
+	struct node_line *nl = base;
+
+	(void)key;
+	free(nl->gres);
+	return rota_gres_parse(value, &nl->gres, &nl->ngres, err);
+}
 
 #define NODE(n, s, f, lo, hi)                                                  \
 	{                                                                      \
@@ -36,6 +50,7 @@ static const struct conf_key node_keys[] = {
 	NODE("Features", conf_set_names, features, 0, 0),
 	NODE("CPUs", conf_set_uint, cpus, 1, 65536),
 	NODE("RealMemory", conf_set_size_mb, memory_mb, 1, INT64_C(1) << 40),
+	NODE("Gres", set_gres, gres, 0, 0),
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <= CONF_LINE_KEYS_MAX,
@@ -46,6 +61,7 @@ static void node_line_clear(struct node_line *nl)
 	rota_hostlist_destroy(nl->names);
 	rota_hostlist_destroy(nl->addrs);
 	conf_list_free(nl->features);
+	free(nl->gres);
 }
 
 /* Expand a checked NodeName line into nodes sharing one features list. */
@@ -64,6 +80,7 @@ static void nodes_add(struct conf_parser *p, const struct conf_where *at,
 	for (size_t i = 0; i < n; i++) {
 		struct rota_conf_node *node = &conf->nodes[conf->nnodes++];
 
+		*node = (struct rota_conf_node){ 0 }; /* the slots are not */
 		node->name = rota_xstrdup(rota_hostlist_nth(nl->names, i));
 		node->addr = nl->addrs ? rota_xstrdup(rota_hostlist_nth(
 						 nl->addrs, i))
@@ -71,6 +88,12 @@ static void nodes_add(struct conf_parser *p, const struct conf_where *at,
 		node->features = nl->features;
 		node->cpus = nl->cpus;
 		node->memory_mb = nl->memory_mb;
+		if (nl->ngres) {
+			node->gres = rota_xcalloc(nl->ngres, sizeof(*nl->gres));
+			memcpy(node->gres, nl->gres,
+			       nl->ngres * sizeof(*nl->gres));
+		}
+		node->ngres = nl->ngres;
 		node->file = at->file;
 		node->line = at->line;
 	}
@@ -170,4 +193,28 @@ const struct rota_conf_node *rota_conf_node_find(const struct rota_conf *conf,
 	found = bsearch(name, impl->node_order, conf->nnodes,
 			sizeof(*impl->node_order), conf_node_key_cmp);
 	return found ? *found : NULL;
+}
+
+/* Every Gres= name is "gpu" or one of GresTypes. */
+int conf_nodes_gres_check(struct conf_parser *p)
+{
+	const struct rota_conf *conf = &p->impl->pub;
+
+	for (size_t i = 0; i < conf->nnodes; i++) {
+		const struct rota_conf_node *n = &conf->nodes[i];
+		struct conf_where at = { n->file, n->line };
+
+		for (size_t k = 0; k < n->ngres; k++) {
+			const char *name = n->gres[k].name;
+			bool known = !strcmp(name, "gpu");
+
+			for (char **t = conf->gres_types; t && *t && !known; t++)
+				known = !strcasecmp(*t, name);
+			if (!known)
+				return conf_errorf(p->err, -EINVAL, &at, "Gres",
+						   "'%s' is not in GresTypes",
+						   name);
+		}
+	}
+	return 0;
 }

@@ -379,6 +379,19 @@ int rota_msg_text_list_decode(const char *buf, size_t len,
 void rota_msg_text_list_clear(struct rota_msg_text_list *m);
 
 /* ---- NODE_REGISTER and NODE_LIST ---- */
+
+#define ROTA_MSG_GPUS_MAX 256	/* GPUs a node may report */
+
+/* One GPU of a node, as its daemon found it (noded/gpu_find.c). */
+struct rota_gpu_info {
+	char *type;		/* "v100"; "" when the model names none */
+	char *model;		/* "Tesla V100-SXM3-32GB-H" */
+	char *busid;		/* "0000:34:00.0" */
+	char *cores;		/* the cores nearest it: "0-23" */
+	uint32_t numa;		/* the NUMA node nearest it */
+	uint32_t job;		/* NODE_LIST: the job using it; 0: free */
+};
+
 struct rota_node_info {
 	char *name;
 	char *state;		/* "UP", "DOWN", "UNKNOWN" */
@@ -400,11 +413,22 @@ struct rota_node_info {
 	uint32_t *jobs;		/* running job ids (registration) */
 	uint32_t *runs;		/* and which run of each (same count) */
 	size_t njobs;
+	struct rota_gpu_info *gpus; /* in PCI bus order (index = the job's
+				   CUDA_VISIBLE_DEVICES number); NULL: none */
+	size_t ngpus;
+	char *gres;		/* NODE_LIST: other generic resources, as
+				   rota.conf counts them ("nvme:2"); NULL */
 };
 char *rota_msg_node_encode(const struct rota_node_info *n, size_t *len);
 int rota_msg_node_decode(const char *buf, size_t len, struct rota_node_info *n,
 			 struct rota_error *err);
 void rota_node_info_clear(struct rota_node_info *n);
+/*
+ * The node's generic resources as Slurm writes them: its GPUs counted by
+ * type, then the others ("gpu:v100:16,nvme:2"); with 'used', the GPUs in
+ * use ("gpu:v100:2"); "" when none.  Caller frees.
+ */
+char *rota_node_gres_text(const struct rota_node_info *n, bool used);
 
 struct rota_msg_node_list {
 	struct rota_node_info *nodes;

@@ -8,7 +8,79 @@
 
 #include "common/msg.h"
 #include "common/msg_internal.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
+
+static json_t *gpus_pack(const struct rota_gpu_info *g, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I}", "type",
+				      g[i].type, "model", g[i].model, "busid",
+				      g[i].busid, "cores", g[i].cores, "numa",
+				      (json_int_t)g[i].numa);
+
+		if (g[i].job)
+			json_object_set_new(o, "job", json_integer(g[i].job));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static int gpu_unpack(json_t *o, struct rota_gpu_info *g,
+		      struct rota_error *err)
+{
+	const char *type, *model, *busid, *cores;
+	json_int_t numa, job = 0;
+	int rc = msg_unpack(o, err, "{s:s, s:s, s:s, s:s, s:I, s?I !}",
+			    "type", &type, "model", &model, "busid", &busid,
+			    "cores", &cores, "numa", &numa, "job", &job);
+
+	if (rc == 0)
+		rc = msg_range(numa, 0, 1 << 16, "gpus: numa", err);
+	if (rc == 0)
+		rc = msg_range(job, 0, UINT32_MAX, "gpus: job", err);
+	if (rc == 0)
+		rc = msg_str(type, 31, "gpus: type", &g->type, err);
+	if (rc == 0)
+		rc = msg_str(model, 95, "gpus: model", &g->model, err);
+	if (rc == 0)
+		rc = msg_str(busid, 15, "gpus: busid", &g->busid, err);
+	if (rc == 0)
+		rc = msg_str(cores, 4096, "gpus: cores", &g->cores, err);
+	g->numa = (uint32_t)numa;
+	g->job = (uint32_t)job;
+	return rc;
+}
+
+static void gpus_free(struct rota_gpu_info *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(g[i].type);
+		free(g[i].model);
+		free(g[i].busid);
+		free(g[i].cores);
+	}
+	free(g);
+}
+
+static int gpus_unpack(json_t *a, struct rota_node_info *n,
+		       struct rota_error *err)
+{
+	size_t k = json_array_size(a);
+
+	if (!json_is_array(a) || k > ROTA_MSG_GPUS_MAX)
+		return rota_errorf(err, -EPROTO,
+				   "gpus: not a list of at most %d",
+				   ROTA_MSG_GPUS_MAX);
+	n->gpus = rota_xcalloc(k + 1, sizeof(*n->gpus));
+	n->ngpus = k;
+	for (size_t i = 0; i < k; i++)
+		if (gpu_unpack(json_array_get(a, i), &n->gpus[i], err) < 0)
+			return -EPROTO;
+	return 0;
+}
 
 static json_t *node_pack(const struct rota_node_info *n)
 {
@@ -34,6 +106,10 @@ static json_t *node_pack(const struct rota_node_info *n)
 		json_object_set_new(o, "step_port", json_integer(n->step_port));
 		json_object_set_new(o, "step_uid", json_integer(n->step_uid));
 	}
+	if (n->ngpus)
+		json_object_set_new(o, "gpus", gpus_pack(n->gpus, n->ngpus));
+	if (n->gres && n->gres[0])
+		json_object_set_new(o, "gres", json_string(n->gres));
 	if (n->cores_kept) {
 		json_object_set_new(o, "cores_kept",
 				    json_integer(n->cores_kept));
@@ -47,23 +123,24 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 		       struct rota_error *err)
 {
 	const char *name = NULL, *state = NULL, *reason = NULL, *addr = NULL;
+	const char *gres = NULL;
 	json_int_t sockets, cores, pus, used, mem, mem_used, kept = 0;
 	json_int_t kept_used = 0, step_port = 0, step_uid = 0;
-	json_t *features = NULL, *jobs = NULL, *runs = NULL;
+	json_t *features = NULL, *jobs = NULL, *runs = NULL, *gpus = NULL;
 	size_t nruns = 0;
 	int rc;
 
 	*n = (struct rota_node_info){ 0 };
 	rc = msg_unpack(o, err,
 			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s?s, "
-			"s?s, s?s, s?o, s?I, s?I, s?I, s?I !}",
+			"s?s, s?s, s?o, s?I, s?I, s?I, s?I, s?o, s?s !}",
 			"name", &name, "sockets", &sockets, "cores", &cores,
 			"pus", &pus, "cores_used", &used, "memory_mb", &mem,
 			"memory_used_mb", &mem_used, "features", &features,
 			"jobs", &jobs, "state", &state, "reason", &reason,
 			"addr", &addr, "runs", &runs, "cores_kept", &kept,
 			"cores_kept_used", &kept_used, "step_port", &step_port,
-			"step_uid", &step_uid);
+			"step_uid", &step_uid, "gpus", &gpus, "gres", &gres);
 	if (rc == 0)
 		rc = msg_range(cores, 1, 1 << 20, "cores", err);
 	if (rc == 0)
@@ -102,6 +179,10 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 	if (rc == 0 && runs && nruns != n->njobs)
 		rc = rota_errorf(err, -EPROTO, "runs: %zu for %zu jobs", nruns,
 				 n->njobs);
+	if (rc == 0 && gpus)
+		rc = gpus_unpack(gpus, n, err);
+	if (rc == 0 && gres && gres[0])
+		rc = msg_str(gres, 1024, "gres", &n->gres, err);
 	if (rc < 0) {
 		rota_node_info_clear(n);
 		return rc;
@@ -147,6 +228,8 @@ void rota_node_info_clear(struct rota_node_info *n)
 	msg_strv_free(n->features);
 	free(n->jobs);
 	free(n->runs);
+	gpus_free(n->gpus, n->ngpus);
+	free(n->gres);
 	*n = (struct rota_node_info){ 0 };
 }
 
@@ -412,4 +495,32 @@ void rota_msg_node_admin_clear(struct rota_msg_node_admin *m)
 	free(m->action);
 	free(m->reason);
 	*m = (struct rota_msg_node_admin){ 0 };
+}
+
+char *rota_node_gres_text(const struct rota_node_info *n, bool used)
+{
+	struct rota_strbuf b = { 0 };
+	size_t len;
+	char *t;
+
+	for (size_t i = 0; i < n->ngpus; i++) {
+		const char *type = n->gpus[i].type;
+		uint32_t count = 0;
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(n->gpus[k].type, type);
+		if (seen)
+			continue; /* counted with the first of its type */
+		for (size_t k = i; k < n->ngpus; k++)
+			count += !strcmp(n->gpus[k].type, type) &&
+				 (!used || n->gpus[k].job);
+		if (count)
+			rota_strbuf_addf(&b, "%sgpu%s%s:%u", b.len ? "," : "",
+					 type[0] ? ":" : "", type, count);
+	}
+	if (!used && n->gres && n->gres[0])
+		rota_strbuf_addf(&b, "%s%s", b.len ? "," : "", n->gres);
+	t = rota_strbuf_take(&b, &len);
+	return t ? t : rota_xstrdup("");
 }

@@ -408,11 +408,31 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 						   : cn->test_reserved,
 			.memory_mb = cn->memory_mb,
 			.memory_used_mb = cn->mem_used_mb,
+			.ngpus = cn->ngpus,
+			.gpus = rota_xcalloc(cn->ngpus + 1, sizeof(*nodes->gpus)),
+			.gres = cn->ngres ? rota_gres_text(cn->gres, cn->ngres)
+					  : NULL,
 		};
+		for (uint32_t g = 0; g < cn->ngpus; g++) {
+			const struct core_gpu *x = &cn->gpus[g];
+
+			nodes[i].gpus[g] = (struct rota_gpu_info){
+				.type = x->type,
+				.model = x->model,
+				.busid = x->busid,
+				.cores = x->cores,
+				.numa = x->numa,
+				.job = x->job,
+			};
+		}
 	}
 	body = rota_msg_node_list_encode(nodes, n, &len);
 	peer_send(p, ROTA_MSG_NODE_LIST_REPLY, body, len);
 	free(body);
+	for (size_t i = 0; i < n; i++) {
+		free(nodes[i].gpus);
+		free(nodes[i].gres);
+	}
 	free(nodes);
 }
 

@@ -28,6 +28,7 @@
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "noded/emu.h"
+#include "noded/gpu_find.h"
 #include "noded/topology.h"
 
 #define BACKOFF_MIN_MS 200
@@ -116,6 +117,8 @@ static void send_register(struct enode *n)
 
 	for (struct ejob *j = n->jobs; j; j = j->next)
 		k++;
+	info.gpus = gpus_wire(t);
+	info.ngpus = t->ngpus;
 	info.jobs = rota_xcalloc(k + 1, sizeof(uint32_t));
 	info.runs = rota_xcalloc(k + 1, sizeof(uint32_t));
 	for (struct ejob *j = n->jobs; j; j = j->next) {
@@ -137,6 +140,7 @@ static void send_register(struct enode *n)
 	free(body);
 	free(info.jobs);
 	free(info.runs);
+	free(info.gpus);
 }
 
 static void refused(struct enode *n, const struct rota_frame *f)

@@ -30,6 +30,7 @@
 #include "common/xalloc.h"
 #include "noded/lease.h"
 #include "noded/noded.h"
+#include "noded/gpu_find.h"
 #include "noded/topology.h"
 
 #define BACKOFF_MIN_MS 200
@@ -126,6 +127,8 @@ static void send_register(struct noded *nd)
 
 	for (struct njob *j = nd->jobs; j; j = j->next)
 		n++;
+	info.gpus = gpus_wire(t);
+	info.ngpus = t->ngpus;
 	info.jobs = rota_xcalloc(n + 1, sizeof(uint32_t));
 	info.runs = rota_xcalloc(n + 1, sizeof(uint32_t));
 	for (struct njob *j = nd->jobs; j; j = j->next) {
@@ -146,6 +149,7 @@ static void send_register(struct noded *nd)
 	free(body);
 	free(info.jobs);
 	free(info.runs);
+	free(info.gpus);
 }
 
 /*
@@ -378,6 +382,11 @@ void link_restart(struct noded *nd)
 	if (nd->link) {
 		rota_info("registering again with the controller");
 		link_reset(nd);
+	} else if (nd->reconnect) {
+		/* waiting out a refusal: the mended file is worth a try now */
+		rota_timer_cancel(nd->reconnect);
+		nd->reconnect = NULL;
+		schedule_reconnect(nd);
 	}
 }
 

@@ -196,6 +196,14 @@ static void print_summary(const struct noded *nd)
 	for (char **f = nd->features; *f; f++)
 		printf("%s%s", f == nd->features ? " " : ",", *f);
 	printf("\n");
+	for (size_t i = 0; i < t->ngpus; i++) {
+		const struct topology_gpu *g = &t->gpus[i];
+
+		printf("rota-noded: gpu %zu: %s (%s) at %s, near NUMA node %u,"
+		       " cores %s\n",
+		       i, g->type[0] ? g->type : "-", g->model, g->busid,
+		       g->numa, g->cores);
+	}
 }
 
 /*

@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "noded/gpu_find.h"
 #include "noded/topology.h"
 
 struct topology {
@@ -69,6 +70,7 @@ static void summarize(hwloc_topology_t t, struct topology_summary *sum)
 	sum->cores = cores > 0 ? (unsigned)cores : sum->pus;
 	sum->memory_mb = memory_bytes(t) / (1024 * 1024);
 	sum->has_ib = has_openfabrics(t);
+	sum->ngpus = gpus_find(t, &sum->gpus);
 }
 
 /*
@@ -173,6 +175,7 @@ void topology_destroy(struct topology *topo)
 	for (unsigned i = 0; i < topo->host_ncores; i++)
 		hwloc_bitmap_free(topo->host_cores[i]);
 	free(topo->host_cores);
+	gpus_free(topo->summary.gpus, topo->summary.ngpus);
 	hwloc_topology_destroy(topo->host);
 	free(topo);
 }

@@ -19,12 +19,23 @@
  */
 struct topology;
 
+/* One GPU (gpu_find.h). */
+struct topology_gpu {
+	char type[32];		/* "v100"; "" when the model names none */
+	char model[96];		/* "Tesla V100-SXM3-32GB-H" */
+	char busid[16];		/* "0000:34:00.0" */
+	unsigned numa;		/* the NUMA node (OS index) nearest it */
+	char *cores;		/* the cores nearest it: "0-23" */
+};
+
 struct topology_summary {
 	unsigned sockets;	/* hwloc Package objects (at least 1) */
 	unsigned cores;		/* hwloc Core objects (PUs if there are none) */
 	unsigned pus;		/* hardware threads */
 	uint64_t memory_mb;	/* total memory of all NUMA nodes */
 	bool has_ib;		/* an OpenFabrics OS device is present */
+	struct topology_gpu *gpus; /* in PCI bus order */
+	size_t ngpus;
 };
 
 /*

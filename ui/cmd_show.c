@@ -186,6 +186,27 @@ static int show_job(const char *arg)
 	return 0;
 }
 
+/* Gres= and GresUsed= as scontrol writes them, then each GPU. */
+static void show_gres(const struct rota_node_info *n)
+{
+	char *all = rota_node_gres_text(n, false);
+	char *used = rota_node_gres_text(n, true);
+
+	printf("Gres=%s\nGresUsed=%s\n", or_none(all), or_none(used));
+	for (size_t i = 0; i < n->ngpus; i++) {
+		const struct rota_gpu_info *g = &n->gpus[i];
+
+		printf("Gpu%zu=%s Model=%s Bus=%s Numa=%u Cores=%s", i,
+		       g->type[0] ? g->type : "-", or_none(g->model), g->busid,
+		       g->numa, g->cores);
+		if (g->job)
+			printf(" Job=%u", g->job);
+		printf("\n");
+	}
+	free(all);
+	free(used);
+}
+
 static int show_node(const char *name)
 {
 	struct rota_msg_node_list list;
@@ -215,6 +236,7 @@ static int show_node(const char *name)
 		for (char **f = n->features; f && *f; f++)
 			printf("%s%s", f == n->features ? "" : ",", *f);
 		printf("\n");
+		show_gres(n);
 		rc = 0;
 	}
 	if (rc)

@@ -9,6 +9,7 @@
 
 #include "common/depend.h"
 #include "common/error.h"
+#include "common/gres.h"
 #include "common/msg.h"
 #include "common/taskset.h"
 
@@ -26,7 +27,7 @@
  * symbols (nm), against this table.
  *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
  *               share share_usage array_tally
- *  2 resources  node resv fence estimate
+ *  2 resources  node gpus resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
  *  5 moves      jobstate array
@@ -63,6 +64,16 @@ enum node_state {
 	NODE_DOWN,
 };
 
+/* One GPU of a node (gpus.c), in the node's PCI bus order. */
+struct core_gpu {
+	char *type;		/* "v100"; "": none named */
+	char *model;
+	char *busid;
+	char *cores;		/* the cores nearest it ("0-23") */
+	uint32_t numa;
+	uint32_t job;		/* the job using it; 0: free */
+};
+
 struct core_node {
 	char *name;
 	char *addr;
@@ -86,6 +97,13 @@ struct core_node {
 	uint32_t test_used;	/* cores test queues' jobs use here */
 	uint32_t cfg_cores;	/* from rota.conf; 0: as registered */
 	uint64_t cfg_memory_mb;
+	struct core_gpu *gpus;	/* as registered, as rota.conf allows */
+	uint32_t ngpus;
+	uint32_t gpus_used;
+	uint32_t cfg_gpus;	/* Gres=gpu:N; 0: as the node finds them */
+	char cfg_gpu_type[32];	/* Gres=gpu:TYPE:N; "": any */
+	struct rota_gres *gres;	/* other generic resources (Gres=nvme:2) */
+	size_t ngres;
 };
 
 struct core_queue {

@@ -429,6 +429,17 @@ void usage_submit_account(struct core *core, struct core_job *job);
 void usage_rerate(struct core *core, int64_t now);
 
 /* limits.c */
+/* ---- gpus.c: a node's GPUs and generic resources ---- */
+struct rota_conf_node;
+void node_gres_init(struct core_node *n, const struct rota_conf_node *c);
+void node_gres_fini(struct core_node *n);
+/*
+ * Take the GPUs a registering node found, as its rota.conf line allows;
+ * -EINVAL with the numbers in 'err' when it has fewer than declared.
+ */
+int node_gpus_register(struct core_node *n, const struct rota_node_info *info,
+		       struct rota_error *err);
+
 int limits_init(struct core *core, const struct rota_conf *conf,
 		struct rota_error *err);
 void limits_fini(struct core *core);

@@ -36,6 +36,7 @@ static void init_nodes(struct core *core, const struct rota_conf *conf)
 			n->features[f] = rota_xstrdup(c->features[f]);
 		n->cfg_cores = c->cpus;
 		n->cfg_memory_mb = c->memory_mb;
+		node_gres_init(n, c);
 		n->cores = c->cpus;
 		n->memory_mb = c->memory_mb;
 		if (n->cores)
@@ -227,6 +228,7 @@ void core_destroy(struct core *core)
 			free(*f);
 		free(n->features);
 		free(n->core_busy);
+		node_gres_fini(n);
 	}
 	for (size_t i = 0; i < core->nqueues; i++) {
 		free(core->queues[i].name);

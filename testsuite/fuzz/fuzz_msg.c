@@ -486,10 +486,27 @@ static char *enc_node(const union any *u, size_t *len)
 	return rota_msg_node_encode(&u->node, len);
 }
 
+static bool gpus_eq(const struct rota_node_info *x,
+		    const struct rota_node_info *y)
+{
+	if (x->ngpus != y->ngpus)
+		return false;
+	for (size_t i = 0; i < x->ngpus; i++) {
+		const struct rota_gpu_info *a = &x->gpus[i], *b = &y->gpus[i];
+
+		if (!str_eq(a->type, b->type) || !str_eq(a->model, b->model) ||
+		    !str_eq(a->busid, b->busid) || !str_eq(a->cores, b->cores) ||
+		    a->numa != b->numa || a->job != b->job)
+			return false;
+	}
+	return true;
+}
+
 static bool node_eq(const struct rota_node_info *x,
 		    const struct rota_node_info *y)
 {
-	return str_eq(x->name, y->name) && str_eq(x->state, y->state) &&
+	return gpus_eq(x, y) && str_eq(x->gres, y->gres) &&
+	       str_eq(x->name, y->name) && str_eq(x->state, y->state) &&
 	       str_eq(x->reason, y->reason) && str_eq(x->addr, y->addr) &&
 	       strv_eq(x->features, y->features) && x->sockets == y->sockets &&
 	       x->cores == y->cores && x->pus == y->pus &&
@@ -509,7 +526,8 @@ static bool node_empty(const struct rota_node_info *n)
 	       !n->features && !n->sockets && !n->cores && !n->pus &&
 	       !n->cores_used && !n->cores_kept && !n->cores_kept_used &&
 	       !n->memory_mb && !n->memory_used_mb &&
-	       !n->jobs && !n->runs && !n->njobs;
+	       !n->jobs && !n->runs && !n->njobs && !n->gpus && !n->ngpus &&
+	       !n->gres;
 }
 
 static void node_check(const struct rota_node_info *n)
@@ -524,6 +542,16 @@ static void node_check(const struct rota_node_info *n)
 	check_str(n->reason, 1024);
 	check_str(n->addr, 64);
 	check_strv(n->features, 256, 64);
+	FUZZ_CHECK(n->ngpus <= ROTA_MSG_GPUS_MAX && (!n->ngpus || n->gpus));
+	for (size_t i = 0; i < n->ngpus; i++) {
+		FUZZ_CHECK(n->gpus[i].type && n->gpus[i].model &&
+			   n->gpus[i].busid && n->gpus[i].cores);
+		check_str(n->gpus[i].type, 31);
+		check_str(n->gpus[i].model, 95);
+		check_str(n->gpus[i].busid, 15);
+		check_str(n->gpus[i].cores, 4096);
+	}
+	check_str(n->gres, 1024);
 }
 
 static bool eq_node(const union any *a, const union any *b)

@@ -122,14 +122,15 @@ static const char full[] =
 	"Operators=ana,bob\n"
 	"PluginDir=/opt/rota/lib\n"
 	"NodeName=n[01-04] Addr=127.0.0.[2-5] Features=gpu,ib CPUs=8 "
-	"RealMemory=64G\n"
+	"RealMemory=64G Gres=gpu:V100:4,nvme:2\n"
 	"NodeName=login1\n"
 	"QueueName=batch Nodes=n[01-03] MaxTime=1-00:00:00 DefaultTime=60 "
 	"PriorityTier=2\n"
 	"QueueName=debug Nodes=ALL Default=YES MaxTime=30\n"
 	"QueueName=all\n"
 	"QueueName=late Nodes=late[1-2]\n"
-	"NodeName=late[1-2]\n";
+	"NodeName=late[1-2]\n"
+	"GresTypes=nvme\n";
 
 START_TEST(test_full)
 {
@@ -170,6 +171,13 @@ START_TEST(test_full)
 	ck_assert_ptr_null(node->features[2]);
 	ck_assert_uint_eq(node->cpus, 8);
 	ck_assert_uint_eq(node->memory_mb, 65536);
+	ck_assert_uint_eq(node->ngres, 2);
+	ck_assert_str_eq(node->gres[0].name, "gpu");
+	ck_assert_str_eq(node->gres[0].type, "v100");
+	ck_assert_uint_eq(node->gres[0].count, 4);
+	ck_assert_str_eq(node->gres[1].name, "nvme");
+	ck_assert_uint_eq(node->gres[1].count, 2);
+	ck_assert_str_eq(conf->gres_types[0], "nvme");
 	ck_assert_str_eq(node->file, "rota.conf");
 	ck_assert_uint_eq(node->line, 18);
 	node = rota_conf_node_find(conf, "login1");
@@ -177,6 +185,8 @@ START_TEST(test_full)
 	ck_assert_ptr_null(node->addr);
 	ck_assert_ptr_null(node->features[0]);
 	ck_assert_uint_eq(node->cpus, 0);
+	ck_assert_ptr_null(node->gres);
+	ck_assert_uint_eq(node->ngres, 0);
 	ck_assert_str_eq(conf->nodes[0].name, "n01");
 	ck_assert_str_eq(conf->nodes[6].name, "late2");
 	ck_assert_ptr_null(rota_conf_node_find(conf, "n05"));
@@ -333,6 +343,11 @@ static const struct {
 	  "rota.conf:1: Features: 'a:b' is not a valid name" },
 	{ "NodeName=n1 RealMemory=lots",
 	  "rota.conf:1: RealMemory: 'lots' is not a size" },
+	{ "NodeName=n1 Gres=gpu:v100:x",
+	  "rota.conf:1: Gres: 'gpu:v100:x': count 'x' is not a number" },
+	{ "NodeName=n1 Gres=gpu:0", "rota.conf:1: Gres: 'gpu:0': count must be 1 to 1000000" },
+	{ "GresTypes=fpga\nNodeName=n1\nNodeName=n2 Gres=gpu:2,nvme:1",
+	  "rota.conf:3: Gres: 'nvme' is not in GresTypes" },
 	{ "NodeName=n[5-3]", "rota.conf:1: NodeName: reversed range '5-3'" },
 	{ "NodeName=n[1-3", "rota.conf:1: NodeName: unbalanced '['" },
 	{ "NodeName=n[1-65536]\nNodeName=m1",

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -221,7 +222,8 @@ static bool empty_node(const union any *u)
 	return !n->name && !n->state && !n->reason && !n->addr &&
 	       !n->features && !n->sockets && !n->cores && !n->pus &&
 	       !n->cores_used && !n->memory_mb && !n->memory_used_mb &&
-	       !n->jobs && !n->runs && !n->njobs;
+	       !n->jobs && !n->runs && !n->njobs && !n->gpus && !n->ngpus &&
+	       !n->gres;
 }
 
 static bool empty_nodes(const union any *u)
@@ -1604,9 +1606,19 @@ static char *feat_a[] = { "ib", "gpu", "largemem", NULL };
 static uint32_t node_jobs[] = { 4, 5, UINT32_MAX };
 static uint32_t node_runs[] = { 1, UINT32_MAX, 2 };
 
+static struct rota_gpu_info gpus_a[] = {
+	{ .type = "v100", .model = "Tesla V100-SXM3-32GB-H",
+	  .busid = "0000:34:00.0", .cores = "0-23", .numa = 0, .job = 7 },
+	{ .type = "", .model = "", .busid = "0000:b7:00.0",
+	  .cores = "24-47", .numa = 1 },
+};
+
 static const struct rota_node_info nodes[] = {
 	{
 		.name = "n001",
+		.gpus = gpus_a,
+		.ngpus = 2,
+		.gres = "nvme:2,fpga:xilinx:1",
 		.state = "UP",
 		.reason = "",
 		.addr = "127.0.0.2:6818",
@@ -1677,7 +1689,56 @@ static void assert_node_eq(const struct rota_node_info *got,
 		assert_u32v_eq(got->runs, got->njobs, want->runs, want->njobs);
 	else
 		ck_assert_ptr_null(got->runs);
+	ck_assert_pstr_eq(got->gres, want->gres);
+	ck_assert_uint_eq(got->ngpus, want->ngpus);
+	for (size_t i = 0; i < want->ngpus; i++) {
+		ck_assert_str_eq(got->gpus[i].type, want->gpus[i].type);
+		ck_assert_str_eq(got->gpus[i].model, want->gpus[i].model);
+		ck_assert_str_eq(got->gpus[i].busid, want->gpus[i].busid);
+		ck_assert_str_eq(got->gpus[i].cores, want->gpus[i].cores);
+		ck_assert_uint_eq(got->gpus[i].numa, want->gpus[i].numa);
+		ck_assert_uint_eq(got->gpus[i].job, want->gpus[i].job);
+	}
 }
+
+/* GPUs a node daemon could not have found: refused with one line. */
+START_TEST(test_node_gpus_refused)
+{
+	static const struct {
+		const char *gpus, *want;
+	} bad[] = {
+		{ "{}", "gpus: not a list of at most 256" },
+		{ "[{\"type\":\"v100\",\"model\":\"m\",\"busid\":\"b\","
+		  "\"numa\":0}]",
+		  "*cores*" },
+		{ "[{\"type\":\"v100\",\"model\":\"m\",\"busid\":\"b\","
+		  "\"cores\":\"0\",\"numa\":-1}]",
+		  "gpus: numa: -1 is outside *" },
+		{ "[{\"type\":\"0123456789012345678901234567890123\","
+		  "\"model\":\"m\",\"busid\":\"b\",\"cores\":\"0\","
+		  "\"numa\":0}]",
+		  "gpus: type: longer than 31 bytes" },
+	};
+	char body[1024];
+	struct rota_node_info out;
+	struct rota_error err;
+
+	for (size_t i = 0; i < N(bad); i++) {
+		snprintf(body, sizeof(body),
+			 "{\"name\":\"n\",\"sockets\":1,\"cores\":1,"
+			 "\"pus\":1,\"cores_used\":0,\"memory_mb\":1,"
+			 "\"memory_used_mb\":0,\"features\":[],\"jobs\":[],"
+			 "\"gpus\":%s}",
+			 bad[i].gpus);
+		ck_assert_int_eq(rota_msg_node_decode(body, strlen(body), &out,
+						      &err),
+				 -EPROTO);
+		ck_assert_msg(fnmatch(bad[i].want, err.text, 0) == 0,
+			      "%zu: %s", i, err.text);
+		ASSERT_EMPTY(empty_node, out);
+	}
+}
+END_TEST
 
 START_TEST(test_node_roundtrip)
 {
@@ -2587,6 +2648,7 @@ static Suite *msg_suite(void)
 	tcase_add_loop_test(tc, test_cancel_roundtrip, 0, N(cancel_n));
 	tcase_add_loop_test(tc, test_text_list_roundtrip, 0, 5);
 	tcase_add_loop_test(tc, test_node_roundtrip, 0, N(nodes));
+	tcase_add_test(tc, test_node_gpus_refused);
 	tcase_add_loop_test(tc, test_node_list_roundtrip, 0, N(nodes) + 1);
 	tcase_add_loop_test(tc, test_launch_roundtrip, 0, N(launches));
 	tcase_add_loop_test(tc, test_signal_roundtrip, 0, N(signals));

@@ -17,6 +17,7 @@
 #include <hwloc.h>
 
 #include "common/error.h"
+#include "noded/gpu_find.h"
 #include "noded/topology.h"
 
 /* $ROTA_TOPOLOGY_DIR wins, so that a distcheck build finds the XML too. */
@@ -117,6 +118,91 @@ static char *host_core_pus(unsigned i)
 	hwloc_topology_destroy(t);
 	return list;
 }
+
+/*
+ * GPUs (issue 24): the compute cards of each machine, in PCI bus order,
+ * with the NUMA node and cores nearest each; the console's VGA chips
+ * (Matrox G200, ATI ES1000 on the first three) are not GPUs.
+ */
+struct gpu_machine {
+	const char *file;
+	size_t ngpus;
+	const char *first;	/* type busid numa cores of the first */
+	const char *last;	/* and of the last */
+};
+
+static const struct gpu_machine gpu_machines[] = {
+	{ "nvidiaDGX2.xml", 16, "v100 0000:34:00.0 0 0-1",
+	  "v100 0000:e7:00.0 1 2-3" },
+	{ "power8gpudistances.xml", 4, "p100 0002:01:00.0 0 0-3",
+	  "p100 000b:01:00.0 1 4-7" },
+	{ "24em64t-2n6c2t-pci.xml", 3, "- 0000:06:00.0 0 0-5",
+	  "- 0000:14:00.0 1 6-11" },
+	{ "32em64t-2n8c2t-pci-wholeio.xml", 4, "m2075 0000:03:00.0 0 0-7",
+	  "r9 0000:84:00.1 1 8-15" },
+	{ "192em64t-24n8c2t.xml", 0, NULL, NULL },
+	{ "16amd64-4distances.xml", 0, NULL, NULL },
+};
+
+static void assert_gpu(const struct topology_gpu *g, const char *want)
+{
+	char got[128];
+
+	snprintf(got, sizeof(got), "%s %s %u %s", g->type[0] ? g->type : "-",
+		 g->busid, g->numa, g->cores);
+	ck_assert_str_eq(got, want);
+}
+
+START_TEST(test_gpus)
+{
+	const struct gpu_machine *m = &gpu_machines[_i];
+	struct topology *topo = load(m->file);
+	const struct topology_summary *sum = topology_summary(topo);
+
+	ck_assert_uint_eq(sum->ngpus, m->ngpus);
+	if (m->ngpus) {
+		assert_gpu(&sum->gpus[0], m->first);
+		assert_gpu(&sum->gpus[m->ngpus - 1], m->last);
+	}
+	topology_destroy(topo);
+}
+END_TEST
+
+/* A model with no PCI name: its ids, and no type. */
+START_TEST(test_gpu_model_ids)
+{
+	struct topology *topo = load("24em64t-2n6c2t-pci.xml");
+
+	ck_assert_str_eq(topology_summary(topo)->gpus[0].model,
+			 "[10de:06d2]");
+	topology_destroy(topo);
+}
+END_TEST
+
+START_TEST(test_gpu_type_of)
+{
+	static const char *const cases[][2] = {
+		{ "Tesla V100-SXM3-32GB-H", "v100" },
+		{ "NVIDIA A100-SXM4-80GB", "a100" },
+		{ "NVIDIA H100 80GB HBM3", "h100" },
+		{ "AMD Instinct MI250X", "mi250x" },
+		{ "Tesla K40m", "k40m" },
+		{ "NVIDIA GeForce RTX 3090", "rtx" },
+		{ "Intel(R) Data Center GPU Max 1550", "max" },
+		{ "[10de:06d2]", "" },
+		{ "", "" },
+		{ "NVIDIA", "" },
+	};
+	char type[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		gpu_type_of(cases[i][0], type, sizeof(type));
+		ck_assert_msg(strcmp(type, cases[i][1]) == 0,
+			      "'%s': got '%s', want '%s'", cases[i][0], type,
+			      cases[i][1]);
+	}
+}
+END_TEST
 
 START_TEST(test_summary)
 {
@@ -303,6 +389,10 @@ static Suite *topology_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_summary, 0, nmachines);
 	tcase_add_test(tc, test_host);
+	tcase_add_loop_test(tc, test_gpus, 0,
+			    sizeof(gpu_machines) / sizeof(*gpu_machines));
+	tcase_add_test(tc, test_gpu_model_ids);
+	tcase_add_test(tc, test_gpu_type_of);
 	tcase_add_loop_test(tc, test_mapping, 0, 12);
 	tcase_add_test(tc, test_mapping_union);
 	tcase_add_test(tc, test_bind_out_of_range);
