@@ -92,6 +92,10 @@ struct rota_job_desc {
 	uint32_t jobshare;	/* Grid Engine's -js: functional shares */
 	uint32_t oticket;	/* Grid Engine's -ot: override tickets, set
 				   by operators (rota update OTickets=) */
+	/* GPUs (rota submit's --gpus* options come to one of the two) */
+	char *gpu_type;		/* "v100"; NULL: any */
+	uint32_t gpus_per_node;	/* on each of its nodes; 0: none */
+	uint32_t gpus_per_task;	/* for each task; 0: none */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -153,6 +157,9 @@ struct rota_job_info {
 	uint32_t array_throttle; /* at most this many run at once; 0: any */
 	char *dependency;	/* what it still waits for, Slurm's way:
 				   "afterok:12(unfulfilled)"; "" if none */
+	char *tres_per_node;	/* GPUs asked a node: "gres/gpu:v100:2"; NULL */
+	char *tres_per_task;	/* or a task: "gres/gpu:1"; NULL */
+	char *gpu_idx;		/* running: its GPUs, "n01:0,1 n02:3"; NULL */
 };
 
 struct rota_msg_job_list {

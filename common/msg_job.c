@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/gres.h"
 #include "common/msg.h"
 #include "common/msg_internal.h"
 #include "common/strbuf.h"
@@ -97,6 +98,28 @@ void rota_msg_error_clear(struct rota_msg_error *m)
 
 /* ---- SUBMIT ---- */
 
+/* A GPU type as gres.h spells one: what rota submit could have sent. */
+static int msg_gres_type(const char *in, char **out, struct rota_error *err)
+{
+	struct rota_gres *g = NULL;
+	size_t n = 0;
+	char *spec;
+	int rc;
+
+	if (!in)
+		return 0;
+	spec = rota_xasprintf("gpu:%s:1", in);
+	rc = rota_gres_parse(spec, &g, &n, err);
+	if (rc == 0 && (n != 1 || strcmp(g->type, in) != 0))
+		rc = -EINVAL; /* upper case, or not one type */
+	free(spec);
+	free(g);
+	if (rc < 0)
+		return rota_errorf(err, -EPROTO, "gpu_type: not a GPU type");
+	*out = rota_xstrdup(in);
+	return 0;
+}
+
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
@@ -155,6 +178,14 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 	if (d->deadline)
 		json_object_set_new(o, "deadline",
 				    json_integer((json_int_t)d->deadline));
+	if (d->gpu_type)
+		json_object_set_new(o, "gpu_type", json_string(d->gpu_type));
+	if (d->gpus_per_node)
+		json_object_set_new(o, "gpus_per_node",
+				    json_integer(d->gpus_per_node));
+	if (d->gpus_per_task)
+		json_object_set_new(o, "gpus_per_task",
+				    json_integer(d->gpus_per_task));
 	json_object_set_new(o, "env", msg_strv_pack(d->env));
 	return msg_dump(o, len);
 }
@@ -162,7 +193,8 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 struct submit_raw {
 	const char *name, *script, *workdir, *output, *error, *queue,
 		*account, *constraint, *qos, *reservation, *array,
-		*dependency;
+		*dependency, *gpu_type;
+	json_int_t gpn, gpt;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
 	json_int_t mem_per_cpu, jobshare, oticket;
 	json_int_t deadline, ntasks_max;
@@ -212,6 +244,18 @@ static int submit_check(const struct submit_raw *r, struct rota_error *err)
 		rc = msg_range(r->jobshare, 0, 1000000000, "jobshare", err);
 	if (rc == 0)
 		rc = msg_range(r->oticket, 0, 1000000000, "oticket", err);
+	if (rc == 0)
+		rc = msg_range(r->gpn, 0, ROTA_GRES_COUNT_MAX, "gpus_per_node",
+			       err);
+	if (rc == 0)
+		rc = msg_range(r->gpt, 0, ROTA_GRES_COUNT_MAX, "gpus_per_task",
+			       err);
+	if (rc == 0 && r->gpn && r->gpt)
+		rc = rota_errorf(err, -EPROTO,
+				 "gpus_per_node and gpus_per_task: only one "
+				 "of them");
+	if (rc == 0 && r->gpu_type && !r->gpn && !r->gpt)
+		rc = rota_errorf(err, -EPROTO, "gpu_type: no GPUs asked for");
 	if (rc == 0 && r->workdir[0] != '/')
 		rc = rota_errorf(err, -EPROTO, "workdir: not absolute");
 	return rc;
@@ -230,7 +274,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	rc = msg_unpack(root, err,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
-			"s?I, s?s, s?b, s?s, s?s, s?b, s?I, s?I, s?I, s?I !}",
+			"s?I, s?s, s?b, s?s, s?s, s?b, s?I, s?I, s?I, s?I, "
+			"s?s, s?I, s?I !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -244,7 +289,9 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			&r.hold, "array", &r.array, "dependency", &r.dependency,
 			"kill_on_invalid_dep", &r.kill_on_invalid_dep,
 			"deadline", &r.deadline, "jobshare", &r.jobshare, "oticket",
-			&r.oticket, "ntasks_max", &r.ntasks_max);
+			&r.oticket, "ntasks_max", &r.ntasks_max, "gpu_type",
+			&r.gpu_type, "gpus_per_node", &r.gpn, "gpus_per_task",
+			&r.gpt);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -282,6 +329,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 		rc = msg_str(r.dependency, ROTA_MSG_DEPEND_MAX, "dependency",
 			     &d->dependency, err);
 	if (rc == 0)
+		rc = msg_gres_type(r.gpu_type, &d->gpu_type, err);
+	if (rc == 0)
 		rc = msg_strv(r.env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8,
 			      "env", &d->env, err);
 	json_decref(root);
@@ -306,6 +355,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	d->hold = r.hold;
 	d->kill_on_invalid_dep = r.kill_on_invalid_dep;
 	d->deadline = r.deadline;
+	d->gpus_per_node = (uint32_t)r.gpn;
+	d->gpus_per_task = (uint32_t)r.gpt;
 	return 0;
 }
 
@@ -323,6 +374,7 @@ void rota_job_desc_clear(struct rota_job_desc *d)
 	free(d->reservation);
 	free(d->array);
 	free(d->dependency);
+	free(d->gpu_type);
 	msg_strv_free(d->env);
 	*d = (struct rota_job_desc){ 0 };
 }

@@ -83,6 +83,9 @@ static void encode_job(struct rota_strbuf *b, const struct rota_job_info *j)
 	}
 	if (j->dependency && j->dependency[0])
 		add_str(b, "dependency", j->dependency);
+	add_str(b, "tres_per_node", j->tres_per_node);
+	add_str(b, "tres_per_task", j->tres_per_task);
+	add_str(b, "gpu_idx", j->gpu_idx);
 	rota_strbuf_add(b, "}", 1);
 }
 
@@ -119,6 +122,9 @@ static void job_info_clear(struct rota_job_info *j)
 	free(j->est_nodes);
 	free(j->array_tasks);
 	free(j->dependency);
+	free(j->tres_per_node);
+	free(j->tres_per_task);
+	free(j->gpu_idx);
 	*j = (struct rota_job_info){ 0 };
 }
 
@@ -128,7 +134,8 @@ struct job_raw {
 		array_job, array_task, array_throttle, ntasks_max;
 	const char *state, *name, *user, *account, *queue, *nodelist, *reason,
 		*workdir, *output, *error, *constraint, *reservation,
-		*est_nodes, *array_tasks, *dependency;
+		*est_nodes, *array_tasks, *dependency, *tres_per_node,
+		*tres_per_task, *gpu_idx;
 };
 
 static int job_strings(const struct job_raw *r, struct rota_job_info *j,
@@ -154,6 +161,11 @@ static int job_strings(const struct job_raw *r, struct rota_job_info *j,
 		  ROTA_MSG_PATH_MAX },
 		{ "dependency", r->dependency, &j->dependency,
 		  ROTA_MSG_DEPEND_MAX },
+		{ "tres_per_node", r->tres_per_node, &j->tres_per_node,
+		  ROTA_MSG_NAME_MAX },
+		{ "tres_per_task", r->tres_per_task, &j->tres_per_task,
+		  ROTA_MSG_NAME_MAX },
+		{ "gpu_idx", r->gpu_idx, &j->gpu_idx, ROTA_MSG_PATH_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -197,7 +209,7 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			"{s:I, s:s, s:I, s:I, s?s, s?s, s?s, s?s, s?s, s?s, "
 			"s?s, s?s, s?s, s?s, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I, s:I, s:I, s:I, s?I, s?I, s?I, s?s, s?s, s?I, "
-			"s?I, s?I, s?I, s?s, s?I, s?s, s?I !}",
+			"s?I, s?I, s?I, s?s, s?I, s?s, s?I, s?s, s?s, s?s !}",
 			"id", &r.id, "state", &r.state, "uid", &r.uid, "gid",
 			&r.gid, "name", &r.name, "user", &r.user, "account",
 			&r.account, "queue", &r.queue, "nodelist", &r.nodelist,
@@ -214,7 +226,9 @@ static int job_decode(json_t *o, struct rota_job_info *j,
 			&r.array_job, "array_task_id", &r.array_task,
 			"array_tasks", &r.array_tasks, "array_throttle",
 			&r.array_throttle, "dependency", &r.dependency,
-			"ntasks_max", &r.ntasks_max);
+			"ntasks_max", &r.ntasks_max, "tres_per_node",
+			&r.tres_per_node, "tres_per_task", &r.tres_per_task,
+			"gpu_idx", &r.gpu_idx);
 	if (rc == 0 && rota_job_state_parse(r.state, &st) < 0)
 		rc = rota_errorf(err, -EPROTO, "state: '%s' unknown", r.state);
 	if (rc == 0)

@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/msg.h"
+#include "common/msg_internal.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
@@ -27,12 +28,17 @@ static json_t *alloc_pack(const struct core *core, const struct core_job *job)
 		const struct core_alloc *a = &job->alloc[i];
 		json_t *cores = json_array();
 
+		json_t *o;
+
 		for (uint32_t k = 0; k < a->ncores; k++)
 			json_array_append_new(cores, json_integer(a->cores[k]));
-		json_array_append_new(
-			arr, json_pack("{s:s, s:o}", "node",
-				       core_node_get(core, a->node)->name,
-				       "cores", cores));
+		o = json_pack("{s:s, s:o}", "node",
+			      core_node_get(core, a->node)->name, "cores",
+			      cores);
+		if (a->ngpus)
+			json_object_set_new(o, "gpus",
+					    msg_u32v_pack(a->gpus, a->ngpus));
+		json_array_append_new(arr, o);
 	}
 	return arr;
 }
@@ -134,14 +140,18 @@ char *job_record_next_id(uint32_t next, size_t *len)
 struct alloc_in {
 	struct core_alloc_state *v;
 	uint32_t **cores;
+	uint32_t **gpus;
 	uint32_t n;
 };
 
 static void alloc_in_free(struct alloc_in *a)
 {
-	for (uint32_t i = 0; i < a->n; i++)
+	for (uint32_t i = 0; i < a->n; i++) {
 		free(a->cores[i]);
+		free(a->gpus[i]);
+	}
 	free(a->cores);
+	free(a->gpus);
 	free(a->v);
 }
 
@@ -155,18 +165,24 @@ static int alloc_unpack(json_t *arr, struct alloc_in *a,
 		return rota_errorf(err, -EINVAL, "alloc: not a list");
 	a->v = rota_xcalloc(n + 1, sizeof(*a->v));
 	a->cores = rota_xcalloc(n + 1, sizeof(*a->cores));
+	a->gpus = rota_xcalloc(n + 1, sizeof(*a->gpus));
 	for (size_t i = 0; i < n; i++) {
-		json_t *cores = NULL;
+		json_t *cores = NULL, *gpus = NULL;
 		const char *node = NULL;
-		size_t k, nc;
+		size_t k, nc, ng = 0;
 
-		if (json_unpack(json_array_get(arr, i), "{s:s, s:o !}", "node",
-				&node, "cores", &cores) < 0 ||
+		if (json_unpack(json_array_get(arr, i), "{s:s, s:o, s?o !}",
+				"node", &node, "cores", &cores, "gpus",
+				&gpus) < 0 ||
 		    !json_is_array(cores) ||
 		    (nc = json_array_size(cores)) > 1u << 20)
 			return rota_errorf(err, -EINVAL, "alloc %zu: bad", i);
 		a->cores[i] = rota_xcalloc(nc + 1, sizeof(uint32_t));
 		a->n = (uint32_t)i + 1;
+		if (gpus && msg_u32v(gpus, ROTA_MSG_GPUS_MAX, "gpus",
+				     &a->gpus[i], &ng, err) < 0)
+			return rota_errorf(err, -EINVAL,
+					   "alloc %zu: bad gpus", i);
 		for (k = 0; k < nc; k++) {
 			json_int_t c = json_integer_value(
 				json_array_get(cores, k));
@@ -178,7 +194,9 @@ static int alloc_unpack(json_t *arr, struct alloc_in *a,
 		}
 		a->v[i] = (struct core_alloc_state){ .node = node,
 						     .ncores = (uint32_t)nc,
-						     .cores = a->cores[i] };
+						     .cores = a->cores[i],
+						     .ngpus = (uint32_t)ng,
+						     .gpus = a->gpus[i] };
 	}
 	return 0;
 }

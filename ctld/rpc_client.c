@@ -152,6 +152,12 @@ static void fill_info(const struct core_job *job, void *arg)
 		.array_throttle = job->array ? job->array->throttle : 0,
 		/* freed with j->dependency after encoding; NULL: none */
 		.dependency = job->deps ? core_job_dependency(job) : NULL,
+		/* these three are freed after encoding too */
+		.tres_per_node = job->desc.gpus_per_node ? core_job_tres(job)
+							 : NULL,
+		.tres_per_task = job->desc.gpus_per_task ? core_job_tres(job)
+							 : NULL,
+		.gpu_idx = core_job_gpu_idx(core, job),
 	};
 	lc->nodelists[lc->n++] = nodes;
 }
@@ -194,6 +200,9 @@ out:
 		free(lc.nodelists[i]);
 		free(lc.jobs[i].array_tasks);
 		free(lc.jobs[i].dependency);
+		free(lc.jobs[i].tres_per_node);
+		free(lc.jobs[i].tres_per_task);
+		free(lc.jobs[i].gpu_idx);
 	}
 	free(lc.nodelists);
 	free(lc.jobs);

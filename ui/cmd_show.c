@@ -163,6 +163,13 @@ static int show_job(const char *arg)
 		printf("MemPerCPU=%s\n", mem);
 	else
 		printf("Mem=%s\n", j->mem_mb ? mem : "none");
+	/* GPUs as scontrol writes them: asked, then which it has */
+	if (j->tres_per_node)
+		printf("TresPerNode=%s\n", j->tres_per_node);
+	if (j->tres_per_task)
+		printf("TresPerTask=%s\n", j->tres_per_task);
+	if (j->gpu_idx && j->gpu_idx[0])
+		printf("GpuIdx=%s\n", j->gpu_idx);
 	printf("TimeLimit=%s\nConstraint=%s\nReservation=%s\n", limit,
 	       or_none(j->constraint), or_none(j->reservation));
 	/* what it still waits for; met parts are dropped (Slurm's way) */

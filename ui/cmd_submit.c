@@ -25,6 +25,7 @@
 #include "common/units.h"
 #include "common/xalloc.h"
 #include "ui/cmd.h"
+#include "ui/submit_gpus.h"
 
 extern char **environ;
 
@@ -56,6 +57,18 @@ static const char help[] =
 	"      --mem-per-cpu=SIZE    memory per allocated core instead:\n"
 	"                            a node holds SIZE x the job's cores\n"
 	"                            there (not with --mem)\n"
+	"      --gpus=[TYPE:]N       N GPUs for the job (of TYPE, as 'rota\n"
+	"                            nodes' names them: v100): over --nodes\n"
+	"                            evenly, else one each of N tasks, else\n"
+	"                            all on one node\n"
+	"      --gpus-per-node=[TYPE:]N  N GPUs on each of its nodes\n"
+	"      --gres=gpu[:TYPE][:N] the same, Slurm's older spelling\n"
+	"      --gpus-per-task=[TYPE:]N  N GPUs for each task\n"
+	"      --cpus-per-gpu=N      N cores for each GPU (not with -c)\n"
+	"      --mem-per-gpu=SIZE    memory for each GPU (not with --mem or\n"
+	"                            --mem-per-cpu).  The job sees its GPUs\n"
+	"                            only: CUDA_VISIBLE_DEVICES, ROTA_JOB_GPUS\n"
+	"                            (docs/gpus.md)\n"
 	"  -t, --time=TIME           time limit: MM, MM:SS, HH:MM:SS,\n"
 	"                            D-HH[:MM[:SS]], or 90s, 15m, 2h, 1d\n"
 	"  -q, -p, --queue=NAME      queue (default: the default queue)\n"
@@ -138,6 +151,12 @@ enum {
 	OPT_KILL_INVALID,
 	OPT_DEADLINE,
 	OPT_JOBSHARE,
+	OPT_GPUS,
+	OPT_GPUS_PER_NODE,
+	OPT_GPUS_PER_TASK,
+	OPT_CPUS_PER_GPU,
+	OPT_MEM_PER_GPU,
+	OPT_GRES,
 };
 
 static const struct option longopts[] = {
@@ -163,6 +182,12 @@ static const struct option longopts[] = {
 	{ "dl", required_argument, NULL, OPT_DEADLINE },
 	{ "jobshare", required_argument, NULL, OPT_JOBSHARE },
 	{ "ntasks-per-node", required_argument, NULL, OPT_PER_NODE },
+	{ "gpus", required_argument, NULL, OPT_GPUS },
+	{ "gpus-per-node", required_argument, NULL, OPT_GPUS_PER_NODE },
+	{ "gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK },
+	{ "cpus-per-gpu", required_argument, NULL, OPT_CPUS_PER_GPU },
+	{ "mem-per-gpu", required_argument, NULL, OPT_MEM_PER_GPU },
+	{ "gres", required_argument, NULL, OPT_GRES },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
@@ -176,6 +201,7 @@ static const struct option longopts[] = {
 
 struct submit_opts {
 	struct rota_job_desc d;
+	struct gpu_opts gpus;
 	char *chdir;
 	char *export;
 	char *wrap;
@@ -378,6 +404,12 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 		return parse_count("ntasks-per-node", v, 1,
 				   &o->d.ntasks_per_node);
 	case OPT_EXCLUSIVE: o->d.exclusive = true; return 0;
+	case OPT_GPUS: return gpus_opt(&o->gpus, GPU_OPT_GPUS, v);
+	case OPT_GPUS_PER_NODE: return gpus_opt(&o->gpus, GPU_OPT_PER_NODE, v);
+	case OPT_GPUS_PER_TASK: return gpus_opt(&o->gpus, GPU_OPT_PER_TASK, v);
+	case OPT_CPUS_PER_GPU: return gpus_opt(&o->gpus, GPU_OPT_CPUS, v);
+	case OPT_MEM_PER_GPU: return gpus_opt(&o->gpus, GPU_OPT_MEM, v);
+	case OPT_GRES: return gpus_opt(&o->gpus, GPU_OPT_GRES, v);
 	case 'H': o->d.hold = true; return 0;
 	case 'a': return set_array(o, v);
 	case 'd': return set_dependency(o, v);
@@ -535,6 +567,7 @@ static int finish_desc(struct submit_opts *o, const char *path)
 {
 	char cwd[PATH_MAX];
 	const char *base;
+	bool cpt_given;
 
 	if (o->chdir && o->chdir[0] == '/') {
 		o->d.workdir = rota_xstrdup(o->chdir);
@@ -559,8 +592,11 @@ static int finish_desc(struct submit_opts *o, const char *path)
 			      (o->d.nodes ? o->d.nodes : 1);
 	if (!o->d.ntasks)
 		o->d.ntasks = o->d.nodes ? o->d.nodes : 1;
+	cpt_given = o->d.cpus_per_task != 0;
 	if (!o->d.cpus_per_task)
 		o->d.cpus_per_task = 1;
+	if (gpus_apply(&o->gpus, &o->d, cpt_given) < 0)
+		return -EINVAL;
 	o->d.env = build_env(o->export);
 	return 0;
 }

@@ -154,6 +154,7 @@ static void desc_copy(struct rota_job_desc *to, const struct rota_job_desc *from
 	to->array = from->array ? rota_xstrdup(from->array) : NULL;
 	to->dependency = from->dependency ? rota_xstrdup(from->dependency)
 					  : NULL;
+	to->gpu_type = from->gpu_type ? rota_xstrdup(from->gpu_type) : NULL;
 	to->env = core_names_copy(from->env);
 }
 

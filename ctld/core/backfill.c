@@ -101,17 +101,19 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 		uint32_t cores = place_alloc_cores(bp->core, job, node,
 						   bp->pl.tasks[i]);
 		uint64_t mem = core_job_node_mem(job, cores);
+		uint32_t gpus = job_node_gpus(job, bp->pl.tasks[i]);
 
 		if (held == t) {
 			profile_take(bp->prof, node, t, job->time_limit, test,
-				     cores, mem);
+				     cores, mem, gpus);
 			continue;
 		}
-		profile_take(bp->prof, node, t, job->time_limit, test, 0, mem);
+		profile_take(bp->prof, node, t, job->time_limit, test, 0, mem,
+			     gpus);
 		if (end > held)
 			profile_take(bp->prof, node, held,
 				     job->time_limit ? end - held : 0, test,
-				     cores, 0);
+				     cores, 0, 0);
 	}
 }
 
@@ -226,8 +228,12 @@ static int64_t node_earliest(struct rota_sched_pass *bp,
 
 	if (!node_is_usable(node))
 		return NEVER;
+	if (job_node_gpus(job, job->desc.ntasks) >
+	    node_gpus_count(node, job->desc.gpu_type, false))
+		return NEVER; /* not of its type, or too few ever */
 	return profile_earliest(bp->prof, n, test, (int32_t)need,
 				(int64_t)core_job_node_mem(job, need),
+				(int32_t)job_node_gpus(job, job->desc.ntasks),
 				job->time_limit, until);
 }
 

@@ -70,6 +70,7 @@ struct core_gpu {
 	char *model;
 	char *busid;
 	char *cores;		/* the cores nearest it ("0-23") */
+	uint64_t *near;		/* the same, a bit a core of the node */
 	uint32_t numa;
 	uint32_t job;		/* the job using it; 0: free */
 };
@@ -164,6 +165,8 @@ struct core_alloc {
 	uint32_t node;		/* index into the node table */
 	uint32_t ncores;
 	uint32_t *cores;	/* logical core indexes on that node */
+	uint32_t ngpus;
+	uint32_t *gpus;		/* the node's GPU indexes (bus order) */
 };
 
 /*
@@ -616,6 +619,8 @@ struct core_alloc_state {
 	const char *node;
 	uint32_t ncores;
 	const uint32_t *cores;
+	uint32_t ngpus;
+	const uint32_t *gpus;
 };
 
 struct core_job_state {
@@ -665,6 +670,14 @@ void core_restore_finish(struct core *core);
 /* The id the next submitted job will get; never below 'next'. */
 uint32_t core_next_id(const struct core *core);
 void core_raise_next_id(struct core *core, uint32_t next);
+
+/*
+ * A job's GPU request as Slurm's TRES ("gres/gpu:v100:2", per node or
+ * per task as it asked; NULL: none), and its GPUs while it runs ("n01:0,1
+ * n02:3", the nodes' indexes; NULL: none).  Caller frees.
+ */
+char *core_job_tres(const struct core_job *job);
+char *core_job_gpu_idx(const struct core *core, const struct core_job *job);
 
 /* Lookups and iteration; borrowed pointers valid until the next event. */
 const struct core_job *core_job_find(const struct core *core, uint32_t id);

@@ -289,8 +289,9 @@ void limits_from_conf(const struct rota_conf_limits *c,
 /* ==== resources ========================================================== */
 
 /* node.c */
+/* The cores of 'prefer' (a bitmap; NULL: none) first, then the lowest. */
 void node_alloc_cores(struct core_node *n, struct core_alloc *a,
-		      uint64_t mem_mb);
+		      uint64_t mem_mb, const uint64_t *prefer);
 void node_free_cores(struct core_node *n, const struct core_alloc *a,
 		     uint64_t mem_mb);
 uint32_t node_cores_free(const struct core_node *n);
@@ -437,8 +438,25 @@ void node_gres_fini(struct core_node *n);
  * Take the GPUs a registering node found, as its rota.conf line allows;
  * -EINVAL with the numbers in 'err' when it has fewer than declared.
  */
-int node_gpus_register(struct core_node *n, const struct rota_node_info *info,
+int node_gpus_register(struct core *core, uint32_t idx,
+		       const struct rota_node_info *info,
 		       struct rota_error *err);
+/* The GPUs 'job' wants on a node where it has 'tasks' tasks. */
+uint32_t job_node_gpus(const struct core_job *job, uint32_t tasks);
+/* The node's GPUs of 'type' (NULL: any): all of them, or the free ones. */
+uint32_t node_gpus_count(const struct core_node *n, const char *type,
+			 bool free_only);
+/*
+ * Give 'a' 'want' free GPUs of the job's type, near one another and near
+ * 'ncores' free cores when the node has such a group (one socket's);
+ * '*near' the cores nearest them, to be taken first (NULL: none; the
+ * caller frees it).
+ */
+void node_alloc_gpus(struct core_node *n, const struct core_job *job,
+		     struct core_alloc *a, uint32_t want, uint32_t ncores,
+		     uint64_t **near);
+void node_free_gpus(struct core_node *n, uint32_t job_id,
+		    const struct core_alloc *a);
 
 int limits_init(struct core *core, const struct rota_conf *conf,
 		struct rota_error *err);

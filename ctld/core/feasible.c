@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "common/units.h"
 #include "ctld/core/constraint.h"
@@ -59,6 +61,65 @@ static int explain_kept(struct core *core, const struct core_job *job,
 			   big->test_reserved,
 			   alike ? "each node's" : "the largest node's",
 			   node_cores_total(big), queues);
+}
+
+/* "gpus: v100, p100" of the queue's nodes that match, for the line. */
+static void gpu_types(const struct core *core, const struct core_job *job,
+		      char *buf, size_t len)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < q->nnodes; i++) {
+		const struct core_node *n = &core->nodes[q->nodes[i]];
+
+		for (uint32_t g = 0; g < n->ngpus && at + 40 < len; g++) {
+			const char *t = n->gpus[g].type[0] ? n->gpus[g].type
+							   : "(no type)";
+
+			if (strstr(buf, t))
+				continue;
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       at ? ", " : "", t);
+		}
+	}
+}
+
+/* A GPU request no node of the queue could ever hold, in one line. */
+static int explain_gpus(struct core *core, const struct core_job *job,
+			struct rota_error *err)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+	const char *type = job->desc.gpu_type;
+	uint32_t most = 0;
+	char types[160];
+
+	for (size_t i = 0; i < q->nnodes; i++) {
+		const struct core_node *n = &core->nodes[q->nodes[i]];
+		uint32_t c = node_gpus_count(n, type, false);
+
+		if (constraint_match(job->constraint, n->features) && c > most)
+			most = c;
+	}
+	gpu_types(core, job, types, sizeof(types));
+	if (!most && type)
+		return rota_errorf(err, -EINVAL,
+				   "--gpus: no node of queue '%s' has GPUs "
+				   "of type '%s' (%s%s)",
+				   q->name, type, types[0] ? "it has: " : "",
+				   types[0] ? types : "it has none");
+	if (job->desc.gpus_per_node > most || job->desc.gpus_per_task > most)
+		return rota_errorf(err, -EINVAL,
+				   "--gpus-per-%s=%u: more GPUs%s%s than any "
+				   "node of queue '%s' has (most: %u)",
+				   job->desc.gpus_per_node ? "node" : "task",
+				   job->desc.gpus_per_node
+					   ? job->desc.gpus_per_node
+					   : job->desc.gpus_per_task,
+				   type ? " of type " : "", type ? type : "",
+				   q->name, most);
+	return 0;
 }
 
 static int explain_infeasible(struct core *core, const struct core_job *job,
@@ -113,6 +174,8 @@ static int explain_infeasible(struct core *core, const struct core_job *job,
 				   (unsigned long long)job->desc.mem_per_cpu_mb,
 				   job->desc.cpus_per_task, q->name, size);
 	}
+	if (job_node_gpus(job, 1) && explain_gpus(core, job, err) < 0)
+		return -EINVAL;
 	if (!core->queues[job->queue].reserved_cores &&
 	    explain_kept(core, job, err) < 0)
 		return -EINVAL;
@@ -131,11 +194,15 @@ int sched_check_feasible(struct core *core, const struct core_job *job,
 	struct placement p;
 	bool fits;
 
-	/* a node of unknown size (not registered, no CPUs=) may hold it */
+	/*
+	 * A node of unknown size (not registered, no CPUs=) may hold it;
+	 * so may, for GPUs, one not registered yet that declares none.
+	 */
 	for (size_t i = 0; i < q->nnodes; i++) {
 		const struct core_node *n = &core->nodes[q->nodes[i]];
 
-		if (!node_cores_total(n) &&
+		if ((!node_cores_total(n) ||
+		     (job_node_gpus(job, 1) && !n->pus && !n->cfg_gpus)) &&
 		    constraint_match(job->constraint, n->features))
 			return 0;
 	}

@@ -53,6 +53,18 @@ static void test_cores(struct core *core, const struct core_job *job,
 	}
 }
 
+/* What a run held, gone (its nodes gave it back already). */
+static void alloc_free(struct core_job *job)
+{
+	for (uint32_t i = 0; i < job->nalloc; i++) {
+		free(job->alloc[i].cores);
+		free(job->alloc[i].gpus);
+	}
+	free(job->alloc);
+	job->alloc = NULL;
+	job->nalloc = 0;
+}
+
 void core_job_take(struct core *core, struct core_job *job)
 {
 	test_cores(core, job, true);
@@ -62,10 +74,13 @@ void core_job_take(struct core *core, struct core_job *job)
 void core_job_release(struct core *core, struct core_job *job)
 {
 	resv_job_release(core, job);
-	for (uint32_t i = 0; i < job->nalloc; i++)
+	for (uint32_t i = 0; i < job->nalloc; i++) {
 		node_free_cores(&core->nodes[job->alloc[i].node],
 				&job->alloc[i],
 				core_job_node_mem(job, job->alloc[i].ncores));
+		node_free_gpus(&core->nodes[job->alloc[i].node], job->id,
+			       &job->alloc[i]);
+	}
 	test_cores(core, job, false);
 }
 
@@ -128,11 +143,7 @@ int core_requeue(struct core *core, int64_t now, uint32_t job_id,
 	usage_charge_job(core, job, now);
 	core_running_remove(core, job);
 	core_job_release(core, job);
-	for (uint32_t i = 0; i < job->nalloc; i++)
-		free(job->alloc[i].cores);
-	free(job->alloc);
-	job->alloc = NULL;
-	job->nalloc = 0;
+	alloc_free(job);
 	job->state = ROTA_JOB_PENDING;
 	job->start_time = 0;
 	job->desc.ntasks = job->ntasks_min; /* a range: asks it all again */
@@ -148,9 +159,7 @@ void core_job_free(struct core_job *job)
 	rota_job_desc_clear(&job->desc);
 	depend_job_free(job);
 	constraint_destroy(job->constraint);
-	for (uint32_t i = 0; i < job->nalloc; i++)
-		free(job->alloc[i].cores);
-	free(job->alloc);
+	alloc_free(job);
 	est_clear(job);
 	array_free(job);
 	free(job->limit_reason);

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
@@ -67,17 +68,34 @@ uint64_t job_total_mem(const struct core_job *job)
 }
 
 /* Take the lowest free cores: a job's cores stay together on a socket. */
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool bit(const uint64_t *map, uint32_t i)
+{
+	return map && (map[i / 64] >> (i % 64)) & 1;
+}
+
 void node_alloc_cores(struct core_node *n, struct core_alloc *a,
-		      uint64_t mem_mb)
+		      uint64_t mem_mb, const uint64_t *prefer)
 {
 	uint32_t got = 0;
 
-	for (uint32_t c = 0; c < n->cores && got < a->ncores; c++) {
-		if (n->core_busy[c])
-			continue;
-		n->core_busy[c] = 1;
-		a->cores[got++] = c;
+	/* a second round for the rest when 'prefer' is short */
+	for (int round = prefer ? 0 : 1; round < 2; round++) {
+		for (uint32_t c = 0; c < n->cores && got < a->ncores; c++) {
+			if (n->core_busy[c] || (!round && !bit(prefer, c)))
+				continue;
+			n->core_busy[c] = 1;
+			a->cores[got++] = c;
+		}
 	}
+	if (prefer) /* in order, as without */
+		qsort(a->cores, got, sizeof(*a->cores), u32_cmp);
 	n->cores_used += got;
 	n->mem_used_mb += mem_mb;
 }

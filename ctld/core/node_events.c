@@ -199,7 +199,7 @@ int core_node_register(struct core *core, int64_t now,
 	n = &core->nodes[idx];
 	rc = check_size(n, info, &why);
 	if (rc == 0)
-		rc = node_gpus_register(n, info, &why);
+		rc = node_gpus_register(core, idx, info, &why);
 	if (rc < 0) {
 		/* its jobs cannot be trusted to be there either */
 		core_node_down(core, now, n->name, why.text);

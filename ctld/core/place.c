@@ -31,6 +31,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/xalloc.h"
 #include "ctld/core/constraint.h"
@@ -45,20 +46,52 @@ static uint32_t test_cores_left(const struct core_node *n)
 					       : 0;
 }
 
-/* Cores and memory 'job' may count on at node 'i', or false if none. */
+/*
+ * GPUs of the job's type 'job' may count on at node 'n' (a profile's are
+ * of any type: no more than the node has of the job's).
+ */
+static uint32_t node_gpus_avail(const struct place_ctx *c,
+				const struct core_job *job,
+				const struct core_node *n, int32_t profile)
+{
+	uint32_t all;
+
+	switch (c->mode) {
+	case PLACE_TOTAL:
+		/* not registered yet: what its Gres= line declares */
+		if (!n->pus && (!job->desc.gpu_type || !n->cfg_gpu_type[0] ||
+				!strcmp(job->desc.gpu_type, n->cfg_gpu_type)))
+			return n->cfg_gpus;
+		return node_gpus_count(n, job->desc.gpu_type, false);
+	case PLACE_NOW: return node_gpus_count(n, job->desc.gpu_type, true);
+	case PLACE_PROFILE:
+		all = node_gpus_count(n, job->desc.gpu_type, false);
+		return profile < 0 ? 0 : (uint32_t)profile < all ? (uint32_t)profile : all;
+	}
+	return 0;
+}
+
+/*
+ * Cores, memory and GPUs 'job' may count on at node 'i', or false if
+ * none; '*gpus' only for a job that asks for GPUs.
+ */
 static bool node_avail(const struct place_ctx *c, const struct core_job *job,
-		       uint32_t i, uint32_t *cores, uint64_t *mem)
+		       uint32_t i, uint32_t *cores, uint64_t *mem,
+		       uint32_t *gpus)
 {
 	const struct core_node *n = &c->core->nodes[i];
 	bool test = c->kept || c->core->queues[job->queue].reserved_cores > 0;
+	bool want_gpus = job->desc.gpus_per_node || job->desc.gpus_per_task;
 	uint32_t keep;
-	int32_t pc;
+	int32_t pc, pg = 0;
 	int64_t pm;
 
 	switch (c->mode) {
 	case PLACE_TOTAL:
 		*cores = node_cores_total(n);
 		*mem = node_mem_total(n);
+		if (want_gpus)
+			*gpus = node_gpus_avail(c, job, n, 0);
 		if (!test) /* never theirs, however idle the node */
 			*cores = *cores > n->test_reserved
 					 ? *cores - n->test_reserved
@@ -72,15 +105,20 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 			return false;
 		*cores = node_cores_free(n);
 		*mem = node_mem_free(n);
+		if (want_gpus)
+			*gpus = node_gpus_avail(c, job, n, 0);
 		break;
 	case PLACE_PROFILE:
 		if (!node_is_usable(n))
 			return false;
 		/* an exclusive job wants the idle node, the pool too */
 		profile_min_free(c->prof, i, c->t, c->d,
-				 test || job->desc.exclusive, &pc, &pm);
+				 test || job->desc.exclusive, &pc, &pm,
+				 want_gpus ? &pg : NULL);
 		*cores = pc > 0 ? (uint32_t)pc : 0;
 		*mem = pm > 0 ? (uint64_t)pm : 0;
+		if (want_gpus)
+			*gpus = node_gpus_avail(c, job, n, pg);
 		break;
 	}
 	if (c->mode == PLACE_NOW)
@@ -111,25 +149,31 @@ static uint32_t node_tasks(const struct place_ctx *c,
 			   const struct core_job *job, uint32_t i)
 {
 	const struct core_node *n = &c->core->nodes[i];
-	uint32_t cores = 0;
+	uint32_t cores = 0, gpus = 0, tasks;
 	uint64_t mem = 0;
 	uint64_t per_task = job->desc.mem_per_cpu_mb * job->desc.cpus_per_task;
 
 	/* the cheap checks first: most nodes of a busy machine fail them */
-	if (!node_avail(c, job, i, &cores, &mem) ||
+	if (!node_avail(c, job, i, &cores, &mem, &gpus) ||
 	    cores < job->desc.cpus_per_task)
 		return 0;
 	if (job->desc.mem_mb && mem < job->desc.mem_mb)
 		return 0;
+	if (job->desc.gpus_per_node && gpus < job->desc.gpus_per_node)
+		return 0;
 	if (!constraint_match(job->constraint, n->features))
 		return 0;
 	if (job->desc.exclusive && per_task)
-		return mem >= core_job_node_mem(job, cores)
-			       ? cores / job->desc.cpus_per_task
-			       : 0;
-	if (per_task && mem / per_task < cores / job->desc.cpus_per_task)
-		return (uint32_t)(mem / per_task);
-	return cores / job->desc.cpus_per_task;
+		tasks = mem >= core_job_node_mem(job, cores)
+				? cores / job->desc.cpus_per_task
+				: 0;
+	else if (per_task && mem / per_task < cores / job->desc.cpus_per_task)
+		tasks = (uint32_t)(mem / per_task);
+	else
+		tasks = cores / job->desc.cpus_per_task;
+	if (job->desc.gpus_per_task && gpus / job->desc.gpus_per_task < tasks)
+		tasks = gpus / job->desc.gpus_per_task;
+	return tasks;
 }
 
 bool place_node_fits(const struct place_ctx *c, const struct core_job *job,

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The availability profile of backfill: for every node, the cores and
- * memory that will be free from now on, as a step function of time.  It
+ * The availability profile of backfill: for every node, the cores,
+ * memory and GPUs that will be free from now on, as a step function of
+ * time (GPUs of any type: a node's are of one type as a rule, and
+ * placement checks a job's type against the node's own).  It
  * starts from what is free now and steps up as running jobs reach their
  * time limits; each reservation made during a pass steps it down for the
  * reserved span.  A job fits at time t on a node when the minimum over
@@ -43,9 +45,10 @@
 
 struct step {
 	int64_t t;
-	int32_t cores;		/* change of free cores at t */
 	int64_t mem;		/* change of free memory (MB) at t */
+	int32_t cores;		/* change of free cores at t */
 	int32_t ocores;		/* change of an ordinary job's cores at t */
+	int32_t gpus;		/* change of free GPUs at t */
 };
 
 struct node_steps {
@@ -55,6 +58,7 @@ struct node_steps {
 	int32_t cores0;		/* free now */
 	int64_t mem0;
 	int32_t ocores0;	/* an ordinary job's now (the file's top) */
+	int32_t gpus0;
 	/*
 	 * reach[k]: the first step after now at which the node has 2^k
 	 * cores free; recomputed, when asked, after its steps changed.
@@ -135,6 +139,7 @@ void profile_base_add(struct core *core, const struct core_job *job)
 			.cores = (int32_t)a->ncores,
 			.mem = (int64_t)core_job_node_mem(job, a->ncores),
 			.ocores = test ? 0 : (int32_t)a->ncores,
+			.gpus = (int32_t)a->ngpus,
 		};
 		b->n++;
 	}
@@ -161,7 +166,8 @@ void profile_base_remove(struct core *core, const struct core_job *job)
 		/* equal steps are alike: any one of them is this job's */
 		while (i < b->n && b->s[i].t == job_limit_end(job) &&
 		       (b->s[i].cores != (int32_t)a->ncores ||
-			b->s[i].mem != mem || b->s[i].ocores != oc))
+			b->s[i].mem != mem || b->s[i].ocores != oc ||
+			b->s[i].gpus != (int32_t)a->ngpus))
 			i++;
 		if (i == b->n || b->s[i].t != job_limit_end(job))
 			continue;
@@ -202,7 +208,7 @@ static void copy_base(struct profile *p, const struct base_node *b,
 
 /* 'ocores': the change for ordinary jobs (a test job's steps: 0). */
 static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
-		     int64_t mem, int32_t ocores)
+		     int64_t mem, int32_t ocores, int32_t gpus)
 {
 	uint32_t i = ns->n;
 
@@ -215,7 +221,10 @@ static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
 		ns->s[i] = ns->s[i - 1];
 		i--;
 	}
-	ns->s[i] = (struct step){ t, cores, mem, ocores };
+	ns->s[i] = (struct step){
+		.t = t, .mem = mem, .cores = cores, .ocores = ocores,
+		.gpus = gpus,
+	};
 	ns->n++;
 	ns->reach_stale = true;
 }
@@ -232,15 +241,16 @@ static void add_reservations(struct profile *p, const struct core *core)
 
 			if (r->start > p->now) {
 				step_add(ns, r->start, -(int32_t)c, 0,
-					 -(int32_t)c);
-				step_add(ns, r->end, (int32_t)c, 0, (int32_t)c);
+					 -(int32_t)c, 0);
+				step_add(ns, r->end, (int32_t)c, 0, (int32_t)c,
+					 0);
 				continue;
 			}
 			/* its jobs' cores are not free already */
 			c = c > r->parts[k].used ? c - r->parts[k].used : 0;
 			ns->cores0 -= (int32_t)c;
 			ns->ocores0 -= (int32_t)c;
-			step_add(ns, r->end, (int32_t)c, 0, (int32_t)c);
+			step_add(ns, r->end, (int32_t)c, 0, (int32_t)c, 0);
 		}
 	}
 }
@@ -267,6 +277,7 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		p->nodes[i].reach_stale = true;
 		p->nodes[i].cores0 = up ? (int32_t)node_cores_free(n) : 0;
 		p->nodes[i].mem0 = up ? (int64_t)node_mem_free(n) : 0;
+		p->nodes[i].gpus0 = up ? (int32_t)(n->ngpus - n->gpus_used) : 0;
 		/* the test jobs' cores back, the whole pool off */
 		p->nodes[i].ocores0 = p->nodes[i].cores0 +
 				      (up ? (int32_t)n->test_used : 0) -
@@ -294,7 +305,8 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 				continue;
 			step_add(&p->nodes[a->node], end, c,
 				 (int64_t)core_job_node_mem(j, a->ncores),
-				 core->queues[j->queue].reserved_cores ? 0 : c);
+				 core->queues[j->queue].reserved_cores ? 0 : c,
+				 (int32_t)a->ngpus);
 		}
 	}
 	add_reservations(p, core);
@@ -323,13 +335,14 @@ static int32_t usable(int32_t c, int32_t oc, bool test)
 }
 
 void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
-		      int64_t d, bool test, int32_t *cores, int64_t *mem)
+		      int64_t d, bool test, int32_t *cores, int64_t *mem,
+		      int32_t *gpus)
 {
 	const struct node_steps *ns = &p->nodes[node];
 	int64_t end = d ? t + d : NEVER;
-	int32_t c = ns->cores0, oc = ns->ocores0;
+	int32_t c = ns->cores0, oc = ns->ocores0, g = ns->gpus0;
 	int64_t m = ns->mem0;
-	int32_t min_c;
+	int32_t min_c, min_g;
 	int64_t min_m;
 	uint32_t i = 0;
 
@@ -337,19 +350,25 @@ void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
 		c += ns->s[i].cores;
 		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
+		g += ns->s[i].gpus;
 	}
 	min_c = usable(c, oc, test);
 	min_m = m;
+	min_g = g;
 	for (; i < ns->n && ns->s[i].t < end; i++) {
 		c += ns->s[i].cores;
 		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
+		g += ns->s[i].gpus;
 		min_c = usable(c, oc, test) < min_c ? usable(c, oc, test)
 						    : min_c;
 		min_m = m < min_m ? m : min_m;
+		min_g = g < min_g ? g : min_g;
 	}
 	*cores = min_c;
 	*mem = min_m;
+	if (gpus)
+		*gpus = min_g;
 }
 
 int64_t profile_next_change(const struct profile *p, uint32_t node,
@@ -365,7 +384,7 @@ int64_t profile_next_change(const struct profile *p, uint32_t node,
 }
 
 void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
-		  bool test, uint32_t cores, uint64_t mem)
+		  bool test, uint32_t cores, uint64_t mem, uint32_t gpus)
 {
 	struct node_steps *ns = &p->nodes[node];
 	int32_t oc = test ? 0 : (int32_t)cores;
@@ -375,18 +394,22 @@ void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
 		ns->cores0 -= (int32_t)cores;
 		ns->ocores0 -= oc;
 		ns->mem0 -= (int64_t)mem;
+		ns->gpus0 -= (int32_t)gpus;
 	} else {
-		step_add(ns, t, -(int32_t)cores, -(int64_t)mem, -oc);
+		step_add(ns, t, -(int32_t)cores, -(int64_t)mem, -oc,
+			 -(int32_t)gpus);
 	}
 	if (d)
-		step_add(ns, t + d, (int32_t)cores, (int64_t)mem, oc);
+		step_add(ns, t + d, (int32_t)cores, (int64_t)mem, oc,
+			 (int32_t)gpus);
 }
 
 int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
-			 int32_t cores, int64_t mem, int64_t d, int64_t until)
+			 int32_t cores, int64_t mem, int32_t gpus, int64_t d,
+			 int64_t until)
 {
 	const struct node_steps *ns = &p->nodes[node];
-	int32_t c = ns->cores0, oc = ns->ocores0;
+	int32_t c = ns->cores0, oc = ns->ocores0, g = ns->gpus0;
 	int64_t m = ns->mem0, start = p->now;
 	uint32_t i = 0;
 
@@ -395,6 +418,7 @@ int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
 		c += ns->s[i].cores;
 		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
+		g += ns->s[i].gpus;
 	}
 	/*
 	 * One sweep over the segments: 'start' is the candidate, the first
@@ -402,7 +426,8 @@ int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
 	 * it cover [start, start + d) with enough cores and memory.
 	 */
 	for (;;) {
-		bool ok = usable(c, oc, test) >= cores && m >= mem;
+		bool ok = usable(c, oc, test) >= cores && m >= mem &&
+			  g >= gpus;
 
 		if (!ok)
 			start = NEVER;
@@ -418,6 +443,7 @@ int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
 		c += ns->s[i].cores;
 		oc += ns->s[i].ocores;
 		m += ns->s[i].mem;
+		g += ns->s[i].gpus;
 		i++;
 	}
 }

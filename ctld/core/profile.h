@@ -36,9 +36,11 @@ int64_t profile_now(const struct profile *p);
  * test queues (ReservedCores), as a test queue's job does; an ordinary
  * job's figures leave all of them out (profile.c).
  */
-/* The least free cores and memory on 'node' over [t, t + d). */
+/* The least free cores, memory and GPUs (NULL: not asked) on 'node'
+   over [t, t + d). */
 void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
-		      int64_t d, bool test, int32_t *cores, int64_t *mem);
+		      int64_t d, bool test, int32_t *cores, int64_t *mem,
+		      int32_t *gpus);
 /*
  * A job of 'cores' that does not fit on 'node' now cannot start there
  * before this time: the first time the node gains cores and then has
@@ -50,13 +52,14 @@ int64_t profile_next_change(const struct profile *p, uint32_t node,
 			    int64_t after);
 /*
  * The earliest time, from now and not after 'until', when 'node' has
- * 'cores' and 'mem' free over a whole span of 'd' (0: to the end); one
+ * 'cores', 'mem' and 'gpus' free over a whole span of 'd' (0: to the end); one
  * walk of the node's steps.  INT64_MAX when there is none.
  */
 int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
-			 int32_t cores, int64_t mem, int64_t d, int64_t until);
+			 int32_t cores, int64_t mem, int32_t gpus, int64_t d,
+			 int64_t until);
 /* A job started or reserved on 'node' over [t, t + d). */
 void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
-		  bool test, uint32_t cores, uint64_t mem);
+		  bool test, uint32_t cores, uint64_t mem, uint32_t gpus);
 
 #endif

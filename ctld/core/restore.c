@@ -71,6 +71,12 @@ static int restore_alloc(struct core *core, int64_t now,
 			}
 		}
 		n->mem_used_mb += core_job_node_mem(job, a->ncores);
+		/* its node marks them when it registers (gpus.c) */
+		a->ngpus = as->ngpus;
+		a->gpus = rota_xcalloc(as->ngpus + 1, sizeof(uint32_t));
+		if (as->ngpus)
+			memcpy(a->gpus, as->gpus,
+			       as->ngpus * sizeof(uint32_t));
 		/* its node has NodeTimeout from now to come back with it */
 		if (n->last_seen < now)
 			n->last_seen = now;

@@ -73,6 +73,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		 const struct placement *p)
 {
 	struct core_job *rest = job;
+	uint64_t *near = NULL;
 
 	job = array_next_task(core, job);
 	/* its next task is another: an aftercorr looks again */
@@ -91,8 +92,15 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		a->node = p->node[i];
 		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
+		/* GPUs first, then the cores nearest them */
+		if (job_node_gpus(job, p->tasks[i]))
+			node_alloc_gpus(&core->nodes[a->node], job, a,
+					job_node_gpus(job, p->tasks[i]),
+					a->ncores, &near);
 		node_alloc_cores(&core->nodes[a->node], a,
-				 core_job_node_mem(job, a->ncores));
+				 core_job_node_mem(job, a->ncores), near);
+		free(near);
+		near = NULL;
 	}
 	core_job_take(core, job);
 	core_pending_remove(core, job);

@@ -46,7 +46,8 @@ static struct profile *why_profile(struct core *core, int64_t now,
 			profile_take(p, j->est_node[i], j->est_start,
 				     j->time_limit,
 				     core->queues[j->queue].reserved_cores > 0,
-				     c, core_job_node_mem(j, c));
+				     c, core_job_node_mem(j, c),
+				     job_node_gpus(j, j->est_tasks[i]));
 		}
 	}
 	return p;

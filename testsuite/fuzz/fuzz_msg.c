@@ -175,7 +175,10 @@ static bool eq_submit(const union any *a, const union any *b)
 	       x->exclusive == y->exclusive &&
 	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
 	       str_eq(x->reservation, y->reservation) &&
-	       x->deadline == y->deadline;
+	       x->deadline == y->deadline &&
+	       str_eq(x->gpu_type, y->gpu_type) &&
+	       x->gpus_per_node == y->gpus_per_node &&
+	       x->gpus_per_task == y->gpus_per_task;
 }
 
 static bool empty_submit(const union any *u)
@@ -187,7 +190,8 @@ static bool empty_submit(const union any *u)
 	       !d->env && !d->ntasks && !d->cpus_per_task && !d->nodes &&
 	       !d->mem_mb && !d->time_limit && !d->no_requeue && !d->qos &&
 	       !d->nice && !d->urgency && !d->ntasks_per_node &&
-	       !d->exclusive && !d->mem_per_cpu_mb && !d->reservation;
+	       !d->exclusive && !d->mem_per_cpu_mb && !d->reservation &&
+	       !d->gpu_type && !d->gpus_per_node && !d->gpus_per_task;
 }
 
 static void check_submit(const union any *u, size_t len)
@@ -198,6 +202,8 @@ static void check_submit(const union any *u, size_t len)
 	FUZZ_CHECK(d->workdir[0] == '/');
 	FUZZ_CHECK(d->ntasks >= 1 && d->cpus_per_task >= 1);
 	FUZZ_CHECK(d->time_limit >= 0);
+	FUZZ_CHECK(!(d->gpus_per_node && d->gpus_per_task));
+	FUZZ_CHECK(!d->gpu_type || d->gpus_per_node || d->gpus_per_task);
 	check_str(d->name, ROTA_MSG_NAME_MAX);
 	check_str(d->queue, ROTA_MSG_NAME_MAX);
 	check_str(d->account, ROTA_MSG_NAME_MAX);
@@ -296,7 +302,10 @@ static bool job_eq(const struct rota_job_info *x, const struct rota_job_info *y)
 	       x->runs == y->runs && x->est_start == y->est_start &&
 	       x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
 	       str_eq(x->reservation, y->reservation) &&
-	       str_eq(x->est_nodes, y->est_nodes);
+	       str_eq(x->est_nodes, y->est_nodes) &&
+	       str_eq(x->tres_per_node, y->tres_per_node) &&
+	       str_eq(x->tres_per_task, y->tres_per_task) &&
+	       str_eq(x->gpu_idx, y->gpu_idx);
 }
 
 static bool eq_list(const union any *a, const union any *b)
