@@ -129,6 +129,8 @@ void ctld_schedule_now(struct ctld *ctld)
 	ctld->stats.sched_total_us += us;
 	if (us > ctld->stats.sched_max_us)
 		ctld->stats.sched_max_us = us;
+	/* a pass re-rates and re-plans many: rota top's rows, now */
+	core_changes_settle(ctld->core);
 }
 
 static void kick_cb(struct rota_evloop *loop, void *arg)
@@ -155,6 +157,7 @@ static void tick_cb(struct rota_evloop *loop, void *arg)
 
 	core_tick(ctld->core, now);
 	state_commit(ctld); /* nodes timed out: their jobs ended */
+	core_changes_settle(ctld->core); /* rota top's rows (core.h) */
 	/* a silent node's jobs came back to the queue: placed now, not
 	   at the next SchedulerInterval */
 	if (core_pending_count(ctld->core) > pending ||
@@ -229,6 +232,8 @@ static int setup(struct ctld *ctld, const struct options *o)
 	rc = state_load(ctld);
 	if (rc < 0)
 		return rc;
+	/* in microseconds: above any change number a previous run gave */
+	core_changes_start(ctld->core, ctld_now(ctld) * 1000000);
 	rc = server_start(ctld, &port);
 	if (rc < 0)
 		return rc;
