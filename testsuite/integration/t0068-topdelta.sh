@@ -4,14 +4,15 @@
 # submit, a cancel and a hold changed, then the cancelled job as gone
 # once it is purged; the model with the deltas applied is a full
 # refresh, row for row.  A number from before the controller started
-# gets every row; an older rota top's request gets every row and no
+# gets every row, and so does the first after a reconfigure (a new
+# core, numbered on); an older rota top's request gets every row and no
 # change number.  Held and dependency-waiting jobs only, so that no pass
 # changes anything between two refreshes.
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 9
+plan 10
 export MIN_JOB_AGE=2s
 cluster_start || { echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up"
@@ -44,6 +45,9 @@ rota release "$d1" >/dev/null
 is "$(td delta "$S" | tr '\n' ' ')" "delta rows $d1 gone - equal " \
 	"a release of a job still waiting on its dependency: its row alone"
 
+rota reconfigure >/dev/null
+is "$(td delta "$S" | tr '\n' ' ')" "full rows 3 equal " \
+	"after rota reconfigure: every row, the model the same"
 is "$(td since 1)" "full rows 3" \
 	"a change number from before this controller started: every row"
 is "$(td old)" "old change 0 rows 3" \
