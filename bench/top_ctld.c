@@ -73,7 +73,10 @@ static double refresh(int64_t since, struct rota_msg_top_rows *m)
 static void set_nice(uint32_t id, int32_t nice)
 {
 	struct rota_msg_control c = {
-		.job_ids = &id, .n = 1, .has_nice = true, .nice = nice,
+		.job_ids = &id,
+		.n = 1,
+		.has_nice = true,
+		.nice = nice,
 	};
 	struct rota_reply r;
 	size_t len;
@@ -118,7 +121,8 @@ int main(int argc, char **argv)
 	int64_t change;
 	int32_t nice = 1;
 
-	if (argc < 3 || rota_net_split(argv[1], host, sizeof(host), &port) < 0 ||
+	if (argc < 3 ||
+	    rota_net_split(argv[1], host, sizeof(host), &port) < 0 ||
 	    nruns < 1 || nruns > 64 || per < 1 || nchg < 0) {
 		fprintf(stderr, "usage: top_ctld ADDR:PORT CTLD-PID [RUNS "
 				"[REFRESHES [CHANGES]]]\n");
@@ -160,7 +164,8 @@ int main(int argc, char **argv)
 		delta[run] = sum / per;
 	}
 	printf("%zu jobs; %d runs of %d refreshes; controller CPU per "
-	       "refresh (schedstat)\n", njobs, nruns, per);
+	       "refresh (schedstat)\n",
+	       njobs, nruns, per);
 	report("full (every row)", full, nruns);
 	printf("delta: %.1f rows a refresh on average\n",
 	       (double)rows / (nruns * per));

@@ -413,13 +413,11 @@ char *rota_msg_top_req_encode(const struct rota_msg_top_req *r, size_t *len)
 {
 	if (!r->has_since)
 		return msg_dump(json_object(), len);
-	return msg_dump(json_pack("{s:I}", "since", (json_int_t)r->since),
-			len);
+	return msg_dump(json_pack("{s:I}", "since", (json_int_t)r->since), len);
 }
 
 int rota_msg_top_req_decode(const char *buf, size_t len,
-			    struct rota_msg_top_req *r,
-			    struct rota_error *err)
+			    struct rota_msg_top_req *r, struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err);
 	json_t *since = NULL;
@@ -432,8 +430,8 @@ int rota_msg_top_req_decode(const char *buf, size_t len,
 	if (rc == 0 && since && !json_is_integer(since))
 		rc = rota_errorf(err, -EPROTO, "since: not a whole number");
 	if (rc == 0 && since)
-		rc = msg_range(json_integer_value(since), 0, INT64_MAX,
-			       "since", err);
+		rc = msg_range(json_integer_value(since), 0, INT64_MAX, "since",
+			       err);
 	if (rc == 0 && since) {
 		r->has_since = true;
 		r->since = json_integer_value(since);

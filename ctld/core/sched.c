@@ -176,8 +176,7 @@ static struct core_job *walk_next(struct core_job *job, struct core_job *pnext,
 }
 
 /* A pass's verdict on a job, marked for rota top when it differs. */
-static void set_reason(struct core *core, struct core_job *job,
-		       const char *why)
+static void set_reason(struct core *core, struct core_job *job, const char *why)
 {
 	if (job->reason != why)
 		changes_mark(core, job);

@@ -19,7 +19,7 @@
 
 /* FNV-1a, 64 bits: no two rows of a job meet by chance in practice. */
 #define FNV_OFFSET 14695981039346656037ULL
-#define FNV_PRIME 1099511628211ULL
+#define FNV_PRIME  1099511628211ULL
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
 {

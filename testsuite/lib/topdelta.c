@@ -199,8 +199,10 @@ int main(int argc, char **argv)
 	size_t len;
 	char *body;
 
-	if (argc < 3 || rota_net_split(argv[1], host, sizeof(host), &port) < 0) {
-		fprintf(stderr, "usage: topdelta ADDR:PORT full|delta FILE | old\n");
+	if (argc < 3 ||
+	    rota_net_split(argv[1], host, sizeof(host), &port) < 0) {
+		fprintf(stderr,
+			"usage: topdelta ADDR:PORT full|delta FILE | old\n");
 		return 2;
 	}
 	if (rota_client_connect(host, port, 0, 30000, &conn, &err) < 0)

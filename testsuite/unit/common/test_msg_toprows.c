@@ -105,7 +105,8 @@ static const struct {
 	{ HEAD ",\"steps\":[]}", NULL },
 	{ STEP("1,0,4,2,5,\"sleep\",\"n[1-2]\""), NULL },
 	{ " { \"now\" : 1 , \"rows\" : [ ] , \"steps\" : [ [ 1 , 0 , 4 , 2 "
-	  ", 5 , \"sleep\" , \"n1\" ] ] } ", NULL },
+	  ", 5 , \"sleep\" , \"n1\" ] ] } ",
+	  NULL },
 	{ STEP("0,0,4,2,5,\"sleep\",\"n1\""), "top rows: step job id" },
 	{ STEP("1,4294967295,4,2,5,\"sleep\",\"n1\""), "top rows: step id" },
 	{ STEP("1,0,-4,2,5,\"sleep\",\"n1\""), "top rows: step tasks" },
@@ -123,8 +124,7 @@ static const struct {
 	/* the delta keys (issue 23): in order, each once, each with its own */
 	{ HEAD ",\"change\":5}", NULL },
 	{ HEAD ",\"change\":5,\"since\":5}", NULL },
-	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[3,1],\"steps\":[]}",
-	  NULL },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[3,1],\"steps\":[]}", NULL },
 	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[ ]}", NULL },
 	{ HEAD ",\"change\":0}", "top rows: change" },
 	{ HEAD ",\"change\":-1}", "top rows: change" },
@@ -196,13 +196,18 @@ START_TEST(test_delta_roundtrip)
 		{ 0, 0, 0, "]]}" },
 		{ 1700000000000042, 0, 0, "]],\"change\":1700000000000042}" },
 		{ 50, 50, 0, "]],\"change\":50,\"since\":50}" },
-		{ 50, 41, 3, "]],\"change\":50,\"since\":41,"
-			     "\"gone\":[7,9,4000000000]}" },
+		{ 50, 41, 3,
+		  "]],\"change\":50,\"since\":41,"
+		  "\"gone\":[7,9,4000000000]}" },
 	};
 	struct rota_msg_top_rows m = {
-		.rows = (struct rota_top_row *)rows, .n = N(rows), .now = 200,
-		.change = c[_i].change, .since = c[_i].since,
-		.gone = (uint32_t *)gone, .ngone = c[_i].ngone,
+		.rows = (struct rota_top_row *)rows,
+		.n = N(rows),
+		.now = 200,
+		.change = c[_i].change,
+		.since = c[_i].since,
+		.gone = (uint32_t *)gone,
+		.ngone = c[_i].ngone,
 	};
 	struct rota_msg_top_rows d;
 	struct rota_error err;

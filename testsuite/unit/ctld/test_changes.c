@@ -20,7 +20,7 @@
 #include "ctld/core/core.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-#define T0 1700000000
+#define T0   1700000000
 #define BASE 5000
 
 static const char conf_text[] = "MinJobAge=100s\n"
@@ -58,8 +58,9 @@ static uint32_t submit(int64_t now)
 		.ntasks = 1,
 		.cpus_per_task = 1,
 	};
-	struct core_submit s = { .desc = &d, .uid = 1000, .gid = 1000,
-				 .user = "ana" };
+	struct core_submit s = {
+		.desc = &d, .uid = 1000, .gid = 1000, .user = "ana"
+	};
 	struct rota_error err;
 	uint32_t id = 0;
 	int rc = core_submit(core, now, &s, &id, &err);
@@ -193,8 +194,8 @@ START_TEST(test_log_overflow)
 		id[i] = submit(T0);
 	c0 = settled();
 	for (size_t i = 0; i < N(id); i++)
-		ck_assert_int_eq(core_cancel(core, T0 + 1, id[i], 0, true, &err),
-				 0);
+		ck_assert_int_eq(
+			core_cancel(core, T0 + 1, id[i], 0, true, &err), 0);
 	c1 = settled();
 	purge(T0 + 200);
 	core_changes_settle(core);

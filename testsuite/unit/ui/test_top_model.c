@@ -207,9 +207,13 @@ static int apply(const struct rota_top_row *r, size_t n, int64_t change,
 	struct rota_error err;
 	size_t len;
 	struct rota_msg_top_rows out = {
-		.rows = (struct rota_top_row *)r, .n = n, .now = NOW + 1,
-		.change = change, .since = since,
-		.gone = (uint32_t *)gone, .ngone = ngone,
+		.rows = (struct rota_top_row *)r,
+		.n = n,
+		.now = NOW + 1,
+		.change = change,
+		.since = since,
+		.gone = (uint32_t *)gone,
+		.ngone = ngone,
 	};
 	char *text = rota_msg_top_rows_encode(&out, &len);
 	int rc;
