@@ -42,6 +42,13 @@ static const char usage[] =
 	"                        (run it stopped, as CtldUser)\n"
 	"  -h, --help            this text\n";
 
+/*
+ * Jobs whose rota top row is looked at again at every tick (core.h:
+ * core_changes_sweep): 100,000 jobs in under two minutes, for about
+ * 0.15 ms a second.
+ */
+#define TOP_SWEEP 1024
+
 struct options {
 	const char *config;
 	const char *addr_file;
@@ -157,7 +164,8 @@ static void tick_cb(struct rota_evloop *loop, void *arg)
 
 	core_tick(ctld->core, now);
 	state_commit(ctld); /* nodes timed out: their jobs ended */
-	core_changes_settle(ctld->core); /* rota top's rows (core.h) */
+	/* rota top's rows: what changed, and a few more looked at again */
+	core_changes_sweep(ctld->core, TOP_SWEEP);
 	/* a silent node's jobs came back to the queue: placed now, not
 	   at the next SchedulerInterval */
 	if (core_pending_count(ctld->core) > pending ||

@@ -49,7 +49,8 @@ void changes_mark(struct core *core, struct core_job *job)
 {
 	struct core_changes *c = &core->changes;
 
-	if (job->candidate)
+	/* off until the host starts it: rota sim never pays for it */
+	if (!c->on || job->candidate)
 		return;
 	job->candidate = true;
 	push(&c->cand, &c->ncand, &c->cand_cap, job->id);
@@ -101,6 +102,8 @@ void changes_gone(struct core *core, struct core_job *job)
 	struct core_changes *c = &core->changes;
 	struct change_gone *g;
 
+	if (!c->on)
+		return;
 	unlink_job(c, job);
 	job->change = 0;
 	if (!c->gone_max)
@@ -121,6 +124,7 @@ void changes_restart(struct core *core, int64_t base)
 {
 	struct core_changes *c = &core->changes;
 
+	c->on = true;
 	if (base > c->last)
 		c->last = base;
 	c->horizon = c->last;

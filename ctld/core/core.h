@@ -973,9 +973,16 @@ void core_changes_settle(struct core *core);
  * Once, after the journal's replay: every job's row as it is now counts
  * as seen, and numbers go on from at least 'base' (the host's start in
  * microseconds, above any number a previous controller gave), so that
- * no delta from a previous run is ever answered.
+ * no delta from a previous run is ever answered.  Until then nothing is
+ * marked or numbered (rota sim, most tests: no cost).
  */
 void core_changes_start(struct core *core, int64_t base);
+/*
+ * Mark the next 'n' jobs of the table, round and round, and settle: the
+ * host's tick sweeps, so that a row no event marked (a limit's reason
+ * whose text changed) is found within jobs / n ticks.
+ */
+void core_changes_sweep(struct core *core, size_t n);
 /* The latest change number (0: none yet). */
 int64_t core_change_number(const struct core *core);
 /* Gone jobs the index remembers (tests: a small log overflows soon). */

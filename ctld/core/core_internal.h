@@ -43,6 +43,7 @@ struct change_gone {
 
 /* The change index (changes.c). */
 struct core_changes {
+	bool on;		 /* core_changes_start() was called */
 	int64_t last;		 /* the latest change number given */
 	int64_t horizon;	 /* no delta from before this one */
 	struct core_job *head;	 /* jobs by change number, oldest first */
@@ -51,6 +52,7 @@ struct core_changes {
 	size_t gone_max;	 /* 0: CHANGES_GONE_MAX */
 	size_t gone_first;
 	size_t ngone;
+	size_t sweep;		 /* the next job of 'order' a sweep marks */
 	uint32_t *cand;		 /* ids of jobs whose row may have changed */
 	size_t ncand;
 	size_t cand_cap;

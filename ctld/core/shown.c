@@ -9,6 +9,8 @@
  * The digest covers every column of the row (ctld/rpc_top.c) from what
  * it is made of: the same inputs, the same row.  A running job's nodes
  * are fixed from its start on, so their count stands for their names.
+ * What no event marks (a limit's text that changes while the job stays
+ * blocked) a slow sweep of the table finds: a few jobs at every tick.
  */
 #include "config.h"
 
@@ -91,6 +93,23 @@ void core_changes_settle(struct core *core)
 		changes_touch(core, job);
 	}
 	free(ids);
+}
+
+void core_changes_sweep(struct core *core, size_t n)
+{
+	struct core_changes *c = &core->changes;
+	struct core_job *job;
+
+	if (!c->on)
+		return;
+	for (size_t k = 0; k < n && k < core->norder; k++) {
+		if (c->sweep >= core->norder)
+			c->sweep = 0;
+		job = core->order[c->sweep++];
+		if (job)
+			changes_mark(core, job);
+	}
+	core_changes_settle(core);
 }
 
 void core_changes_start(struct core *core, int64_t base)

@@ -2,8 +2,8 @@
 /*
  * rota top's change index (ctld/core/changes.c, shown.c), through
  * core.h: a submit, a hold and a cancel number exactly their jobs; a
- * purge lists the job as gone; a rating or a pass that shows nothing
- * new numbers nothing; a delta from before the start, from the future,
+ * purge lists the job as gone; a rating, a pass or a sweep that shows
+ * nothing new numbers nothing; a delta from before the start, from the future,
  * or from before a forgotten gone job cannot be told (-ESTALE).
  */
 #include "config.h"
@@ -155,6 +155,8 @@ START_TEST(test_same_rows)
 	core_prio_update(core, T0 + 30);
 	core_schedule(core, T0 + 30);
 	core_schedule(core, T0 + 31);
+	/* every row looked at again: the same rows */
+	core_changes_sweep(core, 10);
 	expect(c0, NULL, 0, NULL, 0);
 	ck_assert_int_eq(core_nice(core, T0 + 32, b, 0, true, 5, false, &err),
 			 0);
