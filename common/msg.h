@@ -671,6 +671,20 @@ void rota_msg_resv_list_clear(struct rota_msg_resv_list *m);
  * steps, job after job (issue 19).  An optional key sent only when set,
  * so no ROTA_PROTO_VERSION bump (proto.h): an older rota top refuses a
  * reply that carries it, and only that one.
+ *
+ * Deltas (issue 23): to a request that carries "since" (TOP_ROWS below)
+ * the rows are followed by ,"change":C (C >= 1: the controller's change
+ * number as of the reply; the client sends it back as its next "since"),
+ * then, only in a delta, ,"since":S (1 <= S <= C: the rows are only the
+ * jobs whose row changed after change S, in id order, the others are as
+ * the client has them) and, when some job left the table (purged) after
+ * S, ,"gone":[id,...]; then "steps", always all of them.  A reply
+ * without "since" is full: every row, the client drops what it had (the
+ * first refresh; a controller that no longer knows what changed after
+ * S: restarted, or its log of gone jobs overflowed).  Keys in exactly
+ * this order, each at most once; a request without "since" (an older
+ * rota top) gets none of them, and an older controller's reply, which
+ * has no "change", reads as a full one.
  */
 struct rota_top_row {
 	uint32_t id;
@@ -708,6 +722,10 @@ struct rota_msg_top_rows {
 	struct rota_top_row *rows;
 	size_t n;
 	int64_t now;
+	int64_t change;		/* 0: none given (an older controller) */
+	int64_t since;		/* a delta since this change; 0: full */
+	uint32_t *gone;		/* a delta: the jobs gone since 'since' */
+	size_t ngone;
 	struct rota_top_step *steps;
 	size_t nsteps;
 	char *arena;		/* owns the rows' and steps' strings */
@@ -720,6 +738,13 @@ struct rota_msg_top_writer;
 struct rota_msg_top_writer *rota_msg_top_begin(int64_t now);
 void rota_msg_top_add(struct rota_msg_top_writer *w,
 		      const struct rota_top_row *r);
+/*
+ * The change number and, for a delta ('since' >= 1), the gone jobs,
+ * written by rota_msg_top_finish after the rows; 'gone' is borrowed
+ * until then.  Not called: a reply as to an older rota top.
+ */
+void rota_msg_top_delta(struct rota_msg_top_writer *w, int64_t change,
+			int64_t since, const uint32_t *gone, size_t ngone);
 char *rota_msg_top_finish(struct rota_msg_top_writer *w,
 			  const struct rota_top_step *steps, size_t nsteps,
 			  size_t *len);
@@ -727,6 +752,22 @@ int rota_msg_top_rows_decode(const char *buf, size_t len,
 			     struct rota_msg_top_rows *m,
 			     struct rota_error *err);
 void rota_msg_top_rows_clear(struct rota_msg_top_rows *m);
+
+/*
+ * ---- TOP_ROWS: the request ----
+ * Body: {} (every row, no "change": what an older rota top sends) or
+ * {"since":N}, N the "change" of the last reply the client applied, 0
+ * when it has none yet: a full reply with "change", or a delta.
+ */
+struct rota_msg_top_req {
+	bool has_since;
+	int64_t since;		/* >= 0 */
+};
+char *rota_msg_top_req_encode(const struct rota_msg_top_req *r, size_t *len);
+/* -EPROTO with 'err' for anything else; '*r' is then empty. */
+int rota_msg_top_req_decode(const char *buf, size_t len,
+			    struct rota_msg_top_req *r,
+			    struct rota_error *err);
 
 /*
  * ---- WHY_REPLY: why a job waits, for rota why (msg_why.c) ----

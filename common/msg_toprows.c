@@ -8,14 +8,21 @@
  * time, priority, nice, urgency, hold, expected start and account.
  * Then, when some job has any, the running steps (msg.h): few, so they
  * go after the rows in a list of their own rather than in a column of
- * every row.
+ * every row.  Before them, to a client that asked with "since", the
+ * change number and, in a delta, the delta's base and the gone jobs:
+ * optional keys in a fixed order, each written only when it differs
+ * from what its absence means, so that a decoded reply encodes back to
+ * the same bytes.  The request ({"since":N}) is a small JSON object,
+ * read with jansson like the other requests.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/msg.h"
+#include "common/msg_internal.h"
 #include "common/msg_rows.h"
 #include "common/xalloc.h"
 
@@ -60,9 +67,35 @@ static void put_steps(struct msg_rows_out *o, const struct rota_top_step *st,
 	*o->p++ = ']';
 }
 
+/* ,"change":C[,"since":S[,"gone":[id,...]]] */
+static void put_delta(struct msg_rows_out *o, int64_t change, int64_t since,
+		      const uint32_t *gone, size_t ngone)
+{
+	msg_rows_reserve(o, 2 * 32 + 12);
+	o->p = msg_rows_put_i64(stpcpy(o->p, ",\"change\":"), change);
+	if (!since)
+		return;
+	o->p = msg_rows_put_i64(stpcpy(o->p, ",\"since\":"), since);
+	if (!ngone)
+		return;
+	o->p = stpcpy(o->p, ",\"gone\":[");
+	for (size_t i = 0; i < ngone; i++) {
+		msg_rows_reserve(o, 12);
+		if (i)
+			*o->p++ = ',';
+		o->p = msg_rows_put_i64(o->p, gone[i]);
+	}
+	msg_rows_reserve(o, 1);
+	*o->p++ = ']';
+}
+
 struct rota_msg_top_writer {
 	struct msg_rows_out o;
 	size_t n;
+	int64_t change;		/* 0: no delta keys (an older client) */
+	int64_t since;
+	const uint32_t *gone;
+	size_t ngone;
 };
 
 struct rota_msg_top_writer *rota_msg_top_begin(int64_t now)
@@ -107,15 +140,26 @@ void rota_msg_top_add(struct rota_msg_top_writer *w,
 		o->p = msg_rows_put_str(o->p, s[k], k < NSTRS - 1 ? ',' : ']');
 }
 
+void rota_msg_top_delta(struct rota_msg_top_writer *w, int64_t change,
+			int64_t since, const uint32_t *gone, size_t ngone)
+{
+	w->change = change;
+	w->since = since;
+	w->gone = gone;
+	w->ngone = ngone;
+}
+
 char *rota_msg_top_finish(struct rota_msg_top_writer *w,
 			  const struct rota_top_step *steps, size_t nsteps,
 			  size_t *len)
 {
 	struct msg_rows_out o = w->o;
 
-	free(w);
 	msg_rows_reserve(&o, 1);
 	*o.p++ = ']';
+	if (w->change)
+		put_delta(&o, w->change, w->since, w->gone, w->ngone);
+	free(w);
 	if (nsteps)
 		put_steps(&o, steps, nsteps);
 	msg_rows_reserve(&o, 2);
@@ -130,6 +174,7 @@ char *rota_msg_top_rows_encode(const struct rota_msg_top_rows *m, size_t *len)
 
 	for (size_t i = 0; i < m->n; i++)
 		rota_msg_top_add(w, &m->rows[i]);
+	rota_msg_top_delta(w, m->change, m->since, m->gone, m->ngone);
 	return rota_msg_top_finish(w, m->steps, m->nsteps, len);
 }
 
@@ -238,20 +283,97 @@ static int step_row(struct msg_rows_in *in, void *out)
 	return rc;
 }
 
-/* ,"steps":[...] after the rows */
-static int steps_tail(struct msg_rows_in *in, void *arg)
+/* "steps":[...] */
+static int steps_value(struct msg_rows_in *in, struct rota_msg_top_rows *m)
 {
-	struct rota_msg_top_rows *m = arg;
 	void *steps = NULL;
-	int rc = msg_rows_key(in, "steps");
+	int rc = msg_rows_expect(in, ROTA_JT_LBRACK, "expected '['");
 
-	if (!rc)
-		rc = msg_rows_expect(in, ROTA_JT_LBRACK, "expected '['");
 	if (!rc)
 		rc = msg_rows_list(in, sizeof(*m->steps), step_row, &steps,
 				   &m->nsteps);
 	m->steps = steps;
 	return rc;
+}
+
+/* "gone":[id,...]: job ids, at most ROTA_MSG_LIST_MAX */
+static int gone_value(struct msg_rows_in *in, struct rota_msg_top_rows *m)
+{
+	size_t cap = 0;
+	int64_t id;
+	int rc = msg_rows_expect(in, ROTA_JT_LBRACK, "expected '['");
+	struct rota_jscan save = in->s;
+
+	if (!rc && rota_jscan_next(&in->s) == ROTA_JT_RBRACK)
+		return 0;
+	in->s = save;
+	while (!rc) {
+		if (m->ngone == ROTA_MSG_LIST_MAX)
+			return msg_rows_bad(in, "too many gone jobs");
+		rc = msg_rows_num(in, 1, UINT32_MAX, &id, "gone job id");
+		if (rc)
+			break;
+		if (m->ngone == cap) {
+			cap = cap ? 2 * cap : 64;
+			m->gone = rota_xreallocarray(m->gone, cap,
+						     sizeof(*m->gone));
+		}
+		m->gone[m->ngone++] = (uint32_t)id;
+		save = in->s;
+		if (rota_jscan_next(&in->s) == ROTA_JT_RBRACK)
+			return 0;
+		in->s = save;
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ',' or ']'");
+	}
+	return rc;
+}
+
+/* "change" then "since" (delta keys), each >= 1, since <= change */
+static int number_value(struct msg_rows_in *in, struct rota_msg_top_rows *m,
+			size_t k)
+{
+	int64_t hi = k == 0 ? INT64_MAX : m->change;
+
+	return msg_rows_num(in, 1, hi, k == 0 ? &m->change : &m->since,
+			    k == 0 ? "change" : "since");
+}
+
+/*
+ * The keys after the rows, in this order, each at most once: what the
+ * writer writes.  "since" needs "change", "gone" needs "since": a reply
+ * without them would encode back without them.
+ */
+static int top_tail(struct msg_rows_in *in, void *arg)
+{
+	static const char *const keys[] = { "change", "since", "gone",
+					    "steps" };
+	struct rota_msg_top_rows *m = arg;
+	size_t next = 0, k;
+	struct rota_jscan save;
+	int rc;
+
+	for (;;) {
+		if (rota_jscan_next(&in->s) != ROTA_JT_STRING)
+			return msg_rows_bad(in, "expected a key");
+		for (k = next; k < 4 && strcmp(in->s.str, keys[k]); k++)
+			;
+		if (k == 4 || (k == 1 && !m->change) || (k == 2 && !m->since))
+			return msg_rows_bad(in, "unexpected key");
+		next = k + 1;
+		rc = msg_rows_expect(in, ROTA_JT_COLON, "expected ':'");
+		if (!rc && k < 2)
+			rc = number_value(in, m, k);
+		else if (!rc)
+			rc = k == 2 ? gone_value(in, m) : steps_value(in, m);
+		if (rc)
+			return rc;
+		/* a ',' goes on; anything else is left for the '}' */
+		save = in->s;
+		if (rota_jscan_next(&in->s) != ROTA_JT_COMMA) {
+			in->s = save;
+			return 0;
+		}
+	}
 }
 
 int rota_msg_top_rows_decode(const char *buf, size_t len,
@@ -262,7 +384,7 @@ int rota_msg_top_rows_decode(const char *buf, size_t len,
 		.label = "top rows",
 		.size = sizeof(*m->rows),
 		.row = row,
-		.tail = steps_tail,
+		.tail = top_tail,
 		.arg = m,
 	};
 	int rc;
@@ -281,7 +403,39 @@ int rota_msg_top_rows_decode(const char *buf, size_t len,
 void rota_msg_top_rows_clear(struct rota_msg_top_rows *m)
 {
 	free(m->rows);
+	free(m->gone);
 	free(m->steps);
 	free(m->arena);
 	*m = (struct rota_msg_top_rows){ 0 };
+}
+
+char *rota_msg_top_req_encode(const struct rota_msg_top_req *r, size_t *len)
+{
+	if (!r->has_since)
+		return msg_dump(json_object(), len);
+	return msg_dump(json_pack("{s:I}", "since", (json_int_t)r->since), len);
+}
+
+int rota_msg_top_req_decode(const char *buf, size_t len,
+			    struct rota_msg_top_req *r, struct rota_error *err)
+{
+	json_t *root = msg_parse(buf, len, err);
+	json_t *since = NULL;
+	int rc;
+
+	*r = (struct rota_msg_top_req){ 0 };
+	if (!root)
+		return -EPROTO;
+	rc = msg_unpack(root, err, "{s?o !}", "since", &since);
+	if (rc == 0 && since && !json_is_integer(since))
+		rc = rota_errorf(err, -EPROTO, "since: not a whole number");
+	if (rc == 0 && since)
+		rc = msg_range(json_integer_value(since), 0, INT64_MAX, "since",
+			       err);
+	if (rc == 0 && since) {
+		r->has_since = true;
+		r->since = json_integer_value(since);
+	}
+	json_decref(root);
+	return rc;
 }

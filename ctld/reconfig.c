@@ -188,6 +188,8 @@ int ctld_reconfigure(struct ctld *ctld, struct rota_error *err)
 		return rc;
 	}
 	warn_restart_keys(ctld->conf, conf);
+	/* rota top: numbers go on, and every client gets all rows again */
+	core_changes_start(core, core_change_number(ctld->core) + 1);
 	old = ctld->core;
 	ctld->core = core;
 	relink_nodes(ctld, old);

@@ -14,10 +14,19 @@
  * (steps_foreach_running), never looked up job by job.  So a refresh
  * costs the jobs' rows plus the few steps, and nothing at all when no
  * step runs (the key is left out).
+ *
+ * A rota top that says what it last saw ({"since":N}, msg.h) gets only
+ * the rows changed after change N and the ids of the jobs gone since,
+ * from the core's change index (core.h: core_changes_since), in
+ * O(changes); when the core cannot tell (N from before this controller
+ * started, or older than the gone jobs it remembers) every row, marked
+ * as a full reply.  Either way the reply carries the change number as
+ * of the request: what changes while a long reply is written in slices
+ * comes again in the next delta.
  */
 #include "config.h"
 
-#include <math.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #include "common/msg.h"
@@ -35,18 +44,8 @@ struct top_ctx {
 	struct rota_top_step *steps;
 	size_t nsteps;
 	size_t steps_cap;
+	struct core_delta delta; /* its gone ids, written at the finish */
 };
-
-static int64_t milli(double v)
-{
-	if (!isfinite(v))
-		return 0;
-	if (v > 9e15)
-		return (int64_t)9e18;
-	if (v < -9e15)
-		return (int64_t)-9e18;
-	return llround(v * 1000);
-}
 
 /* One job's row, written at once: its strings freed right after. */
 static void add_row(const struct core_job *job, void *arg)
@@ -63,7 +62,7 @@ static void add_row(const struct core_job *job, void *arg)
 		.submit_time = job->submit_time,
 		.start_time = job->start_time,
 		.end_time = job->end_time,
-		.priority_milli = milli(job->priority),
+		.priority_milli = core_priority_milli(job->priority),
 		.nice = job->desc.nice,
 		.urgency = job->desc.urgency,
 		.hold = (uint32_t)job->hold,
@@ -112,6 +111,7 @@ static void top_finish(struct peer *p, void *ctx)
 
 	steps_foreach_running(tc->ctld, add_step, tc);
 	body = rota_msg_top_finish(tc->w, tc->steps, tc->nsteps, &len);
+	core_delta_clear(&tc->delta);
 	free(tc->steps);
 	free(tc);
 	peer_send(p, ROTA_MSG_TOP_ROWS_REPLY, body, len);
@@ -124,6 +124,7 @@ static void top_drop(void *ctx)
 	size_t len;
 
 	free(rota_msg_top_finish(tc->w, NULL, 0, &len));
+	core_delta_clear(&tc->delta);
 	free(tc->steps);
 	free(tc);
 }
@@ -135,21 +136,76 @@ static const struct stream_ops top_stream = {
 };
 
 /*
+ * A delta's rows, the changed jobs' in id order: at once when few, else
+ * in slices as a full listing (the ids are handed to the stream).
+ */
+static void top_delta(struct peer *p, struct top_ctx *tc)
+{
+	struct core_delta *d = &tc->delta;
+	const struct core_job *job;
+
+	if (d->n > STREAM_SLICE && tc->ctld->loop) {
+		stream_start(p, d->ids, d->n, &top_stream, tc);
+		d->ids = NULL;
+		d->n = 0;
+		return;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		job = core_job_find(tc->ctld->core, d->ids[i]);
+		if (job)
+			add_row(job, tc);
+	}
+	top_finish(p, tc);
+}
+
+/*
+ * With "since": the change number in the reply, and a delta if the
+ * core can tell what changed after it (true, 'tc' now owned by the
+ * reply); else the full listing follows, marked full by its lack of a
+ * base.
+ */
+static bool top_since(struct peer *p, struct top_ctx *tc, int64_t since)
+{
+	struct core *core = tc->ctld->core;
+	int64_t change;
+
+	core_changes_settle(core);
+	change = core_change_number(core);
+	if (core_changes_since(core, since, &tc->delta) < 0) {
+		rota_msg_top_delta(tc->w, change, 0, NULL, 0);
+		return false;
+	}
+	rota_msg_top_delta(tc->w, change, since, tc->delta.gone,
+			   tc->delta.ngone);
+	top_delta(p, tc);
+	return true;
+}
+
+/*
  * Every job, in id order: written at once when few, else in slices
  * (stream.h), so that a refresh of 100,000 jobs never holds up a submit.
+ * Or, when the client says what it saw, what changed since (top_since).
  */
 void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 {
 	struct ctld *ctld = p->ctld;
 	size_t total = core_job_count(ctld->core);
+	struct rota_msg_top_req req;
+	struct rota_error err;
 	struct top_ctx *tc;
 	struct stream_ids ids;
 
+	if (rota_msg_top_req_decode(f->body, f->body_len, &req, &err) < 0) {
+		peer_send_error(p, -EPROTO, err.text);
+		return;
+	}
 	if (stream_busy(p))
 		return;
 	tc = rota_xcalloc(1, sizeof(*tc));
 	tc->ctld = ctld;
 	tc->w = rota_msg_top_begin(ctld_now(ctld));
+	if (req.has_since && top_since(p, tc, req.since))
+		return;
 	if (total <= STREAM_SLICE || !ctld->loop) {
 		core_job_foreach(ctld->core, add_row, tc);
 		top_finish(p, tc);

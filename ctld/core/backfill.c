@@ -366,6 +366,8 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 		}
 	}
 	take(bp, job, t);
+	/* the same start as the last pass: shown.c finds the row the same */
+	changes_mark(bp->core, job);
 	est_set(job, t, &bp->pl);
 	*when = t;
 	return 0;
@@ -492,6 +494,8 @@ int core_backfill(struct core *core, int64_t now,
 	bp.start_us = core->work_clock ? core->work_clock() : 0;
 	for (struct core_job *j = core->pending.head; j; j = j->next, i++) {
 		bp.jobs[i] = j;
+		if (j->est_start) /* set again below, or gone: rota top */
+			changes_mark(core, j);
 		est_forget(j);
 		v[i] = (struct rota_sched_job){
 			.id = j->id,

@@ -26,13 +26,14 @@
  * testsuite/build/layers.sh checks it in make check, from the objects'
  * symbols (nm), against this table.
  *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
- *               share share_usage array_tally
+ *               share share_usage array_tally changes
  *  2 resources  node gpus resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
  *  5 moves      jobstate array
  *  6 passes     sched backfill shapes why
  *  7 events     events control node_events resv_admin restore lifecycle
+ *               shown
  *
  * tables: the lists, marks, actions, lookups; the account tree and its
  *   usage (share*.c: a module of its own, knowing nothing of jobs); the
@@ -268,6 +269,12 @@ struct core_job {
 	struct core_job *wnext;
 	bool in_pending;	/* in the pending list */
 	bool in_walk;		/* in the walk list */
+	bool candidate;		/* its top row may have changed (changes.c) */
+	int64_t change;		/* the change number its row last changed
+				   at; 0: not since the controller started */
+	uint64_t shown;		/* a digest of that row (shown.c) */
+	struct core_job *cprev;	/* in the change list, by change number */
+	struct core_job *cnext;
 };
 #define CORE_LIMIT_REASON_MAX 96
 
@@ -979,5 +986,54 @@ int core_update(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
  */
 int core_requeue_job(struct core *core, int64_t now, uint32_t job_id,
 		     uid_t uid, bool is_operator, struct rota_error *err);
+
+/*
+ * ---- rota top's deltas (changes.c, shown.c; issue 23) ----
+ * Each job's top row (state, times, priority in thousandths, nice, hold,
+ * reason or nodes, expected start, ...) carries the change number at
+ * which it last changed.  Events only mark the jobs they may have
+ * changed; core_changes_settle() compares those rows' digests with
+ * what they were and numbers the ones that differ.  The host settles
+ * after every scheduling pass and tick, and before it asks what changed.
+ */
+/* A priority as a top row shows it: x 1000, rounded; 0 if not finite. */
+int64_t core_priority_milli(double v);
+/* Number the marked jobs whose row differs; O(marked jobs). */
+void core_changes_settle(struct core *core);
+/*
+ * Once, after the journal's replay: every job's row as it is now counts
+ * as seen, and numbers go on from at least 'base' (the host's start in
+ * microseconds, above any number a previous controller gave), so that
+ * no delta from a previous run is ever answered.  Until then nothing is
+ * marked or numbered (rota sim, most tests: no cost).
+ */
+void core_changes_start(struct core *core, int64_t base);
+/*
+ * Mark the next 'n' jobs of the table, round and round, and settle: the
+ * host's tick sweeps, so that a row no event marked (a limit's reason
+ * whose text changed) is found within jobs / n ticks.
+ */
+void core_changes_sweep(struct core *core, size_t n);
+/* The latest change number (0: none yet). */
+int64_t core_change_number(const struct core *core);
+/* Gone jobs the index remembers (tests: a small log overflows soon). */
+void core_changes_set_log(struct core *core, size_t max);
+
+/* What changed after a change number; core_delta_clear frees it. */
+struct core_delta {
+	uint32_t *ids;		/* jobs whose row changed, in id order */
+	size_t n;
+	uint32_t *gone;		/* jobs that left the table, in id order */
+	size_t ngone;
+};
+/*
+ * The jobs changed and gone after change 'since', in O(changes): call
+ * core_changes_settle() first.  -ESTALE ('*out' empty) when that cannot
+ * be told: 'since' is 0, from before the start or the oldest gone job
+ * remembered, or beyond the latest number; the host then sends all.
+ */
+int core_changes_since(const struct core *core, int64_t since,
+		       struct core_delta *out);
+void core_delta_clear(struct core_delta *d);
 
 #endif

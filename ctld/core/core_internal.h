@@ -32,6 +32,32 @@ struct usage_run {
 	uint32_t pos;	/* in run_ids */
 };
 
+/* A job that left the table, and the change number it left at. */
+struct change_gone {
+	uint32_t id;
+	int64_t change;
+};
+
+/* Gone jobs remembered for deltas: ~1 MB once the first one leaves. */
+#define CHANGES_GONE_MAX 65536
+
+/* The change index (changes.c). */
+struct core_changes {
+	bool on;		 /* core_changes_start() was called */
+	int64_t last;		 /* the latest change number given */
+	int64_t horizon;	 /* no delta from before this one */
+	struct core_job *head;	 /* jobs by change number, oldest first */
+	struct core_job *tail;
+	struct change_gone *gone; /* a ring of gone_max entries */
+	size_t gone_max;	 /* 0: CHANGES_GONE_MAX */
+	size_t gone_first;
+	size_t ngone;
+	size_t sweep;		 /* the next job of 'order' a sweep marks */
+	uint32_t *cand;		 /* ids of jobs whose row may have changed */
+	size_t ncand;
+	size_t cand_cap;
+};
+
 struct core {
 	struct core_node *nodes;
 	size_t nnodes;
@@ -42,6 +68,7 @@ struct core {
 	size_t nqueues;
 	uint32_t default_queue;
 	bool *queue_blocked;	 /* per queue: the last pass stopped there */
+	bool *blocked_before;	 /* the same, of the pass before (sched.c) */
 	bool hold_nodes;	 /* SchedulerHoldNodes */
 	bool *node_held;	 /* per node: kept by a refused job's queue for
 				    the rest of the main pass */
@@ -151,6 +178,7 @@ struct core {
 				    until the first */
 	bool dep_reaping;	 /* core_job_reap_deps is at work */
 	size_t ndep_wait;	 /* pending jobs with dep_wait */
+	struct core_changes changes; /* for rota top's deltas (changes.c) */
 };
 
 /* A time that never comes: the end of a job with no time limit. */
@@ -163,6 +191,20 @@ static inline int64_t job_limit_end(const struct core_job *j)
 }
 
 /* ==== tables ============================================================= */
+
+/*
+ * changes.c: the change index.  changes_mark: the job's row may have
+ * changed (O(1); shown.c settles it).  changes_touch: it did, give it
+ * the next number.  changes_gone: it leaves the table (before it is
+ * freed).  changes_restart: numbers go on from at least 'base', no
+ * delta from before.
+ */
+void changes_mark(struct core *core, struct core_job *job);
+size_t changes_take_candidates(struct core *core, uint32_t **ids);
+void changes_touch(struct core *core, struct core_job *job);
+void changes_gone(struct core *core, struct core_job *job);
+void changes_restart(struct core *core, int64_t base);
+void changes_fini(struct core *core);
 
 /* tables.c: the lists */
 void job_list_append(struct job_list *l, struct core_job *job);

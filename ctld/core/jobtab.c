@@ -108,6 +108,7 @@ void jobtab_remove(struct core *core, uint32_t id)
 	if (!core->slots[s])
 		return;
 	userjobs_remove(core, core->slots[s]);
+	changes_gone(core, core->slots[s]); /* for rota top's deltas */
 	core->order[core->slots[s]->order_slot] = NULL;
 	core->slots[s] = NULL;
 	core->njobs--;

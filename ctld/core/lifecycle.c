@@ -87,6 +87,8 @@ static void init_queues(struct core *core, const struct rota_conf *conf)
 				    sizeof(*core->queues));
 	core->queue_blocked = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
 					   sizeof(bool));
+	core->blocked_before = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
+					    sizeof(bool));
 	core->queue_pending = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
 					   sizeof(uint32_t));
 	core->queue_tried = rota_xcalloc(conf->nqueues ? conf->nqueues : 1,
@@ -240,11 +242,13 @@ void core_destroy(struct core *core)
 	free(core->node_slots);
 	free(core->queues);
 	free(core->queue_blocked);
+	free(core->blocked_before);
 	free(core->node_held);
 	free(core->queue_pending);
 	free(core->queue_tried);
 	free(core->actions);
 	free(core->dirty);
+	changes_fini(core);
 	sched_fini(core);
 	limits_fini(core);
 	prio_fini(core);

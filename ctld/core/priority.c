@@ -320,13 +320,17 @@ static void view(const struct core *core, const struct rota_share_tree *t,
 }
 
 /* A finite value for every job: a plugin's NaN must not scramble order. */
-static void store(struct core_job *job, double priority, int64_t now)
+static void store(struct core *core, struct core_job *job, double priority,
+		  int64_t now)
 {
 	if (!isfinite(priority)) {
 		rota_warn("job %u: priority plugin gave %g: using 0", job->id,
 			  priority);
 		priority = 0;
 	}
+	/* rota top shows thousandths: a change below them is none */
+	if (core_priority_milli(priority) != core_priority_milli(job->priority))
+		changes_mark(core, job);
 	job->priority = priority;
 	job->rated_at = now;
 }
@@ -507,7 +511,7 @@ int core_prio_update(struct core *core, int64_t now)
 	/* a running job's rating is shown, never used to order */
 	for (j = rc ? NULL : rated_next(core, NULL), i = 0; j;
 	     j = rated_next(core, j), i++) {
-		store(j, r.v[i].priority, now);
+		store(core, j, r.v[i].priority, now);
 		j->tickets = r.v[i].tickets; /* explain() shows these */
 		j->otickets = r.otix[i];
 		j->ftickets = r.ftix[i];
@@ -571,7 +575,7 @@ void prio_enqueue(struct core *core, struct core_job *job, int64_t now)
 	view(core, rating_tree(core), job, now, 0, &v);
 	if (core->prio_ops->compute(plugin_state(core->priority), &ctx, &v,
 				    1) == 0) {
-		store(job, v.priority, now);
+		store(core, job, v.priority, now);
 		job->tickets = 0;
 	}
 	insert_ordered(core, job);

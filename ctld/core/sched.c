@@ -183,6 +183,34 @@ static struct core_job *walk_next(struct core_job *job, struct core_job *pnext,
 	return j ? j : walk_from(next, WALK_REACH);
 }
 
+/* A pass's verdict on a job, marked for rota top when it differs. */
+static void set_reason(struct core *core, struct core_job *job, const char *why)
+{
+	if (job->reason != why)
+		changes_mark(core, job);
+	job->reason = why;
+}
+
+/*
+ * A queue that stopped in this pass and not the last (or the reverse)
+ * turns the reason of its jobs no pass reached ("None", "Priority":
+ * core_job_reason): rota top shows them.  Rare, so a walk of all.
+ */
+static void blocked_flips(struct core *core)
+{
+	bool any = false;
+
+	for (size_t q = 0; q < core->nqueues; q++)
+		any |= core->queue_blocked[q] != core->blocked_before[q];
+	if (!any)
+		return;
+	for (struct core_job *j = core->pending.head; j; j = j->next) {
+		if (!j->reason && core->queue_blocked[j->queue] !=
+					  core->blocked_before[j->queue])
+			changes_mark(core, j);
+	}
+}
+
 unsigned core_schedule(struct core *core, int64_t now)
 {
 	bool *blocked = core->queue_blocked;
@@ -211,6 +239,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	/* the pass ends once every queue with pending jobs has stopped */
 	for (size_t q = 0; q < core->nqueues; q++)
 		active += core->queue_pending[q] > 0;
+	memcpy(core->blocked_before, blocked, core->nqueues * sizeof(bool));
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	memset(core->queue_tried, 0, core->nqueues * sizeof(uint32_t));
 	if (core->hold_nodes) {
@@ -235,24 +264,25 @@ unsigned core_schedule(struct core *core, int64_t now)
 		    job->fence_node)
 			continue; /* not eligible (not walked: tables.c) */
 		if (array_throttled(core, job)) {
-			job->reason = "JobArrayTaskLimit";
+			set_reason(core, job, "JobArrayTaskLimit");
 			continue;
 		}
 		if (array_spent(job)) {
-			job->reason = job->limit_reason; /* the rest's limit */
+			/* the rest's limit */
+			set_reason(core, job, job->limit_reason);
 			continue;
 		}
 		if (job->desc.reservation && resv_job_reason(core, job)) {
-			job->reason = resv_job_reason(core, job);
+			set_reason(core, job, resv_job_reason(core, job));
 			continue; /* its reservation is not open: nor this */
 		}
 		if (blocked[job->queue]) {
-			job->reason = "Priority";
+			set_reason(core, job, "Priority");
 			continue;
 		}
 		if (core->queue_depth &&
 		    core->queue_tried[job->queue] == core->queue_depth) {
-			job->reason = "Priority";
+			set_reason(core, job, "Priority");
 			blocked[job->queue] = true; /* the queue stops here */
 			nblocked++;
 			cut = true;
@@ -278,6 +308,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 			if (!sched_may_start(core, now, job, idle > 1,
 					     &now_ctx, &p)) {
 				timed = true; /* its limit may ease with time */
+				changes_mark(core, job); /* its reason */
 				continue;
 			}
 			sched_start(core, job, now, &p);
@@ -288,7 +319,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 				next = job; /* an array's rest: its next task */
 			continue;
 		}
-		job->reason = "Resources";
+		set_reason(core, job, "Resources");
 		if (job->desc.reservation)
 			continue; /* it waits for its reservation's cores */
 		blocked[job->queue] = true;
@@ -297,6 +328,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 			hold_queue_nodes(core, job->queue);
 	}
 	placement_fini(core, &p);
+	blocked_flips(core);
 	/*
 	 * Nothing started and nothing here depends on the time: the same
 	 * jobs against the same free cores give the same answer until

@@ -130,6 +130,8 @@ void core_walk_update(struct core *core, struct core_job *job)
 
 	if (want == job->in_walk)
 		return;
+	/* held, limited, waiting or fenced: the reason rota top shows */
+	changes_mark(core, job);
 	if (want)
 		walk_insert(core, job);
 	else
@@ -241,6 +243,7 @@ void core_mark_dirty(struct core *core, struct core_job *job)
 {
 	/* whatever changed a job may change what a pass does */
 	core_mark_changed(core);
+	changes_mark(core, job); /* rota top's row too, if it shows it */
 	if (job->dirty)
 		return;
 	job->dirty = true;

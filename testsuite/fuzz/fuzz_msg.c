@@ -49,6 +49,7 @@ union any {
 	struct rota_msg_prio prio;
 	struct rota_msg_control control;
 	struct rota_msg_top_rows top;
+	struct rota_msg_top_req top_req;
 	struct rota_msg_resv_create resv_create;
 	struct rota_msg_resv_list resv_list;
 	struct rota_msg_why why;
@@ -1101,6 +1102,10 @@ static bool eq_top(const union any *a, const union any *b)
 	if (a->top.now != b->top.now || a->top.n != b->top.n ||
 	    !eq_top_steps(&a->top, &b->top))
 		return false;
+	/* the delta keys (issue 23) */
+	if (a->top.change != b->top.change || a->top.since != b->top.since ||
+	    !u32v_eq(a->top.gone, a->top.ngone, b->top.gone, b->top.ngone))
+		return false;
 	for (size_t i = 0; i < a->top.n; i++) {
 		const struct rota_top_row *x = &a->top.rows[i];
 		const struct rota_top_row *y = &b->top.rows[i];
@@ -1116,7 +1121,8 @@ static bool eq_top(const union any *a, const union any *b)
 		    !str_eq(x->queue, y->queue) ||
 		    !str_eq(x->user, y->user) ||
 		    !str_eq(x->account, y->account) ||
-		    !str_eq(x->name, y->name) || !str_eq(x->where, y->where))
+		    !str_eq(x->name, y->name) || !str_eq(x->where, y->where) ||
+		    !str_eq(x->array, y->array))
 			return false;
 	}
 	return true;
@@ -1125,7 +1131,8 @@ static bool eq_top(const union any *a, const union any *b)
 static bool empty_top(const union any *u)
 {
 	return !u->top.rows && !u->top.n && !u->top.now && !u->top.arena &&
-	       !u->top.steps && !u->top.nsteps;
+	       !u->top.steps && !u->top.nsteps && !u->top.change &&
+	       !u->top.since && !u->top.gone && !u->top.ngone;
 }
 
 static void check_top_str(const char *s, const struct rota_msg_top_rows *m,
@@ -1142,6 +1149,13 @@ static void check_top(const union any *u, size_t len)
 
 	FUZZ_CHECK(m->arena && m->now >= 0);
 	FUZZ_CHECK(m->n <= ROTA_MSG_LIST_MAX && (m->n == 0 || m->rows));
+	/* a delta has a change number at least its base; gone only then */
+	FUZZ_CHECK(m->change >= 0 && m->since >= 0 && m->since <= m->change);
+	FUZZ_CHECK(m->since || !m->ngone);
+	FUZZ_CHECK(m->ngone <= ROTA_MSG_LIST_MAX &&
+		   (m->ngone == 0 || m->gone));
+	for (size_t i = 0; i < m->ngone; i++)
+		FUZZ_CHECK(m->gone[i] >= 1);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct rota_top_row *r = &m->rows[i];
 
@@ -1155,6 +1169,7 @@ static void check_top(const union any *u, size_t len)
 		check_top_str(r->account, m, len, ROTA_MSG_NAME_MAX);
 		check_top_str(r->name, m, len, ROTA_MSG_NAME_MAX);
 		check_top_str(r->where, m, len, ROTA_MSG_PATH_MAX);
+		check_top_str(r->array, m, len, ROTA_MSG_PATH_MAX);
 	}
 	FUZZ_CHECK(m->nsteps <= ROTA_MSG_LIST_MAX &&
 		   (m->nsteps == 0 || m->steps));
@@ -1171,6 +1186,35 @@ static void check_top(const union any *u, size_t len)
 static void clear_top(union any *u)
 {
 	rota_msg_top_rows_clear(&u->top);
+}
+
+/* TOP_ROWS' request: {} or {"since":N} (issue 23) */
+static int dec_top_req(const char *b, size_t n, union any *u,
+		       struct rota_error *e)
+{
+	return rota_msg_top_req_decode(b, n, &u->top_req, e);
+}
+
+static char *enc_top_req(const union any *u, size_t *len)
+{
+	return rota_msg_top_req_encode(&u->top_req, len);
+}
+
+static bool eq_top_req(const union any *a, const union any *b)
+{
+	return a->top_req.has_since == b->top_req.has_since &&
+	       a->top_req.since == b->top_req.since;
+}
+
+static bool empty_top_req(const union any *u)
+{
+	return !u->top_req.has_since && !u->top_req.since;
+}
+
+static void check_top_req(const union any *u, size_t len)
+{
+	FUZZ_CHECK(u->top_req.since >= 0);
+	FUZZ_CHECK(u->top_req.has_since || !u->top_req.since);
 }
 
 /* ---- the table: append only (the first byte of each corpus file) ---- */
@@ -1909,6 +1953,8 @@ static const struct codec codecs[] = {
 	      check_usage, clear_usage),
 	CODEC("prio", dec_prio, enc_prio, eq_prio, empty_prio, check_prio,
 	      clear_prio),
+	CODEC("top_req", dec_top_req, enc_top_req, eq_top_req, empty_top_req,
+	      check_top_req, clear_none),
 };
 
 #define NCODECS (sizeof(codecs) / sizeof(*codecs))

@@ -47,9 +47,19 @@ static void request_prio(struct top *t)
 
 void top_request_refresh(struct top *t)
 {
+	/* what we saw: the controller sends only what changed since */
+	struct rota_msg_top_req req = {
+		.has_since = true,
+		.since = top_model_since(&t->model),
+	};
+	size_t len;
+	char *body;
+
 	if (t->refreshing)
 		return;
-	send_req(t, ROTA_MSG_TOP_ROWS, "{}", 2);
+	body = rota_msg_top_req_encode(&req, &len);
+	send_req(t, ROTA_MSG_TOP_ROWS, body, len);
+	free(body);
 	send_req(t, ROTA_MSG_NODE_LIST, "{}", 2);
 	send_req(t, ROTA_MSG_DIAG, "{}", 2);
 	t->refreshing = 3;
@@ -251,8 +261,9 @@ static void snapshot(struct top *t, uint16_t req, const char *body,
 
 	if (req == ROTA_MSG_TOP_ROWS) {
 		rc = rota_msg_top_rows_decode(body, len, &rows, &err);
-		if (rc == 0)
-			top_model_set_jobs(&t->model, &rows);
+		/* a delta from elsewhere: the next refresh asks for all */
+		if (rc == 0 && top_model_apply_jobs(&t->model, &rows) < 0)
+			return;
 		if (rc == 0 && strncmp(t->status, "refresh:", 8) == 0)
 			t->status[0] = '\0';
 	} else if (req == ROTA_MSG_NODE_LIST) {

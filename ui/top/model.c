@@ -8,6 +8,12 @@
  * The list's lines are the view's jobs, each followed by its running
  * steps; the steps, few, are sorted once per snapshot and found by a
  * binary search for each running job of the view.
+ *
+ * A delta (issue 23: the controller sends what changed) is merged into
+ * the rows, kept in id order: one pass over both.  The delta's strings
+ * stay in its own arena, kept beside the snapshot's; every
+ * ARENAS_MAX deltas the live strings are copied into one arena, so that
+ * what the model holds stays the size of one snapshot.
  */
 #include "config.h"
 
@@ -18,6 +24,9 @@
 
 #include "common/xalloc.h"
 #include "ui/top/model.h"
+
+/* Deltas kept before their strings are gathered into one arena. */
+#define ARENAS_MAX 32
 
 static const char *const sort_names[TOP_SORT_COUNT] = {
 	[TOP_SORT_PRIORITY] = "priority", [TOP_SORT_USER] = "user",
@@ -36,8 +45,18 @@ void top_model_init(struct top_model *m, const char *me)
 	snprintf(m->me, sizeof(m->me), "%s", me ? me : "");
 }
 
+static void free_arenas(struct top_model *m)
+{
+	for (size_t i = 0; i < m->narenas; i++)
+		free(m->arenas[i]);
+	free(m->arenas);
+	m->arenas = NULL;
+	m->narenas = 0;
+}
+
 void top_model_fini(struct top_model *m)
 {
+	free_arenas(m);
 	rota_msg_top_rows_clear(&m->jobs);
 	rota_msg_node_list_clear(&m->nodes);
 	free(m->view);
@@ -281,17 +300,185 @@ static void count_jobs(struct top_model *m)
 	}
 }
 
-void top_model_set_jobs(struct top_model *m, struct rota_msg_top_rows *rows)
+static int row_id_cmp(const void *x, const void *y)
 {
-	rota_msg_top_rows_clear(&m->jobs);
-	m->jobs = *rows;
-	*rows = (struct rota_msg_top_rows){ 0 };
+	const struct rota_top_row *a = x;
+	const struct rota_top_row *b = y;
+
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* In id order, as the controller sends them; sorted if they are not. */
+static void sort_rows(struct rota_top_row *rows, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (rows[i - 1].id >= rows[i].id) {
+			qsort(rows, n, sizeof(*rows), row_id_cmp);
+			return;
+		}
+	}
+}
+
+static void sort_steps(struct top_model *m)
+{
 	/* the controller sends them so; the lookups must not trust it */
 	if (m->jobs.nsteps)
 		qsort(m->jobs.steps, m->jobs.nsteps, sizeof(*m->jobs.steps),
 		      step_cmp);
+}
+
+void top_model_set_jobs(struct top_model *m, struct rota_msg_top_rows *rows)
+{
+	free_arenas(m);
+	rota_msg_top_rows_clear(&m->jobs);
+	m->jobs = *rows;
+	*rows = (struct rota_msg_top_rows){ 0 };
+	free(m->jobs.gone); /* a full reply has none; its keys do not apply */
+	m->jobs.gone = NULL;
+	m->jobs.ngone = 0;
+	m->jobs.since = 0;
+	sort_rows(m->jobs.rows, m->jobs.n);
+	sort_steps(m);
 	count_jobs(m);
 	rebuild(m);
+}
+
+int64_t top_model_since(const struct top_model *m)
+{
+	return m->jobs.change;
+}
+
+static bool is_gone(const uint32_t *gone, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (gone[mid] == id)
+			return true;
+		if (gone[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The rows in id order from the model's (less the gone) and the
+ * delta's (both sorted): a delta's row replaces the model's of its id
+ * (the controller sends each once; of several, one is kept).
+ */
+static void merge_rows(struct top_model *m, struct rota_msg_top_rows *d)
+{
+	const struct rota_top_row *a = m->jobs.rows, *b = d->rows;
+	size_t na = m->jobs.n, nb = d->n, i = 0, j = 0, n = 0;
+	struct rota_top_row *out = rota_xcalloc(na + nb + 1, sizeof(*out));
+
+	while (i < na || j < nb) {
+		if (j < nb && (i == na || b[j].id <= a[i].id)) {
+			if (i < na && a[i].id == b[j].id)
+				i++;
+			while (j + 1 < nb && b[j + 1].id == b[j].id)
+				j++;
+			out[n++] = b[j++];
+		} else if (is_gone(d->gone, d->ngone, a[i].id)) {
+			i++;
+		} else {
+			out[n++] = a[i++];
+		}
+	}
+	free(m->jobs.rows);
+	m->jobs.rows = out;
+	m->jobs.n = n;
+}
+
+/* Copy 's' to 'p', point 's' there, and return the byte after. */
+static char *gather(char *p, const char **s)
+{
+	size_t len = strlen(*s) + 1;
+
+	memcpy(p, *s, len);
+	*s = p;
+	return p + len;
+}
+
+/* Every live string into one arena; the others go. */
+static void compact(struct top_model *m)
+{
+	size_t total = 1;
+	char *arena, *p;
+
+	for (size_t i = 0; i < m->jobs.n; i++) {
+		const struct rota_top_row *r = &m->jobs.rows[i];
+
+		total += strlen(r->queue) + strlen(r->user) +
+			 strlen(r->account) + strlen(r->name) +
+			 strlen(r->where) + strlen(r->array) + 6;
+	}
+	for (size_t i = 0; i < m->jobs.nsteps; i++)
+		total += strlen(m->jobs.steps[i].name) +
+			 strlen(m->jobs.steps[i].nodes) + 2;
+	p = arena = rota_xmalloc(total);
+	for (size_t i = 0; i < m->jobs.n; i++) {
+		struct rota_top_row *r = &m->jobs.rows[i];
+
+		p = gather(p, &r->queue);
+		p = gather(p, &r->user);
+		p = gather(p, &r->account);
+		p = gather(p, &r->name);
+		p = gather(p, &r->where);
+		p = gather(p, &r->array);
+	}
+	for (size_t i = 0; i < m->jobs.nsteps; i++) {
+		p = gather(p, &m->jobs.steps[i].name);
+		p = gather(p, &m->jobs.steps[i].nodes);
+	}
+	free_arenas(m);
+	free(m->jobs.arena);
+	m->jobs.arena = arena;
+}
+
+int top_model_apply_jobs(struct top_model *m, struct rota_msg_top_rows *d)
+{
+	if (!d->since) {
+		top_model_set_jobs(m, d);
+		return 0;
+	}
+	if (d->since != m->jobs.change) {
+		rota_msg_top_rows_clear(d);
+		m->jobs.change = 0;
+		return -ESTALE;
+	}
+	sort_rows(d->rows, d->n);
+	if (d->ngone)
+		qsort(d->gone, d->ngone, sizeof(*d->gone), u32_cmp);
+	merge_rows(m, d);
+	free(m->jobs.steps);
+	m->jobs.steps = d->steps;
+	m->jobs.nsteps = d->nsteps;
+	m->jobs.now = d->now;
+	m->jobs.change = d->change;
+	m->arenas = rota_xreallocarray(m->arenas, m->narenas + 1,
+				       sizeof(*m->arenas));
+	m->arenas[m->narenas++] = d->arena;
+	free(d->rows);
+	free(d->gone);
+	*d = (struct rota_msg_top_rows){ 0 };
+	if (m->narenas >= ARENAS_MAX)
+		compact(m);
+	sort_steps(m);
+	count_jobs(m);
+	rebuild(m);
+	return 0;
 }
 
 void top_model_set_nodes(struct top_model *m, struct rota_msg_node_list *n)

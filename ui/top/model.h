@@ -55,7 +55,12 @@ struct top_line {
 };
 
 struct top_model {
-	struct rota_msg_top_rows jobs;	 /* owned: the last snapshot */
+	struct rota_msg_top_rows jobs;	 /* owned: the last snapshot, with
+					    the deltas since applied; rows
+					    in id order */
+	char **arenas;		/* owned: the deltas' strings, beside
+				   jobs.arena, until compacted */
+	size_t narenas;
 	struct rota_msg_node_list nodes; /* owned */
 	struct top_summary sum;
 	uint32_t *view;		/* indexes into jobs.rows, filtered, sorted */
@@ -78,6 +83,17 @@ void top_model_fini(struct top_model *m);
 
 /* Take a new snapshot over (the struct is left empty) and rebuild the view. */
 void top_model_set_jobs(struct top_model *m, struct rota_msg_top_rows *rows);
+/*
+ * Take a TOP_ROWS reply over (left empty): a full one as set_jobs, a
+ * delta (rows->since set, msg.h) merged into the rows: its rows replace
+ * or join those of their ids, its gone ids leave.  -ESTALE when the
+ * delta is not from the change number the model is at: nothing is
+ * applied and the model's change number is reset, so that the next
+ * request (top_model_since) asks for every row.
+ */
+int top_model_apply_jobs(struct top_model *m, struct rota_msg_top_rows *rows);
+/* What the next TOP_ROWS request says it saw ({"since":N}). */
+int64_t top_model_since(const struct top_model *m);
 void top_model_set_nodes(struct top_model *m, struct rota_msg_node_list *n);
 /* The scheduling pass time from DIAG's counters. */
 void top_model_set_counters(struct top_model *m,

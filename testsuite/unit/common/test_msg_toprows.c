@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,8 @@ static const struct {
 	{ HEAD ",\"steps\":[]}", NULL },
 	{ STEP("1,0,4,2,5,\"sleep\",\"n[1-2]\""), NULL },
 	{ " { \"now\" : 1 , \"rows\" : [ ] , \"steps\" : [ [ 1 , 0 , 4 , 2 "
-	  ", 5 , \"sleep\" , \"n1\" ] ] } ", NULL },
+	  ", 5 , \"sleep\" , \"n1\" ] ] } ",
+	  NULL },
 	{ STEP("0,0,4,2,5,\"sleep\",\"n1\""), "top rows: step job id" },
 	{ STEP("1,4294967295,4,2,5,\"sleep\",\"n1\""), "top rows: step id" },
 	{ STEP("1,0,-4,2,5,\"sleep\",\"n1\""), "top rows: step tasks" },
@@ -115,10 +117,36 @@ static const struct {
 	{ STEP("1,0,4,2,5,\"sleep\""), "top rows: expected ','" },
 	{ STEP("1,0,4,2,5,\"sleep\",\"n1\",3"),
 	  "top rows: expected ']' after a step" },
-	{ HEAD ",\"stepz\":[]}", "top rows: steps" },
+	{ HEAD ",\"stepz\":[]}", "top rows: unexpected key" },
 	{ HEAD ",\"steps\":{}}", "top rows: expected '['" },
-	{ HEAD ",\"steps\":[],\"steps\":[]}", "top rows: expected '}'" },
-	{ HEAD ",}", "top rows: steps" },
+	{ HEAD ",\"steps\":[],\"steps\":[]}", "top rows: unexpected key" },
+	{ HEAD ",}", "top rows: expected a key" },
+	/* the delta keys (issue 23): in order, each once, each with its own */
+	{ HEAD ",\"change\":5}", NULL },
+	{ HEAD ",\"change\":5,\"since\":5}", NULL },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[3,1],\"steps\":[]}", NULL },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[ ]}", NULL },
+	{ HEAD ",\"change\":0}", "top rows: change" },
+	{ HEAD ",\"change\":-1}", "top rows: change" },
+	{ HEAD ",\"change\":1.5}", "top rows: change: not a whole number" },
+	{ HEAD ",\"change\":5,\"since\":6}", "top rows: since" },
+	{ HEAD ",\"change\":5,\"since\":0}", "top rows: since" },
+	{ HEAD ",\"since\":2}", "top rows: unexpected key" },
+	{ HEAD ",\"change\":5,\"gone\":[1]}", "top rows: unexpected key" },
+	{ HEAD ",\"since\":2,\"change\":5}", "top rows: unexpected key" },
+	{ HEAD ",\"steps\":[],\"change\":5}", "top rows: unexpected key" },
+	{ HEAD ",\"change\":5,\"change\":5}", "top rows: unexpected key" },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[0]}",
+	  "top rows: gone job id" },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[4294967296]}",
+	  "top rows: gone job id" },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[1,]}",
+	  "top rows: gone job id" },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":[1 2]}",
+	  "top rows: expected ',' or ']'" },
+	{ HEAD ",\"change\":5,\"since\":2,\"gone\":1}",
+	  "top rows: expected '['" },
+	{ HEAD ",\"change\":5,}", "top rows: expected a key" },
 	{ HEAD ",\"steps\":[[1,0,4,2,5,\"a\",\"n1\"],]}",
 	  "top rows: expected a row" },
 	{ HEAD ",\"steps\":[1]}", "top rows: expected a row" },
@@ -145,7 +173,104 @@ START_TEST(test_bodies)
 	ck_assert_ptr_null(m.rows);
 	ck_assert_ptr_null(m.steps);
 	ck_assert_ptr_null(m.arena);
-	ck_assert_uint_eq(m.n + m.nsteps, 0);
+	ck_assert_ptr_null(m.gone);
+	ck_assert_uint_eq(m.n + m.nsteps + m.ngone, 0);
+	ck_assert_int_eq(m.change + m.since, 0);
+}
+END_TEST
+
+/*
+ * A delta round trips: the change, its base and the gone ids; a full
+ * reply to a new client has "change" alone; the writer leaves out what
+ * its absence means (no "gone" when none left), and an old reply reads
+ * as full with no change number.
+ */
+START_TEST(test_delta_roundtrip)
+{
+	static const uint32_t gone[] = { 7, 9, 4000000000u };
+	static const struct {
+		int64_t change, since;
+		size_t ngone;
+		const char *tail;
+	} c[] = {
+		{ 0, 0, 0, "]]}" },
+		{ 1700000000000042, 0, 0, "]],\"change\":1700000000000042}" },
+		{ 50, 50, 0, "]],\"change\":50,\"since\":50}" },
+		{ 50, 41, 3,
+		  "]],\"change\":50,\"since\":41,"
+		  "\"gone\":[7,9,4000000000]}" },
+	};
+	struct rota_msg_top_rows m = {
+		.rows = (struct rota_top_row *)rows,
+		.n = N(rows),
+		.now = 200,
+		.change = c[_i].change,
+		.since = c[_i].since,
+		.gone = (uint32_t *)gone,
+		.ngone = c[_i].ngone,
+	};
+	struct rota_msg_top_rows d;
+	struct rota_error err;
+	size_t len, len2;
+	char *text = rota_msg_top_rows_encode(&m, &len), *again;
+
+	ck_assert_str_eq(strstr(text, "]]"), c[_i].tail);
+	ck_assert_msg(rota_msg_top_rows_decode(text, len, &d, &err) == 0, "%s",
+		      err.text);
+	ck_assert_int_eq(d.change, c[_i].change);
+	ck_assert_int_eq(d.since, c[_i].since);
+	ck_assert_uint_eq(d.ngone, c[_i].ngone);
+	for (size_t i = 0; i < d.ngone; i++)
+		ck_assert_uint_eq(d.gone[i], gone[i]);
+	ck_assert_uint_eq(d.n, N(rows));
+	again = rota_msg_top_rows_encode(&d, &len2);
+	ck_assert_str_eq(again, text);
+	free(again);
+	free(text);
+	rota_msg_top_rows_clear(&d);
+}
+END_TEST
+
+/* The request: {} (an older rota top) or {"since":N}, N >= 0. */
+static const struct {
+	const char *body;
+	int rc;
+	bool has_since;
+	int64_t since;
+	const char *text; /* the encoding of what was read */
+} reqs[] = {
+	{ "{}", 0, false, 0, "{}" },
+	{ "{\"since\":0}", 0, true, 0, "{\"since\":0}" },
+	{ "{\"since\":1700000000000042}", 0, true, 1700000000000042,
+	  "{\"since\":1700000000000042}" },
+	{ "{\"since\":-1}", -EPROTO, false, 0, NULL },
+	{ "{\"since\":1.5}", -EPROTO, false, 0, NULL },
+	{ "{\"since\":\"5\"}", -EPROTO, false, 0, NULL },
+	{ "{\"since\":5,\"x\":1}", -EPROTO, false, 0, NULL },
+	{ "[]", -EPROTO, false, 0, NULL },
+	{ "", -EPROTO, false, 0, NULL },
+};
+
+START_TEST(test_request)
+{
+	struct rota_msg_top_req r = { .has_since = true, .since = 9 };
+	struct rota_error err = { "" };
+	size_t len;
+	char *text;
+	int rc = rota_msg_top_req_decode(reqs[_i].body, strlen(reqs[_i].body),
+					 &r, &err);
+
+	ck_assert_msg(rc == reqs[_i].rc, "%s: %d %s", reqs[_i].body, rc,
+		      err.text);
+	ck_assert(r.has_since == reqs[_i].has_since);
+	ck_assert_int_eq(r.since, reqs[_i].since);
+	if (rc < 0) {
+		ck_assert(err.text[0]);
+		return;
+	}
+	text = rota_msg_top_req_encode(&r, &len);
+	ck_assert_str_eq(text, reqs[_i].text);
+	free(text);
 }
 END_TEST
 
@@ -197,6 +322,8 @@ int main(void)
 	tcase_add_test(tc, test_exact_text);
 	tcase_add_loop_test(tc, test_bodies, 0, N(bodies));
 	tcase_add_test(tc, test_name_limit);
+	tcase_add_loop_test(tc, test_delta_roundtrip, 0, 4);
+	tcase_add_loop_test(tc, test_request, 0, N(reqs));
 	tcase_add_test(tc, test_job_rows_no_tail);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* rota top's model: sort, filter, selection, counts, node panel shape. */
+/*
+ * rota top's model: sort, filter, selection, counts, node panel shape;
+ * deltas merged (issue 23).
+ */
 #include "config.h"
 
 #include <check.h>
@@ -196,6 +199,101 @@ START_TEST(test_selection_follows)
 }
 END_TEST
 
+/* A reply through the real codec, as the controller sends it. */
+static int apply(const struct rota_top_row *r, size_t n, int64_t change,
+		 int64_t since, const uint32_t *gone, size_t ngone)
+{
+	struct rota_msg_top_rows in;
+	struct rota_error err;
+	size_t len;
+	struct rota_msg_top_rows out = {
+		.rows = (struct rota_top_row *)r,
+		.n = n,
+		.now = NOW + 1,
+		.change = change,
+		.since = since,
+		.gone = (uint32_t *)gone,
+		.ngone = ngone,
+	};
+	char *text = rota_msg_top_rows_encode(&out, &len);
+	int rc;
+
+	ck_assert_int_eq(rota_msg_top_rows_decode(text, len, &in, &err), 0);
+	free(text);
+	rc = top_model_apply_jobs(&m, &in);
+	ck_assert_ptr_null(in.rows);
+	ck_assert_ptr_null(in.arena);
+	return rc;
+}
+
+/* Every row of the model in id order, as text: "1 2 3". */
+static const char *all_ids(void)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < m.jobs.n; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u",
+				      i ? " " : "", m.jobs.rows[i].id);
+	return buf;
+}
+
+START_TEST(test_delta)
+{
+	struct rota_top_row d[2] = { rows[1], rows[1] };
+
+	ck_assert_int_eq(apply(rows, 5, 10, 0, NULL, 0), 0);
+	ck_assert_int_eq(top_model_since(&m), 10);
+	/* job 6 joins, job 2 changes, job 4 is gone (purged) */
+	d[0].priority_milli = 99999;
+	d[1].id = 6;
+	d[1].name = "new";
+	ck_assert_int_eq(apply(d, 2, 12, 10, (uint32_t[]){ 4 }, 1), 0);
+	ck_assert_str_eq(all_ids(), "1 2 3 5 6");
+	ck_assert_int_eq(top_model_since(&m), 12);
+	ck_assert_int_eq(m.jobs.now, NOW + 1);
+	ck_assert_str_eq(ids(), "2 3 6 1"); /* by priority */
+	ck_assert_str_eq(m.jobs.rows[4].name, "new");
+	ck_assert_str_eq(m.jobs.rows[0].name, "job1"); /* the snapshot's */
+	ck_assert_uint_eq(m.sum.idle, 2);
+	/* an empty delta changes nothing but the number */
+	ck_assert_int_eq(apply(NULL, 0, 13, 12, NULL, 0), 0);
+	ck_assert_str_eq(all_ids(), "1 2 3 5 6");
+	/* a delta from elsewhere: refused, and the next request asks all */
+	ck_assert_int_eq(apply(d, 1, 20, 11, NULL, 0), -ESTALE);
+	ck_assert_str_eq(all_ids(), "1 2 3 5 6");
+	ck_assert_int_eq(top_model_since(&m), 0);
+	/* a full reply replaces everything */
+	ck_assert_int_eq(apply(rows, 2, 30, 0, NULL, 0), 0);
+	ck_assert_str_eq(all_ids(), "1 2");
+	ck_assert_int_eq(top_model_since(&m), 30);
+}
+END_TEST
+
+/* Many deltas: their strings gathered into one arena, all still read. */
+START_TEST(test_delta_compact)
+{
+	char name[64][16];
+	struct rota_top_row d = rows[2];
+
+	ck_assert_int_eq(apply(rows, 5, 1, 0, NULL, 0), 0);
+	for (int i = 0; i < 64; i++) {
+		snprintf(name[i], sizeof(name[i]), "n%d", i);
+		d.name = name[i];
+		d.id = i % 2 ? 3 : 100 + (uint32_t)i;
+		ck_assert_int_eq(apply(&d, 1, 2 + i, 1 + i, NULL, 0), 0);
+		ck_assert_uint_lt(m.narenas, 33);
+	}
+	ck_assert_uint_eq(m.jobs.n, 5 + 32);
+	ck_assert_str_eq(m.jobs.rows[2].name, "n63");
+	ck_assert_str_eq(m.jobs.rows[2].where, "JobHeldUser");
+	ck_assert_str_eq(m.jobs.rows[0].name, "job1");
+	ck_assert_str_eq(m.jobs.rows[5].name, "n0");
+	ck_assert_str_eq(m.jobs.rows[36].name, "n62");
+}
+END_TEST
+
 START_TEST(test_nodes)
 {
 	static char *feats[] = { "ib", NULL };
@@ -354,6 +452,8 @@ int main(void)
 	tcase_add_test(tc, test_counts);
 	tcase_add_test(tc, test_selection_follows);
 	tcase_add_test(tc, test_nodes);
+	tcase_add_test(tc, test_delta);
+	tcase_add_test(tc, test_delta_compact);
 	tcase_add_test(tc, test_steps_under_their_job);
 	tcase_add_test(tc, test_steps_follow);
 	tcase_add_test(tc, test_steps_cursor_line);
