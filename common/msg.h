@@ -464,6 +464,8 @@ struct rota_msg_launch {
 	char **env;		/* NULL-terminated, never NULL once decoded */
 	uint32_t *cores;	/* logical core indexes on this node */
 	size_t ncores;
+	uint32_t *gpus;		/* its GPUs here (the node's indexes); NULL */
+	size_t ngpus;
 	uint32_t ntasks;
 	int64_t time_limit;	/* seconds; 0: none */
 	uint64_t mem_mb;	/* its memory on this node; 0: not asked */

@@ -31,6 +31,8 @@ char *rota_msg_launch_encode(const struct rota_msg_launch *m, size_t *len)
 	if (m->mem_mb)
 		json_object_set_new(o, "mem_mb",
 				    json_integer((json_int_t)m->mem_mb));
+	if (m->ngpus)
+		json_object_set_new(o, "gpus", msg_u32v_pack(m->gpus, m->ngpus));
 	return msg_dump(o, len);
 }
 
@@ -38,7 +40,7 @@ struct launch_raw {
 	json_int_t id, run, uid, gid, ntasks, limit, mem;
 	const char *name, *script, *workdir, *output, *error, *queue,
 		*nodelist;
-	json_t *env, *cores;
+	json_t *env, *cores, *gpus;
 };
 
 static int launch_fill(const struct launch_raw *r, struct rota_msg_launch *m,
@@ -90,6 +92,13 @@ static int launch_fill(const struct launch_raw *r, struct rota_msg_launch *m,
 			      &m->ncores, err);
 	if (rc == 0 && m->ncores == 0)
 		rc = rota_errorf(err, -EPROTO, "cores: empty");
+	if (rc == 0 && r->gpus)
+		rc = msg_u32v(r->gpus, ROTA_MSG_GPUS_MAX, "gpus", &m->gpus,
+			      &m->ngpus, err);
+	for (size_t i = 0; rc == 0 && i < m->ngpus; i++)
+		if (m->gpus[i] >= ROTA_MSG_GPUS_MAX)
+			rc = rota_errorf(err, -EPROTO, "gpus: %u too high",
+					 m->gpus[i]);
 	return rc;
 }
 
@@ -105,14 +114,14 @@ int rota_msg_launch_decode(const char *buf, size_t len,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, "
-			"s:o, s:o, s:I, s:I, s?s, s?I !}",
+			"s:o, s:o, s:I, s:I, s?s, s?I, s?o !}",
 			"job_id", &r.id, "run", &r.run, "uid", &r.uid,
 			"gid", &r.gid, "name",
 			&r.name, "script", &r.script, "workdir", &r.workdir,
 			"output", &r.output, "queue", &r.queue, "nodelist",
 			&r.nodelist, "env", &r.env, "cores", &r.cores,
 			"ntasks", &r.ntasks, "time_limit", &r.limit, "error",
-			&r.error, "mem_mb", &r.mem);
+			&r.error, "mem_mb", &r.mem, "gpus", &r.gpus);
 	if (rc == 0)
 		rc = launch_fill(&r, m, err);
 	json_decref(root);
@@ -141,6 +150,7 @@ void rota_msg_launch_clear(struct rota_msg_launch *m)
 	free(m->nodelist);
 	msg_strv_free(m->env);
 	free(m->cores);
+	free(m->gpus);
 	*m = (struct rota_msg_launch){ 0 };
 }
 

@@ -367,6 +367,8 @@ static void send_launch(struct ctld *ctld, struct peer *link,
 		.nodelist = nodelist,
 		.cores = job->alloc[0].cores,
 		.ncores = job->alloc[0].ncores,
+		.gpus = job->alloc[0].gpus,
+		.ngpus = job->alloc[0].ngpus,
 		.ntasks = job->desc.ntasks,
 		.time_limit = job->time_limit,
 		/* the batch script runs on the first node: its share there */

@@ -25,7 +25,7 @@
 const char *const cgroup_ctl_names[CGROUP_NCTL] = {
 	[CGROUP_MEMORY] = "memory",   [CGROUP_PIDS] = "pids",
 	[CGROUP_CPUSET] = "cpuset",   [CGROUP_CPUACCT] = "cpuacct",
-	[CGROUP_FREEZER] = "freezer",
+	[CGROUP_FREEZER] = "freezer", [CGROUP_DEVICES] = "devices",
 };
 
 int cgroup_write(const char *dir, const char *name, const char *text)

@@ -32,6 +32,7 @@ enum cgroup_ctl {
 	CGROUP_CPUSET,
 	CGROUP_CPUACCT,
 	CGROUP_FREEZER,
+	CGROUP_DEVICES,
 	CGROUP_NCTL,
 };
 
@@ -62,6 +63,8 @@ void cgroup_env_destroy(struct cgroup_env *env);
 struct cgroup_limits {
 	uint64_t mem_mb;  /* 0: no memory limit */
 	const char *cpus; /* host CPU list ("0-1,4"); NULL: the base's */
+	char *const *deny; /* v1 devices.deny rules ("c 195:3 rwm"): the
+			      node's GPUs that are not the job's; NULL */
 };
 
 /* What a job used, read from its cgroup at its end; 0: not known. */

@@ -128,6 +128,13 @@ static int set_limits(struct cgroup_job *cg, const struct cgroup_limits *lim,
 		snprintf(tasks, sizeof(tasks), "%u", env->max_tasks);
 		rc = cgroup_write(cg->dir[CGROUP_PIDS], "pids.max", tasks);
 	}
+	/* the node's other GPUs: not the job's to open */
+	for (char *const *d = lim->deny; rc == 0 && d && *d &&
+					 cg->dir[CGROUP_DEVICES];
+	     d++) {
+		*what = "devices.deny";
+		rc = cgroup_write(cg->dir[CGROUP_DEVICES], "devices.deny", *d);
+	}
 	if (rc == 0 && cg->dir[CGROUP_CPUSET]) {
 		*what = "cpuset";
 		if (!cpus && cgroup_read(env->base[CGROUP_CPUSET],

@@ -111,6 +111,9 @@ int cgroup_v2_setup(struct cgroup_env *env, struct cgroup_found *f)
 		else
 			env->has[wanted[i]] = true;
 	}
+	/* v2 has no devices file: a BPF program would be needed */
+	cgroup_off(f, "devices", "v2: GPUs steered by CUDA_VISIBLE_DEVICES "
+		   "only");
 	env->has[CGROUP_CPUACCT] = cgroup_has(base, "cpu.stat");
 	env->kill_file = cgroup_has(base, "cgroup.kill");
 	env->has[CGROUP_FREEZER] = env->kill_file;

@@ -162,6 +162,7 @@ size_t gpus_find(hwloc_topology_t t, struct topology_gpu **out)
 		snprintf(g->busid, sizeof(g->busid), "%04x:%02x:%02x.%01x",
 			 a->domain, a->bus, a->dev, a->func);
 		model_of(pci, g->model, sizeof(g->model));
+		g->vendor = a->vendor_id;
 		gpu_type_of(g->model, g->type, sizeof(g->type));
 		g->cores = near_cores(t, pci, &g->numa);
 	}
@@ -194,4 +195,46 @@ struct rota_gpu_info *gpus_wire(const struct topology_summary *t)
 		};
 	}
 	return v;
+}
+
+/*
+ * NVIDIA's GPUs are /dev/nvidiaN, char 195:N, N counting them in bus
+ * order (the driver numbers them so); the others are DRM devices,
+ * /dev/dri/cardN (226:N) and renderD(128+N) (226:128+N), N counting
+ * those.  /dev/nvidiactl, nvidia-uvm and the like stay open to every job.
+ */
+char **gpus_deny_rules(const struct topology_summary *t, const uint32_t *mine,
+		       size_t n)
+{
+	char **rules = rota_xcalloc(2 * t->ngpus + 1, sizeof(char *));
+	unsigned nv = 0, drm = 0;
+	size_t k = 0;
+
+	if (!n) /* a job without GPUs: none are denied (a job of no GPUs
+		   on a GPU node is the site's choice, as in Slurm) */
+		return rules;
+	for (size_t i = 0; i < t->ngpus; i++) {
+		bool is_nv = t->gpus[i].vendor == 0x10de;
+		unsigned minor = is_nv ? nv++ : drm++;
+		bool own = false;
+
+		for (size_t j = 0; j < n && !own; j++)
+			own = mine[j] == i;
+		if (own)
+			continue;
+		if (is_nv) {
+			rules[k++] = rota_xasprintf("c 195:%u rwm", minor);
+			continue;
+		}
+		rules[k++] = rota_xasprintf("c 226:%u rwm", minor);
+		rules[k++] = rota_xasprintf("c 226:%u rwm", 128 + minor);
+	}
+	return rules;
+}
+
+void gpus_deny_free(char **rules)
+{
+	for (char **r = rules; r && *r; r++)
+		free(*r);
+	free(rules);
 }

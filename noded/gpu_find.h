@@ -31,4 +31,13 @@ struct rota_gpu_info *gpus_wire(const struct topology_summary *t);
  */
 void gpu_type_of(const char *model, char *type, size_t len);
 
+/*
+ * The cgroup v1 devices.deny rules that keep a job from the node's GPUs
+ * other than 'mine' (n of them, the node's indexes): NULL-terminated,
+ * empty for a job without GPUs.  Free with gpus_deny_free().
+ */
+char **gpus_deny_rules(const struct topology_summary *t, const uint32_t *mine,
+		       size_t n);
+void gpus_deny_free(char **rules);
+
 #endif

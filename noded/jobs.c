@@ -28,6 +28,7 @@
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/gpu_find.h"
 #include "noded/noded.h"
 #include "noded/supervise.h"
 #include "noded/textfile.h"
@@ -378,7 +379,7 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 	gid_t *groups = NULL;
 	struct rota_error err;
 	struct njob *j;
-	char **env;
+	char **env, **deny;
 	size_t nenv = 0;
 	int rc;
 
@@ -389,6 +390,8 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 	}
 	while (m->env[nenv])
 		nenv++;
+	deny = gpus_deny_rules(topology_summary(nd->topo), m->gpus, m->ngpus);
+	spec.deny_devices = deny;
 	env = build_env(nd, m);
 	j = add_job(nd, m->job_id, m->run);
 	spec.launch = (struct launch_spec){
@@ -413,6 +416,7 @@ void jobs_launch(struct noded *nd, const struct rota_msg_launch *m)
 	if (rc == 0)
 		j->sup_start = supervise_starttime(j->sup);
 	free(groups);
+	gpus_deny_free(deny);
 	free_env(env, nenv);
 	if (rc < 0) {
 		rota_warn("%s", err.text);

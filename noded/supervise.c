@@ -200,7 +200,8 @@ static int join_cgroup(const struct supervise_spec *spec,
 		       struct launch_spec *launch, struct cgroup_job **cg,
 		       struct rota_error *err)
 {
-	struct cgroup_limits lim = { .mem_mb = spec->mem_mb };
+	struct cgroup_limits lim = { .mem_mb = spec->mem_mb,
+				     .deny = spec->deny_devices };
 	char text[sizeof(err->text)];
 	char *cpus;
 	int rc;

@@ -36,6 +36,7 @@ struct supervise_spec {
 	int64_t time_limit;	/* seconds; 0: none */
 	int64_t kill_wait;	/* seconds between SIGTERM and SIGKILL */
 	uint64_t mem_mb;	/* its memory here; 0: not asked */
+	char *const *deny_devices; /* cgroup_limits' 'deny'; NULL: none */
 	const struct cgroup_env *cgroups; /* NULL: no cgroups */
 	const char *lease_path;	/* the node's lease file (lease.h) */
 };

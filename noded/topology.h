@@ -25,6 +25,7 @@ struct topology_gpu {
 	char model[96];		/* "Tesla V100-SXM3-32GB-H" */
 	char busid[16];		/* "0000:34:00.0" */
 	unsigned numa;		/* the NUMA node (OS index) nearest it */
+	unsigned vendor;	/* PCI vendor id: 0x10de NVIDIA, 0x1002 AMD */
 	char *cores;		/* the cores nearest it: "0-23" */
 };
 

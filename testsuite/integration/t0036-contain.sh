@@ -13,7 +13,6 @@ need_root_and_munge
 command -v python3 >/dev/null || skip_all "needs python3"
 command -v pgrep >/dev/null || skip_all "needs pgrep"
 
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; }
 
 plan 20
 PLUGIN_DIR=${PLUGIN_DIR:-}

@@ -10,7 +10,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 16
+plan 18
 NODE_TOPOS="nvidiaDGX2.xml power8gpudistances.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -77,3 +77,34 @@ is "$(rota show job "$t" | sed -n 's/^TresPerTask=//p')" "gres/gpu:v100:3" \
 rota cancel "$l1" "$l2"
 wait_until "[ \"\$(job_state $t)\" = RUNNING ]"
 is "$(gpus_of "$t" | tr ',' '\n' | wc -l)" 6 "2 tasks x 3 GPUs: 6 GPUs"
+
+# ---- confinement: the other GPUs' device files are denied ----
+mkdir -p "$W/dev" && for i in 0 1 2 3; do mknod -m 666 "$W/dev/nvidia$i" c 195 $i; done
+cat >probe.sh <<'EOF'
+#!/bin/sh
+for i in 0 1 2 3; do
+	if err=$( (exec 3<"$1/nvidia$i") 2>&1); then r=ok
+	else case $err in *"not permitted"*) r=denied ;; *) r=allowed ;; esac; fi
+	printf '%s:%s ' "$i" "$r"
+done
+echo
+EOF
+chmod 755 probe.sh
+rota cancel "$t" "$short" "$a" "$c" "$long"
+wait_until "[ \"\$(rota queue -a --noheader | wc -l)\" = 0 ]"
+p=$(as rotatest1 rota submit --gpus=p100:2 -o p.out --wrap "$W/probe.sh $W/dev")
+wait_until "[ -s p.out ]"
+want=""
+for i in 0 1 2 3; do
+	case ",$(gpus_of "$p")," in *",$i,"*) r=allowed ;; *) r=denied ;; esac
+	want="$want$i:$r "
+done
+if grep -q "cgroups: .*devices" "$CL/log/n02.log" && ! grep -q "off: .*devices" "$CL/log/n02.log"; then
+	is "$(cat p.out)" "$want" "its own GPUs' device files open, the other two denied (devices cgroup)"
+else
+	skip "no v1 devices controller here (the rules are checked in test_topology)"
+fi
+n=$(as rotatest1 rota submit -o n.out --wrap "$W/probe.sh $W/dev")
+wait_until "[ -s n.out ]"
+is "$(cat n.out)" "0:allowed 1:allowed 2:allowed 3:allowed " \
+	"a job without GPUs: nothing denied (as Slurm without ConstrainDevices)"

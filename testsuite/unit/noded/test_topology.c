@@ -179,6 +179,34 @@ START_TEST(test_gpu_model_ids)
 }
 END_TEST
 
+/* The devices a job of GPUs 1 and 2 of each machine may not open. */
+START_TEST(test_gpu_deny_rules)
+{
+	static const uint32_t mine[] = { 1, 2 };
+	struct topology *topo = load("power8gpudistances.xml");
+	char **r = gpus_deny_rules(topology_summary(topo), mine, 2);
+
+	ck_assert_str_eq(r[0], "c 195:0 rwm");
+	ck_assert_str_eq(r[1], "c 195:3 rwm");
+	ck_assert_ptr_null(r[2]);
+	gpus_deny_free(r);
+	/* a job without GPUs: nothing denied */
+	r = gpus_deny_rules(topology_summary(topo), NULL, 0);
+	ck_assert_ptr_null(r[0]);
+	gpus_deny_free(r);
+	topology_destroy(topo);
+	/* 2 M2075 and a K40m (NVIDIA), then a Radeon (DRM card 0) */
+	topo = load("32em64t-2n8c2t-pci-wholeio.xml");
+	r = gpus_deny_rules(topology_summary(topo), mine, 2);
+	ck_assert_str_eq(r[0], "c 195:0 rwm");
+	ck_assert_str_eq(r[1], "c 226:0 rwm");
+	ck_assert_str_eq(r[2], "c 226:128 rwm");
+	ck_assert_ptr_null(r[3]);
+	gpus_deny_free(r);
+	topology_destroy(topo);
+}
+END_TEST
+
 START_TEST(test_gpu_type_of)
 {
 	static const char *const cases[][2] = {
@@ -393,6 +421,7 @@ static Suite *topology_suite(void)
 			    sizeof(gpu_machines) / sizeof(*gpu_machines));
 	tcase_add_test(tc, test_gpu_model_ids);
 	tcase_add_test(tc, test_gpu_type_of);
+	tcase_add_test(tc, test_gpu_deny_rules);
 	tcase_add_loop_test(tc, test_mapping, 0, 12);
 	tcase_add_test(tc, test_mapping_union);
 	tcase_add_test(tc, test_bind_out_of_range);
