@@ -648,6 +648,7 @@ static bool eq_launch(const union any *a, const union any *b)
 	       str_eq(x->error, y->error) && str_eq(x->queue, y->queue) &&
 	       str_eq(x->nodelist, y->nodelist) && strv_eq(x->env, y->env) &&
 	       u32v_eq(x->cores, x->ncores, y->cores, y->ncores) &&
+	       u32v_eq(x->gpus, x->ngpus, y->gpus, y->ngpus) &&
 	       x->ntasks == y->ntasks && x->time_limit == y->time_limit;
 }
 
@@ -659,7 +660,7 @@ static bool empty_launch(const union any *u)
 	       !m->script &&
 	       !m->workdir && !m->output && !m->error && !m->queue &&
 	       !m->nodelist && !m->env && !m->cores && !m->ncores &&
-	       !m->ntasks && !m->time_limit;
+	       !m->ntasks && !m->time_limit && !m->gpus && !m->ngpus;
 }
 
 static void check_launch(const union any *u, size_t len)
