@@ -786,6 +786,12 @@ struct rota_why_job {
 };
 struct rota_msg_why {
 	int64_t now;
+	/* its GPUs ("gres/gpu:v100:2" per node or task; NULL: none), and
+	   those of its type on its queue's nodes: free now, in all */
+	char *tres;
+	bool tres_per_task;
+	uint32_t gpus_free;
+	uint32_t gpus_total;
 	uint32_t id;
 	enum rota_job_state state;
 	char *user;

@@ -68,6 +68,14 @@ char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len)
 		json_object_set_new(o, "array", json_string(m->array));
 	if (m->tasks > 1)
 		json_object_set_new(o, "tasks", json_integer(m->tasks));
+	if (m->tres) {
+		json_object_set_new(o, "tres", json_string(m->tres));
+		json_object_set_new(o, "tres_per_task",
+				    json_boolean(m->tres_per_task));
+		json_object_set_new(o, "gpus_free", json_integer(m->gpus_free));
+		json_object_set_new(o, "gpus_total",
+				    json_integer(m->gpus_total));
+	}
 	if (m->kept) {
 		json_object_set_new(o, "kept", json_integer(m->kept));
 		json_object_set_new(o, "kept_node",
@@ -107,9 +115,10 @@ struct why_raw {
 	const char *state, *user, *queue, *reason, *sched, *resv, *nodes;
 	const char *dep, *dep_type, *dep_state, *array;
 	json_int_t dep_job, tasks, kept;
-	const char *kept_node, *kept_queues;
+	const char *kept_node, *kept_queues, *tres;
+	json_int_t gpus_free, gpus_total;
 	json_t *first, *list;
-	int fits, limited;
+	int fits, limited, per_task;
 };
 
 static int why_numbers(const struct why_raw *r, struct rota_error *err)
@@ -126,6 +135,8 @@ static int why_numbers(const struct why_raw *r, struct rota_error *err)
 		{ "resv_total", r->total, 0, UINT32_MAX },
 		{ "fit_limit", r->fit_limit, 0, WHY_LIMIT_MAX },
 		{ "fit_tasks", r->fit_tasks, 0, 1 << 20 },
+		{ "gpus_free", r->gpus_free, 0, r->gpus_total },
+		{ "gpus_total", r->gpus_total, 0, UINT32_MAX },
 	};
 
 	int rc = msg_ranges(n, sizeof(n) / sizeof(*n), err);
@@ -155,6 +166,7 @@ static int why_strings(const struct why_raw *r, struct rota_msg_why *m,
 		{ "kept_node", r->kept_node, &m->kept_node, ROTA_MSG_NAME_MAX },
 		{ "kept_queues", r->kept_queues, &m->kept_queues,
 		  ROTA_MSG_PATH_MAX },
+		{ "tres", r->tres, &m->tres, ROTA_MSG_NAME_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -206,7 +218,7 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 			"{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, "
 			"s:I, s:I, s:I, s:s, s:b, s:I, s:o, s:o, s:I, s:b, "
 			"s:I, s:I, s?s, s?s, s?I, s?s, s?s, s?I, s?I, s?s, "
-			"s?s !}",
+			"s?s, s?s, s?b, s?I, s?I !}",
 			"now", &r.now, "id", &r.id, "state", &r.state, "user",
 			&r.user, "queue", &r.queue, "reason", &r.reason,
 			"sched", &r.sched, "reservation", &r.resv, "hold",
@@ -220,13 +232,19 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 			"dep_type", &r.dep_type, "dep_job", &r.dep_job,
 			"dep_state", &r.dep_state, "array", &r.array, "tasks",
 			&r.tasks, "kept", &r.kept, "kept_node", &r.kept_node,
-			"kept_queues", &r.kept_queues);
+			"kept_queues", &r.kept_queues, "tres", &r.tres,
+			"tres_per_task", &r.per_task, "gpus_free",
+			&r.gpus_free, "gpus_total", &r.gpus_total);
 	if (rc == 0)
 		rc = why_fill(&r, m, err);
 	if (rc == 0) {
 		m->now = r.now;
 		m->id = (uint32_t)r.id;
 		m->hold = (uint32_t)r.hold;
+		/* the GPU figures mean something only beside "tres" */
+		m->tres_per_task = r.per_task && m->tres;
+		m->gpus_free = m->tres ? (uint32_t)r.gpus_free : 0;
+		m->gpus_total = m->tres ? (uint32_t)r.gpus_total : 0;
 		m->ntasks = (uint32_t)r.ntasks;
 		m->cpus_per_task = (uint32_t)r.cpt;
 		m->time_limit = r.limit;
@@ -271,5 +289,6 @@ void rota_msg_why_clear(struct rota_msg_why *m)
 	free(m->array);
 	free(m->kept_node);
 	free(m->kept_queues);
+	free(m->tres);
 	*m = (struct rota_msg_why){ 0 };
 }

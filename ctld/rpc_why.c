@@ -71,7 +71,11 @@ static void fill(const struct core *core, const struct core_why *w,
 		.kept = w->kept,
 		.kept_node = (char *)w->kept_node,
 		.kept_queues = (char *)w->kept_queues,
+		.tres = core_job_tres(job),
+		.tres_per_task = job->desc.gpus_per_task > 0,
 	};
+	if (m->tres)
+		core_queue_gpus(core, job, &m->gpus_free, &m->gpus_total);
 	for (size_t i = 0; i < w->nresv && i < CORE_WHY_AHEAD_MAX; i++)
 		m->resv[m->nresv++] = ahead_job(core, w->resv[i]);
 }
@@ -108,6 +112,7 @@ void rpc_why(struct peer *p, const struct rota_frame *f)
 	free(m.resv);
 	free(m.first.est_nodes);
 	free(m.est_nodes);
+	free(m.tres);
 	free(m.dependency);
 	free(m.array);
 }

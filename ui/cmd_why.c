@@ -74,6 +74,24 @@ static void head(const struct rota_msg_why *m)
 		       m->user, m->queue, cores, cores == 1 ? "" : "s", limit);
 }
 
+/* Its GPUs, and those of its type the queue has free: what it waits for. */
+static void gpus(const struct rota_msg_why *m)
+{
+	/* "gres/gpu:v100:2" or "gres/gpu:2" */
+	const char *count = m->tres ? strrchr(m->tres, ':') : NULL;
+	const char *type = m->tres ? strchr(m->tres, ':') : NULL;
+	int tlen = type && count > type ? (int)(count - type - 1) : 0;
+
+	if (!count)
+		return;
+	printf(" It asks for %s GPU%s%s%.*s%s per %s; its queue's nodes have "
+	       "%u such GPU%s free of %u.",
+	       count + 1, strcmp(count + 1, "1") ? "s" : "",
+	       tlen ? " (" : "", tlen, tlen ? type + 1 : "", tlen ? ")" : "",
+	       m->tres_per_task ? "task" : "node", m->gpus_free,
+	       m->gpus_free == 1 ? "" : "s", m->gpus_total);
+}
+
 /* What the part of its dependency it waits for asks of its job. */
 static const char *dep_asks(const char *type)
 {
@@ -238,6 +256,7 @@ static void paragraph(const struct rota_msg_why *m)
 		       "(ReservedCores): it would fit with them.",
 		       m->kept, m->kept == 1 ? "" : "s", m->kept_node,
 		       m->kept == 1 ? "is" : "are", m->kept_queues);
+	gpus(m);
 	ahead(m);
 	outlook(m);
 	printf("\n");

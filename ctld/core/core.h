@@ -685,6 +685,9 @@ void core_raise_next_id(struct core *core, uint32_t next);
  */
 char *core_job_tres(const struct core_job *job);
 char *core_job_gpu_idx(const struct core *core, const struct core_job *job);
+/* The GPUs of the job's type on its queue's usable nodes: free, all. */
+void core_queue_gpus(const struct core *core, const struct core_job *job,
+		     uint32_t *free_now, uint32_t *total);
 
 /* Lookups and iteration; borrowed pointers valid until the next event. */
 const struct core_job *core_job_find(const struct core *core, uint32_t id);

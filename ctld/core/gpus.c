@@ -331,3 +331,19 @@ char *core_job_gpu_idx(const struct core *core, const struct core_job *job)
 	}
 	return rota_strbuf_take(&b, &len);
 }
+
+void core_queue_gpus(const struct core *core, const struct core_job *job,
+		     uint32_t *free_now, uint32_t *total)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+
+	*free_now = *total = 0;
+	for (size_t i = 0; i < q->nnodes; i++) {
+		const struct core_node *n = &core->nodes[q->nodes[i]];
+
+		if (!node_is_usable(n))
+			continue;
+		*free_now += node_gpus_count(n, job->desc.gpu_type, true);
+		*total += node_gpus_count(n, job->desc.gpu_type, false);
+	}
+}

@@ -1412,7 +1412,9 @@ static bool eq_why(const union any *a, const union any *b)
 	    !str_eq(x->est_nodes, y->est_nodes) || x->nahead != y->nahead ||
 	    !why_job_eq(&x->first, &y->first) || x->nresv != y->nresv ||
 	    x->resv_total != y->resv_total || x->fits_now != y->fits_now ||
-	    x->fit_limit != y->fit_limit || x->fit_tasks != y->fit_tasks)
+	    x->fit_limit != y->fit_limit || x->fit_tasks != y->fit_tasks ||
+	    !str_eq(x->tres, y->tres) || x->tres_per_task != y->tres_per_task ||
+	    x->gpus_free != y->gpus_free || x->gpus_total != y->gpus_total)
 		return false;
 	for (size_t i = 0; i < x->nresv; i++)
 		if (!why_job_eq(&x->resv[i], &y->resv[i]))

@@ -10,7 +10,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 18
+plan 19
 NODE_TOPOS="nvidiaDGX2.xml power8gpudistances.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -53,6 +53,8 @@ c=$(as rotatest1 rota submit --gpus=p100:4 -t 10 --wrap 'sleep 600')
 wait_until "rota show job $c | grep -q '^EstStartTime='"
 is "$(rota show job "$c" | sed -n 's/^EstNodes=//p')" n02 \
 	"the head job (4 P100) waits with a start estimate on the Power8"
+like "$(rota why "$c")" "waits for Resources\. It asks for 4 GPUs \(p100\) per node; its queue's nodes have 2 such GPUs free of 4\." \
+	"rota why names the GPUs it waits for"
 long=$(as rotatest1 rota submit --gpus=p100:2 -t 20 --wrap 'sleep 600')
 short=$(as rotatest1 rota submit --gpus=p100:2 -t 1 -o s.out \
 	--wrap 'echo "CVD=$CUDA_VISIBLE_DEVICES"; sleep 600')
