@@ -194,6 +194,8 @@ struct rota_job_row {
 	const char *where;	/* nodes once started, the reason while pending */
 	uint32_t array_job_id;	/* 0: not of an array */
 	const char *array;	/* "12_7", "12_[3-999%16]"; "" if none */
+	const char *gres;	/* its GPUs: "gpu:v100:2" a node, "gpu:1/task";
+				   "" if none (a row may leave it out) */
 };
 
 /*

@@ -30,12 +30,13 @@ char *rota_msg_job_rows_encode(const struct rota_job_row *rows, size_t n,
 				      msg_rows_or_empty(r->name),
 				      msg_rows_or_empty(r->user),
 				      msg_rows_or_empty(r->where),
-				      msg_rows_or_empty(r->array) };
+				      msg_rows_or_empty(r->array),
+				      msg_rows_or_empty(r->gres) };
 		/* an escape is 6 bytes at most; a number 20; then '"",' */
 		size_t need = 2 + 6 * 21 + 5 * 3 + 6 * 8;
 
-		for (size_t k = 0; k < 5; k++)
-			need += 6 * strlen(str[k]);
+		for (size_t k = 0; k < 6; k++)
+			need += 6 * strlen(str[k]) + 3;
 		msg_rows_reserve(&o, need);
 		if (i)
 			*o.p++ = ',';
@@ -54,7 +55,11 @@ char *rota_msg_job_rows_encode(const struct rota_job_row *rows, size_t n,
 			o.p = msg_rows_put_str(o.p, str[k], ',');
 		o.p = msg_rows_put_i64(o.p, r->array_job_id);
 		*o.p++ = ',';
-		o.p = msg_rows_put_str(o.p, str[4], ']');
+		/* an 11th column only when it says something: older
+		   readers take 10 */
+		o.p = msg_rows_put_str(o.p, str[4], str[5][0] ? ',' : ']');
+		if (str[5][0])
+			o.p = msg_rows_put_str(o.p, str[5], ']');
 	}
 	msg_rows_reserve(&o, 3);
 	o.p = stpcpy(o.p, "]}");
@@ -104,6 +109,13 @@ static int row(struct msg_rows_in *in, void *out)
 	if (!rc)
 		rc = msg_rows_str(in, ROTA_MSG_PATH_MAX, &r->array,
 				  "array column");
+	r->gres = "";
+	if (!rc && in->s.p < in->s.end && *in->s.p == ',') {
+		rc = msg_rows_expect(in, ROTA_JT_COMMA, "expected ','");
+		if (!rc)
+			rc = msg_rows_str(in, ROTA_MSG_NAME_MAX, &r->gres,
+					  "gres column");
+	}
 	if (!rc)
 		rc = msg_rows_expect(in, ROTA_JT_RBRACK,
 				     "expected ']' after a row");

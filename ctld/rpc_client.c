@@ -314,6 +314,14 @@ static void fill_row(const struct core_job *job, void *arg)
 		r->array = rc->nodelists[rc->nlists++] =
 			core_job_array_name(job);
 	}
+	if (job->desc.gpus_per_node || job->desc.gpus_per_task) {
+		char *tres = core_job_tres(job); /* "gres/gpu:v100:2" */
+
+		r->gres = rc->nodelists[rc->nlists++] = rota_xasprintf(
+			"%s%s", tres + strlen("gres/"),
+			job->desc.gpus_per_task ? "/task" : "");
+		free(tres);
+	}
 }
 
 /* Job 'id' and, when it is an array's record, its tasks as rows. */
@@ -367,8 +375,8 @@ void rpc_job_rows(struct peer *p, const struct rota_frame *f)
 	}
 	total = rows_wanted(ctld->core, &req, &job);
 	rc.rows = rota_xcalloc(total + 1, sizeof(struct rota_job_row));
-	/* a nodelist and an array name each at most */
-	rc.nodelists = rota_xcalloc(2 * total + 1, sizeof(char *));
+	/* a nodelist, an array name and a GPU text each at most */
+	rc.nodelists = rota_xcalloc(3 * total + 1, sizeof(char *));
 	ar.id = req.job_id;
 	if (job && total == 1)
 		fill_row(job, &rc);

@@ -27,7 +27,9 @@ static const char help[] =
 	"List jobs, one per line: JOBID QUEUE NAME USER ST TIME NODES\n"
 	"NODELIST(REASON).  TIME is the time a running job has used.  ST is\n"
 	"PD pending, R running, CD completed, F failed, CA cancelled,\n"
-	"TO timeout, NF node failure.\n"
+	"TO timeout, NF node failure.  When a job listed asks for GPUs, a\n"
+	"GRES column before NODELIST says what it asked: gpu:v100:2 on\n"
+	"each node, gpu:1/task for each task, - none.\n"
 	"\n"
 	"  -a, --all          also jobs that ended recently (MinJobAge)\n"
 	"  -u, --user=USER    only this user's jobs ('me' for yours)\n"
@@ -126,6 +128,19 @@ static char *put_right(char *p, const char *s, size_t width)
 	return p + width + 1;
 }
 
+/* 's' left-aligned in 'width' columns, whole if wider. */
+static char *put_left(char *p, const char *s, int width)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	if (n < (size_t)width)
+		memset(p + n, ' ', (size_t)width - n);
+	p += n < (size_t)width ? (size_t)width : n;
+	*p++ = ' ';
+	return p;
+}
+
 static char *put_uint(char *p, uint64_t v, size_t width)
 {
 	char tmp[24];
@@ -173,7 +188,8 @@ static char *put_id(char *p, const struct rota_job_row *r, size_t width)
  * One line per job, formatted by hand into one buffer: printf per field
  * would cost more than everything else in a 50,000-job listing.
  */
-static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
+static void put_row(struct out *o, const struct rota_job_row *r, int64_t now,
+		    int gres)
 {
 	char t[32] = "00:00:00";
 	int64_t used = 0;
@@ -189,7 +205,8 @@ static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
 		rota_duration_format(used, t, sizeof(t));
 	/* the columns and their spaces, then "(where)\n" */
 	out_reserve(o, 8 + id + 9 + strlen(r->queue) + 8 + 8 + 2 + 10 + 5 + 7 +
-			       where + 4);
+			       where + 4 + (size_t)gres +
+			       (r->gres ? strlen(r->gres) : 0) + 2);
 	p = put_id(o->p, r, 8);
 	p = put_queue(p, r->queue, 9);
 	p = put_right(p, r->name, 8);
@@ -197,6 +214,8 @@ static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
 	p = put_right(p, rota_job_state_short(r->state), 2);
 	p = put_right(p, t, 10);
 	p = put_uint(p, r->nodes, 5);
+	if (gres) /* the GPUs column, when any job asks for some */
+		p = put_left(p, r->gres && r->gres[0] ? r->gres : "-", gres);
 	if (r->state == ROTA_JOB_PENDING)
 		*p++ = '(';
 	memcpy(p, r->where, where);
@@ -212,7 +231,7 @@ static void put_row(struct out *o, const struct rota_job_row *r, int64_t now)
  * squeue -r; any other row as it is.
  */
 static void put_rows(struct out *o, const struct rota_job_row *r,
-		     int64_t now, bool expand)
+		     int64_t now, bool expand, int gres)
 {
 	const char *open = r->array ? strchr(r->array, '[') : NULL;
 	struct rota_job_row task = *r;
@@ -221,21 +240,21 @@ static void put_rows(struct out *o, const struct rota_job_row *r,
 	char *ids, name[32];
 
 	if (!expand || !open) {
-		put_row(o, r, now);
+		put_row(o, r, now, gres);
 		return;
 	}
 	ids = rota_xstrdup(open + 1);
 	ids[strcspn(ids, "%]")] = '\0';
 	if (rota_taskset_parse(ids, UINT32_MAX, &ts, NULL, &err) < 0) {
 		free(ids);
-		put_row(o, r, now);
+		put_row(o, r, now, gres);
 		return;
 	}
 	task.array = name;
 	for (uint32_t t = rota_taskset_first(&ts); t != UINT32_MAX;
 	     t = rota_taskset_next(&ts, t)) {
 		snprintf(name, sizeof(name), "%u_%u", r->array_job_id, t);
-		put_row(o, &task, now);
+		put_row(o, &task, now, gres);
 	}
 	rota_taskset_fini(&ts);
 	free(ids);
@@ -407,6 +426,7 @@ static int queue_run(int argc, char **argv)
 	struct rota_msg_job_rows m;
 	struct out out = { 0 };
 	size_t len;
+	int gres = 0;
 	int rc = parse(argc, argv, &f);
 
 	if (rc >= 0)
@@ -427,12 +447,25 @@ static int queue_run(int argc, char **argv)
 	if (f.resv ? fetch_resv_rows(&f, &list, &m) < 0
 		   : fetch_rows(&f, &m) < 0)
 		return 1;
-	out_reserve(&out, sizeof(header) + m.n * 64);
-	if (!f.noheader)
+	/* a GRES column when any job listed asks for GPUs */
+	for (size_t i = 0; i < m.n; i++) {
+		size_t g = m.rows[i].gres ? strlen(m.rows[i].gres) : 0;
+
+		if (g && keep(&f, &m.rows[i]) && (int)g > gres)
+			gres = g < 4 ? 4 : (int)g;
+	}
+	out_reserve(&out, sizeof(header) + (size_t)gres + 8 + m.n * 64);
+	if (!f.noheader && gres) {
+		out.p = put_left(stpcpy(out.p, "   JOBID     QUEUE     NAME     "
+					       "USER ST       TIME NODES "),
+				 "GRES", gres);
+		out.p = stpcpy(out.p, "NODELIST(REASON)\n");
+	} else if (!f.noheader) {
 		out.p = stpcpy(out.p, header);
+	}
 	for (size_t i = 0; i < m.n; i++) {
 		if (keep(&f, &m.rows[i]))
-			put_rows(&out, &m.rows[i], m.now, f.expand);
+			put_rows(&out, &m.rows[i], m.now, f.expand, gres);
 	}
 	len = (size_t)(out.p - out.data);
 	rc = len && fwrite(out.data, 1, len, stdout) != len;

@@ -374,7 +374,9 @@ static bool eq_rows(const union any *a, const union any *b)
 		    x->nodes != y->nodes || x->start_time != y->start_time ||
 		    x->end_time != y->end_time || !str_eq(x->queue, y->queue) ||
 		    !str_eq(x->name, y->name) || !str_eq(x->user, y->user) ||
-		    !str_eq(x->where, y->where))
+		    !str_eq(x->where, y->where) || !str_eq(x->gres, y->gres) ||
+		    x->array_job_id != y->array_job_id ||
+		    !str_eq(x->array, y->array))
 			return false;
 	}
 	return true;
@@ -411,6 +413,8 @@ static void check_rows(const union any *u, size_t len)
 		check_in_arena(r->name, m, len, ROTA_MSG_NAME_MAX);
 		check_in_arena(r->user, m, len, ROTA_MSG_NAME_MAX);
 		check_in_arena(r->where, m, len, ROTA_MSG_PATH_MAX);
+		/* an older controller's row has none: "" */
+		FUZZ_CHECK(r->gres && strlen(r->gres) <= ROTA_MSG_NAME_MAX);
 	}
 }
 

@@ -10,7 +10,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 19
+plan 20
 NODE_TOPOS="nvidiaDGX2.xml power8gpudistances.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -47,6 +47,8 @@ is "$(cat a.out)" "CVD=$(gpus_of "$a") ROTA=$(gpus_of "$a")" \
 is "$(rota show job "$a" | grep -E '^(TresPerNode|NodeList)=' | tr '\n' ' ')" \
 	"NodeList=n02 TresPerNode=gres/gpu:p100:2 " "rota show job: asked and where"
 is "$(rota show node n02 | grep -c "Job=$a\$")" 2 "rota show node: its 2 GPUs carry its id"
+is "$(rota queue | awk 'NR == 1 {print $8} NR == 2 {print $1, $8}' | tr '\n' ' ')" \
+	"GRES $a gpu:p100:2 " "rota queue: a GRES column once a job asks for GPUs"
 
 # ---- EASY with GPUs: the head's GPUs are kept for it ----
 c=$(as rotatest1 rota submit --gpus=p100:4 -t 10 --wrap 'sleep 600')
