@@ -219,6 +219,7 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("UsageDecay", set_decay, usage_decay, 0, 0, "exponential"),
 	GLOBAL("UsageMemWeight", conf_set_double, usage_mem_weight, 0,
 	       1000000, NULL),
+	GLOBAL("TRESBillingWeights", conf_set_billing, billing, 0, 0, NULL),
 	GLOBAL("UsageCharge", set_usage_charge, usage_charge, 0, 0,
 	       "allocated"),
 	GLOBAL("UsageWeights", set_usage_weights, usage_weights, 0, 0,
@@ -424,6 +425,10 @@ static int conf_finish(struct conf_parser *p)
 		rc = conf_accounts_finish(p->impl, p->err);
 	if (!rc)
 		rc = conf_depts_finish(p->impl, p->err);
+	if (!rc && p->impl->pub.billing.set && p->impl->pub.usage_mem_weight)
+		rc = rota_errorf(p->err, -EINVAL,
+				 "UsageMemWeight and TRESBillingWeights: give "
+				 "one of them (TRESBillingWeights' Mem=)");
 	if (!rc)
 		rc = timeouts_check(p);
 	return rc ? rc : lease_check(p);

@@ -191,6 +191,23 @@ static inline int64_t rota_conf_lease_margin(int64_t node_timeout)
 	return 2 + (node_timeout + 49) / 50; /* rounded up */
 }
 
+/*
+ * TRESBillingWeights (conf_billing.c): what a second of each allocated
+ * resource costs; unset, a job costs its cores (plus UsageMemWeight).
+ */
+#define ROTA_BILLING_TYPES_MAX 8
+struct rota_billing {
+	bool set;
+	double cpu;		/* per core */
+	double mem_gb;		/* per GB */
+	double gpu;		/* per GPU of a type not listed below */
+	struct {
+		char type[32];
+		double weight;
+	} typed[ROTA_BILLING_TYPES_MAX];
+	size_t ntyped;
+};
+
 struct rota_conf {
 	char *path;		/* the top file as given */
 	char *cluster_name;	/* ClusterName, default "rota" */
@@ -231,6 +248,7 @@ struct rota_conf {
 	int64_t usage_half_life; /* UsageHalfLife, default 7d */
 	enum rota_usage_decay usage_decay; /* UsageDecay */
 	double usage_mem_weight; /* UsageMemWeight: core-s per GB-s, 0 */
+	struct rota_billing billing; /* TRESBillingWeights */
 	enum rota_usage_charge usage_charge; /* UsageCharge */
 	struct rota_usage_weights usage_weights; /* UsageWeights */
 	int64_t priority_calc_period; /* PriorityCalcPeriod, default 5m */

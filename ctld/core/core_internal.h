@@ -154,6 +154,7 @@ struct core {
 	struct core_sched_stats sched_stats;
 	struct rota_limit_set *qos_limits; /* per QOS, as core->qos */
 	double mem_weight;	 /* UsageMemWeight: core-s per GB-s */
+	struct rota_billing billing; /* TRESBillingWeights */
 	bool measured;		 /* UsageCharge=measured */
 	struct rota_usage_weights weights; /* UsageWeights */
 	struct core_usage_mark *marks; /* restored, for core_restore_finish */

@@ -161,6 +161,7 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->node_lease = conf->node_lease;
 	core->min_job_age = conf->min_job_age;
 	core->mem_weight = conf->usage_mem_weight;
+	core->billing = conf->billing;
 	core->measured = conf->usage_charge == ROTA_CHARGE_MEASURED;
 	core->weights = conf->usage_weights;
 	core->calc_period = conf->priority_calc_period;

@@ -30,15 +30,36 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/share.h"
 
+/* TRESBillingWeights' weight of one GPU of 'type'. */
+static double gpu_weight(const struct rota_billing *b, const char *type)
+{
+	for (size_t i = 0; i < b->ntyped; i++)
+		if (!strcmp(b->typed[i].type, type))
+			return b->typed[i].weight;
+	return b->gpu;
+}
+
 /* Core-seconds per second of this job; 0 when usage is measured. */
 static double job_rate(const struct core *core, const struct core_job *job)
 {
-	double cores = 0;
+	const struct rota_billing *b = &core->billing;
+	double cores = 0, gpus = 0;
 
 	if (!core->queues[job->queue].charge || core->measured)
 		return 0;
-	for (uint32_t i = 0; i < job->nalloc; i++)
-		cores += job->alloc[i].ncores;
+	for (uint32_t i = 0; i < job->nalloc; i++) {
+		const struct core_alloc *a = &job->alloc[i];
+		const struct core_node *n = &core->nodes[a->node];
+
+		cores += a->ncores;
+		for (uint32_t g = 0; b->set && g < a->ngpus; g++)
+			gpus += gpu_weight(b, a->gpus[g] < n->ngpus
+						      ? n->gpus[a->gpus[g]].type
+						      : "");
+	}
+	if (b->set) /* Slurm's sum: only the resources it names */
+		return b->cpu * cores +
+		       b->mem_gb * (double)job_total_mem(job) / 1024.0 + gpus;
 	return cores + core->mem_weight * (double)job_total_mem(job) / 1024.0;
 }
 

@@ -84,6 +84,7 @@ struct ask {
 	const char *queue;
 	uint32_t ntasks, cpt, gpn, gpt;
 	const char *type;
+	uint64_t mem_mb;
 };
 
 static int submit(const struct ask *a, uint32_t *id, struct rota_error *err)
@@ -98,6 +99,7 @@ static int submit(const struct ask *a, uint32_t *id, struct rota_error *err)
 		.time_limit = 3600,
 		.gpus_per_node = a->gpn,
 		.gpus_per_task = a->gpt,
+		.mem_mb = a->mem_mb,
 		.gpu_type = a->type ? strdup(a->type) : NULL,
 	};
 	struct core_submit s = { .desc = &d, .uid = 1000, .gid = 1000,
@@ -250,6 +252,83 @@ START_TEST(test_end_frees)
 }
 END_TEST
 
+/*
+ * TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=4.0,GRES/gpu:a100=6":
+ * 2 cores, 4 GB and 2 V100 for 100 s cost 2 + 1 + 8 = 11 a second,
+ * 1100 in all; the same on A100s 2 + 1 + 12 = 15 a second.
+ */
+START_TEST(test_billing)
+{
+	static const char text[] =
+		"TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=4.0,"
+		"GRES/gpu:a100=6\n"
+		"NodeName=g1 CPUs=16 RealMemory=64G\n"
+		"QueueName=batch Nodes=ALL Default=yes\n";
+	struct rota_conf *conf = NULL;
+	struct rota_error err = { { 0 } };
+	const struct core_job *j;
+
+	core_destroy(core);
+	ck_assert_msg(rota_conf_load_buffer("t.conf", text, strlen(text),
+					    &conf, &err) == 0,
+		      "%s", err.text);
+	ck_assert_msg(core_create(conf, &core, &err) == 0, "%s", err.text);
+	rota_conf_destroy(conf);
+	ck_assert_msg(reg("g1", &err) == 0, "%s", err.text);
+	j = run(&(struct ask){ .cpt = 2, .gpn = 2, .mem_mb = 4096 });
+	ck_assert_int_eq(core_job_end(core, 201, "g1",
+				      &(struct rota_msg_job_end){
+					      .job_id = j->id, .run = 1 },
+				      &err),
+			 0);
+	ck_assert_double_eq_tol(core_job_usage(core, j), 1100.0, 1e-6);
+	for (int i = 0; i < 8; i++)
+		gpus8[i].type = "a100";
+	ck_assert_msg(reg("g1", &err) == 0, "%s", err.text);
+	j = run(&(struct ask){ .cpt = 2, .gpn = 2, .mem_mb = 4096 });
+	ck_assert_int_eq(core_job_end(core, 201, "g1",
+				      &(struct rota_msg_job_end){
+					      .job_id = j->id, .run = 1 },
+				      &err),
+			 0);
+	ck_assert_double_eq_tol(core_job_usage(core, j), 1500.0, 1e-6);
+}
+END_TEST
+
+/* Slurm's spellings, and what is refused with one line. */
+START_TEST(test_billing_conf)
+{
+	static const char *const bad[][2] = {
+		{ "TRESBillingWeights=CPU=x", "t.conf:1: TRESBillingWeights: CPU: 'x' is not a weight" },
+		{ "TRESBillingWeights=Mem=1Q", "t.conf:1: TRESBillingWeights: Mem: '1Q' is not a weight" },
+		{ "TRESBillingWeights=Node=1", "t.conf:1: TRESBillingWeights: 'Node': not CPU, Mem, GRES/gpu or GRES/gpu:TYPE" },
+		{ "TRESBillingWeights=CPU", "t.conf:1: TRESBillingWeights: 'CPU': expected TRES=WEIGHT" },
+		{ "TRESBillingWeights=Mem=1G\nUsageMemWeight=1", "UsageMemWeight and TRESBillingWeights: give one of them (TRESBillingWeights' Mem=)" },
+	};
+	struct rota_conf *conf = NULL;
+	struct rota_error err = { { 0 } };
+	const char *good = "TRESBillingWeights=cpu=2,mem=2,gres/gpu:V100=3\n";
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		ck_assert_int_lt(rota_conf_load_buffer("t.conf", bad[i][0],
+						       strlen(bad[i][0]), &conf,
+						       &err),
+				 0);
+		ck_assert_str_eq(err.text, bad[i][1]);
+	}
+	ck_assert_int_eq(rota_conf_load_buffer("t.conf", good, strlen(good),
+					       &conf, &err),
+			 0);
+	ck_assert(conf->billing.set);
+	ck_assert_double_eq(conf->billing.cpu, 2);
+	ck_assert_double_eq(conf->billing.mem_gb, 2048); /* 2 per MB */
+	ck_assert_double_eq(conf->billing.gpu, 0);
+	ck_assert_str_eq(conf->billing.typed[0].type, "v100");
+	ck_assert_double_eq(conf->billing.typed[0].weight, 3);
+	rota_conf_destroy(conf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gpus");
@@ -264,6 +343,8 @@ int main(void)
 	tcase_add_test(tc, test_per_task);
 	tcase_add_test(tc, test_infeasible);
 	tcase_add_test(tc, test_end_frees);
+	tcase_add_test(tc, test_billing);
+	tcase_add_test(tc, test_billing_conf);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
