@@ -220,6 +220,7 @@ static const struct conf_key global_keys[] = {
 	GLOBAL("UsageMemWeight", conf_set_double, usage_mem_weight, 0,
 	       1000000, NULL),
 	GLOBAL("TRESBillingWeights", conf_set_billing, billing, 0, 0, NULL),
+	GLOBAL("Licenses", conf_set_licenses, licenses, 0, 0, NULL),
 	GLOBAL("UsageCharge", set_usage_charge, usage_charge, 0, 0,
 	       "allocated"),
 	GLOBAL("UsageWeights", set_usage_weights, usage_weights, 0, 0,
@@ -504,6 +505,7 @@ void rota_conf_destroy(struct rota_conf *conf)
 		free(conf->nodes[i].gres);
 	}
 	conf_list_free(conf->gres_types);
+	free(conf->licenses);
 	free(conf->nodes);
 	for (size_t i = 0; i < conf->nqueues; i++) {
 		free(conf->queues[i].name);

@@ -249,6 +249,9 @@ struct rota_conf {
 	enum rota_usage_decay usage_decay; /* UsageDecay */
 	double usage_mem_weight; /* UsageMemWeight: core-s per GB-s, 0 */
 	struct rota_billing billing; /* TRESBillingWeights */
+	struct rota_gres *licenses; /* Licenses=matlab:10: cluster-wide
+				   counts (no type); NULL: none */
+	size_t nlicenses;
 	enum rota_usage_charge usage_charge; /* UsageCharge */
 	struct rota_usage_weights usage_weights; /* UsageWeights */
 	int64_t priority_calc_period; /* PriorityCalcPeriod, default 5m */

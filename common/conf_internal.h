@@ -167,6 +167,9 @@ int conf_set_names(const struct conf_key *key, const char *value,
 		   void *base, struct rota_error *err);
 int conf_set_billing(const struct conf_key *key, const char *value,
 		     void *base, struct rota_error *err);
+/* Licenses=: 'base' is the whole struct rota_conf */
+int conf_set_licenses(const struct conf_key *key, const char *value,
+		      void *base, struct rota_error *err);
 int conf_set_log_level(const struct conf_key *key, const char *value,
 		       void *base, struct rota_error *err);
 int conf_set_hostlist(const struct conf_key *key, const char *value,

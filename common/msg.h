@@ -96,6 +96,7 @@ struct rota_job_desc {
 	char *gpu_type;		/* "v100"; NULL: any */
 	uint32_t gpus_per_node;	/* on each of its nodes; 0: none */
 	uint32_t gpus_per_task;	/* for each task; 0: none */
+	char *licenses;		/* --licenses=matlab:1,ansys:2; NULL: none */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,

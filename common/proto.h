@@ -66,6 +66,8 @@ enum rota_msg_type {
 	ROTA_MSG_RESV_LIST_REPLY = 144,
 	ROTA_MSG_WHY = 145,	    /* job id -> WHY_REPLY (rota why) */
 	ROTA_MSG_WHY_REPLY = 146,
+	ROTA_MSG_LICENSES = 147,    /* {} -> LICENSES_REPLY */
+	ROTA_MSG_LICENSES_REPLY = 148, /* text list: "NAME TOTAL USED" */
 
 	/*
 	 * Job steps (msg_step.c): `rota run` asks for a step inside its

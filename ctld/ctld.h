@@ -164,6 +164,8 @@ const char *rpc_job_where(const struct core *core, const struct core_job *job,
 			  char **keep, size_t *nkeep);
 void rpc_cancel(struct peer *p, const struct rota_frame *f);
 void rpc_node_list(struct peer *p, const struct rota_frame *f);
+/* LICENSES: the cluster's licenses, one "NAME TOTAL USED" line each. */
+void rpc_licenses(struct peer *p, const struct rota_frame *f);
 void rpc_ping(struct peer *p, const struct rota_frame *f);
 void rpc_diag(struct peer *p, const struct rota_frame *f);
 void rpc_node_admin(struct peer *p, const struct rota_frame *f);

@@ -453,6 +453,27 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 	free(nodes);
 }
 
+void rpc_licenses(struct peer *p, const struct rota_frame *f)
+{
+	const struct core *core = p->ctld->core;
+	size_t n = core_license_count(core), len;
+	char **lines = rota_xcalloc(n + 1, sizeof(char *));
+	char *body;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct core_license *l = core_license_get(core, i);
+
+		lines[i] = rota_xasprintf("%s %u %u", l->name, l->total,
+					  l->used);
+	}
+	body = rota_msg_text_list_encode(lines, n, &len);
+	peer_send(p, ROTA_MSG_LICENSES_REPLY, body, len);
+	free(body);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
 void rpc_ping(struct peer *p, const struct rota_frame *f)
 {
 	peer_send(p, ROTA_MSG_OK, "{}", 2);

@@ -73,6 +73,7 @@ static const struct rpc_entry {
 	{ ROTA_MSG_RESV_DELETE, ROLE_USER, rpc_resv_delete },
 	{ ROTA_MSG_RESV_LIST, ROLE_USER, rpc_resv_list },
 	{ ROTA_MSG_WHY, ROLE_USER, rpc_why },
+	{ ROTA_MSG_LICENSES, ROLE_USER, rpc_licenses },
 	{ ROTA_MSG_STEP_CREATE, ROLE_USER, rpc_step_create },
 	{ ROTA_MSG_STEP_COMPLETE, ROLE_USER, rpc_step_complete },
 	{ ROTA_MSG_STEP_LIST, ROLE_USER, rpc_step_list },

@@ -106,6 +106,8 @@ int cmd_print_steps(const struct rota_msg_step_list *m, bool all,
 		    const char *user, bool noheader);
 /* Step=J.S lines of rota show job; errors printed. */
 void cmd_show_steps(const char *name, uint32_t job_id);
+/* rota show licenses (cmd_licenses.c); exit status */
+int cmd_show_licenses(bool json);
 /* Fetch all nodes; prints errors.  Clear 'list' after. */
 int cmd_fetch_nodes(const char *name, struct rota_msg_node_list *list);
 

@@ -16,13 +16,15 @@
 static const char help[] =
 	"usage: rota show [--json] job JOB\n"
 	"       rota show [--json] node NAME\n"
+	"       rota show [--json] licenses\n"
 	"\n"
 	"Show everything the controller knows of one job or node, one\n"
 	"Key=Value per line.  Times are local; 'none' when not yet.  An\n"
 	"ended job's CPUTime (seconds) and MemPeak are what its cgroup\n"
 	"counted; 'unknown' from a node without cgroups.  A job's steps\n"
 	"(rota run) follow it, one Step= line each, while the controller\n"
-	"remembers them (not across its restarts).\n"
+	"remembers them (not across its restarts).  'licenses': the\n"
+	"cluster's licenses (rota.conf's Licenses=), taken and free.\n"
 	"\n"
 	"  --json   the same as one JSON object, as 'rota queue --json' and\n"
 	"           'rota nodes --json' give it, with one element (docs/json.md)\n";
@@ -257,11 +259,13 @@ static int show_run(int argc, char **argv)
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "--help") == 0))
 		return cmd_print_help(&cmd_show);
-	if (argc == 4 && strcmp(argv[1], "--json") == 0) {
+	if (argc >= 3 && strcmp(argv[1], "--json") == 0) {
 		json = true;
 		argc--;
 		argv++;
 	}
+	if (argc == 2 && strcmp(argv[1], "licenses") == 0)
+		return cmd_show_licenses(json);
 	if (argc != 3) {
 		fputs(help, stderr);
 		return 2;

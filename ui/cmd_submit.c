@@ -57,6 +57,10 @@ static const char help[] =
 	"      --mem-per-cpu=SIZE    memory per allocated core instead:\n"
 	"                            a node holds SIZE x the job's cores\n"
 	"                            there (not with --mem)\n"
+	"  -L, --licenses=LIST       cluster-wide licenses: matlab:1,ansys:2\n"
+	"                            (NAME[:N], as 'rota show licenses' names\n"
+	"                            them); it waits (reason Licenses) until\n"
+	"                            they are free\n"
 	"      --gpus=[TYPE:]N       N GPUs for the job (of TYPE, as 'rota\n"
 	"                            nodes' names them: v100): over --nodes\n"
 	"                            evenly, else one each of N tasks, else\n"
@@ -188,6 +192,7 @@ static const struct option longopts[] = {
 	{ "cpus-per-gpu", required_argument, NULL, OPT_CPUS_PER_GPU },
 	{ "mem-per-gpu", required_argument, NULL, OPT_MEM_PER_GPU },
 	{ "gres", required_argument, NULL, OPT_GRES },
+	{ "licenses", required_argument, NULL, 'L' },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
@@ -323,6 +328,32 @@ static int set_array(struct submit_opts *o, const char *v)
 	return 0;
 }
 
+/* NAME[:N],...: checked here, written back as matlab:1,ansys:2 */
+static int set_licenses(struct submit_opts *o, const char *v)
+{
+	struct rota_gres *l;
+	struct rota_error err = { "" };
+	size_t n;
+	int rc = rota_gres_parse(v, &l, &n, &err);
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (l[i].type[0])
+			rc = rota_errorf(&err, -EINVAL,
+					 "'%s:%s': expected NAME[:N]",
+					 l[i].name, l[i].type);
+	if (rc == 0 && !n)
+		rc = rota_errorf(&err, -EINVAL, "none given");
+	if (rc < 0) {
+		cmd_error("submit", "--licenses %s", err.text);
+		free(l);
+		return -EINVAL;
+	}
+	free(o->d.licenses);
+	o->d.licenses = rota_gres_text(l, n);
+	free(l);
+	return 0;
+}
+
 /* Refused here already if malformed; the controller checks the ids. */
 static int set_dependency(struct submit_opts *o, const char *v)
 {
@@ -410,6 +441,7 @@ static int apply_value(struct submit_opts *o, int c, const char *v)
 	case OPT_CPUS_PER_GPU: return gpus_opt(&o->gpus, GPU_OPT_CPUS, v);
 	case OPT_MEM_PER_GPU: return gpus_opt(&o->gpus, GPU_OPT_MEM, v);
 	case OPT_GRES: return gpus_opt(&o->gpus, GPU_OPT_GRES, v);
+	case 'L': return set_licenses(o, v);
 	case 'H': o->d.hold = true; return 0;
 	case 'a': return set_array(o, v);
 	case 'd': return set_dependency(o, v);
@@ -434,7 +466,7 @@ static int parse_args(struct submit_opts *o, int argc, char **argv,
 	o->where = where;
 	optind = 0; /* glibc: start afresh, for the second argv */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:d:Ha:h",
+	while ((c = getopt_long(argc, argv, "+n:c:N:t:q:p:A:J:o:e:C:D:d:Ha:hL:",
 				longopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			cmd_error("submit", "%s: unknown option or missing "

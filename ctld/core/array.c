@@ -155,6 +155,7 @@ static void desc_copy(struct rota_job_desc *to, const struct rota_job_desc *from
 	to->dependency = from->dependency ? rota_xstrdup(from->dependency)
 					  : NULL;
 	to->gpu_type = from->gpu_type ? rota_xstrdup(from->gpu_type) : NULL;
+	to->licenses = from->licenses ? rota_xstrdup(from->licenses) : NULL;
 	to->env = core_names_copy(from->env);
 }
 
@@ -170,6 +171,7 @@ static struct core_job *split(struct core *core, struct core_job *rest,
 	if (t->desc.constraint)
 		/* the rest's parsed: it parses again the same */
 		constraint_parse(t->desc.constraint, &t->constraint, &err);
+	licenses_job_parse(core, t, &err); /* so is this */
 	t->id = core->next_id++;
 	t->state = ROTA_JOB_PENDING;
 	t->uid = rest->uid;

@@ -180,7 +180,8 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 	};
 
 	/* a plugin's choice never starts a held, limited or fenced job */
-	if (job->state != ROTA_JOB_PENDING || !sched_eligible(bp->core, job))
+	if (job->state != ROTA_JOB_PENDING || !sched_eligible(bp->core, job) ||
+	    !licenses_free(bp->core, job))
 		return 0;
 	if (job->desc.reservation) {
 		c.mode = PLACE_NOW; /* its reservation's cores, free now */

@@ -27,7 +27,7 @@
  * symbols (nm), against this table.
  *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
  *               share share_usage array_tally changes
- *  2 resources  node gpus resv fence estimate
+ *  2 resources  node gpus licenses resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
  *  5 moves      jobstate array
@@ -185,6 +185,22 @@ struct core_meter {
 				   (UsageCharge was allocated) */
 };
 
+/* A cluster-wide license (licenses.c): rota.conf's Licenses=matlab:10. */
+struct core_license {
+	char *name;
+	uint32_t total;
+	uint32_t used;		/* by running jobs */
+};
+size_t core_license_count(const struct core *core);
+const struct core_license *core_license_get(const struct core *core,
+					    size_t i);
+
+/* Licenses a job asks for: the license's index, how many. */
+struct core_lic {
+	uint32_t idx;
+	uint32_t count;
+};
+
 struct core_job {
 	uint32_t id;
 	enum rota_job_state state;
@@ -198,6 +214,8 @@ struct core_job {
 				   the tasks granted while it runs (sched.c);
 				   else desc.ntasks */
 	struct constraint *constraint;
+	struct core_lic *lics;	/* desc.licenses, parsed; NULL: none */
+	uint32_t nlics;
 	int64_t time_limit;	/* resolved (queue default applied), seconds */
 	int64_t submit_time;
 	int64_t start_time;

@@ -128,6 +128,8 @@ struct core {
 	uint64_t sizes_stamp;	 /* bumped when a node's size changes */
 	struct plugin **limits;	 /* the limits plugins, slurm's first */
 	size_t nlimits;
+	struct core_license *licenses; /* Licenses=: cluster-wide counts */
+	size_t nlicenses;
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
 	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
 	uint32_t queue_depth;	 /* SchedulerQueueDepth: of one queue; 0 */
@@ -473,6 +475,18 @@ void usage_submit_account(struct core *core, struct core_job *job);
 void usage_rerate(struct core *core, int64_t now);
 
 /* limits.c */
+/* ---- licenses.c: cluster-wide licenses ---- */
+void licenses_init(struct core *core, const struct rota_conf *conf);
+void licenses_fini(struct core *core);
+/* desc.licenses into job->lics; -EINVAL with one line for a name the
+   cluster does not count or more than it has */
+int licenses_job_parse(const struct core *core, struct core_job *job,
+		       struct rota_error *err);
+/* Are the job's licenses free now? */
+bool licenses_free(const struct core *core, const struct core_job *job);
+void licenses_take(struct core *core, const struct core_job *job);
+void licenses_give(struct core *core, const struct core_job *job);
+
 /* ---- gpus.c: a node's GPUs and generic resources ---- */
 struct rota_conf_node;
 void node_gres_init(struct core_node *n, const struct rota_conf_node *c);

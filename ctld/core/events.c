@@ -87,6 +87,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	job->desc = *req->desc;
 	job->ntasks_min = job->desc.ntasks;
 	if (rc == 0)
+		rc = licenses_job_parse(core, job, err);
+	if (rc == 0)
 		rc = resv_submit_check(core, job, err);
 	if (rc == 0)
 		rc = sched_check_feasible(core, job, err);

@@ -68,12 +68,14 @@ static void alloc_free(struct core_job *job)
 void core_job_take(struct core *core, struct core_job *job)
 {
 	test_cores(core, job, true);
+	licenses_take(core, job);
 	resv_job_take(core, job);
 }
 
 void core_job_release(struct core *core, struct core_job *job)
 {
 	resv_job_release(core, job);
+	licenses_give(core, job);
 	for (uint32_t i = 0; i < job->nalloc; i++) {
 		node_free_cores(&core->nodes[job->alloc[i].node],
 				&job->alloc[i],
@@ -160,6 +162,7 @@ void core_job_free(struct core_job *job)
 	depend_job_free(job);
 	constraint_destroy(job->constraint);
 	alloc_free(job);
+	free(job->lics);
 	est_clear(job);
 	array_free(job);
 	free(job->limit_reason);

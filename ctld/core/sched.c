@@ -280,6 +280,10 @@ unsigned core_schedule(struct core *core, int64_t now)
 			set_reason(core, job, "Priority");
 			continue;
 		}
+		if (!licenses_free(core, job)) { /* this job waits, not its queue */
+			set_reason(core, job, "Licenses");
+			continue;
+		}
 		if (core->queue_depth &&
 		    core->queue_tried[job->queue] == core->queue_depth) {
 			set_reason(core, job, "Priority");

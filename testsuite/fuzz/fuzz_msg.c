@@ -179,7 +179,8 @@ static bool eq_submit(const union any *a, const union any *b)
 	       x->deadline == y->deadline &&
 	       str_eq(x->gpu_type, y->gpu_type) &&
 	       x->gpus_per_node == y->gpus_per_node &&
-	       x->gpus_per_task == y->gpus_per_task;
+	       x->gpus_per_task == y->gpus_per_task &&
+	       str_eq(x->licenses, y->licenses);
 }
 
 static bool empty_submit(const union any *u)
@@ -192,7 +193,8 @@ static bool empty_submit(const union any *u)
 	       !d->mem_mb && !d->time_limit && !d->no_requeue && !d->qos &&
 	       !d->nice && !d->urgency && !d->ntasks_per_node &&
 	       !d->exclusive && !d->mem_per_cpu_mb && !d->reservation &&
-	       !d->gpu_type && !d->gpus_per_node && !d->gpus_per_task;
+	       !d->gpu_type && !d->gpus_per_node && !d->gpus_per_task &&
+	       !d->licenses;
 }
 
 static void check_submit(const union any *u, size_t len)

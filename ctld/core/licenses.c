@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Licenses (core_internal.h, "licenses.c"): cluster-wide counted
+ * resources, rota.conf's Licenses=matlab:10, as Slurm's.  A job asks
+ * with --licenses=matlab:1 (desc.licenses), is refused at submit for a
+ * name the cluster does not count or more than it has, holds its
+ * licenses while it runs, and waits with reason Licenses while they are
+ * taken: that job only (the queue goes on past it, as in Slurm's main
+ * scheduler).  Backfill does not plan them ahead (docs/gpus.md).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/gres.h"
+#include "common/xalloc.h"
+#include "ctld/core/core_internal.h"
+
+void licenses_init(struct core *core, const struct rota_conf *conf)
+{
+	core->licenses = rota_xcalloc(conf->nlicenses + 1,
+				      sizeof(*core->licenses));
+	core->nlicenses = conf->nlicenses;
+	for (size_t i = 0; i < conf->nlicenses; i++)
+		core->licenses[i] = (struct core_license){
+			.name = rota_xstrdup(conf->licenses[i].name),
+			.total = conf->licenses[i].count,
+		};
+}
+
+void licenses_fini(struct core *core)
+{
+	for (size_t i = 0; i < core->nlicenses; i++)
+		free(core->licenses[i].name);
+	free(core->licenses);
+}
+
+static int find(const struct core *core, const char *name)
+{
+	for (size_t i = 0; i < core->nlicenses; i++)
+		if (!strcmp(core->licenses[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* "matlab, ansys" for the line that names what there is. */
+static void names(const struct core *core, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < core->nlicenses && at + 2 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i ? ", " : "", core->licenses[i].name);
+}
+
+int licenses_job_parse(const struct core *core, struct core_job *job,
+		       struct rota_error *err)
+{
+	struct rota_gres *v;
+	size_t n;
+	char have[160];
+	int rc;
+
+	job->nlics = 0;
+	if (!job->desc.licenses)
+		return 0;
+	rc = rota_gres_parse(job->desc.licenses, &v, &n, err);
+	if (rc < 0)
+		return rota_errorf(err, -EINVAL, "--licenses: %s", err->text);
+	names(core, have, sizeof(have));
+	job->lics = rota_xcalloc(n + 1, sizeof(*job->lics));
+	for (size_t i = 0; i < n; i++) {
+		int k = find(core, v[i].name);
+
+		if (k < 0 || v[i].type[0]) {
+			rc = rota_errorf(err, -EINVAL,
+					 "--licenses: '%s' is not a license "
+					 "of this cluster (%s%s)",
+					 v[i].name, have[0] ? "it has: " : "",
+					 have[0] ? have : "it has none");
+			break;
+		}
+		if (v[i].count > core->licenses[k].total) {
+			rc = rota_errorf(err, -EINVAL,
+					 "--licenses=%s:%u: the cluster has %u",
+					 v[i].name, v[i].count,
+					 core->licenses[k].total);
+			break;
+		}
+		job->lics[job->nlics++] = (struct core_lic){
+			.idx = (uint32_t)k, .count = v[i].count };
+	}
+	free(v);
+	if (rc < 0) {
+		free(job->lics);
+		job->lics = NULL;
+		job->nlics = 0;
+	}
+	return rc;
+}
+
+bool licenses_free(const struct core *core, const struct core_job *job)
+{
+	for (uint32_t i = 0; i < job->nlics; i++) {
+		const struct core_license *l = &core->licenses[job->lics[i].idx];
+
+		if (l->used + job->lics[i].count > l->total)
+			return false;
+	}
+	return true;
+}
+
+void licenses_take(struct core *core, const struct core_job *job)
+{
+	for (uint32_t i = 0; i < job->nlics; i++)
+		core->licenses[job->lics[i].idx].used += job->lics[i].count;
+}
+
+void licenses_give(struct core *core, const struct core_job *job)
+{
+	for (uint32_t i = 0; i < job->nlics; i++) {
+		struct core_license *l = &core->licenses[job->lics[i].idx];
+
+		l->used -= job->lics[i].count < l->used ? job->lics[i].count
+							: l->used;
+	}
+}
+
+size_t core_license_count(const struct core *core)
+{
+	return core->nlicenses;
+}
+
+const struct core_license *core_license_get(const struct core *core,
+					    size_t i)
+{
+	return &core->licenses[i];
+}
