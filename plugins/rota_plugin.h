@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 11 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 12 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -35,7 +35,8 @@
 				  override and functional tickets,
 				  priority hold_restarts_age; 11: ticket
 				  policy weight_department, context
-				  job_cores_min, _max */
+				  job_cores_min, _max; 12: context
+				  job_gpus, job_licenses */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -356,6 +357,14 @@ struct rota_prio_context {
 	 */
 	const uint32_t *job_cores_min;
 	const uint32_t *job_cores_max;
+	/*
+	 * Since ABI 1.12: each job's GPUs in all (per node times its nodes,
+	 * or per task times its tasks; once it runs, those it holds) and its
+	 * licenses as asked ("matlab:1,ansys:2"; NULL: none), one per job
+	 * passed: the consumables Grid Engine weighs by their urgency.
+	 */
+	const uint32_t *job_gpus;
+	const char *const *job_licenses;
 };
 
 enum {

@@ -355,6 +355,21 @@ static struct ticket_job ticket_job(const struct core *core,
 	return tj;
 }
 
+/* The job's GPUs in all: those it holds, else those it asks for. */
+static uint32_t job_gpus(const struct core_job *job)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		n += job->alloc[i].ngpus;
+	if (n || job->nalloc)
+		return n;
+	return job->desc.gpus_per_task
+		       ? job->desc.gpus_per_task * job->desc.ntasks
+		       : job->desc.gpus_per_node *
+				 (job->desc.nodes ? job->desc.nodes : 1);
+}
+
 /*
  * A rating's view of its jobs and the per-job arrays of its context, made
  * for it and freed after: kept, they would hold some 200 bytes a pending
@@ -368,6 +383,8 @@ struct rating {
 	double *ftix;
 	uint32_t *nmin;		/* its task range as cores (-n MIN-MAX) */
 	uint32_t *nmax;
+	uint32_t *gpus;
+	const char **lics;
 };
 
 static void rating_alloc(struct rating *r, size_t n, bool rates_all)
@@ -379,6 +396,8 @@ static void rating_alloc(struct rating *r, size_t n, bool rates_all)
 	r->ftix = rota_xcalloc(n + 1, sizeof(*r->ftix));
 	r->nmin = rota_xcalloc(n + 1, sizeof(*r->nmin));
 	r->nmax = rota_xcalloc(n + 1, sizeof(*r->nmax));
+	r->gpus = rota_xcalloc(n + 1, sizeof(*r->gpus));
+	r->lics = rota_xcalloc(n + 1, sizeof(*r->lics));
 }
 
 static void rating_free(struct rating *r)
@@ -390,6 +409,8 @@ static void rating_free(struct rating *r)
 	free(r->ftix);
 	free(r->nmin);
 	free(r->nmax);
+	free(r->gpus);
+	free(r->lics);
 }
 
 /*
@@ -492,6 +513,8 @@ int core_prio_update(struct core *core, int64_t now)
 	ctx.job_ftickets = r.ftix;
 	ctx.job_cores_min = r.nmin;
 	ctx.job_cores_max = r.nmax;
+	ctx.job_gpus = r.gpus;
+	ctx.job_licenses = r.lics;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
@@ -501,6 +524,8 @@ int core_prio_update(struct core *core, int64_t now)
 				r.state[i] = job_state(j);
 			r.deadline[i] = j->desc.deadline;
 			job_range(j, &r.nmin[i], &r.nmax[i]);
+			r.gpus[i] = job_gpus(j);
+			r.lics[i] = j->desc.licenses;
 			i++;
 		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
@@ -541,6 +566,7 @@ struct one_job {
 	uint8_t state;
 	uint32_t nmin;
 	uint32_t nmax;
+	uint32_t gpus;
 };
 
 /*
@@ -562,6 +588,9 @@ static void one_job_context(struct core *core, int64_t now,
 	job_range(job, &one->nmin, &one->nmax);
 	ctx->job_cores_min = &one->nmin;
 	ctx->job_cores_max = &one->nmax;
+	one->gpus = job_gpus(job);
+	ctx->job_gpus = &one->gpus;
+	ctx->job_licenses = (const char *const *)&job->desc.licenses;
 }
 
 void prio_enqueue(struct core *core, struct core_job *job, int64_t now)

@@ -4,6 +4,9 @@
  *
  *   urg  = rrcontr + wtcontr + dlcontr
  *          rrcontr = slots x SlotUrgency + the queue's urgency
+ *                    + each consumable's urgency x what the job asks
+ *                    of it (ResourceUrgency: its GPUs in all, its
+ *                    licenses' counts; ABI 1.12)
  *                    (slots: the job's cores; of a task range, -n
  *                    MIN-MAX, what UrgencySlots makes of it)
  *          wtcontr = seconds since submission x WeightWaitingTime
@@ -87,9 +90,18 @@ enum sge_slots {
 	SGE_SLOTS_FIXED,	/* a number: slots_fixed */
 };
 
+/* A named urgency: a queue's (QueueUrgency), a resource's. */
 struct sge_queue {
 	char name[SGE_QUEUE_NAME_MAX + 1];
 	double urgency;
+};
+
+/* A "name:urgency,..." setting's entries. */
+struct sge_list {
+	const char *key;	/* "QueueUrgency", "ResourceUrgency" */
+	const char *twice;	/* "queue given twice", ... */
+	struct sge_queue *v;
+	size_t n;
 };
 
 struct sge_state {
@@ -101,8 +113,9 @@ struct sge_state {
 	double weight_priority;
 	enum sge_slots urgency_slots;
 	uint32_t slots_fixed;	/* UrgencySlots=N */
-	struct sge_queue *queues;
-	size_t nqueues;
+	struct sge_list queues;
+	struct sge_list resources; /* gpu and licenses: Grid Engine's
+				      complex urgency of a consumable */
 	/* the ranges of the last compute(), for explain() */
 	double urg_min;
 	double urg_max;
@@ -118,19 +131,20 @@ static double sge_normalize(double value, double min, double max)
 }
 
 static int queue_error(char *err, size_t errlen, const char *where,
-		       const char *text, const char *at, const char *why)
+		       const char *key, const char *text, const char *at,
+		       const char *why)
 {
-	snprintf(err, errlen, "%s: QueueUrgency: %s at column %zu", where, why,
+	snprintf(err, errlen, "%s: %s: %s at column %zu", where, key, why,
 		 (size_t)(at - text) + 1);
 	return -EINVAL;
 }
 
-/* One "name:value" entry of QueueUrgency, from 'p' to 'end'. */
-static int queue_parse_one(struct sge_state *st, const char *text,
+/* One "name:value" entry of a list, from 'p' to 'end'. */
+static int queue_parse_one(struct sge_list *st, const char *text,
 			   const char *p, const char *end, const char *where,
 			   char *err, size_t errlen)
 {
-	struct sge_queue *q = &st->queues[st->nqueues];
+	struct sge_queue *q = &st->v[st->n];
 	const char *colon;
 	const char *num;
 	char buf[64];
@@ -144,46 +158,49 @@ static int queue_parse_one(struct sge_state *st, const char *text,
 		;
 	colon = colon > p ? colon - 1 : NULL;
 	if (!colon || colon == p)
-		return queue_error(err, errlen, where, text, p,
+		return queue_error(err, errlen, where, st->key, text, p,
 				   "expected 'queue:urgency'");
 	len = (size_t)(colon - p);
 	if (len > SGE_QUEUE_NAME_MAX)
-		return queue_error(err, errlen, where, text, p,
+		return queue_error(err, errlen, where, st->key, text, p,
 				   "queue name too long");
 	for (size_t i = 0; i < len; i++)
 		if (p[i] == ' ' || p[i] == '\t')
-			return queue_error(err, errlen, where, text, p + i,
+			return queue_error(err, errlen, where, st->key, text, p + i,
 					   "blank in a queue name");
 	memcpy(q->name, p, len);
 	q->name[len] = '\0';
-	for (size_t i = 0; i < st->nqueues; i++)
-		if (!strcmp(st->queues[i].name, q->name))
-			return queue_error(err, errlen, where, text, p,
-					   "queue given twice");
+	for (size_t i = 0; i < st->n; i++)
+		if (!strcmp(st->v[i].name, q->name))
+			return queue_error(err, errlen, where, st->key, text, p,
+					   st->twice);
 	num = colon + 1;
 	while (end > num && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
 	len = (size_t)(end - num);
 	if (len == 0 || len >= sizeof(buf))
-		return queue_error(err, errlen, where, text, num,
+		return queue_error(err, errlen, where, st->key, text, num,
 				   "expected a number");
 	memcpy(buf, num, len);
 	buf[len] = '\0';
 	q->urgency = strtod(buf, &stop);
 	if (stop == buf || *stop || !isfinite(q->urgency))
-		return queue_error(err, errlen, where, text, num,
+		return queue_error(err, errlen, where, st->key, text, num,
 				   "expected a number");
 	if (q->urgency < 0 || q->urgency > SGE_WEIGHT_MAX)
-		return queue_error(err, errlen, where, text, num,
+		return queue_error(err, errlen, where, st->key, text, num,
 				   "urgency not within [0, 1e9]");
-	st->nqueues++;
+	st->n++;
 	return 0;
 }
 
-/* QueueUrgency="t:40000,u:80000"; absent: no queue has one. */
-static int sge_parse_queues(const struct rota_host *host,
-			    const struct rota_plugin_conf *conf,
-			    struct sge_state *st, char *err, size_t errlen)
+/*
+ * QueueUrgency="t:40000,u:80000", ResourceUrgency="gpu:1000,matlab:500";
+ * absent: none has one.
+ */
+static int sge_parse_list(const struct rota_host *host,
+			  const struct rota_plugin_conf *conf,
+			  struct sge_list *st, char *err, size_t errlen)
 {
 	const char *text = NULL;
 	char where[128] = "";
@@ -191,18 +208,18 @@ static int sge_parse_queues(const struct rota_host *host,
 	size_t n = 1;
 	int rc;
 
-	host->conf_string(conf, "QueueUrgency", &text, where, sizeof(where));
+	host->conf_string(conf, st->key, &text, where, sizeof(where));
 	if (!text)
 		return 0;
 	for (p = text; *p; p++)
 		n += *p == ',';
 	if (n > SGE_QUEUES_MAX) {
-		snprintf(err, errlen, "%s: QueueUrgency: more than %d queues",
-			 where, SGE_QUEUES_MAX);
+		snprintf(err, errlen, "%s: %s: more than %d entries", where,
+			 st->key, SGE_QUEUES_MAX);
 		return -EINVAL;
 	}
-	st->queues = calloc(n, sizeof(*st->queues));
-	if (!st->queues) {
+	st->v = calloc(n, sizeof(*st->v));
+	if (!st->v) {
 		snprintf(err, errlen, "priority/sge: out of memory");
 		return -ENOMEM;
 	}
@@ -264,8 +281,10 @@ static void sge_fini(void *state)
 {
 	struct sge_state *st = state;
 
-	if (st)
-		free(st->queues);
+	if (st) {
+		free(st->queues.v);
+		free(st->resources.v);
+	}
 	free(st);
 }
 
@@ -315,8 +334,14 @@ static int sge_init(const struct rota_host *host,
 		rc = host->conf_double(conf, weights[i].key, 0, SGE_WEIGHT_MAX,
 				       w, err, errlen);
 	}
+	st->queues = (struct sge_list){ .key = "QueueUrgency",
+					.twice = "queue given twice" };
+	st->resources = (struct sge_list){ .key = "ResourceUrgency",
+					   .twice = "resource given twice" };
 	if (rc == 0)
-		rc = sge_parse_queues(host, conf, st, err, errlen);
+		rc = sge_parse_list(host, conf, &st->queues, err, errlen);
+	if (rc == 0)
+		rc = sge_parse_list(host, conf, &st->resources, err, errlen);
 	if (rc == 0)
 		rc = sge_parse_slots(host, conf, st, err, errlen);
 	if (rc) {
@@ -327,12 +352,46 @@ static int sge_init(const struct rota_host *host,
 	return 0;
 }
 
+static double sge_list_urgency(const struct sge_list *l, const char *name,
+			       size_t len)
+{
+	for (size_t i = 0; name && i < l->n; i++)
+		if (strlen(l->v[i].name) == len &&
+		    !strncmp(l->v[i].name, name, len))
+			return l->v[i].urgency;
+	return 0;
+}
+
 static double sge_queue_urgency(const struct sge_state *st, const char *queue)
 {
-	for (size_t i = 0; queue && i < st->nqueues; i++)
-		if (!strcmp(st->queues[i].name, queue))
-			return st->queues[i].urgency;
-	return 0;
+	return queue ? sge_list_urgency(&st->queues, queue, strlen(queue)) : 0;
+}
+
+/*
+ * Job i's consumables' urgency, Grid Engine's: each resource's urgency
+ * times what the job asks of it in all: its GPUs ("gpu") and its
+ * licenses ("matlab:1,ansys:2", each a name and a count).
+ */
+static double sge_resource_urgency(const struct sge_state *st,
+				   const struct rota_prio_context *ctx,
+				   size_t i)
+{
+	const char *p = ctx->job_licenses ? ctx->job_licenses[i] : NULL;
+	double u = 0;
+
+	if (!st->resources.n)
+		return 0;
+	if (ctx->job_gpus)
+		u += ctx->job_gpus[i] * sge_list_urgency(&st->resources, "gpu", 3);
+	while (p && *p) {
+		size_t len = strcspn(p, ":,");
+		double count = p[len] == ':' ? strtod(p + len + 1, NULL) : 1;
+
+		u += count * sge_list_urgency(&st->resources, p, len);
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	return u;
 }
 
 /* Seconds to job i's initiation deadline, at least 1; 0: it has none. */
@@ -384,6 +443,7 @@ static double sge_urgency(const struct sge_state *st,
 {
 	return sge_slots(st, ctx, job, i) * st->slot_urgency +
 	       sge_queue_urgency(st, job->queue) +
+	       sge_resource_urgency(st, ctx, i) +
 	       (double)job->wait_time * st->weight_waiting_time +
 	       sge_dlcontr(st, ctx, i);
 }
@@ -458,6 +518,7 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 	double ppri = sge_ppri(job);
 	double npprior = sge_npprior(ppri);
 	double qurg = sge_queue_urgency(st, job->queue);
+	double rurg = sge_resource_urgency(st, ctx, 0);
 	double wait = (double)job->wait_time;
 	double otix = ctx->job_otickets ? ctx->job_otickets[0] : 0;
 	double ftix = ctx->job_ftickets ? ctx->job_ftickets[0] : 0;
@@ -471,6 +532,8 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 		{ "urgency.queue", qurg, qurg, 1, qurg },
 		{ "urgency.waiting", wait, wait, st->weight_waiting_time,
 		  wait * st->weight_waiting_time },
+		/* only with ResourceUrgency (rota prio as before without) */
+		{ "urgency.resources", rurg, rurg, 1, rurg },
 		{ "urgency.deadline", left, left > 0 ? 1 / left : 0,
 		  st->weight_deadline, dl },
 		{ "tickets", job->tickets, ntckts, st->weight_ticket,
@@ -486,8 +549,9 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 
 	if (sge_held(ctx, 0)) /* rated 0: no terms to show */
 		return 0;
-	for (; k < max && k < sizeof(all) / sizeof(all[0]); k++)
-		f[k] = all[k];
+	for (size_t i = 0; k < max && i < sizeof(all) / sizeof(all[0]); i++)
+		if (st->resources.n || strcmp(all[i].name, "urgency.resources"))
+			f[k++] = all[i];
 	return k;
 }
 
@@ -509,11 +573,16 @@ static void sge_describe(void *state, char *buf, size_t len)
 	else if (used < len)
 		used += (size_t)snprintf(buf + used, len - used, "%s",
 					 sge_slots_name(st->urgency_slots));
-	for (size_t i = 0; i < st->nqueues && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s:%g",
-					 i ? "," : " QueueUrgency=",
-					 st->queues[i].name,
-					 st->queues[i].urgency);
+	for (int l = 0; l < 2; l++) {
+		const struct sge_list *list = l ? &st->resources : &st->queues;
+
+		for (size_t i = 0; i < list->n && used < len; i++)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s%s%s:%g", i ? "," : " ",
+						 i ? "" : list->key,
+						 i ? "" : "=", list->v[i].name,
+						 list->v[i].urgency);
+	}
 }
 
 static const struct rota_priority_ops sge_ops = {

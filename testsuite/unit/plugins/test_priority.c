@@ -662,6 +662,47 @@ START_TEST(test_sge_held_and_running)
 }
 END_TEST
 
+/*
+ * A consumable's urgency (Grid Engine's complex urgency column):
+ * ResourceUrgency="gpu:1000,matlab:500".  A 2-slot job with 4 GPUs and
+ * matlab:2,ansys:1 has rrcontr 2 x 100 + 4 x 1000 + 2 x 500 (ansys has
+ * none) = 5200; one without them 200; normalized 1 and 0.  rota prio's
+ * "urgency.resources" shows 5000, only when the setting is there.
+ */
+START_TEST(test_sge_resource_urgency)
+{
+	static const struct setting s[] = {
+		{ "WeightUrgency", "1" }, { "WeightTicket", "0" },
+		{ "WeightPriority", "0" }, { "WeightWaitingTime", "0" },
+		{ "ResourceUrgency", "gpu:1000,matlab:500" },
+	};
+	static const uint32_t gpus[] = { 4, 0 };
+	static const char *const lics[] = { "matlab:2,ansys:1", NULL };
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	const struct rota_priority_ops *ops = p->ops;
+	struct rota_prio_job jobs[2] = { sge_job(1, "s", 2, 0),
+					 sge_job(2, "s", 2, 0) };
+	struct rota_prio_context ctx = { .now = 1700000000,
+					 .job_gpus = gpus,
+					 .job_licenses = lics };
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	char err[160], buf[512];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	ck_assert_msg(st, "%s", err);
+	ck_assert_int_eq(ops->compute(st, &ctx, jobs, 2), 0);
+	ck_assert_double_eq_tol(jobs[0].priority, 1, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 0, 1e-12);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 11);
+	check_factor(&f[0], "urgency", 5200, 1, 1, 1);
+	check_factor(&f[4], "urgency.resources", 5000, 5000, 1, 5000);
+	ops->describe(st, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, " ResourceUrgency=gpu:1000,"
+					  "matlab:500"));
+	p->fini(st);
+}
+END_TEST
+
 /* Grid Engine's normalization at its edges, and the weights as set. */
 START_TEST(test_sge_normalize)
 {
@@ -1135,6 +1176,7 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_sge_epsilon);
 	tcase_add_test(tc, test_sge_deadline);
 	tcase_add_test(tc, test_sge_held_and_running);
+	tcase_add_test(tc, test_sge_resource_urgency);
 	tcase_add_loop_test(tc, test_sge_urgency_slots, 0, N(slot_cases));
 	tcase_add_test(tc, test_sge_urgency_slots_none);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
