@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 11 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 12 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -35,7 +35,8 @@
 				  override and functional tickets,
 				  priority hold_restarts_age; 11: ticket
 				  policy weight_department, context
-				  job_cores_min, _max */
+				  job_cores_min, _max; 12: limits
+				  admit_counted, running_changed */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -478,6 +479,20 @@ struct rota_limit_job {
 	uint32_t eligible;
 };
 
+/*
+ * ABI 1.12: how many jobs each of a job's holders has in the queue
+ * (pending and running, an array's pending rest counting as its tasks),
+ * the job itself left out.  The host keeps them as jobs come and go, so
+ * that admit_counted() costs the same with 100 or 100,000 jobs queued.
+ * 'account' follows the job's account_limits entry for entry; a holder
+ * the job does not have (a NULL user_limits, qos_limits) counts 0.
+ */
+struct rota_limit_counts {
+	int64_t user;
+	const int64_t *account;
+	int64_t qos;
+};
+
 struct rota_limits_ops {
 	size_t size;
 	/*
@@ -508,6 +523,33 @@ struct rota_limits_ops {
 	 */
 	int (*start)(void *state, int64_t now, const struct rota_limit_job *job,
 		     bool others_idle, char *reason, size_t len);
+	/*
+	 * Since ABI 1.12.  Optional: admit(), with each holder's jobs
+	 * counted by the host ('queued') instead of listed.  A host that
+	 * knows it calls it instead of admit(), which a plugin may still
+	 * give for older hosts.
+	 */
+	int (*admit_counted)(void *state, int64_t now,
+			     const struct rota_limit_job *job,
+			     const struct rota_limit_counts *queued, char *err,
+			     size_t errlen);
+	/*
+	 * Since ABI 1.12.  Optional, for a plugin whose classify() judges a
+	 * pending job by that job and the running jobs alone, never by the
+	 * other pending jobs or their order (Slurm's MaxJobs, not Maui's
+	 * MaxIdle).  Called before each classify() with the running jobs
+	 * only; returns 1 if a pending job judged before might be judged
+	 * otherwise now (a holder reached or left a limit, the numbers of a
+	 * reason moved; always on the first call), else 0.  When every
+	 * plugin has it and none returns 1 (or an error), the host hands
+	 * classify() the running jobs and only the pending jobs that changed
+	 * since its last call (submitted, released, requeued, updated): the
+	 * others keep their verdicts.  Otherwise classify() sees every job,
+	 * but held ones (neither idle nor blocked, they need no verdict) may
+	 * be left out for such plugins.
+	 */
+	int (*running_changed)(void *state, int64_t now,
+			       const struct rota_limit_job *running, size_t n);
 };
 
 /* ---- sched: backfill ------------------------------------------------------- */

@@ -25,7 +25,7 @@
  * testsuite/build/layers.sh checks it in make check, from the objects'
  * symbols (nm), against this table.
  *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
- *               share share_usage array_tally
+ *               share share_usage array_tally limit_tally
  *  2 resources  node resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
@@ -247,6 +247,15 @@ struct core_job {
 	struct core_job *wnext;
 	bool in_pending;	/* in the pending list */
 	bool in_walk;		/* in the walk list */
+	/*
+	 * What the limits' holder tallies count of it (limit_tally.c): jobs
+	 * and the association and QOS they were counted for; and whether
+	 * it waits to be judged again by the limits.
+	 */
+	uint32_t tally_jobs;
+	uint32_t tally_assoc;
+	uint32_t tally_qos;
+	bool limits_look;
 };
 #define CORE_LIMIT_REASON_MAX 96
 
@@ -364,8 +373,16 @@ struct core_sched_stats {
 	uint64_t main_visited;	/* pending jobs the last main pass looked
 				   at (held and other parked jobs are not) */
 	uint64_t bf_skipped;
+	uint64_t limits_judged;	/* pending jobs the limits judged before
+				   the last pass (limits_classify) */
 };
 const struct core_sched_stats *core_sched_stats(const struct core *core);
+/*
+ * Do the limits' counts kept from request to request (limit_tally.c)
+ * match a count from scratch of the queued jobs?  O(jobs): for tests
+ * and checks, not for passes.
+ */
+bool core_limits_consistent(struct core *core);
 const char *core_sched_plugin(const struct core *core);
 void core_sched_describe(const struct core *core, char *buf, size_t len);
 

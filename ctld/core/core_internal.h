@@ -17,6 +17,18 @@ struct job_list {
 	size_t n;
 };
 
+/* What limit_tally.c keeps per holder, and its table by the set's address. */
+struct limit_tally {
+	const struct rota_limit_set *set; /* NULL: a free slot */
+	int64_t queued;		/* its jobs pending or running, an array's
+				   rest counting its tasks */
+};
+struct tally_table {
+	struct limit_tally *v;
+	size_t slots;		/* a power of two, or 0 */
+	size_t n;
+};
+
 /* The main pass's walk list, threaded through core_job wprev/wnext. */
 struct walk_list {
 	struct core_job *head;
@@ -151,6 +163,10 @@ struct core {
 				    until the first */
 	bool dep_reaping;	 /* core_job_reap_deps is at work */
 	size_t ndep_wait;	 /* pending jobs with dep_wait */
+	struct tally_table tally; /* per limit holder (limit_tally.c) */
+	uint32_t *look;		 /* ids the limits judge again */
+	size_t nlook;
+	size_t look_cap;
 };
 
 /* A time that never comes: the end of a job with no time limit. */
@@ -279,6 +295,28 @@ const struct array_tally *array_tally_find(const struct core *core,
 					   uint32_t id);
 void array_tally_reset(struct core *core);
 void array_tally_fini(struct core *core);
+
+/*
+ * limit_tally.c: what the limits keep from request to request, so that
+ * their cost does not grow with the queue (issue 23): per holder (a
+ * struct rota_limit_set: a user's association, an account, a QOS) its
+ * jobs in the queue, and the jobs changed since the limits last judged
+ * them.  Only while core->limits_set.  limit_tally_job: 'job' changed
+ * (core_mark_dirty calls it): counted again, listed to be judged.
+ */
+void limit_tally_job(struct core *core, struct core_job *job);
+/* Holder 'set''s jobs in the queue (0 for NULL or none). */
+int64_t limit_tally_queued(const struct core *core,
+			   const struct rota_limit_set *set);
+/*
+ * The jobs listed since the last call, each once (their limits_look
+ * cleared), into '*jobs' (caller frees; jobs gone are left out);
+ * returns how many.
+ */
+size_t limit_tally_take(struct core *core, struct core_job ***jobs);
+/* Count every job again (a restore put them back without events). */
+void limit_tally_rebuild(struct core *core);
+void limit_tally_fini(struct core *core);
 
 /* limit_set.c */
 struct rota_conf_limits;

@@ -231,6 +231,7 @@ void core_restore_finish(struct core *core)
 	usage_run_rebuild(core);
 	usage_marks_apply(core);
 	array_recount(core);
+	limit_tally_rebuild(core);
 	jobtab_sort(core);
 	/* ratings are not journaled: all are rated before the next pass */
 	prio_sort(core);
