@@ -198,7 +198,8 @@ void limit_tally_rebuild(struct core *core)
 	if (!core->limits_set)
 		return;
 	if (core->tally.slots)
-		memset(core->tally.v, 0, core->tally.slots * sizeof(*core->tally.v));
+		memset(core->tally.v, 0,
+		       core->tally.slots * sizeof(*core->tally.v));
 	core->tally.n = 0;
 	for (struct core_job *j = core->done.head; j; j = j->next)
 		j->tally_jobs = 0;
@@ -213,8 +214,8 @@ static bool list_ok(struct core *core, const struct job_list *l,
 	for (const struct core_job *j = l->head; j; j = j->next) {
 		uint32_t n = queued_jobs(j);
 
-		if (n != j->tally_jobs ||
-		    (n && (j->tally_assoc != j->assoc || j->tally_qos != j->qos)))
+		if (n != j->tally_jobs || (n && (j->tally_assoc != j->assoc ||
+						 j->tally_qos != j->qos)))
 			return false;
 		add_holders(core, fresh, j->assoc, j->qos, n);
 	}
