@@ -538,18 +538,21 @@ struct rota_limits_ops {
 	 * pending job by that job and the running jobs alone, never by the
 	 * other pending jobs or their order (Slurm's MaxJobs, not Maui's
 	 * MaxIdle).  Called before each classify() with the running jobs
-	 * only; returns 1 if a pending job judged before might be judged
-	 * otherwise now (a holder reached or left a limit, the numbers of a
-	 * reason moved; always on the first call), else 0.  When every
-	 * plugin has it and none returns 1 (or an error), the host hands
-	 * classify() the running jobs and only the pending jobs that changed
-	 * since its last call (submitted, released, requeued, updated): the
-	 * others keep their verdicts.  Otherwise classify() sees every job,
-	 * but held ones (neither idle nor blocked, they need no verdict) may
-	 * be left out for such plugins.
+	 * only.  Returns how many holders' pending jobs might be judged
+	 * otherwise than at the last call (a holder reached or left a
+	 * limit, the numbers of a reason moved), their sets written to
+	 * 'moved' (room for 'cap'); 0 if none; more than 'cap' or negative
+	 * (always on the first call): any pending job might.  When every
+	 * plugin has it, the host hands classify() the running jobs and only
+	 * the pending jobs that changed since its last call (submitted,
+	 * released, requeued, updated) or have a moved set among their
+	 * holders: the others keep their verdicts.  When any job might
+	 * move, classify() sees every job, though held ones (neither idle
+	 * nor blocked, they need no verdict) may be left out.
 	 */
 	int (*running_changed)(void *state, int64_t now,
-			       const struct rota_limit_job *running, size_t n);
+			       const struct rota_limit_job *running, size_t n,
+			       const struct rota_limit_set **moved, size_t cap);
 };
 
 /* ---- sched: backfill ------------------------------------------------------- */

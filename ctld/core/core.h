@@ -256,6 +256,13 @@ struct core_job {
 	uint32_t tally_assoc;
 	uint32_t tally_qos;
 	bool limits_look;
+	/*
+	 * In its association and QOS's list of the pending jobs the limits
+	 * judge (limit_tally.c), its index + 1 (0: in none).
+	 */
+	uint32_t bucket;
+	struct core_job *bprev;
+	struct core_job *bnext;
 };
 #define CORE_LIMIT_REASON_MAX 96
 

@@ -20,8 +20,9 @@
  * limit_tally.c, from a plugin with admit_counted(); only an older one
  * gets every queued job's view.  Before a pass, when every plugin judges
  * a pending job by that job and the running jobs alone (running_changed:
- * `slurm`), the running jobs are shown to them first; unless a verdict
- * may have moved there, only the jobs changed since the last pass are
+ * `slurm`), the running jobs are shown to them first, and they name the
+ * holders whose jobs they may judge otherwise; only those holders' jobs
+ * (limit_tally.c lists them) and the jobs changed since the last pass are
  * judged, and held jobs never are.  Maui's MaxIdle depends on the order
  * of all idle jobs: with `maui` loaded every pass judges every job.
  */
@@ -326,6 +327,7 @@ static void apply(struct core *core, struct core_job *job,
 	job->limited = v->blocked && !job->hold && !job->dep_wait;
 	if (job->limited != was) {
 		core_walk_update(core, job);
+		limit_tally_index(core, job);
 		core_mark_changed(core);
 	}
 	if (job->limited)
@@ -344,18 +346,32 @@ static bool judged_alone(const struct core *core)
 	return true;
 }
 
-/* Shown the running jobs, may any plugin judge a pending job otherwise? */
-static bool running_moved(struct core *core, int64_t now,
-			  const struct rota_limit_job *running, size_t n)
+/* Holders whose jobs a pass judges again, at most; more: all jobs. */
+#define MOVED_MAX 64
+
+/*
+ * Shown the running jobs, which holders' pending jobs may the plugins
+ * judge otherwise now?  Their sets into 'moved' (MOVED_MAX); returns how
+ * many, or SIZE_MAX for any job.
+ */
+static size_t running_moved(struct core *core, int64_t now,
+			    const struct rota_limit_job *running, size_t n,
+			    const struct rota_limit_set **moved)
 {
-	bool moved = false;
+	size_t nmoved = 0;
 
 	/* every plugin sees them: each keeps what it saw for the next time */
-	for (size_t i = 0; i < core->nlimits; i++)
-		if (ops(core, i)->running_changed(plugin_state(core->limits[i]),
-						  now, running, n) != 0)
-			moved = true;
-	return moved;
+	for (size_t i = 0; i < core->nlimits; i++) {
+		size_t room = nmoved == SIZE_MAX ? 0 : MOVED_MAX - nmoved;
+		int rc = ops(core, i)->running_changed(
+			plugin_state(core->limits[i]), now, running, n,
+			moved + MOVED_MAX - room, room);
+
+		if (nmoved == SIZE_MAX)
+			continue;
+		nmoved = rc < 0 || (size_t)rc > room ? SIZE_MAX : nmoved + rc;
+	}
+	return nmoved;
 }
 
 /*
@@ -376,48 +392,84 @@ static size_t pick_pending(struct core *core, bool alone,
 	return n;
 }
 
-/* Of the jobs changed since the last pass, the pending ones. */
-static size_t pick_changed(struct core_job **look, size_t nlook)
+/*
+ * Of the jobs changed since the last pass, the pending ones (in place),
+ * then the jobs of the holders that moved.
+ */
+static size_t pick_changed(struct core *core, struct core_job ***look,
+			   size_t nlook, const struct rota_limit_set **moved,
+			   size_t nmoved)
 {
-	size_t n = 0;
+	size_t n = 0, all;
 
-	for (size_t i = 0; i < nlook; i++)
-		if (look[i]->in_pending)
-			look[n++] = look[i];
-	return n;
+	for (size_t i = 0; i < nlook; i++) {
+		struct core_job *j = (*look)[i];
+
+		if (j->in_pending)
+			(*look)[n++] = j;
+		else
+			j->limits_look = false;
+	}
+	/* those listed already are left out: their limits_look is set */
+	all = nmoved ? limit_tally_holders_jobs(core, moved, nmoved, look, n)
+		     : n;
+	for (size_t i = 0; i < n; i++)
+		(*look)[i]->limits_look = false;
+	return all;
+}
+
+/* The views of the running jobs (caller frees). */
+static struct rota_limit_job *running_views(struct core *core, int64_t now,
+					    size_t *n)
+{
+	struct rota_limit_job *v =
+		rota_xcalloc(core->running.n + 1, sizeof(*v));
+
+	*n = 0;
+	for (struct core_job *j = core->running.head; j; j = j->next)
+		view(core, j, now, j->user, &v[(*n)++]);
+	return v;
+}
+
+/* Every plugin's classify() of 'n' views, each blocking for the next. */
+static void classify(struct core *core, int64_t now,
+		     struct rota_limit_job *v, size_t n)
+{
+	for (size_t i = 0; i < core->nlimits; i++)
+		if (ops(core, i)->classify(plugin_state(core->limits[i]), now,
+					   v, n) < 0)
+			rota_err("limits/%s: classify failed: jobs left as "
+				 "they were", plugin_name(core->limits[i]));
 }
 
 void limits_classify(struct core *core, int64_t now)
 {
+	const struct rota_limit_set *moved[MOVED_MAX];
 	struct core_job **look, **jobs;
 	struct rota_limit_job *v;
-	size_t nlook, nrun = 0, n;
+	size_t nlook, nrun, n, nmoved = SIZE_MAX;
 	bool alone;
 
 	if (!core->limits_set)
 		return;
 	nlook = limit_tally_take(core, &look);
 	alone = judged_alone(core);
-	v = rota_xcalloc(core->running.n + 1, sizeof(*v));
-	for (struct core_job *j = core->running.head; j; j = j->next)
-		view(core, j, now, j->user, &v[nrun++]);
-	if (alone && !running_moved(core, now, v, nrun)) {
-		jobs = look;
-		n = pick_changed(look, nlook);
-	} else {
+	v = running_views(core, now, &nrun);
+	if (alone)
+		nmoved = running_moved(core, now, v, nrun, moved);
+	if (nmoved == SIZE_MAX) {
+		for (size_t k = 0; k < nlook; k++)
+			look[k]->limits_look = false;
 		free(look);
 		n = pick_pending(core, alone, &jobs);
+	} else {
+		n = pick_changed(core, &look, nlook, moved, nmoved);
+		jobs = look;
 	}
 	v = rota_xreallocarray(v, nrun + n + 1, sizeof(*v));
 	for (size_t k = 0; k < n; k++)
 		view(core, jobs[k], now, jobs[k]->user, &v[nrun + k]);
-	for (size_t i = 0; i < core->nlimits; i++) {
-		/* a job blocked by one plugin stays blocked for the next */
-		if (ops(core, i)->classify(plugin_state(core->limits[i]), now,
-					   v, nrun + n) < 0)
-			rota_err("limits/%s: classify failed: jobs left as "
-				 "they were", plugin_name(core->limits[i]));
-	}
+	classify(core, now, v, nrun + n);
 	for (size_t k = 0; k < n; k++)
 		apply(core, jobs[k], &v[nrun + k], now);
 	core->sched_stats.limits_judged = n;

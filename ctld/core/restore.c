@@ -27,6 +27,7 @@ static void unlink_job(struct core *core, struct core_job *job)
 		job_list_remove(&core->done, job);
 	if (job->state == ROTA_JOB_RUNNING)
 		core_job_release(core, job);
+	limit_tally_forget(core, job);
 	jobtab_remove(core, job->id);
 }
 

@@ -46,6 +46,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,28 +464,44 @@ static bool slurm_keep(struct slurm_state *st)
 	return true;
 }
 
+/* Note holder 'set' as moved in 'moved' ('*n' so far, room for 'cap'). */
+static void slurm_note(const struct rota_limit_set *set,
+		       const struct rota_limit_set **moved, size_t cap,
+		       size_t *n)
+{
+	if (*n < cap)
+		moved[*n] = set;
+	(*n)++;
+}
+
 static int slurm_running_changed(void *state, int64_t now,
 				 const struct rota_limit_job *running,
-				 size_t n)
+				 size_t n, const struct rota_limit_set **moved,
+				 size_t cap)
 {
 	struct slurm_state *st = state;
 	struct slurm_state last = { .t = st->last, .n = st->nlast };
-	bool ok = true, moved;
+	bool ok = true;
+	size_t nmoved = 0;
 
 	(void)now;
 	st->n = 0;
 	for (size_t i = 0; i < n && ok; i++)
 		ok = slurm_add(st, &running[i], running[i].remaining) == 0;
-	moved = !st->seen || !ok;
-	for (size_t i = 0; i < st->n && !moved; i++)
-		moved = slurm_moved(st->t[i].set, slurm_find(&last, st->t[i].set),
-				    &st->t[i]);
-	for (size_t i = 0; i < last.n && !moved; i++)
-		if (!slurm_find(st, last.t[i].set))
-			moved = slurm_moved(last.t[i].set, &last.t[i], NULL);
-	/* not counted or not kept: the next call says moved again */
+	for (size_t i = 0; i < st->n; i++)
+		if (slurm_moved(st->t[i].set, slurm_find(&last, st->t[i].set),
+				&st->t[i]))
+			slurm_note(st->t[i].set, moved, cap, &nmoved);
+	for (size_t i = 0; i < last.n; i++)
+		if (!slurm_find(st, last.t[i].set) &&
+		    slurm_moved(last.t[i].set, &last.t[i], NULL))
+			slurm_note(last.t[i].set, moved, cap, &nmoved);
+	/* nothing to compare with, or too many to name: any job */
+	if (!st->seen || !ok || nmoved > cap || nmoved > INT_MAX)
+		nmoved = SIZE_MAX;
+	/* not counted or not kept: the next call says all again */
 	st->seen = ok && slurm_keep(st);
-	return moved ? 1 : 0;
+	return nmoved == SIZE_MAX ? -1 : (int)nmoved;
 }
 
 static int slurm_start(void *state, int64_t now,

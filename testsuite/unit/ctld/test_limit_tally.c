@@ -6,7 +6,8 @@
  * requeues and arrays (core_limits_consistent after every step), and
  * MaxSubmitJobs reads it; a pass after a submit judges the jobs that
  * changed, not every pending one (core_sched_stats limits_judged),
- * while a holder reaching or leaving MaxJobs has its jobs judged again.
+ * while a holder reaching or leaving MaxJobs has its jobs judged again,
+ * and only its own.
  */
 #include "config.h"
 
@@ -24,6 +25,8 @@
 
 #define T0 ((int64_t)1700000000)
 #define ANA 1000
+#define BOB 1001
+#define NPER 40
 #define NHELD 500
 
 static struct core *core;
@@ -34,8 +37,8 @@ static void teardown(void)
 	fixture_stop(&core, &conf);
 }
 
-static int submit_rc(const char *array, bool hold, uint32_t *id,
-		     struct rota_error *err)
+static int submit_as(const char *user, uid_t uid, const char *array,
+		     bool hold, uint32_t *id, struct rota_error *err)
 {
 	struct rota_job_desc d = {
 		.name = rota_xstrdup("job"),
@@ -47,12 +50,18 @@ static int submit_rc(const char *array, bool hold, uint32_t *id,
 		.time_limit = 100,
 		.hold = hold,
 	};
-	struct core_submit req = { .desc = &d, .uid = ANA, .gid = ANA,
-				   .user = "ana" };
+	struct core_submit req = { .desc = &d, .uid = uid, .gid = uid,
+				   .user = user };
 	int rc = core_submit(core, T0, &req, id, err);
 
 	rota_job_desc_clear(&d);
 	return rc;
+}
+
+static int submit_rc(const char *array, bool hold, uint32_t *id,
+		     struct rota_error *err)
+{
+	return submit_as("ana", ANA, array, hold, id, err);
 }
 
 static uint32_t submit(const char *array, bool hold)
@@ -239,6 +248,50 @@ START_TEST(test_submit_judges_one)
 }
 END_TEST
 
+/*
+ * A holder that leaves its limit has its own jobs judged again, not
+ * those of another holder that did not move.
+ */
+START_TEST(test_moved_holder_only)
+{
+	const struct core_sched_stats *st;
+	struct rota_error err = { "" };
+	uint32_t ana[NPER], bob[NPER];
+
+	fixture_start("NodeName=n1 CPUs=8 RealMemory=16G\n"
+		      "QueueName=batch Default=yes\n"
+		      "AccountName=physics\n"
+		      "UserName=ana Account=physics Default=yes MaxJobs=1\n"
+		      "UserName=bob Account=physics Default=yes MaxJobs=1\n",
+		      T0, &core, &conf);
+	st = core_sched_stats(core);
+	for (int i = 0; i < NPER; i++) {
+		ck_assert_int_eq(submit_as("ana", ANA, NULL, false, &ana[i],
+					   &err), 0);
+		ck_assert_int_eq(submit_as("bob", BOB, NULL, false, &bob[i],
+					   &err), 0);
+	}
+	pass(T0 + 1);
+	ck_assert_int_eq(state(ana[0]), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(bob[0]), ROTA_JOB_RUNNING);
+	pass(T0 + 2); /* both reached their limits: all judged again */
+	ck_assert_uint_eq(st->limits_judged, 2 * (NPER - 1));
+	ck_assert_str_eq(reason(bob[1]), "MaxJobsPerUser (1 of 1)");
+
+	/* ana's ends: her jobs judged, bob's left as they were */
+	fixture_end_job(core, T0 + 3, ana[0]);
+	pass(T0 + 4);
+	ck_assert_uint_eq(st->limits_judged, NPER - 1);
+	ck_assert_int_eq(state(ana[1]), ROTA_JOB_RUNNING);
+	pass(T0 + 5); /* and again as the next of hers starts */
+	ck_assert_uint_eq(st->limits_judged, NPER - 2);
+	ck_assert_str_eq(reason(ana[2]), "MaxJobsPerUser (1 of 1)");
+	ck_assert_str_eq(reason(bob[1]), "MaxJobsPerUser (1 of 1)");
+	pass(T0 + 6);
+	ck_assert_uint_eq(st->limits_judged, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("limit_tally");
@@ -248,6 +301,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_counts_follow_jobs);
 	tcase_add_test(tc, test_submit_judges_one);
+	tcase_add_test(tc, test_moved_holder_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
