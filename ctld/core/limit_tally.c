@@ -111,7 +111,7 @@ static void add_holders(struct core *core, struct tally_table *t,
 	add(t, &core->qos_limits[qos], delta);
 }
 
-/* ---- the pending jobs the limits judge, by association and QOS ------------ */
+/* ---- the pending jobs the limits judge, by association and QOS --------- */
 
 static size_t bucket_slot(uint32_t assoc, uint32_t qos, size_t nslots)
 {

@@ -232,7 +232,6 @@ void core_restore_finish(struct core *core)
 	usage_run_rebuild(core);
 	usage_marks_apply(core);
 	array_recount(core);
-	limit_tally_rebuild(core);
 	jobtab_sort(core);
 	/* ratings are not journaled: all are rated before the next pass */
 	prio_sort(core);
@@ -242,6 +241,8 @@ void core_restore_finish(struct core *core)
 	/* every target is back: dependencies may look them up */
 	for (struct core_job *j = core->pending.head; j; j = j->next)
 		depend_restore(core, j);
+	/* the limits count every job as it now is, held and waiting too */
+	limit_tally_rebuild(core);
 	/* ends whose records may not have reached jobcomp: offer them again */
 	for (struct core_job *j = core->done.head; j; j = j->next)
 		if (!j->recorded)

@@ -292,6 +292,52 @@ START_TEST(test_moved_holder_only)
 }
 END_TEST
 
+/* A pending job as a journal keeps it (the last record of an id wins). */
+static void restore(uint32_t id, enum core_hold hold, const char *dep)
+{
+	struct rota_error err = { "" };
+	struct core_job_state st = {
+		.id = id, .state = ROTA_JOB_PENDING, .uid = ANA, .gid = ANA,
+		.user = "ana", .queue = "batch", .time_limit = 100,
+		.submit_time = T0, .exit_code = -1, .eligible_since = T0,
+		.hold = hold,
+		.desc = {
+			.name = rota_xstrdup("job"),
+			.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+			.workdir = rota_xstrdup("/tmp"),
+			.dependency = dep ? rota_xstrdup(dep) : NULL,
+			.ntasks = 1,
+			.cpus_per_task = 1,
+			.time_limit = 100,
+		},
+	};
+
+	ck_assert_msg(core_restore_job(core, T0, &st, &err) == 0, "%s",
+		      err.text);
+	rota_job_desc_clear(&st.desc);
+}
+
+/* A journal's jobs come back without events: counted all the same. */
+START_TEST(test_restored_counted)
+{
+	fixture_start(limits_conf, T0, &core, &conf);
+	restore(1, CORE_HOLD_NONE, NULL);
+	restore(2, CORE_HOLD_NONE, NULL);
+	restore(2, CORE_HOLD_USER, NULL); /* replaces the first */
+	restore(3, CORE_HOLD_NONE, "afterok:1");
+	restore(4, CORE_HOLD_NONE, NULL);
+	core_restore_finish(core);
+	ck_assert(core_limits_consistent(core));
+	refused_at(4);
+	pass(T0 + 1);
+	ck_assert_int_eq(state(1), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(4), ROTA_JOB_RUNNING);
+	ck_assert_str_eq(reason(2), "JobHeldUser");
+	ck_assert_str_eq(reason(3), "Dependency");
+	refused_at(4);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("limit_tally");
@@ -302,6 +348,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_counts_follow_jobs);
 	tcase_add_test(tc, test_submit_judges_one);
 	tcase_add_test(tc, test_moved_holder_only);
+	tcase_add_test(tc, test_restored_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }
