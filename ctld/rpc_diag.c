@@ -58,6 +58,7 @@ static void add_sched(struct diag *d, const struct ctld *ctld)
 	add(d, "sched_started", (int64_t)c->main_started);
 	add(d, "sched_skipped", (int64_t)c->main_skipped);
 	add(d, "sched_deferred", (int64_t)s->sched_deferred);
+	add(d, "limits_judged", (int64_t)c->limits_judged);
 	add(d, "bf_passes", (int64_t)c->bf_passes);
 	add(d, "bf_last_us", (int64_t)c->bf_last_us);
 	add(d, "bf_mean_us", mean(c->bf_total_us, c->bf_passes));

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 12 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 13 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -35,8 +35,10 @@
 				  override and functional tickets,
 				  priority hold_restarts_age; 11: ticket
 				  policy weight_department, context
-				  job_cores_min, _max; 12: context
-				  job_gpus, job_licenses */
+				  job_cores_min, _max; 12: limits
+				  admit_counted, running_changed; 13:
+				  priority context job_gpus,
+				  job_licenses */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -358,7 +360,7 @@ struct rota_prio_context {
 	const uint32_t *job_cores_min;
 	const uint32_t *job_cores_max;
 	/*
-	 * Since ABI 1.12: each job's GPUs in all (per node times its nodes,
+	 * Since ABI 1.13: each job's GPUs in all (per node times its nodes,
 	 * or per task times its tasks; once it runs, those it holds) and its
 	 * licenses as asked ("matlab:1,ansys:2"; NULL: none), one per job
 	 * passed: the consumables Grid Engine weighs by their urgency.
@@ -487,6 +489,20 @@ struct rota_limit_job {
 	uint32_t eligible;
 };
 
+/*
+ * ABI 1.12: how many jobs each of a job's holders has in the queue
+ * (pending and running, an array's pending rest counting as its tasks),
+ * the job itself left out.  The host keeps them as jobs come and go, so
+ * that admit_counted() costs the same with 100 or 100,000 jobs queued.
+ * 'account' follows the job's account_limits entry for entry; a holder
+ * the job does not have (a NULL user_limits, qos_limits) counts 0.
+ */
+struct rota_limit_counts {
+	int64_t user;
+	const int64_t *account;
+	int64_t qos;
+};
+
 struct rota_limits_ops {
 	size_t size;
 	/*
@@ -517,6 +533,36 @@ struct rota_limits_ops {
 	 */
 	int (*start)(void *state, int64_t now, const struct rota_limit_job *job,
 		     bool others_idle, char *reason, size_t len);
+	/*
+	 * Since ABI 1.12.  Optional: admit(), with each holder's jobs
+	 * counted by the host ('queued') instead of listed.  A host that
+	 * knows it calls it instead of admit(), which a plugin may still
+	 * give for older hosts.
+	 */
+	int (*admit_counted)(void *state, int64_t now,
+			     const struct rota_limit_job *job,
+			     const struct rota_limit_counts *queued, char *err,
+			     size_t errlen);
+	/*
+	 * Since ABI 1.12.  Optional, for a plugin whose classify() judges a
+	 * pending job by that job and the running jobs alone, never by the
+	 * other pending jobs or their order (Slurm's MaxJobs, not Maui's
+	 * MaxIdle).  Called before each classify() with the running jobs
+	 * only.  Returns how many holders' pending jobs might be judged
+	 * otherwise than at the last call (a holder reached or left a
+	 * limit, the numbers of a reason moved), their sets written to
+	 * 'moved' (room for 'cap'); 0 if none; more than 'cap' or negative
+	 * (always on the first call): any pending job might.  When every
+	 * plugin has it, the host hands classify() the running jobs and only
+	 * the pending jobs that changed since its last call (submitted,
+	 * released, requeued, updated) or have a moved set among their
+	 * holders: the others keep their verdicts.  When any job might
+	 * move, classify() sees every job, though held ones (neither idle
+	 * nor blocked, they need no verdict) may be left out.
+	 */
+	int (*running_changed)(void *state, int64_t now,
+			       const struct rota_limit_job *running, size_t n,
+			       const struct rota_limit_set **moved, size_t cap);
 };
 
 /* ---- sched: backfill ------------------------------------------------------- */

@@ -26,7 +26,7 @@
  * testsuite/build/layers.sh checks it in make check, from the objects'
  * symbols (nm), against this table.
  *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
- *               share share_usage array_tally changes
+ *               share share_usage array_tally changes limit_tally
  *  2 resources  node gpus licenses resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
@@ -293,6 +293,22 @@ struct core_job {
 	uint64_t shown;		/* a digest of that row (shown.c) */
 	struct core_job *cprev;	/* in the change list, by change number */
 	struct core_job *cnext;
+	/*
+	 * What the limits' holder tallies count of it (limit_tally.c): jobs
+	 * and the association and QOS they were counted for; and whether
+	 * it waits to be judged again by the limits.
+	 */
+	uint32_t tally_jobs;
+	uint32_t tally_assoc;
+	uint32_t tally_qos;
+	bool limits_look;
+	/*
+	 * In its association and QOS's list of the pending jobs the limits
+	 * judge (limit_tally.c), its index + 1 (0: in none).
+	 */
+	uint32_t bucket;
+	struct core_job *bprev;
+	struct core_job *bnext;
 };
 #define CORE_LIMIT_REASON_MAX 96
 
@@ -410,8 +426,16 @@ struct core_sched_stats {
 	uint64_t main_visited;	/* pending jobs the last main pass looked
 				   at (held and other parked jobs are not) */
 	uint64_t bf_skipped;
+	uint64_t limits_judged;	/* pending jobs the limits judged before
+				   the last pass (limits_classify) */
 };
 const struct core_sched_stats *core_sched_stats(const struct core *core);
+/*
+ * Do the limits' counts kept from request to request (limit_tally.c)
+ * match a count from scratch of the queued jobs?  O(jobs): for tests
+ * and checks, not for passes.
+ */
+bool core_limits_consistent(struct core *core);
 const char *core_sched_plugin(const struct core *core);
 void core_sched_describe(const struct core *core, char *buf, size_t len);
 

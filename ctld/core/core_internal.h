@@ -17,6 +17,36 @@ struct job_list {
 	size_t n;
 };
 
+/* What limit_tally.c keeps per holder, and its table by the set's address. */
+struct limit_tally {
+	const struct rota_limit_set *set; /* NULL: a free slot */
+	int64_t queued;		/* its jobs pending or running, an array's
+				   rest counting its tasks */
+};
+struct tally_table {
+	struct limit_tally *v;
+	size_t slots;		/* a power of two, or 0 */
+	size_t n;
+};
+
+/*
+ * The pending jobs of one association and QOS that the limits judge (not
+ * held nor waiting on a dependency, or marked limited), through core_job
+ * bprev/bnext, and the table of them (limit_tally.c).
+ */
+struct tally_bucket {
+	uint32_t assoc;
+	uint32_t qos;
+	struct core_job *head;
+};
+struct bucket_table {
+	struct tally_bucket *v;	/* by index, which never changes */
+	size_t n;
+	size_t cap;
+	uint32_t *slots;	/* index + 1 by (assoc, qos); 0: empty */
+	size_t nslots;		/* a power of two, or 0 */
+};
+
 /* The main pass's walk list, threaded through core_job wprev/wnext. */
 struct walk_list {
 	struct core_job *head;
@@ -182,6 +212,11 @@ struct core {
 	bool dep_reaping;	 /* core_job_reap_deps is at work */
 	size_t ndep_wait;	 /* pending jobs with dep_wait */
 	struct core_changes changes; /* for rota top's deltas (changes.c) */
+	struct tally_table tally; /* per limit holder (limit_tally.c) */
+	struct bucket_table buckets; /* their pending jobs, by assoc and QOS */
+	uint32_t *look;		 /* ids the limits judge again */
+	size_t nlook;
+	size_t look_cap;
 };
 
 /* A time that never comes: the end of a job with no time limit. */
@@ -324,6 +359,40 @@ const struct array_tally *array_tally_find(const struct core *core,
 					   uint32_t id);
 void array_tally_reset(struct core *core);
 void array_tally_fini(struct core *core);
+
+/*
+ * limit_tally.c: what the limits keep from request to request, so that
+ * their cost does not grow with the queue (issue 23): per holder (a
+ * struct rota_limit_set: a user's association, an account, a QOS) its
+ * jobs in the queue, and the jobs changed since the limits last judged
+ * them.  Only while core->limits_set.  limit_tally_job: 'job' changed
+ * (core_mark_dirty calls it): counted again, listed to be judged.
+ */
+void limit_tally_job(struct core *core, struct core_job *job);
+/* Holder 'set''s jobs in the queue (0 for NULL or none). */
+int64_t limit_tally_queued(const struct core *core,
+			   const struct rota_limit_set *set);
+/*
+ * The jobs listed since the last call, each once, into '*jobs' (caller
+ * frees, and clears their limits_look; jobs gone are left out); returns
+ * how many.
+ */
+size_t limit_tally_take(struct core *core, struct core_job ***jobs);
+/* Its 'limited' mark changed: it may join or leave its holders' lists. */
+void limit_tally_index(struct core *core, struct core_job *job);
+/*
+ * Append to '*jobs' ('n' so far, grown) the pending jobs the limits
+ * judge that have one of 'sets' among their holders, but for those
+ * with limits_look set (listed already); returns the new count.
+ */
+size_t limit_tally_holders_jobs(struct core *core,
+				const struct rota_limit_set *const *sets,
+				size_t nsets, struct core_job ***jobs, size_t n);
+/* A job about to be freed without an event (a restore's replaced one). */
+void limit_tally_forget(struct core *core, struct core_job *job);
+/* Count every job again (a restore put them back without events). */
+void limit_tally_rebuild(struct core *core);
+void limit_tally_fini(struct core *core);
 
 /* limit_set.c */
 struct rota_conf_limits;

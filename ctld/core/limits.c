@@ -14,10 +14,22 @@
  *
  * With no limit anywhere and only `slurm` loaded, all of this is skipped:
  * a site without limits pays nothing per pass.
+ *
+ * With limits, a request must still cost the same however long the queue
+ * (issue 23).  A submit reads each holder's count of queued jobs, kept by
+ * limit_tally.c, from a plugin with admit_counted(); only an older one
+ * gets every queued job's view.  Before a pass, when every plugin judges
+ * a pending job by that job and the running jobs alone (running_changed:
+ * `slurm`), the running jobs are shown to them first, and they name the
+ * holders whose jobs they may judge otherwise; only those holders' jobs
+ * (limit_tally.c lists them) and the jobs changed since the last pass are
+ * judged, and held jobs never are.  Maui's MaxIdle depends on the order
+ * of all idle jobs: with `maui` loaded every pass judges every job.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,11 +120,25 @@ void limits_fini(struct core *core)
 		plugin_unload(core->limits[i]);
 	free(core->limits);
 	free(core->qos_limits);
+	limit_tally_fini(core);
 }
 
+/* The ops table, of any ABI 1 minor: newer ops are checked before use. */
 static const struct rota_limits_ops *ops(const struct core *core, size_t i)
 {
-	return plugin_ops(core->limits[i], sizeof(struct rota_limits_ops));
+	return plugin_ops(core->limits[i],
+			  offsetof(struct rota_limits_ops, classify) +
+				  sizeof(void *));
+}
+
+static bool has_admit_counted(const struct rota_limits_ops *o)
+{
+	return PLUGIN_OPS_HAS(o, admit_counted) && o->admit_counted;
+}
+
+static bool has_running_changed(const struct rota_limits_ops *o)
+{
+	return PLUGIN_OPS_HAS(o, running_changed) && o->running_changed;
 }
 
 /* ---- the plugins' view ----------------------------------------------------- */
@@ -159,10 +185,60 @@ static struct rota_limit_job *views(struct core *core, int64_t now,
 	return v;
 }
 
+/*
+ * What a submit's judges read: the holders' counts, and for a plugin
+ * without admit_counted() every queued job's view, made at its first use.
+ */
+struct admission {
+	struct rota_limit_counts counts;
+	int64_t *account;	/* counts.account's */
+	struct rota_limit_job *queued;
+	size_t nqueued;
+};
+
+/* The counts of the holders in 'one' (the job is not counted yet). */
+static void admission_init(struct core *core, const struct rota_limit_job *one,
+			   struct admission *a)
+{
+	size_t n = 0;
+
+	while (one->account_limits && one->account_limits[n])
+		n++;
+	*a = (struct admission){ 0 };
+	a->account = rota_xcalloc(n + 1, sizeof(*a->account));
+	for (size_t d = 0; d < n; d++)
+		a->account[d] = limit_tally_queued(core, one->account_limits[d]);
+	a->counts.user = limit_tally_queued(core, one->user_limits);
+	a->counts.account = a->account;
+	a->counts.qos = limit_tally_queued(core, one->qos_limits);
+}
+
+static void admission_fini(struct admission *a)
+{
+	free(a->account);
+	free(a->queued);
+}
+
+/* Plugin 'i''s word on 'one': 0, or -EINVAL with its line in 'text'. */
+static int admit_one(struct core *core, size_t i, int64_t now,
+		     const struct rota_limit_job *one, struct admission *a,
+		     char *text, size_t len)
+{
+	const struct rota_limits_ops *o = ops(core, i);
+	void *st = plugin_state(core->limits[i]);
+
+	if (has_admit_counted(o))
+		return o->admit_counted(st, now, one, &a->counts, text, len);
+	if (!o->admit)
+		return 0;
+	if (!a->queued) /* an older plugin: it counts for itself */
+		a->queued = views(core, now, &a->nqueued);
+	return o->admit(st, now, one, a->queued, a->nqueued, text, len);
+}
+
 /* Would every plugin admit 'job' with 'tasks' tasks? */
 static bool admits_tasks(struct core *core, int64_t now, struct core_job *job,
-			 const char *user, uint32_t tasks,
-			 const struct rota_limit_job *queued, size_t n)
+			 const char *user, uint32_t tasks, struct admission *a)
 {
 	struct rota_limit_job one;
 	uint32_t asked = job->desc.ntasks;
@@ -171,14 +247,9 @@ static bool admits_tasks(struct core *core, int64_t now, struct core_job *job,
 	job->desc.ntasks = tasks; /* its cores and memory, for the view */
 	view(core, job, now, user, &one);
 	job->desc.ntasks = asked;
-	for (size_t i = 0; i < core->nlimits; i++) {
-		void *st = plugin_state(core->limits[i]);
-
-		if (ops(core, i)->admit &&
-		    ops(core, i)->admit(st, now, &one, queued, n, text,
-					sizeof(text)) < 0)
+	for (size_t i = 0; i < core->nlimits; i++)
+		if (admit_one(core, i, now, &one, a, text, sizeof(text)) < 0)
 			return false;
-	}
 	return true;
 }
 
@@ -190,17 +261,16 @@ static bool admits_tasks(struct core *core, int64_t now, struct core_job *job,
  * minimum: no range.
  */
 static void admit_range(struct core *core, int64_t now, struct core_job *job,
-			const char *user, const struct rota_limit_job *queued,
-			size_t n)
+			const char *user, struct admission *a)
 {
 	uint32_t lo = job->desc.ntasks, hi = job->desc.ntasks_max;
 
-	if (admits_tasks(core, now, job, user, hi, queued, n))
+	if (admits_tasks(core, now, job, user, hi, a))
 		return;
 	while (hi - lo > 1) { /* lo is admitted, hi is not */
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (admits_tasks(core, now, job, user, mid, queued, n))
+		if (admits_tasks(core, now, job, user, mid, a))
 			lo = mid;
 		else
 			hi = mid;
@@ -211,28 +281,25 @@ static void admit_range(struct core *core, int64_t now, struct core_job *job,
 int limits_admit(struct core *core, int64_t now, struct core_job *job,
 		 const char *user, struct rota_error *err)
 {
-	struct rota_limit_job one, *queued;
-	size_t n;
+	struct rota_limit_job one;
+	struct admission a;
 	int rc = 0;
 
 	if (!core->limits_set)
 		return 0;
 	view(core, job, now, user, &one);
-	queued = views(core, now, &n);
+	admission_init(core, &one, &a);
 	for (size_t i = 0; i < core->nlimits && rc == 0; i++) {
 		char text[sizeof(err->text)] = "";
 
-		if (!ops(core, i)->admit)
-			continue;
-		rc = ops(core, i)->admit(plugin_state(core->limits[i]), now,
-					 &one, queued, n, text, sizeof(text));
+		rc = admit_one(core, i, now, &one, &a, text, sizeof(text));
 		if (rc < 0)
 			rota_errorf(err, -EINVAL, "%s",
 				    text[0] ? text : "refused by a limit");
 	}
 	if (rc == 0 && job->desc.ntasks_max > job->desc.ntasks)
-		admit_range(core, now, job, user, queued, n);
-	free(queued);
+		admit_range(core, now, job, user, &a);
+	admission_fini(&a);
 	return rc < 0 ? -EINVAL : 0;
 }
 
@@ -260,6 +327,7 @@ static void apply(struct core *core, struct core_job *job,
 	job->limited = v->blocked && !job->hold && !job->dep_wait;
 	if (job->limited != was) {
 		core_walk_update(core, job);
+		limit_tally_index(core, job);
 		core_mark_changed(core);
 	}
 	if (job->limited)
@@ -269,25 +337,143 @@ static void apply(struct core *core, struct core_job *job,
 		core_job_set_eligible(job, !job->limited, now);
 }
 
-void limits_classify(struct core *core, int64_t now)
+/* Does every plugin judge a pending job by it and the running jobs alone? */
+static bool judged_alone(const struct core *core)
 {
-	struct rota_limit_job *v;
-	struct core_job *j;
-	size_t n, first;
+	for (size_t i = 0; i < core->nlimits; i++)
+		if (!has_running_changed(ops(core, i)))
+			return false;
+	return true;
+}
 
-	if (!core->limits_set)
-		return;
-	v = views(core, now, &n);
-	first = core->running.n;
+/* Holders whose jobs a pass judges again, at most; more: all jobs. */
+#define MOVED_MAX 64
+
+/*
+ * Shown the running jobs, which holders' pending jobs may the plugins
+ * judge otherwise now?  Their sets into 'moved' (MOVED_MAX); returns how
+ * many, or SIZE_MAX for any job.
+ */
+static size_t running_moved(struct core *core, int64_t now,
+			    const struct rota_limit_job *running, size_t n,
+			    const struct rota_limit_set **moved)
+{
+	size_t nmoved = 0;
+
+	/* every plugin sees them: each keeps what it saw for the next time */
 	for (size_t i = 0; i < core->nlimits; i++) {
-		/* a job blocked by one plugin stays blocked for the next */
+		size_t room = nmoved == SIZE_MAX ? 0 : MOVED_MAX - nmoved;
+		int rc = ops(core, i)->running_changed(
+			plugin_state(core->limits[i]), now, running, n,
+			moved + MOVED_MAX - room, room);
+
+		if (nmoved == SIZE_MAX)
+			continue;
+		nmoved = rc < 0 || (size_t)rc > room ? SIZE_MAX : nmoved + rc;
+	}
+	return nmoved;
+}
+
+/*
+ * The pending jobs to judge, in order: every one, or with 'alone' those
+ * not held (a held one keeps no verdict: its hold cleared 'limited') and
+ * not waiting on a dependency, unless still marked limited.
+ */
+static size_t pick_pending(struct core *core, bool alone,
+			   struct core_job ***out)
+{
+	struct core_job **v = rota_xcalloc(core->pending.n + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (struct core_job *j = core->pending.head; j; j = j->next)
+		if (!alone || j->limited || !(j->hold || j->dep_wait))
+			v[n++] = j;
+	*out = v;
+	return n;
+}
+
+/*
+ * Of the jobs changed since the last pass, the pending ones (in place),
+ * then the jobs of the holders that moved.
+ */
+static size_t pick_changed(struct core *core, struct core_job ***look,
+			   size_t nlook, const struct rota_limit_set **moved,
+			   size_t nmoved)
+{
+	size_t n = 0, all;
+
+	for (size_t i = 0; i < nlook; i++) {
+		struct core_job *j = (*look)[i];
+
+		if (j->in_pending)
+			(*look)[n++] = j;
+		else
+			j->limits_look = false;
+	}
+	/* those listed already are left out: their limits_look is set */
+	all = nmoved ? limit_tally_holders_jobs(core, moved, nmoved, look, n)
+		     : n;
+	for (size_t i = 0; i < n; i++)
+		(*look)[i]->limits_look = false;
+	return all;
+}
+
+/* The views of the running jobs (caller frees). */
+static struct rota_limit_job *running_views(struct core *core, int64_t now,
+					    size_t *n)
+{
+	struct rota_limit_job *v =
+		rota_xcalloc(core->running.n + 1, sizeof(*v));
+
+	*n = 0;
+	for (struct core_job *j = core->running.head; j; j = j->next)
+		view(core, j, now, j->user, &v[(*n)++]);
+	return v;
+}
+
+/* Every plugin's classify() of 'n' views, each blocking for the next. */
+static void classify(struct core *core, int64_t now,
+		     struct rota_limit_job *v, size_t n)
+{
+	for (size_t i = 0; i < core->nlimits; i++)
 		if (ops(core, i)->classify(plugin_state(core->limits[i]), now,
 					   v, n) < 0)
 			rota_err("limits/%s: classify failed: jobs left as "
 				 "they were", plugin_name(core->limits[i]));
+}
+
+void limits_classify(struct core *core, int64_t now)
+{
+	const struct rota_limit_set *moved[MOVED_MAX];
+	struct core_job **look, **jobs;
+	struct rota_limit_job *v;
+	size_t nlook, nrun, n, nmoved = SIZE_MAX;
+	bool alone;
+
+	if (!core->limits_set)
+		return;
+	nlook = limit_tally_take(core, &look);
+	alone = judged_alone(core);
+	v = running_views(core, now, &nrun);
+	if (alone)
+		nmoved = running_moved(core, now, v, nrun, moved);
+	if (nmoved == SIZE_MAX) {
+		for (size_t k = 0; k < nlook; k++)
+			look[k]->limits_look = false;
+		free(look);
+		n = pick_pending(core, alone, &jobs);
+	} else {
+		n = pick_changed(core, &look, nlook, moved, nmoved);
+		jobs = look;
 	}
-	for (j = core->pending.head; j; j = j->next, first++)
-		apply(core, j, &v[first], now);
+	v = rota_xreallocarray(v, nrun + n + 1, sizeof(*v));
+	for (size_t k = 0; k < n; k++)
+		view(core, jobs[k], now, jobs[k]->user, &v[nrun + k]);
+	classify(core, now, v, nrun + n);
+	for (size_t k = 0; k < n; k++)
+		apply(core, jobs[k], &v[nrun + k], now);
+	core->sched_stats.limits_judged = n;
+	free(jobs);
 	free(v);
 }
 
@@ -301,7 +487,7 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 	view(core, job, now, job->user, &one);
 	one.count = 1; /* an array's rest starts one task */
 	for (size_t i = 0; i < core->nlimits; i++) {
-		if (!ops(core, i)->start)
+		if (!PLUGIN_OPS_HAS(ops(core, i), start) || !ops(core, i)->start)
 			continue;
 		if (ops(core, i)->start(plugin_state(core->limits[i]), now,
 					&one, others_idle, reason_buf(job),

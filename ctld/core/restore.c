@@ -27,6 +27,7 @@ static void unlink_job(struct core *core, struct core_job *job)
 		job_list_remove(&core->done, job);
 	if (job->state == ROTA_JOB_RUNNING)
 		core_job_release(core, job);
+	limit_tally_forget(core, job);
 	jobtab_remove(core, job->id);
 }
 
@@ -248,6 +249,8 @@ void core_restore_finish(struct core *core)
 	/* every target is back: dependencies may look them up */
 	for (struct core_job *j = core->pending.head; j; j = j->next)
 		depend_restore(core, j);
+	/* the limits count every job as it now is, held and waiting too */
+	limit_tally_rebuild(core);
 	/* ends whose records may not have reached jobcomp: offer them again */
 	for (struct core_job *j = core->done.head; j; j = j->next)
 		if (!j->recorded)

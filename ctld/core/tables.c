@@ -244,6 +244,7 @@ void core_mark_dirty(struct core *core, struct core_job *job)
 	/* whatever changed a job may change what a pass does */
 	core_mark_changed(core);
 	changes_mark(core, job); /* rota top's row too, if it shows it */
+	limit_tally_job(core, job); /* and what the limits count of it */
 	if (job->dirty)
 		return;
 	job->dirty = true;

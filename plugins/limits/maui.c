@@ -314,6 +314,16 @@ static int maui_admit(void *state, int64_t now,
 	return 0;
 }
 
+/* The same: Maui's limits at submit count no queued jobs (ABI 1.12). */
+static int maui_admit_counted(void *state, int64_t now,
+			      const struct rota_limit_job *job,
+			      const struct rota_limit_counts *queued,
+			      char *err, size_t errlen)
+{
+	(void)queued;
+	return maui_admit(state, now, job, NULL, 0, err, errlen);
+}
+
 /* ---- pending ------------------------------------------------------------- */
 
 static int64_t maui_pick(int64_t own, int64_t def)
@@ -577,6 +587,7 @@ static const struct rota_limits_ops maui_ops = {
 	.admit = maui_admit,
 	.classify = maui_classify,
 	.start = maui_start,
+	.admit_counted = maui_admit_counted,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(limits, maui);

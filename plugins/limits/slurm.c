@@ -33,11 +33,20 @@
  * - run-minutes are counted in core-seconds and shown in minutes rounded
  *   up, so a shown figure is never below the limit it exceeds.
  * Settings: none.
+ *
+ * Cost (issue 23): MaxSubmitJobs reads the holders' counts the host keeps
+ * (admit_counted), and a pending job's verdict depends on the job and the
+ * running jobs alone, so running_changed() tells the host when verdicts
+ * may have moved: a holder with MaxJobs reaching or leaving it (or its
+ * count moving while at it, since the reason shows it), or the run-minutes
+ * of a holder with GrpTRESRunMins changing (they shrink as time passes:
+ * such a holder's jobs are judged again each pass while it runs jobs).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +80,10 @@ struct slurm_state {
 	struct slurm_tally *t;
 	size_t n;
 	size_t cap;
+	struct slurm_tally *last; /* the tallies running_changed() saw */
+	size_t nlast;
+	size_t last_cap;
+	bool seen;		/* running_changed() was called before */
 };
 
 /* The job's holders, user first, QOS last; returns how many. */
@@ -223,6 +236,26 @@ static int slurm_max_submit(const struct rota_limit_job *job,
 	return 0;
 }
 
+/* MaxSubmitJobs against the host's counts: 'n[i]' jobs of holder 'h[i]'. */
+static int slurm_max_counted(const struct rota_limit_job *job,
+			     const struct slurm_holder *h, size_t nh,
+			     const int64_t *n, char *err, size_t errlen)
+{
+	char who[96];
+
+	for (size_t i = 0; i < nh; i++) {
+		int64_t max = h[i].set->max_submit;
+
+		if (max < 0 || n[i] + (job->count ? job->count : 1) <= max)
+			continue;
+		slurm_name(job, &h[i], who, sizeof(who));
+		snprintf(err, errlen, "MaxSubmitJobs (%" PRId64 " of %" PRId64
+			 ") for %s", n[i], max, who);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int slurm_admit(void *state, int64_t now,
 		       const struct rota_limit_job *job,
 		       const struct rota_limit_job *queued, size_t nqueued,
@@ -240,6 +273,31 @@ static int slurm_admit(void *state, int64_t now,
 	if (rc == 0)
 		rc = slurm_max_submit(job, h, nh, queued, nqueued, err,
 				      errlen);
+	return rc;
+}
+
+static int slurm_admit_counted(void *state, int64_t now,
+			       const struct rota_limit_job *job,
+			       const struct rota_limit_counts *queued,
+			       char *err, size_t errlen)
+{
+	struct slurm_holder h[SLURM_HOLDERS_MAX];
+	int64_t n[SLURM_HOLDERS_MAX];
+	size_t nh = slurm_holders(job, h);
+	int rc;
+
+	(void)state;
+	(void)now;
+	/* the holders in slurm_holders()'s order: user, accounts, QOS */
+	for (size_t i = 0; i < nh; i++)
+		n[i] = h[i].kind == SK_USER  ? queued->user
+		       : h[i].kind == SK_QOS ? queued->qos
+					     : queued->account[h[i].depth];
+	rc = slurm_max_wall(job, h, nh, err, errlen);
+	if (rc == 0)
+		rc = slurm_max_tres(job, h, nh, err, errlen);
+	if (rc == 0)
+		rc = slurm_max_counted(job, h, nh, n, err, errlen);
 	return rc;
 }
 
@@ -374,6 +432,78 @@ static int slurm_classify(void *state, int64_t now,
 	return 0;
 }
 
+/* Could a holder's pending jobs be judged otherwise, 'a' then 'b'? */
+static bool slurm_moved(const struct rota_limit_set *l,
+			const struct slurm_tally *a,
+			const struct slurm_tally *b)
+{
+	int64_t ja = a ? a->jobs : 0, jb = b ? b->jobs : 0;
+
+	/* at the limit the reason shows the count: "(5 of 4)" */
+	if (l->max_jobs >= 0 && ja != jb &&
+	    (ja >= l->max_jobs || jb >= l->max_jobs))
+		return true;
+	return l->cpu_run_mins >= 0 &&
+	       (a ? a->cpu_secs : 0) != (b ? b->cpu_secs : 0);
+}
+
+/* Keep the tallies just made as the last ones seen (false: no memory). */
+static bool slurm_keep(struct slurm_state *st)
+{
+	if (st->n > st->last_cap) {
+		struct slurm_tally *t = realloc(st->last, st->n * sizeof(*t));
+
+		if (!t)
+			return false;
+		st->last = t;
+		st->last_cap = st->n;
+	}
+	if (st->n)
+		memcpy(st->last, st->t, st->n * sizeof(*st->t));
+	st->nlast = st->n;
+	return true;
+}
+
+/* Note holder 'set' as moved in 'moved' ('*n' so far, room for 'cap'). */
+static void slurm_note(const struct rota_limit_set *set,
+		       const struct rota_limit_set **moved, size_t cap,
+		       size_t *n)
+{
+	if (*n < cap)
+		moved[*n] = set;
+	(*n)++;
+}
+
+static int slurm_running_changed(void *state, int64_t now,
+				 const struct rota_limit_job *running,
+				 size_t n, const struct rota_limit_set **moved,
+				 size_t cap)
+{
+	struct slurm_state *st = state;
+	struct slurm_state last = { .t = st->last, .n = st->nlast };
+	bool ok = true;
+	size_t nmoved = 0;
+
+	(void)now;
+	st->n = 0;
+	for (size_t i = 0; i < n && ok; i++)
+		ok = slurm_add(st, &running[i], running[i].remaining) == 0;
+	for (size_t i = 0; i < st->n; i++)
+		if (slurm_moved(st->t[i].set, slurm_find(&last, st->t[i].set),
+				&st->t[i]))
+			slurm_note(st->t[i].set, moved, cap, &nmoved);
+	for (size_t i = 0; i < last.n; i++)
+		if (!slurm_find(st, last.t[i].set) &&
+		    slurm_moved(last.t[i].set, &last.t[i], NULL))
+			slurm_note(last.t[i].set, moved, cap, &nmoved);
+	/* nothing to compare with, or too many to name: any job */
+	if (!st->seen || !ok || nmoved > cap || nmoved > INT_MAX)
+		nmoved = SIZE_MAX;
+	/* not counted or not kept: the next call says all again */
+	st->seen = ok && slurm_keep(st);
+	return nmoved == SIZE_MAX ? -1 : (int)nmoved;
+}
+
 static int slurm_start(void *state, int64_t now,
 		       const struct rota_limit_job *job, bool others_idle,
 		       char *reason, size_t len)
@@ -412,8 +542,10 @@ static void slurm_fini(void *state)
 {
 	struct slurm_state *st = state;
 
-	if (st)
+	if (st) {
 		free(st->t);
+		free(st->last);
+	}
 	free(st);
 }
 
@@ -422,6 +554,8 @@ static const struct rota_limits_ops slurm_ops = {
 	.admit = slurm_admit,
 	.classify = slurm_classify,
 	.start = slurm_start,
+	.admit_counted = slurm_admit_counted,
+	.running_changed = slurm_running_changed,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(limits, slurm);

@@ -6,7 +6,7 @@
  *          rrcontr = slots x SlotUrgency + the queue's urgency
  *                    + each consumable's urgency x what the job asks
  *                    of it (ResourceUrgency: its GPUs in all, its
- *                    licenses' counts; ABI 1.12)
+ *                    licenses' counts; ABI 1.13)
  *                    (slots: the job's cores; of a task range, -n
  *                    MIN-MAX, what UrgencySlots makes of it)
  *          wtcontr = seconds since submission x WeightWaitingTime

@@ -793,6 +793,72 @@ START_TEST(test_slurm_max_submit)
 }
 END_TEST
 
+/* The same with the host's counts (ABI 1.12), accounts by depth. */
+START_TEST(test_slurm_max_submit_counted)
+{
+	void *st;
+	struct rota_limit_job j;
+	int64_t acct[2] = { 4, 9 };
+	struct rota_limit_counts c = { .user = 3, .account = acct, .qos = 7 };
+	char err[256];
+
+	holders_reset();
+	ana_set.max_submit = 3;
+	root_set.max_submit = 10;
+	st = slurm_init();
+	j = job(5, "ana", 1, HOUR);
+	ck_assert_int_eq(ops(&rota_plugin_limits_slurm)
+				 ->admit_counted(st, NOW, &j, &c, err, 256),
+			 -EINVAL);
+	ck_assert_str_eq(err, "MaxSubmitJobs (3 of 3) for user 'ana'");
+	c.user = 2;
+	ck_assert_int_eq(ops(&rota_plugin_limits_slurm)
+				 ->admit_counted(st, NOW, &j, &c, err, 256),
+			 0);
+	/* an array of 2 passes root's 10 with 9 queued */
+	j.count = 2;
+	c.user = 0;
+	ck_assert_int_eq(ops(&rota_plugin_limits_slurm)
+				 ->admit_counted(st, NOW, &j, &c, err, 256),
+			 -EINVAL);
+	ck_assert_str_eq(err, "MaxSubmitJobs (9 of 10) for the parent "
+			      "account of 'physics'");
+	rota_plugin_limits_slurm.fini(st);
+}
+END_TEST
+
+/* running_changed() names the holders that reached or left MaxJobs. */
+START_TEST(test_slurm_running_changed)
+{
+	const struct rota_limits_ops *o = ops(&rota_plugin_limits_slurm);
+	const struct rota_limit_set *moved[4];
+	struct rota_limit_job r[3];
+	void *st;
+
+	holders_reset();
+	ana_set.max_jobs = 2;
+	normal_set.max_jobs = 5;
+	st = slurm_init();
+	r[0] = running(1, "ana", 1, HOUR);
+	r[1] = running(2, "bob", 1, HOUR);
+	r[2] = running(3, "ana", 1, HOUR);
+	/* the first call: nothing to compare with */
+	ck_assert_int_lt(o->running_changed(st, NOW, r, 1, moved, 4), 0);
+	ck_assert_int_eq(o->running_changed(st, NOW, r, 1, moved, 4), 0);
+	/* bob's start moves no limit; ana's second reaches hers */
+	ck_assert_int_eq(o->running_changed(st, NOW, r, 2, moved, 4), 0);
+	ck_assert_int_eq(o->running_changed(st, NOW, r, 3, moved, 4), 1);
+	ck_assert_ptr_eq(moved[0], &ana_set);
+	/* no room to name it: any job */
+	ck_assert_int_lt(o->running_changed(st, NOW, r, 2, moved, 0), 0);
+	/* with MaxJobs=2 on the QOS, bob's end takes it from 2 to 1 */
+	normal_set.max_jobs = 2;
+	ck_assert_int_eq(o->running_changed(st, NOW, r, 1, moved, 4), 1);
+	ck_assert_ptr_eq(moved[0], &normal_set);
+	rota_plugin_limits_slurm.fini(st);
+}
+END_TEST
+
 static Suite *limits_suite(void)
 {
 	Suite *s = suite_create("limits");
@@ -818,6 +884,8 @@ static Suite *limits_suite(void)
 	tcase_add_test(tc, test_slurm_max_wall);
 	tcase_add_test(tc, test_slurm_max_tres);
 	tcase_add_test(tc, test_slurm_max_submit);
+	tcase_add_test(tc, test_slurm_max_submit_counted);
+	tcase_add_test(tc, test_slurm_running_changed);
 	suite_add_tcase(s, tc);
 	return s;
 }
