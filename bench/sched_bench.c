@@ -9,6 +9,8 @@
  * pass's time and the resident memory the pending jobs added, per job.
  *   sched_bench MODE NODES RUNNING PENDING [CAPS]
  *   (MODE: easy | conservative; CAPS: nocaps (default) | caps)
+ * With ROTA_BENCH_GPUS=1 every node has 8 GPUs (4 near each socket)
+ * and a third of the jobs ask 1 to 8 of them a node (issue 24).
  */
 #include "config.h"
 
@@ -43,6 +45,24 @@ static long rss_kb(void)
 	return rss * 4;
 }
 
+static bool with_gpus;
+
+/* 8 GPUs, 4 near each socket's 64 cores */
+static struct rota_gpu_info bench_gpus[8];
+
+static void gpus_init(void)
+{
+	static char bus[8][16];
+
+	for (int i = 0; i < 8; i++) {
+		snprintf(bus[i], sizeof(bus[i]), "0000:%02x:00.0", 0x10 + i);
+		bench_gpus[i] = (struct rota_gpu_info){
+			.type = "a100", .model = "A100", .busid = bus[i],
+			.cores = i < 4 ? "0-63" : "64-127", .numa = i >= 4,
+		};
+	}
+}
+
 /* Running jobs are narrower (the 50,000 must fit); pending ones mixed. */
 static void submit(struct core *core, unsigned *seed, int64_t now,
 		   const char *queue, bool narrow)
@@ -67,6 +87,8 @@ static void submit(struct core *core, unsigned *seed, int64_t now,
 	snprintf(user, sizeof(user), "u%u", rand_r(seed) % 200);
 	if (rand_r(seed) % 20 == 0)
 		d.constraint = rota_xstrdup("ib");
+	if (with_gpus && rand_r(seed) % 3 == 0)
+		d.gpus_per_node = 1 + (uint32_t)(rand_r(seed) % 8);
 	if (core_submit(core, now, &req, &id, &err) < 0) {
 		fprintf(stderr, "submit: %s\n", err.text);
 		exit(1);
@@ -82,6 +104,7 @@ int main(int argc, char **argv)
 	long pending = argc > 4 ? atol(argv[4]) : 100000;
 	bool caps = argc > 5 && strcmp(argv[5], "caps") == 0;
 	const char *dir = getenv("ROTA_PLUGIN_DIR");
+	const char *g = getenv("ROTA_BENCH_GPUS");
 	char *text = rota_xasprintf(
 		"NodeName=n[00001-%05ld] CPUs=128 RealMemory=256G\n"
 		"QueueName=batch Nodes=ALL Default=yes\n"
@@ -102,6 +125,8 @@ int main(int argc, char **argv)
 	long before;
 	double t0, t1;
 
+	with_gpus = g && strcmp(g, "0") != 0;
+	gpus_init();
 	if (rota_conf_load_buffer("bench.conf", text, strlen(text), &conf,
 				  &err) < 0 ||
 	    core_create(conf, &core, &err) < 0) {
@@ -116,6 +141,8 @@ int main(int argc, char **argv)
 			.features = i % 4 == 0 ? ib : NULL,
 			.sockets = 2, .cores = 128, .pus = 128,
 			.memory_mb = i % 10 == 0 ? 1024 * 1024 : 256 * 1024,
+			.gpus = with_gpus ? bench_gpus : NULL,
+			.ngpus = with_gpus ? 8 : 0,
 		};
 
 		snprintf(name, sizeof(name), "n%05ld", i + 1);
@@ -134,9 +161,10 @@ int main(int argc, char **argv)
 	t0 = seconds();
 	core_backfill(core, now, &st);
 	t1 = seconds();
-	printf("%s%s pass: %.3f s  nodes %ld  running %zu  pending %ld  "
+	printf("%s%s%s pass: %.3f s  nodes %ld  running %zu  pending %ld  "
 	       "tested %u  started %u  reserved %u  %.0f B/pending job\n",
-	       mode, caps ? "-capped" : "", t1 - t0, nodes,
+	       mode, caps ? "-capped" : "", with_gpus ? "-gpus" : "",
+	       t1 - t0, nodes,
 	       core_job_count(core) - core_pending_count(core), pending, st.tested, st.started, st.reserved,
 	       pending ? (double)(rss_kb() - before) * 1024 / (double)pending
 		       : 0.0);

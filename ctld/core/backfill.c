@@ -52,6 +52,7 @@ struct rota_sched_pass {
 	uint64_t free_total;	/* cores on usable nodes */
 	uint32_t free_max;	/* on the freest node: exact, from... */
 	uint32_t *free_count;	/* ...nodes by their free cores now */
+	uint64_t gpus_free;	/* GPUs free now on usable nodes, any type */
 	struct shapes *no_fit;	/* what failed to fit now */
 	const struct core_job *nofit; /* the last job found to fit nowhere now */
 	struct shapes *no_resv;	/* what found no start within the window */
@@ -127,7 +128,12 @@ static bool may_fit_now(const struct rota_sched_pass *bp,
 					    job->desc.cpus_per_task
 				  : job->desc.cpus_per_task;
 
-	return cores <= bp->free_total && per_node <= bp->free_max;
+	/* a node's or a task's GPUs at least, of any type */
+	uint32_t gpus = job->desc.gpus_per_node ? job->desc.gpus_per_node
+						: job->desc.gpus_per_task;
+
+	return cores <= bp->free_total && per_node <= bp->free_max &&
+	       gpus <= bp->gpus_free;
 }
 
 static uint32_t node_free(const struct core_node *n)
@@ -149,6 +155,9 @@ static void free_bounds(struct rota_sched_pass *bp)
 
 		f = f > most ? most : f;
 		bp->free_total += f;
+		if (node_is_usable(&bp->core->nodes[i]))
+			bp->gpus_free += bp->core->nodes[i].ngpus -
+					 bp->core->nodes[i].gpus_used;
 		bp->free_count[f]++;
 		bp->free_max = f > bp->free_max ? f : bp->free_max;
 	}
@@ -210,6 +219,11 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 	free(before);
 	bp->idle--;
 	bp->free_total -= job->desc.ntasks * job->desc.cpus_per_task;
+	for (uint32_t k = 0; k < bp->pl.n; k++) {
+		uint32_t g = job_node_gpus(job, bp->pl.tasks[k]);
+
+		bp->gpus_free -= g < bp->gpus_free ? g : bp->gpus_free;
+	}
 	return 1;
 }
 

@@ -39,7 +39,10 @@ bool shapes_cover(const struct shapes *m, const struct core_job *job)
 		    f->nodes == d->nodes && f->per_node == d->ntasks_per_node &&
 		    f->exclusive <= d->exclusive &&
 		    f->mem <= d->mem_mb && f->mem_per_cpu <= d->mem_per_cpu_mb &&
-		    same_text(f->constraint, d->constraint))
+		    same_text(f->constraint, d->constraint) &&
+		    /* as many GPUs or more, of its type or of any */
+		    f->gpn <= d->gpus_per_node && f->gpt <= d->gpus_per_task &&
+		    (!f->gpu_type || same_text(f->gpu_type, d->gpu_type)))
 			return true;
 	}
 	return false;
@@ -60,6 +63,9 @@ void shapes_add(struct shapes *m, const struct core_job *job)
 		.mem = d->mem_mb,
 		.mem_per_cpu = d->mem_per_cpu_mb,
 		.limit = job->time_limit,
+		.gpn = d->gpus_per_node,
+		.gpt = d->gpus_per_task,
+		.gpu_type = d->gpu_type,
 	};
 	if (m->n < SHAPES_MAX)
 		m->n++;

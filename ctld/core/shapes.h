@@ -27,6 +27,9 @@ struct shape {
 	uint64_t mem;
 	uint64_t mem_per_cpu;
 	int64_t limit;		/* 0 (none) counts as the longest */
+	uint32_t gpn;		/* GPUs a node, a task (desc's) */
+	uint32_t gpt;
+	const char *gpu_type;	/* NULL: any */
 };
 
 /* A ring: once full, the oldest shape makes room.  Not zeroed: cheap. */

@@ -10,7 +10,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 20
+plan 21
 NODE_TOPOS="nvidiaDGX2.xml power8gpudistances.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -64,6 +64,12 @@ wait_until "[ \"\$(job_state $short)\" = RUNNING ]"
 ok $? "2 free P100 and a job that ends before the head's start: backfilled"
 is "$(job_state "$long")" PENDING \
 	"2 free P100, but it would hold them past the head's start: it waits"
+# meanwhile a job without GPUs (1 core, 30 min) backfills on the free
+# cores (test_gpus checks the shape cache that must not skip it)
+cpu=$(as rotatest1 rota submit -t 30 --wrap 'sleep 600')
+wait_until "[ \"\$(job_state $cpu)\" = RUNNING ]"
+ok $? "a CPU job shaped like the GPU job that did not fit: backfilled all the same"
+rota cancel "$cpu"
 wait_until "grep -q CVD s.out"
 is "$(sort -u <(tr ',' '\n' <<<"$(gpus_of "$a")") <(sed 's/CVD=//' s.out | tr ',' '\n') | wc -l)" 4 \
 	"the two running jobs' GPUs are 4 different ones"

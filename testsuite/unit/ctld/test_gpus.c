@@ -14,6 +14,7 @@
 #include "common/conf.h"
 #include "common/msg.h"
 #include "ctld/core/core.h"
+#include "ctld/core/shapes.h"
 
 /*
  * g1: 16 cores, 8 GPUs, 0-3 near cores 0-7 (NUMA 0), 4-7 near 8-15
@@ -329,6 +330,34 @@ START_TEST(test_billing_conf)
 }
 END_TEST
 
+/*
+ * Backfill's cache of shapes that failed (shapes.c): a job that failed
+ * for its GPUs says nothing of one of the same size without them, nor
+ * of one of any type after one of a type; one asking more, or of that
+ * type after one of any type, fails too.
+ */
+START_TEST(test_shapes)
+{
+	struct shapes m;
+	struct core_job gpu = { .desc = { .ntasks = 1, .cpus_per_task = 1,
+					  .gpus_per_node = 2 } };
+	struct core_job cpu = { .desc = { .ntasks = 1, .cpus_per_task = 1 } };
+	struct core_job more = gpu, typed = gpu, any = gpu;
+
+	more.desc.gpus_per_node = 4;
+	typed.desc.gpu_type = "v100";
+	shapes_init(&m);
+	shapes_add(&m, &gpu);
+	ck_assert(!shapes_cover(&m, &cpu));
+	ck_assert(shapes_cover(&m, &more));
+	ck_assert(shapes_cover(&m, &typed));
+	shapes_init(&m);
+	shapes_add(&m, &typed);
+	ck_assert(!shapes_cover(&m, &any));
+	ck_assert(shapes_cover(&m, &typed));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gpus");
@@ -345,6 +374,7 @@ int main(void)
 	tcase_add_test(tc, test_end_frees);
 	tcase_add_test(tc, test_billing);
 	tcase_add_test(tc, test_billing_conf);
+	tcase_add_test(tc, test_shapes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
