@@ -178,20 +178,11 @@ static const struct stream_ops prio_stream = {
 static void stream_all(struct peer *p, const struct prio_ctx *pc,
 		       bool rates_all)
 {
-	struct core *core = p->ctld->core;
-	size_t n = core_pending_count(core);
-	struct prio_ctx *copy;
-	struct stream_ids ids;
+	struct prio_ctx *copy = rota_xcalloc(1, sizeof(*copy));
 
-	if (rates_all)
-		n += core_running_count(core);
-	ids = (struct stream_ids){ .v = rota_xcalloc(n + 1, sizeof(*ids.v)) };
-	if (rates_all) /* first, as qstat lists them */
-		core_running_foreach(core, stream_add_id, &ids);
-	core_pending_foreach(core, stream_add_id, &ids);
-	copy = rota_xcalloc(1, sizeof(*copy));
 	*copy = *pc;
-	stream_start(p, ids.v, ids.n, &prio_stream, copy);
+	stream_start(p, rates_all ? STREAM_RUNNING_PENDING : STREAM_PENDING,
+		     &prio_stream, copy);
 }
 
 void rpc_prio(struct peer *p, const struct rota_frame *f)

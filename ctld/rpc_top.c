@@ -143,7 +143,6 @@ void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 	struct ctld *ctld = p->ctld;
 	size_t total = core_job_count(ctld->core);
 	struct top_ctx *tc;
-	struct stream_ids ids;
 
 	if (stream_busy(p))
 		return;
@@ -155,8 +154,5 @@ void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 		top_finish(p, tc);
 		return;
 	}
-	ids = (struct stream_ids){ .v = rota_xcalloc(total + 1,
-						     sizeof(*ids.v)) };
-	core_job_foreach(ctld->core, stream_add_id, &ids);
-	stream_start(p, ids.v, ids.n, &top_stream, tc);
+	stream_start(p, STREAM_BY_ID, &top_stream, tc);
 }
