@@ -148,15 +148,20 @@ static void stream_row(const struct core_job *job, void *ctx)
 		add_row(job, pc);
 }
 
-static void stream_finish(struct peer *p, void *ctx)
+static const char *stream_written(void *ctx, size_t *len)
 {
 	struct prio_ctx *pc = ctx;
-	size_t len;
-	char *body = rota_msg_prio_finish(pc->w, &len);
+
+	return rota_msg_prio_written(pc->w, len);
+}
+
+static char *stream_body(void *ctx, size_t *len)
+{
+	struct prio_ctx *pc = ctx;
+	char *body = rota_msg_prio_finish(pc->w, len);
 
 	free(pc);
-	peer_send(p, ROTA_MSG_PRIO_REPLY, body, len);
-	free(body);
+	return body;
 }
 
 static void stream_drop(void *ctx)
@@ -170,8 +175,10 @@ static void stream_drop(void *ctx)
 
 static const struct stream_ops prio_stream = {
 	.row = stream_row,
-	.finish = stream_finish,
 	.drop = stream_drop,
+	.written = stream_written,
+	.body = stream_body,
+	.type = ROTA_MSG_PRIO_REPLY,
 };
 
 /* Every rated job, running first for Grid Engine's, from the next turn. */

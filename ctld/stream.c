@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "common/auth.h"
 #include "common/evloop.h"
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
@@ -19,10 +21,14 @@ struct reply_stream {
 	struct rota_timer *timer;
 	const struct stream_ops *ops;
 	void *ctx;
+	bool mac_on;		/* the MAC is made as the body grows */
+	struct rota_auth_mac_stream mac;
 };
 
 static void stream_free(struct reply_stream *s)
 {
+	if (s->mac_on) /* the key's copy wiped */
+		memset(&s->mac, 0, sizeof(s->mac));
 	s->p->stream = NULL;
 	for (size_t i = 0; i < s->nwalk; i++)
 		core_cursor_destroy(s->walk[i]);
@@ -47,6 +53,25 @@ static bool slice(struct reply_stream *s)
 	return true;
 }
 
+/* The stream's own reply: its MAC mostly made already (ops->body). */
+static void send_body(struct reply_stream *s)
+{
+	struct rota_auth_mac_stream mac = s->mac;
+	bool mac_on = s->mac_on;
+	struct peer *p = s->p;
+	uint16_t type = s->ops->type;
+	size_t len;
+	char *body = s->ops->body(s->ctx, &len);
+
+	stream_free(s); /* first: a failed send closes and frees the peer */
+	if (mac_on)
+		peer_send_mac(p, type, body, len, &mac);
+	else
+		peer_send(p, type, body, len);
+	memset(&mac, 0, sizeof(mac));
+	free(body);
+}
+
 static void slice_cb(struct rota_evloop *loop, void *arg)
 {
 	struct reply_stream *s = arg;
@@ -56,7 +81,17 @@ static void slice_cb(struct rota_evloop *loop, void *arg)
 
 	s->timer = NULL; /* spent */
 	if (slice(s)) {
+		if (s->mac_on) {
+			size_t len;
+			const char *body = ops->written(ctx, &len);
+
+			rota_auth_mac_feed(&s->mac, body, len);
+		}
 		s->timer = rota_evloop_add_timer(loop, 0, false, slice_cb, s);
+		return;
+	}
+	if (ops->body) {
+		send_body(s);
 		return;
 	}
 	stream_free(s); /* first: a failed send closes and frees the peer */
@@ -90,6 +125,10 @@ void stream_start(struct peer *p, enum stream_walk walk,
 	if (walk != STREAM_BY_ID)
 		s->walk[s->nwalk++] = core_cursor_create(core,
 							 CORE_CURSOR_PENDING);
+	if (ops->written && p->sess.open) {
+		s->mac_on = true;
+		rota_auth_mac_begin(&p->sess, ops->type, &s->mac);
+	}
 	p->stream = s;
 	s->timer = rota_evloop_add_timer(p->ctld->loop, 0, false, slice_cb, s);
 }
