@@ -64,12 +64,10 @@ static void send_body(struct reply_stream *s)
 	char *body = s->ops->body(s->ctx, &len);
 
 	stream_free(s); /* first: a failed send closes and frees the peer */
-	if (mac_on)
-		peer_send_mac(p, type, body, len, &mac);
-	else
-		peer_send(p, type, body, len);
+	if (!mac_on) /* a peer without a session: none to make */
+		rota_auth_mac_begin(&p->sess, type, &mac);
+	peer_send_mac(p, type, body, len, &mac); /* takes 'body' */
 	memset(&mac, 0, sizeof(mac));
-	free(body);
 }
 
 static void slice_cb(struct rota_evloop *loop, void *arg)
