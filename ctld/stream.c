@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Long replies in slices, one a loop turn (stream.h). */
+/*
+ * Long replies in slices, one a loop turn (stream.h).  A stream walks the
+ * core's lists with cursors (core_cursor_create), so neither the request
+ * nor any slice costs the whole queue; and for a reply that lets it (rota
+ * prio: ops->written and ops->body) it also hashes the session MAC a
+ * slice at a time and hands the finished body to the connection without
+ * a copy, so that the last turn does not pay for megabytes either.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -64,7 +71,7 @@ static void send_body(struct reply_stream *s)
 	char *body = s->ops->body(s->ctx, &len);
 
 	stream_free(s); /* first: a failed send closes and frees the peer */
-	if (!mac_on) /* a peer without a session: none to make */
+	if (!mac_on) /* not begun with the stream: made whole at the end */
 		rota_auth_mac_begin(&p->sess, type, &mac);
 	peer_send_mac(p, type, body, len, &mac); /* takes 'body' */
 	memset(&mac, 0, sizeof(mac));
