@@ -62,13 +62,11 @@ static void digest(uint16_t type, const void *body, size_t len,
 	rota_sha256_final(&s, out);
 }
 
-/* HMAC-SHA256 (RFC 2104) of (seq, type, body) under a 32-byte key. */
-static void hmac(const uint8_t key[ROTA_AUTH_KEY_LEN], uint64_t seq,
-		 uint16_t type, const void *body, size_t len,
-		 uint8_t out[ROTA_SHA256_LEN])
+/* HMAC-SHA256's inner hash, up to the body: key ^ ipad, seq, type. */
+static void hmac_begin(const uint8_t key[ROTA_AUTH_KEY_LEN], uint64_t seq,
+		       uint16_t type, struct rota_sha256 *s)
 {
-	uint8_t pad[64], head[10], inner[ROTA_SHA256_LEN];
-	struct rota_sha256 s;
+	uint8_t pad[64], head[10];
 
 	for (int i = 0; i < 8; i++)
 		head[i] = (uint8_t)(seq >> (56 - 8 * i));
@@ -77,18 +75,37 @@ static void hmac(const uint8_t key[ROTA_AUTH_KEY_LEN], uint64_t seq,
 	memset(pad, 0x36, sizeof(pad));
 	for (int i = 0; i < ROTA_AUTH_KEY_LEN; i++)
 		pad[i] ^= key[i];
-	rota_sha256_init(&s);
-	rota_sha256_update(&s, pad, sizeof(pad));
-	rota_sha256_update(&s, head, sizeof(head));
-	rota_sha256_update(&s, body, len);
-	rota_sha256_final(&s, inner);
+	rota_sha256_init(s);
+	rota_sha256_update(s, pad, sizeof(pad));
+	rota_sha256_update(s, head, sizeof(head));
+}
+
+/* The inner hash has had the whole body: the outer one gives the MAC. */
+static void hmac_end(const uint8_t key[ROTA_AUTH_KEY_LEN],
+		     struct rota_sha256 *s, uint8_t out[ROTA_SHA256_LEN])
+{
+	uint8_t pad[64], inner[ROTA_SHA256_LEN];
+
+	rota_sha256_final(s, inner);
 	memset(pad, 0x5c, sizeof(pad));
 	for (int i = 0; i < ROTA_AUTH_KEY_LEN; i++)
 		pad[i] ^= key[i];
-	rota_sha256_init(&s);
-	rota_sha256_update(&s, pad, sizeof(pad));
-	rota_sha256_update(&s, inner, sizeof(inner));
-	rota_sha256_final(&s, out);
+	rota_sha256_init(s);
+	rota_sha256_update(s, pad, sizeof(pad));
+	rota_sha256_update(s, inner, sizeof(inner));
+	rota_sha256_final(s, out);
+}
+
+/* HMAC-SHA256 (RFC 2104) of (seq, type, body) under a 32-byte key. */
+static void hmac(const uint8_t key[ROTA_AUTH_KEY_LEN], uint64_t seq,
+		 uint16_t type, const void *body, size_t len,
+		 uint8_t out[ROTA_SHA256_LEN])
+{
+	struct rota_sha256 s;
+
+	hmac_begin(key, seq, type, &s);
+	rota_sha256_update(&s, body, len);
+	hmac_end(key, &s, out);
 }
 
 int rota_auth_open(struct rota_auth *auth, uid_t peer_uid, uint16_t type,
@@ -226,6 +243,44 @@ void rota_auth_mac(struct rota_session *s, uint16_t type, const void *body,
 	hmac(s->key, s->seq_out++, type, body, len, mac);
 	memcpy(out, "HMAC:", 5);
 	rota_hex_encode(mac, sizeof(mac), out + 5);
+}
+
+void rota_auth_mac_begin(const struct rota_session *s, uint16_t type,
+			 struct rota_auth_mac_stream *m)
+{
+	*m = (struct rota_auth_mac_stream){ .seq = s->seq_out, .type = type };
+	memcpy(m->key, s->key, sizeof(m->key));
+	hmac_begin(s->key, s->seq_out, type, &m->inner);
+}
+
+void rota_auth_mac_feed(struct rota_auth_mac_stream *m, const void *body,
+			size_t len)
+{
+	if (len <= m->fed)
+		return;
+	rota_sha256_update(&m->inner, (const uint8_t *)body + m->fed,
+			   len - m->fed);
+	m->fed = len;
+}
+
+void rota_auth_mac_end(struct rota_session *s, struct rota_auth_mac_stream *m,
+		       const void *body, size_t len,
+		       char out[ROTA_AUTH_MAC_TEXT])
+{
+	uint8_t mac[ROTA_SHA256_LEN];
+
+	/* sent meanwhile, or the session reopened: the MAC made afresh */
+	if (m->seq != s->seq_out || m->fed > len ||
+	    memcmp(m->key, s->key, sizeof(m->key)) != 0) {
+		rota_auth_mac(s, m->type, body, len, out);
+	} else {
+		rota_auth_mac_feed(m, body, len);
+		hmac_end(s->key, &m->inner, mac);
+		s->seq_out++;
+		memcpy(out, "HMAC:", 5);
+		rota_hex_encode(mac, sizeof(mac), out + 5);
+	}
+	memset(m->key, 0, sizeof(m->key)); /* a secret */
 }
 
 static int check_mac(struct rota_session *s, uint16_t type, const void *body,

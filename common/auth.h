@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "common/sha256.h"
 
 /*
  * Who sent a message, and that it is the message they sent.
@@ -110,6 +111,32 @@ void rota_auth_pending_clear(struct rota_auth_pending *pre);
 /* The credential text of the session's next outgoing frame. */
 void rota_auth_mac(struct rota_session *s, uint16_t type, const void *body,
 		   size_t len, char out[ROTA_AUTH_MAC_TEXT]);
+
+/*
+ * rota_auth_mac() of a long body computed while it is being written, so
+ * that the frame's turn does not hash megabytes at once (ctld/stream.c):
+ * _begin for the session's next outgoing frame of 'type'; _feed the
+ * body's first 'len' bytes (those fed before are skipped: the body only
+ * grows at its end); _end writes rota_auth_mac()'s text for the whole
+ * body and counts the frame.  If another frame was sent on the session
+ * meanwhile, or it was reopened, _end computes the MAC afresh over
+ * 'body', so it is always right.  'm' holds a copy of the key until _end
+ * wipes it.
+ */
+struct rota_auth_mac_stream {
+	struct rota_sha256 inner; /* the inner hash, body fed so far */
+	uint8_t key[ROTA_AUTH_KEY_LEN];
+	uint64_t seq;
+	uint16_t type;
+	size_t fed;
+};
+void rota_auth_mac_begin(const struct rota_session *s, uint16_t type,
+			 struct rota_auth_mac_stream *m);
+void rota_auth_mac_feed(struct rota_auth_mac_stream *m, const void *body,
+			size_t len);
+void rota_auth_mac_end(struct rota_session *s, struct rota_auth_mac_stream *m,
+		       const void *body, size_t len,
+		       char out[ROTA_AUTH_MAC_TEXT]);
 
 /* The uid of a user name, or of a number; -ENOENT if unknown. */
 int rota_auth_uid(const char *user, uid_t *uid);

@@ -41,6 +41,10 @@ struct rota_conn {
 	void *arg;
 	struct buf in;
 	struct buf out;
+	/* a frame's body taken by rota_conn_send_take, sent after 'out' */
+	uint8_t *big;
+	size_t big_off;
+	size_t big_len;
 	bool closed;	 /* no more callbacks; free when depth drops to 0 */
 	bool draining;	 /* close_after_flush */
 	bool freeing;	 /* a reap timer will free it */
@@ -91,6 +95,7 @@ static void conn_free(struct rota_conn *c)
 	close(c->fd);
 	free(c->in.data);
 	free(c->out.data);
+	free(c->big);
 	free(c);
 }
 
@@ -124,10 +129,16 @@ static void conn_fail(struct rota_conn *c, int code, const char *why)
 	notify(c, code, why);
 }
 
+/* Bytes waiting to be written. */
+static size_t queued_bytes(const struct rota_conn *c)
+{
+	return c->out.len - c->out.off + c->big_len - c->big_off;
+}
+
 static void update_events(struct rota_conn *c)
 {
 	unsigned ev = 0;
-	size_t queued = c->out.len - c->out.off;
+	size_t queued = queued_bytes(c);
 
 	if (c->closed)
 		return;
@@ -138,12 +149,50 @@ static void update_events(struct rota_conn *c)
 	rota_watch_set_events(c->watch, ev);
 }
 
+/*
+ * At most this much a call: a long reply (megabytes) is written over
+ * several turns of the loop, each copying a quarter of a megabyte into
+ * the kernel, rather than in one turn that holds up every other peer.
+ */
+#define WRITE_MAX (256 * 1024)
+
+/* 'n' bytes were written: from 'out' first, then from 'big'. */
+static void consume_out(struct rota_conn *c, size_t n)
+{
+	size_t o = c->out.len - c->out.off;
+
+	c->out.off += n < o ? n : o;
+	if (n <= o)
+		return;
+	c->big_off += n - o;
+	if (c->big_off == c->big_len) {
+		free(c->big);
+		c->big = NULL;
+		c->big_off = c->big_len = 0;
+	}
+}
+
 static void flush_out(struct rota_conn *c)
 {
-	while (c->out.off < c->out.len) {
-		ssize_t n = write(c->fd, c->out.data + c->out.off,
-				  c->out.len - c->out.off);
+	size_t budget = WRITE_MAX;
 
+	while (queued_bytes(c) && budget) {
+		size_t o = c->out.len - c->out.off;
+		size_t b = c->big_len - c->big_off;
+		struct iovec iov[2];
+		int niov = 0;
+		ssize_t n;
+
+		if (o)
+			iov[niov++] = (struct iovec){
+				c->out.data + c->out.off, o < budget ? o : budget
+			};
+		if (b && budget > o)
+			iov[niov++] = (struct iovec){
+				c->big + c->big_off,
+				b < budget - o ? b : budget - o
+			};
+		n = writev(c->fd, iov, niov);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -152,9 +201,10 @@ static void flush_out(struct rota_conn *c)
 			conn_fail(c, -errno, strerror(errno));
 			return;
 		}
-		c->out.off += (size_t)n;
+		consume_out(c, (size_t)n);
+		budget -= (size_t)n;
 	}
-	if (c->draining && c->out.off == c->out.len)
+	if (c->draining && !queued_bytes(c))
 		c->closed = true;
 }
 
@@ -287,7 +337,7 @@ static void read_in(struct rota_conn *c)
 		}
 		c->in.len += (size_t)n;
 		parse_frames(c);
-		if (c->out.len - c->out.off >= c->lim.out_high_water)
+		if (queued_bytes(c) >= c->lim.out_high_water)
 			return;
 	}
 }
@@ -304,7 +354,7 @@ static void io_cb(struct rota_evloop *loop, int fd, unsigned events,
 		flush_out(c);
 	if ((events & ROTA_EV_READ) && !c->closed && !c->draining)
 		read_in(c);
-	if (!c->closed && c->out.off < c->out.len)
+	if (!c->closed && queued_bytes(c))
 		flush_out(c);
 	update_events(c);
 	c->depth--;
@@ -395,24 +445,39 @@ struct rota_conn *rota_conn_create(struct rota_evloop *loop, int fd,
 	return c;
 }
 
-int rota_conn_send(struct rota_conn *c, uint16_t type, const char *cred,
-		   size_t cred_len, const void *body, size_t len)
+/* A taken body still queued goes into 'out', so that frames keep order. */
+static void big_to_out(struct rota_conn *c)
+{
+	size_t b = c->big_len - c->big_off;
+
+	if (!c->big)
+		return;
+	buf_reserve(&c->out, b);
+	memcpy(c->out.data + c->out.len, c->big + c->big_off, b);
+	c->out.len += b;
+	free(c->big);
+	c->big = NULL;
+	c->big_off = c->big_len = 0;
+}
+
+/* A frame's header and credential queued in 'out'. */
+static void put_head(struct rota_conn *c, uint16_t type, const char *cred,
+		     size_t cred_len, size_t len, size_t more)
 {
 	uint8_t hdr[ROTA_FRAME_HEADER_LEN];
-	bool was_empty = c->out.off == c->out.len;
 
-	if (c->closed || c->draining)
-		return -EPIPE;
 	rota_frame_header_encode(hdr, type, (uint32_t)cred_len, (uint32_t)len);
-	buf_reserve(&c->out, sizeof(hdr) + cred_len + len);
+	buf_reserve(&c->out, sizeof(hdr) + cred_len + more);
 	memcpy(c->out.data + c->out.len, hdr, sizeof(hdr));
 	c->out.len += sizeof(hdr);
 	if (cred_len)
 		memcpy(c->out.data + c->out.len, cred, cred_len);
 	c->out.len += cred_len;
-	if (len)
-		memcpy(c->out.data + c->out.len, body, len);
-	c->out.len += len;
+}
+
+/* Frames were queued on a connection that had none: write now, or later. */
+static int kick(struct rota_conn *c, bool was_empty)
+{
 	if (was_empty && c->depth == 0) {
 		/* not inside our own callback: write now, or ask for EPOLLOUT */
 		c->depth++;
@@ -428,6 +493,42 @@ int rota_conn_send(struct rota_conn *c, uint16_t type, const char *cred,
 	return 0;
 }
 
+int rota_conn_send(struct rota_conn *c, uint16_t type, const char *cred,
+		   size_t cred_len, const void *body, size_t len)
+{
+	bool was_empty = !queued_bytes(c);
+
+	if (c->closed || c->draining)
+		return -EPIPE;
+	big_to_out(c);
+	put_head(c, type, cred, cred_len, len, len);
+	if (len)
+		memcpy(c->out.data + c->out.len, body, len);
+	c->out.len += len;
+	return kick(c, was_empty);
+}
+
+int rota_conn_send_take(struct rota_conn *c, uint16_t type, const char *cred,
+			size_t cred_len, void *body, size_t len)
+{
+	bool was_empty = !queued_bytes(c);
+
+	if (c->big || !len) { /* one taken body at a time */
+		int rc = rota_conn_send(c, type, cred, cred_len, body, len);
+
+		free(body);
+		return rc;
+	}
+	if (c->closed || c->draining) {
+		free(body);
+		return -EPIPE;
+	}
+	put_head(c, type, cred, cred_len, len, 0);
+	c->big = body;
+	c->big_len = len;
+	return kick(c, was_empty);
+}
+
 void rota_conn_close(struct rota_conn *c)
 {
 	c->closed = true;
@@ -441,7 +542,7 @@ void rota_conn_close_after_flush(struct rota_conn *c)
 	if (c->closed)
 		return;
 	c->draining = true;
-	if (c->out.off == c->out.len) {
+	if (!queued_bytes(c)) {
 		rota_conn_close(c);
 		return;
 	}
@@ -475,7 +576,7 @@ size_t rota_conn_in_capacity(const struct rota_conn *c)
 
 size_t rota_conn_queued(const struct rota_conn *c)
 {
-	return c->out.len - c->out.off;
+	return queued_bytes(c);
 }
 
 int rota_conn_fd(const struct rota_conn *c)

@@ -81,6 +81,13 @@ struct rota_conn *rota_conn_create(struct rota_evloop *loop, int fd,
 /* Queue one frame (copied); -EPIPE once the connection is closing. */
 int rota_conn_send(struct rota_conn *c, uint16_t type, const char *cred,
 		   size_t cred_len, const void *body, size_t len);
+/*
+ * As rota_conn_send, but the body (malloc'ed) is taken, not copied: a
+ * reply of megabytes costs no copy in the turn that sends it.  The body
+ * is freed once written, or at once on failure.
+ */
+int rota_conn_send_take(struct rota_conn *c, uint16_t type, const char *cred,
+			size_t cred_len, void *body, size_t len);
 
 /*
  * Close now (close_cb follows); memory is released once no callback of 'c'

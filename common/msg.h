@@ -359,6 +359,12 @@ struct rota_msg_prio_writer *rota_msg_prio_begin(const struct rota_msg_prio *m);
 void rota_msg_prio_add(struct rota_msg_prio_writer *w,
 		       const struct rota_prio_row *r);
 char *rota_msg_prio_finish(struct rota_msg_prio_writer *w, size_t *len);
+/*
+ * The body so far (borrowed, valid until the next add or finish): what
+ * finish will return starts with these bytes, unchanged.
+ */
+const char *rota_msg_prio_written(const struct rota_msg_prio_writer *w,
+				  size_t *len);
 int rota_msg_prio_decode(const char *buf, size_t len, struct rota_msg_prio *m,
 			 struct rota_error *err);
 void rota_msg_prio_clear(struct rota_msg_prio *m);

@@ -151,6 +151,13 @@ char *rota_msg_prio_finish(struct rota_msg_prio_writer *w, size_t *len)
 	return body;
 }
 
+const char *rota_msg_prio_written(const struct rota_msg_prio_writer *w,
+				  size_t *len)
+{
+	*len = (size_t)(w->o.p - w->o.data);
+	return w->o.data;
+}
+
 char *rota_msg_prio_encode(const struct rota_msg_prio *m, size_t *len)
 {
 	struct rota_msg_prio_writer *w = rota_msg_prio_begin(m);

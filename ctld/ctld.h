@@ -110,6 +110,13 @@ int server_start(struct ctld *ctld, unsigned *port);
 void server_close_all(struct ctld *ctld);
 /* Sign and queue a reply or order on 'p'. */
 void peer_send(struct peer *p, uint16_t type, const char *body, size_t len);
+/*
+ * As peer_send, for a long reply (stream.c): its MAC begun with
+ * rota_auth_mac_begin, and 'body' (malloc'ed) taken, not copied.
+ */
+struct rota_auth_mac_stream;
+void peer_send_mac(struct peer *p, uint16_t type, char *body, size_t len,
+		   struct rota_auth_mac_stream *mac);
 /* Reply ERROR with the user's line. */
 void peer_send_error(struct peer *p, int code, const char *text);
 bool ctld_is_operator(struct ctld *ctld, uid_t uid);

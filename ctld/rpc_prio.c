@@ -148,15 +148,20 @@ static void stream_row(const struct core_job *job, void *ctx)
 		add_row(job, pc);
 }
 
-static void stream_finish(struct peer *p, void *ctx)
+static const char *stream_written(void *ctx, size_t *len)
 {
 	struct prio_ctx *pc = ctx;
-	size_t len;
-	char *body = rota_msg_prio_finish(pc->w, &len);
+
+	return rota_msg_prio_written(pc->w, len);
+}
+
+static char *stream_body(void *ctx, size_t *len)
+{
+	struct prio_ctx *pc = ctx;
+	char *body = rota_msg_prio_finish(pc->w, len);
 
 	free(pc);
-	peer_send(p, ROTA_MSG_PRIO_REPLY, body, len);
-	free(body);
+	return body;
 }
 
 static void stream_drop(void *ctx)
@@ -170,28 +175,21 @@ static void stream_drop(void *ctx)
 
 static const struct stream_ops prio_stream = {
 	.row = stream_row,
-	.finish = stream_finish,
 	.drop = stream_drop,
+	.written = stream_written,
+	.body = stream_body,
+	.type = ROTA_MSG_PRIO_REPLY,
 };
 
 /* Every rated job, running first for Grid Engine's, from the next turn. */
 static void stream_all(struct peer *p, const struct prio_ctx *pc,
 		       bool rates_all)
 {
-	struct core *core = p->ctld->core;
-	size_t n = core_pending_count(core);
-	struct prio_ctx *copy;
-	struct stream_ids ids;
+	struct prio_ctx *copy = rota_xcalloc(1, sizeof(*copy));
 
-	if (rates_all)
-		n += core_running_count(core);
-	ids = (struct stream_ids){ .v = rota_xcalloc(n + 1, sizeof(*ids.v)) };
-	if (rates_all) /* first, as qstat lists them */
-		core_running_foreach(core, stream_add_id, &ids);
-	core_pending_foreach(core, stream_add_id, &ids);
-	copy = rota_xcalloc(1, sizeof(*copy));
 	*copy = *pc;
-	stream_start(p, ids.v, ids.n, &prio_stream, copy);
+	stream_start(p, rates_all ? STREAM_RUNNING_PENDING : STREAM_PENDING,
+		     &prio_stream, copy);
 }
 
 void rpc_prio(struct peer *p, const struct rota_frame *f)

@@ -193,7 +193,6 @@ void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 	struct rota_msg_top_req req;
 	struct rota_error err;
 	struct top_ctx *tc;
-	struct stream_ids ids;
 
 	if (rota_msg_top_req_decode(f->body, f->body_len, &req, &err) < 0) {
 		peer_send_error(p, -EPROTO, err.text);
@@ -211,8 +210,5 @@ void rpc_top_rows(struct peer *p, const struct rota_frame *f)
 		top_finish(p, tc);
 		return;
 	}
-	ids = (struct stream_ids){ .v = rota_xcalloc(total + 1,
-						     sizeof(*ids.v)) };
-	core_job_foreach(ctld->core, stream_add_id, &ids);
-	stream_start(p, ids.v, ids.n, &top_stream, tc);
+	stream_start(p, STREAM_BY_ID, &top_stream, tc);
 }

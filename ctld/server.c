@@ -108,6 +108,19 @@ void peer_send(struct peer *p, uint16_t type, const char *body, size_t len)
 	rota_conn_send(p->conn, type, mac, strlen(mac), body, len);
 }
 
+void peer_send_mac(struct peer *p, uint16_t type, char *body, size_t len,
+		   struct rota_auth_mac_stream *m)
+{
+	char mac[ROTA_AUTH_MAC_TEXT];
+
+	if (!p->sess.open) {
+		rota_conn_send_take(p->conn, type, NULL, 0, body, len);
+		return;
+	}
+	rota_auth_mac_end(&p->sess, m, body, len, mac);
+	rota_conn_send_take(p->conn, type, mac, strlen(mac), body, len);
+}
+
 void peer_send_error(struct peer *p, int code, const char *text)
 {
 	size_t len;

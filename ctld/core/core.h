@@ -27,6 +27,7 @@
  * symbols (nm), against this table.
  *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
  *               share share_usage array_tally changes limit_tally
+ *               cursor
  *  2 resources  node gpus licenses resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
@@ -756,6 +757,45 @@ void core_running_foreach(const struct core *core,
 			  void (*fn)(const struct core_job *job, void *arg),
 			  void *arg);
 size_t core_running_count(const struct core *core);
+
+/*
+ * A cursor: a place in a listing that a long reply walks a slice at a
+ * time, over many events, without copying the listing first (issue 23).
+ * The core keeps it valid: a job leaving the list it points at moves it
+ * on to the next one.  Kinds:
+ *  CORE_CURSOR_BY_ID    every job in id order (the id index), up to the
+ *                       last id given when the cursor was made;
+ *  CORE_CURSOR_PENDING  the pending list in scheduling order;
+ *  CORE_CURSOR_RUNNING  the running list in start order.
+ * The rules a listing gets (ctld/stream.h says them to its readers):
+ *  - a job in its list from the cursor's creation to the end of the
+ *    walk is returned exactly once, and in the list's order;
+ *  - a job that joins or leaves meanwhile may be returned or not (a job
+ *    that left and came back, a requeue, may be returned twice);
+ *  - when the pending order is rebuilt under a cursor (a rating moved
+ *    jobs: prio_sort), the cursor takes, then and only then, a copy of
+ *    the ids still ahead of it in the old order and finishes in that
+ *    order, skipping those that have left the list by their turn: the
+ *    listing stays one consistent order, never half of two;
+ *  - when the core is destroyed under it (a reconfiguration builds a new
+ *    one), the cursor keeps the ids ahead of it likewise and goes on in
+ *    whatever core core_cursor_next is given, looking them up by id.
+ * _create: the caller owns it, and frees it with _destroy (NULL is
+ * fine), before or after the core's end.  _next: the next job, borrowed
+ * until the next event, or NULL at the end (and ever after).  'core' is
+ * the current core: the one the cursor was made in, or its successor.
+ */
+enum core_cursor_kind {
+	CORE_CURSOR_BY_ID = 1,
+	CORE_CURSOR_PENDING,
+	CORE_CURSOR_RUNNING,
+};
+struct core_cursor;
+struct core_cursor *core_cursor_create(struct core *core,
+				       enum core_cursor_kind kind);
+const struct core_job *core_cursor_next(struct core *core,
+					struct core_cursor *c);
+void core_cursor_destroy(struct core_cursor *c);
 struct core_counts {
 	size_t pending;
 	size_t running;

@@ -11,10 +11,13 @@
 #include "ctld/core/core.h"
 #include "plugins/rota_plugin.h"
 
+struct core_cursor;
+
 struct job_list {
 	struct core_job *head;
 	struct core_job *tail;
 	size_t n;
+	struct core_cursor *cursors; /* listings walking it (cursor.c) */
 };
 
 /* What limit_tally.c keeps per holder, and its table by the set's address. */
@@ -114,6 +117,9 @@ struct core {
 	struct core_job **order; /* every job by id; NULL where one left */
 	size_t norder;
 	size_t order_cap;
+	uint64_t order_epoch;	 /* bumped when 'order' is compacted or
+				    sorted: slots kept by cursors expire */
+	struct core_cursor *id_cursors; /* listings walking 'order' */
 	uint32_t next_id;
 
 	struct job_list pending; /* in scheduling order */
@@ -330,6 +336,16 @@ struct core_user_jobs {
 void userjobs_insert(struct core *core, struct core_job *job);
 void userjobs_remove(struct core *core, struct core_job *job);
 void userjobs_fini(struct core *core);
+
+/*
+ * cursor.c: core_cursor's bookkeeping (core.h).  _unlinked: 'job' is
+ * leaving list 'l' (job_list_remove calls it while the job is still
+ * linked).  _detach: 'l' is about to be reordered: its cursors take the
+ * ids ahead of them and leave it.  _orphan_all: the core is destroyed.
+ */
+void cursor_unlinked(struct job_list *l, const struct core_job *job);
+void cursor_detach(struct job_list *l);
+void cursor_orphan_all(struct core *core);
 
 /* jobtab.c: also keeps userjobs.c's lists */
 void jobtab_insert(struct core *core, struct core_job *job);

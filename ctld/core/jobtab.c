@@ -64,6 +64,7 @@ static void order_squeeze(struct core *core)
 		core->order[n++] = core->order[i];
 	}
 	core->norder = n;
+	core->order_epoch++;
 }
 
 void jobtab_insert(struct core *core, struct core_job *job)
@@ -145,6 +146,7 @@ void jobtab_sort(struct core *core)
 		core->norder--;
 	for (size_t i = 0; i < core->norder; i++)
 		core->order[i]->order_slot = i;
+	core->order_epoch++;
 }
 
 void jobtab_foreach(const struct core *core,

@@ -212,6 +212,7 @@ void core_destroy(struct core *core)
 {
 	if (!core)
 		return;
+	cursor_orphan_all(core); /* before the lists go */
 	free_list(&core->pending);
 	free_list(&core->running);
 	free_list(&core->done);

@@ -209,6 +209,9 @@ void prio_sort(struct core *core)
 			after = after->prev;
 			budget--;
 		}
+		/* the order changes: listings under way keep the old one */
+		if (l->cursors)
+			cursor_detach(l);
 		if (!budget) {
 			sort_all(core);
 			moved = true;

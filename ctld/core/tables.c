@@ -33,6 +33,8 @@ void job_list_append(struct job_list *l, struct core_job *job)
 
 void job_list_remove(struct job_list *l, struct core_job *job)
 {
+	if (l->cursors) /* a listing stands on it: moved on first */
+		cursor_unlinked(l, job);
 	if (job->prev)
 		job->prev->next = job->next;
 	else
