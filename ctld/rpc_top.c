@@ -145,7 +145,7 @@ static void top_delta(struct peer *p, struct top_ctx *tc)
 	const struct core_job *job;
 
 	if (d->n > STREAM_SLICE && tc->ctld->loop) {
-		stream_start(p, d->ids, d->n, &top_stream, tc);
+		stream_start_ids(p, d->ids, d->n, &top_stream, tc);
 		d->ids = NULL;
 		d->n = 0;
 		return;

@@ -25,6 +25,9 @@ struct reply_stream {
 	struct core_cursor *walk[2]; /* walked one after the other */
 	size_t nwalk;
 	size_t at;		/* the one being walked */
+	uint32_t *ids;		/* or these jobs (stream_start_ids) */
+	size_t nids;
+	size_t idpos;
 	struct rota_timer *timer;
 	const struct stream_ops *ops;
 	void *ctx;
@@ -39,6 +42,7 @@ static void stream_free(struct reply_stream *s)
 	s->p->stream = NULL;
 	for (size_t i = 0; i < s->nwalk; i++)
 		core_cursor_destroy(s->walk[i]);
+	free(s->ids);
 	free(s);
 }
 
@@ -47,6 +51,17 @@ static bool slice(struct reply_stream *s)
 {
 	struct core *core = s->p->ctld->core; /* a reconfiguration's, too */
 
+	if (s->ids) { /* a job gone meanwhile is left out */
+		for (unsigned k = 0; k < STREAM_SLICE && s->idpos < s->nids;
+		     k++) {
+			const struct core_job *job =
+				core_job_find(core, s->ids[s->idpos++]);
+
+			if (job)
+				s->ops->row(job, s->ctx);
+		}
+		return s->idpos < s->nids;
+	}
 	for (unsigned k = 0; k < STREAM_SLICE; k++) {
 		const struct core_job *job = NULL;
 
@@ -110,6 +125,27 @@ bool stream_busy(struct peer *p)
 	return p->stream != NULL;
 }
 
+static void stream_go(struct peer *p, struct reply_stream *s)
+{
+	if (s->ops->written && p->sess.open) {
+		s->mac_on = true;
+		rota_auth_mac_begin(&p->sess, s->ops->type, &s->mac);
+	}
+	p->stream = s;
+	s->timer = rota_evloop_add_timer(p->ctld->loop, 0, false, slice_cb, s);
+}
+
+void stream_start_ids(struct peer *p, uint32_t *ids, size_t n,
+		      const struct stream_ops *ops, void *ctx)
+{
+	struct reply_stream *s = rota_xcalloc(1, sizeof(*s));
+
+	*s = (struct reply_stream){
+		.p = p, .ops = ops, .ctx = ctx, .ids = ids, .nids = n,
+	};
+	stream_go(p, s);
+}
+
 void stream_start(struct peer *p, enum stream_walk walk,
 		  const struct stream_ops *ops, void *ctx)
 {
@@ -130,12 +166,7 @@ void stream_start(struct peer *p, enum stream_walk walk,
 	if (walk != STREAM_BY_ID)
 		s->walk[s->nwalk++] = core_cursor_create(core,
 							 CORE_CURSOR_PENDING);
-	if (ops->written && p->sess.open) {
-		s->mac_on = true;
-		rota_auth_mac_begin(&p->sess, ops->type, &s->mac);
-	}
-	p->stream = s;
-	s->timer = rota_evloop_add_timer(p->ctld->loop, 0, false, slice_cb, s);
+	stream_go(p, s);
 }
 
 void stream_abort(struct peer *p)

@@ -73,6 +73,13 @@ bool stream_busy(struct peer *p);
  */
 void stream_start(struct peer *p, enum stream_walk walk,
 		  const struct stream_ops *ops, void *ctx);
+/*
+ * The same over the jobs 'ids' (n of them, malloc'ed: the stream's from
+ * now), in that order, a job gone meanwhile left out: rota top's delta,
+ * the jobs that changed.
+ */
+void stream_start_ids(struct peer *p, uint32_t *ids, size_t n,
+		      const struct stream_ops *ops, void *ctx);
 /* The peer closes: its stream, if any, is dropped. */
 void stream_abort(struct peer *p);
 
