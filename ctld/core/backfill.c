@@ -52,7 +52,8 @@ struct rota_sched_pass {
 	uint64_t free_total;	/* cores on usable nodes */
 	uint32_t free_max;	/* on the freest node: exact, from... */
 	uint32_t *free_count;	/* ...nodes by their free cores now */
-	uint64_t gpus_free;	/* GPUs free now on usable nodes, any type */
+	uint64_t gpus_free;	/* GPUs free now on usable nodes with a free
+				   core, any type: what a GPU job may get */
 	struct shapes *no_fit;	/* what failed to fit now */
 	const struct core_job *nofit; /* the last job found to fit nowhere now */
 	struct shapes *no_resv;	/* what found no start within the window */
@@ -141,6 +142,15 @@ static uint32_t node_free(const struct core_node *n)
 	return node_is_usable(n) ? node_cores_free(n) : 0;
 }
 
+/*
+ * A node's free GPUs a job could get: none where no core is free (a
+ * machine whose GPU nodes' cores are taken fails GPU jobs at once).
+ */
+static uint32_t node_gpus_free(const struct core_node *n)
+{
+	return node_free(n) ? n->ngpus - n->gpus_used : 0;
+}
+
 static void free_bounds(struct rota_sched_pass *bp)
 {
 	uint32_t most = 0;
@@ -155,9 +165,7 @@ static void free_bounds(struct rota_sched_pass *bp)
 
 		f = f > most ? most : f;
 		bp->free_total += f;
-		if (node_is_usable(&bp->core->nodes[i]))
-			bp->gpus_free += bp->core->nodes[i].ngpus -
-					 bp->core->nodes[i].gpus_used;
+		bp->gpus_free += node_gpus_free(&bp->core->nodes[i]);
 		bp->free_count[f]++;
 		bp->free_max = f > bp->free_max ? f : bp->free_max;
 	}
@@ -211,19 +219,18 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		return 0;
 	}
 	before = rota_xcalloc(bp->pl.n + 1, sizeof(*before));
-	for (uint32_t k = 0; k < bp->pl.n; k++)
+	for (uint32_t k = 0; k < bp->pl.n; k++) {
 		before[k] = node_free(&bp->core->nodes[bp->pl.node[k]]);
+		bp->gpus_free -= node_gpus_free(&bp->core->nodes[bp->pl.node[k]]);
+	}
 	take(bp, job, bp->now);
 	sched_start(bp->core, job, bp->now, &bp->pl);
 	free_update(bp, before);
 	free(before);
+	for (uint32_t k = 0; k < bp->pl.n; k++)
+		bp->gpus_free += node_gpus_free(&bp->core->nodes[bp->pl.node[k]]);
 	bp->idle--;
 	bp->free_total -= job->desc.ntasks * job->desc.cpus_per_task;
-	for (uint32_t k = 0; k < bp->pl.n; k++) {
-		uint32_t g = job_node_gpus(job, bp->pl.tasks[k]);
-
-		bp->gpus_free -= g < bp->gpus_free ? g : bp->gpus_free;
-	}
 	return 1;
 }
 

@@ -191,6 +191,7 @@ int sched_check_feasible(struct core *core, const struct core_job *job,
 {
 	const struct core_queue *q = &core->queues[job->queue];
 	struct place_ctx total = { .core = core, .mode = PLACE_TOTAL };
+	bool gpus = job_node_gpus(job, 1) > 0;
 	struct placement p;
 	bool fits;
 
@@ -202,7 +203,7 @@ int sched_check_feasible(struct core *core, const struct core_job *job,
 		const struct core_node *n = &core->nodes[q->nodes[i]];
 
 		if ((!node_cores_total(n) ||
-		     (job_node_gpus(job, 1) && !n->pus && !n->cfg_gpus)) &&
+		     (gpus && !n->pus && !n->cfg_gpus)) &&
 		    constraint_match(job->constraint, n->features))
 			return 0;
 	}
