@@ -124,6 +124,19 @@ static const struct core_job *run(const struct ask *a)
 	return j;
 }
 
+/* The job's node reports it over at 'now'. */
+static void end_at(const struct core_job *j, int64_t now)
+{
+	struct rota_error err = { { 0 } };
+
+	ck_assert_msg(core_job_end(core, now,
+				   core_node_get(core, j->alloc[0].node)->name,
+				   &(struct rota_msg_job_end){ .job_id = j->id,
+							       .run = j->run },
+				   &err) == 0,
+		      "%s", err.text);
+}
+
 static void up_both(void)
 {
 	struct rota_error err = { { 0 } };
@@ -236,18 +249,8 @@ END_TEST
 /* The job's end gives its GPUs back, to the next job. */
 START_TEST(test_end_frees)
 {
-	const struct core_job *a;
-	struct rota_error err = { { 0 } };
-	uint32_t id;
-
 	up_both();
-	a = run(&(struct ask){ .queue = "one", .gpn = 8 });
-	id = a->id;
-	ck_assert_int_eq(core_job_end(core, 110, "g1",
-				      &(struct rota_msg_job_end){
-					      .job_id = id, .run = a->run },
-				      &err),
-			 0);
+	end_at(run(&(struct ask){ .queue = "one", .gpn = 8 }), 110);
 	ck_assert_uint_eq(core_node_get(core, node_idx("g1"))->gpus_used, 0);
 	run(&(struct ask){ .queue = "one", .gpn = 8 });
 }
@@ -277,21 +280,13 @@ START_TEST(test_billing)
 	rota_conf_destroy(conf);
 	ck_assert_msg(reg("g1", &err) == 0, "%s", err.text);
 	j = run(&(struct ask){ .cpt = 2, .gpn = 2, .mem_mb = 4096 });
-	ck_assert_int_eq(core_job_end(core, 201, "g1",
-				      &(struct rota_msg_job_end){
-					      .job_id = j->id, .run = 1 },
-				      &err),
-			 0);
+	end_at(j, 201);
 	ck_assert_double_eq_tol(core_job_usage(core, j), 1100.0, 1e-6);
 	for (int i = 0; i < 8; i++)
 		gpus8[i].type = "a100";
 	ck_assert_msg(reg("g1", &err) == 0, "%s", err.text);
 	j = run(&(struct ask){ .cpt = 2, .gpn = 2, .mem_mb = 4096 });
-	ck_assert_int_eq(core_job_end(core, 201, "g1",
-				      &(struct rota_msg_job_end){
-					      .job_id = j->id, .run = 1 },
-				      &err),
-			 0);
+	end_at(j, 201);
 	ck_assert_double_eq_tol(core_job_usage(core, j), 1500.0, 1e-6);
 }
 END_TEST
