@@ -78,6 +78,7 @@ struct rota_conf_limits {
 	int64_t max_ps;		/* MaxPS, processor-seconds (soft) */
 	int64_t max_ps_hard;	/* MaxPSHard */
 	int64_t allocation;	/* Allocation, core-hours a month */
+	int64_t max_gpus;	/* MaxTRES=gres/gpu=N, per job */
 };
 
 /* A quality of service; "normal" exists without a line. */

@@ -3,7 +3,7 @@
  * Limit keys, shared by UserName, AccountName and QOSName lines (Slurm's
  * association and QOS limits, and Maui's per-credential ones):
  *   MaxJobs=4 MaxSubmitJobs=100 MaxWall=2-00:00:00
- *   MaxTRES=cpu=64,mem=256G,node=4 GrpTRESRunMins=cpu=100000
+ *   MaxTRES=cpu=64,mem=256G,node=4,gres/gpu=8 GrpTRESRunMins=cpu=100000
  *   MaxIdle=8 MaxPS=72000 MaxPSHard=1080000 Allocation=5000
  * Every limit is unset (-1) unless given; UNLIMITED unsets one again.
  * The setters are the key tables' (conf_internal.h); conf_limits_check()
@@ -108,10 +108,12 @@ static int tres_item(struct rota_conf_limits *l, const char *item,
 		*(run_mins ? &l->cpu_run_mins : &l->max_cpus) = v;
 	else if (!run_mins && strcasecmp(text, "node") == 0)
 		l->max_nodes = v;
+	else if (!run_mins && strcasecmp(text, "gres/gpu") == 0)
+		l->max_gpus = v;
 	else
 		return rota_errorf(err, -EINVAL, "unknown resource '%s' "
 				   "(%s)", text, run_mins ? "cpu" :
-				   "cpu, mem, node");
+				   "cpu, mem, node, gres/gpu");
 	return 0;
 }
 
@@ -151,7 +153,7 @@ void conf_limits_init(struct rota_conf_limits *l)
 		.max_jobs = -1, .max_submit = -1, .max_wall = -1,
 		.max_cpus = -1, .max_mem = -1, .max_nodes = -1,
 		.cpu_run_mins = -1, .max_idle = -1, .max_ps = -1,
-		.max_ps_hard = -1, .allocation = -1,
+		.max_ps_hard = -1, .allocation = -1, .max_gpus = -1,
 	};
 }
 

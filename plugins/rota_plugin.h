@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 13 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 14 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -38,7 +38,8 @@
 				  job_cores_min, _max; 12: limits
 				  admit_counted, running_changed; 13:
 				  priority context job_gpus,
-				  job_licenses */
+				  job_licenses; 14: limits max_gpus,
+				  a job's gpus */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -452,6 +453,7 @@ struct rota_limit_set {
 	int64_t max_ps_hard;	/* MaxPSHard */
 	int64_t allocation;	/* Allocation: core-hours a month (Maui's
 				   soft = allocation x 3600 / 5) */
+	int64_t max_gpus;	/* ABI 1.14: MaxTRES=gres/gpu=: per job */
 };
 
 /*
@@ -487,6 +489,7 @@ struct rota_limit_job {
 	 */
 	uint32_t count;
 	uint32_t eligible;
+	uint32_t gpus;		/* ABI 1.14: its GPUs in all */
 };
 
 /*

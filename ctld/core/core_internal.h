@@ -583,6 +583,8 @@ void node_gres_fini(struct core_node *n);
 int node_gpus_register(struct core *core, uint32_t idx,
 		       const struct rota_node_info *info,
 		       struct rota_error *err);
+/* The job's GPUs in all: those it holds, else those it asks for. */
+uint32_t job_gpus_total(const struct core_job *job);
 /* The GPUs 'job' wants on a node where it has 'tasks' tasks. */
 uint32_t job_node_gpus(const struct core_job *job, uint32_t tasks);
 /* The node's GPUs of 'type' (NULL: any): all of them, or the free ones. */

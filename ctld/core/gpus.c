@@ -186,6 +186,20 @@ int node_gpus_register(struct core *core, uint32_t idx,
 	return 0;
 }
 
+uint32_t job_gpus_total(const struct core_job *job)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		n += job->alloc[i].ngpus;
+	if (n || job->nalloc)
+		return n;
+	return job->desc.gpus_per_task
+		       ? job->desc.gpus_per_task * job->desc.ntasks
+		       : job->desc.gpus_per_node *
+				 (job->desc.nodes ? job->desc.nodes : 1);
+}
+
 uint32_t job_node_gpus(const struct core_job *job, uint32_t tasks)
 {
 	return job->desc.gpus_per_node ? job->desc.gpus_per_node

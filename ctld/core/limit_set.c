@@ -17,7 +17,7 @@ void limits_from_conf(const struct rota_conf_limits *c,
 			.max_jobs = -1, .max_submit = -1, .max_wall = -1,
 			.max_cpus = -1, .max_mem = -1, .max_nodes = -1,
 			.cpu_run_mins = -1, .max_idle = -1, .max_ps = -1,
-			.max_ps_hard = -1, .allocation = -1,
+			.max_ps_hard = -1, .allocation = -1, .max_gpus = -1,
 		};
 		return;
 	}
@@ -33,5 +33,6 @@ void limits_from_conf(const struct rota_conf_limits *c,
 		.max_ps = c->max_ps,
 		.max_ps_hard = c->max_ps_hard,
 		.allocation = c->allocation,
+		.max_gpus = c->max_gpus,
 	};
 }

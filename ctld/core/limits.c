@@ -45,6 +45,7 @@ static bool any_limit(const struct rota_conf_limits *l)
 {
 	return l->max_jobs >= 0 || l->max_submit >= 0 || l->max_wall >= 0 ||
 	       l->max_cpus >= 0 || l->max_mem >= 0 || l->max_nodes >= 0 ||
+	       l->max_gpus >= 0 ||
 	       l->cpu_run_mins >= 0 || l->max_idle >= 0 || l->max_ps >= 0 ||
 	       l->max_ps_hard >= 0 || l->allocation >= 0;
 }
@@ -162,6 +163,7 @@ static void view(struct core *core, const struct core_job *job, int64_t now,
 		.qos_limits = &core->qos_limits[job->qos],
 		/* an array's pending rest: its tasks count as jobs */
 		.count = job->array ? job->array->tasks.count : 1,
+		.gpus = job_gpus_total(job),
 	};
 	if (v->running && job->time_limit) {
 		int64_t left = job->start_time + job->time_limit - now;

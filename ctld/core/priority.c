@@ -358,21 +358,6 @@ static struct ticket_job ticket_job(const struct core *core,
 	return tj;
 }
 
-/* The job's GPUs in all: those it holds, else those it asks for. */
-static uint32_t job_gpus(const struct core_job *job)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < job->nalloc; i++)
-		n += job->alloc[i].ngpus;
-	if (n || job->nalloc)
-		return n;
-	return job->desc.gpus_per_task
-		       ? job->desc.gpus_per_task * job->desc.ntasks
-		       : job->desc.gpus_per_node *
-				 (job->desc.nodes ? job->desc.nodes : 1);
-}
-
 /*
  * A rating's view of its jobs and the per-job arrays of its context, made
  * for it and freed after: kept, they would hold some 200 bytes a pending
@@ -527,7 +512,7 @@ int core_prio_update(struct core *core, int64_t now)
 				r.state[i] = job_state(j);
 			r.deadline[i] = j->desc.deadline;
 			job_range(j, &r.nmin[i], &r.nmax[i]);
-			r.gpus[i] = job_gpus(j);
+			r.gpus[i] = job_gpus_total(j);
 			r.lics[i] = j->desc.licenses;
 			i++;
 		}
@@ -591,7 +576,7 @@ static void one_job_context(struct core *core, int64_t now,
 	job_range(job, &one->nmin, &one->nmax);
 	ctx->job_cores_min = &one->nmin;
 	ctx->job_cores_max = &one->nmax;
-	one->gpus = job_gpus(job);
+	one->gpus = job_gpus_total(job);
 	ctx->job_gpus = &one->gpus;
 	ctx->job_licenses = (const char *const *)&job->desc.licenses;
 }

@@ -206,6 +206,12 @@ static int slurm_max_tres(const struct rota_limit_job *job,
 				 l->max_nodes, who);
 			return -EINVAL;
 		}
+		if (l->max_gpus >= 0 && job->gpus > l->max_gpus) {
+			snprintf(err, errlen, "%" PRIu32 " GPUs exceed "
+				 "MaxTRES gres/gpu=%" PRId64 " of %s",
+				 job->gpus, l->max_gpus, who);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -452,7 +452,7 @@ static const struct {
 	  "rota.conf:1: MaxJobs: '-1' is not a whole number from 0 (or "
 	  "UNLIMITED)" },
 	{ "AccountName=a MaxTRES=gpu=2",
-	  "rota.conf:1: MaxTRES: unknown resource 'gpu' (cpu, mem, node)" },
+	  "rota.conf:1: MaxTRES: unknown resource 'gpu' (cpu, mem, node, gres/gpu)" },
 	{ "AccountName=a MaxTRES=cpu",
 	  "rota.conf:1: MaxTRES: 'cpu' is not resource=value" },
 	{ "AccountName=a MaxTRES=cpu=-4",

@@ -326,6 +326,45 @@ START_TEST(test_billing_conf)
 END_TEST
 
 /*
+ * Slurm's MaxTRES=gres/gpu=4 on the QOS: a job of 2 nodes x 3 GPUs (6
+ * in all) is refused at submit with one line, one of 4 is taken.
+ */
+START_TEST(test_gpu_limit)
+{
+	static const char text[] =
+		"NodeName=g1 CPUs=16 RealMemory=64G\n"
+		"NodeName=g2 CPUs=16 RealMemory=64G\n"
+		"QueueName=batch Nodes=ALL Default=yes\n"
+		"QOSName=normal MaxTRES=gres/gpu=4\n";
+	struct rota_conf *conf = NULL;
+	struct rota_error err = { { 0 } };
+	struct rota_job_desc d = {
+		.name = strdup("j"), .script = strdup("#!/bin/sh\n"),
+		.workdir = strdup("/tmp"), .ntasks = 2, .cpus_per_task = 1,
+		.nodes = 2, .gpus_per_node = 3,
+	};
+	struct core_submit req = { .desc = &d, .uid = 1000, .gid = 1000,
+				   .user = "ana" };
+	uint32_t id;
+
+	core_destroy(core);
+	ck_assert_msg(rota_conf_load_buffer("t.conf", text, strlen(text),
+					    &conf, &err) == 0,
+		      "%s", err.text);
+	ck_assert_msg(core_create(conf, &core, &err) == 0, "%s", err.text);
+	rota_conf_destroy(conf);
+	up_both();
+	ck_assert_int_lt(core_submit(core, 100, &req, &id, &err), 0);
+	ck_assert_msg(strstr(err.text, "6 GPUs exceed MaxTRES gres/gpu=4"),
+		      "%s", err.text);
+	d.gpus_per_node = 2;
+	ck_assert_msg(core_submit(core, 100, &req, &id, &err) == 0, "%s",
+		      err.text);
+	rota_job_desc_clear(&d);
+}
+END_TEST
+
+/*
  * Backfill's cache of shapes that failed (shapes.c): a job that failed
  * for its GPUs says nothing of one of the same size without them, nor
  * of one of any type after one of a type; one asking more, or of that
@@ -370,6 +409,7 @@ int main(void)
 	tcase_add_test(tc, test_billing);
 	tcase_add_test(tc, test_billing_conf);
 	tcase_add_test(tc, test_shapes);
+	tcase_add_test(tc, test_gpu_limit);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
