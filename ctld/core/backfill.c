@@ -247,16 +247,15 @@ static int64_t node_earliest(struct rota_sched_pass *bp,
 	   an exclusive one waits for the idle node, kept cores and all */
 	bool test = job->desc.exclusive ||
 		    bp->core->queues[job->queue].reserved_cores > 0;
+	uint32_t gpus = job_node_gpus(job, job->desc.ntasks);
 
 	if (!node_is_usable(node))
 		return NEVER;
-	if (job_node_gpus(job, job->desc.ntasks) >
-	    node_gpus_count(node, job->desc.gpu_type, false))
+	if (gpus > node_gpus_count(node, job->desc.gpu_type, false))
 		return NEVER; /* not of its type, or too few ever */
 	return profile_earliest(bp->prof, n, test, (int32_t)need,
 				(int64_t)core_job_node_mem(job, need),
-				(int32_t)job_node_gpus(job, job->desc.ntasks),
-				job->time_limit, until);
+				(int32_t)gpus, job->time_limit, until);
 }
 
 /*

@@ -66,7 +66,9 @@ static uint32_t node_gpus_avail(const struct place_ctx *c,
 	case PLACE_NOW: return node_gpus_count(n, job->desc.gpu_type, true);
 	case PLACE_PROFILE:
 		all = node_gpus_count(n, job->desc.gpu_type, false);
-		return profile < 0 ? 0 : (uint32_t)profile < all ? (uint32_t)profile : all;
+		if (profile < 0)
+			return 0;
+		return (uint32_t)profile < all ? (uint32_t)profile : all;
 	}
 	return 0;
 }
@@ -86,12 +88,12 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 	int32_t pc, pg = 0;
 	int64_t pm;
 
+	if (want_gpus && c->mode != PLACE_PROFILE) /* its own after */
+		*gpus = node_gpus_avail(c, job, n, 0);
 	switch (c->mode) {
 	case PLACE_TOTAL:
 		*cores = node_cores_total(n);
 		*mem = node_mem_total(n);
-		if (want_gpus)
-			*gpus = node_gpus_avail(c, job, n, 0);
 		if (!test) /* never theirs, however idle the node */
 			*cores = *cores > n->test_reserved
 					 ? *cores - n->test_reserved
@@ -105,8 +107,6 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 			return false;
 		*cores = node_cores_free(n);
 		*mem = node_mem_free(n);
-		if (want_gpus)
-			*gpus = node_gpus_avail(c, job, n, 0);
 		break;
 	case PLACE_PROFILE:
 		if (!node_is_usable(n))

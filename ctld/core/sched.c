@@ -74,6 +74,7 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 {
 	struct core_job *rest = job;
 	uint64_t *near = NULL;
+	uint32_t gpus;
 
 	job = array_next_task(core, job);
 	/* its next task is another: an aftercorr looks again */
@@ -93,9 +94,9 @@ void sched_start(struct core *core, struct core_job *job, int64_t now,
 		a->ncores = place_alloc_cores(core, job, a->node, p->tasks[i]);
 		a->cores = rota_xcalloc(a->ncores, sizeof(uint32_t));
 		/* GPUs first, then the cores nearest them */
-		if (job_node_gpus(job, p->tasks[i]))
-			node_alloc_gpus(&core->nodes[a->node], job, a,
-					job_node_gpus(job, p->tasks[i]),
+		gpus = job_node_gpus(job, p->tasks[i]);
+		if (gpus)
+			node_alloc_gpus(&core->nodes[a->node], job, a, gpus,
 					a->ncores, &near);
 		node_alloc_cores(&core->nodes[a->node], a,
 				 core_job_node_mem(job, a->ncores), near);
