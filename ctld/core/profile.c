@@ -355,11 +355,16 @@ void profile_min_free(const struct profile *p, uint32_t node, int64_t t,
 	min_c = usable(c, oc, test);
 	min_m = m;
 	min_g = g;
-	for (; i < ns->n && ns->s[i].t < end; i++) {
-		c += ns->s[i].cores;
-		oc += ns->s[i].ocores;
-		m += ns->s[i].mem;
-		g += ns->s[i].gpus;
+	while (i < ns->n && ns->s[i].t < end) {
+		/* the steps of one instant are one change: no dip between */
+		int64_t at = ns->s[i].t;
+
+		for (; i < ns->n && ns->s[i].t == at; i++) {
+			c += ns->s[i].cores;
+			oc += ns->s[i].ocores;
+			m += ns->s[i].mem;
+			g += ns->s[i].gpus;
+		}
 		min_c = usable(c, oc, test) < min_c ? usable(c, oc, test)
 						    : min_c;
 		min_m = m < min_m ? m : min_m;
@@ -440,11 +445,14 @@ int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
 		/* no candidate yet, and any later one would start too late */
 		if (i == ns->n || (start == NEVER && ns->s[i].t > until))
 			return NEVER;
-		c += ns->s[i].cores;
-		oc += ns->s[i].ocores;
-		m += ns->s[i].mem;
-		g += ns->s[i].gpus;
-		i++;
+		/* to the next instant, all its steps at once (min_free) */
+		for (int64_t at = ns->s[i].t; i < ns->n && ns->s[i].t == at;
+		     i++) {
+			c += ns->s[i].cores;
+			oc += ns->s[i].ocores;
+			m += ns->s[i].mem;
+			g += ns->s[i].gpus;
+		}
 	}
 }
 

@@ -165,6 +165,35 @@ START_TEST(test_would_delay_top)
 END_TEST
 
 /*
+ * Steps at one instant are one change (issue 25's minimal case): at
+ * T0 + 100 job 1 and job 3 end as job 2's reservation begins.  Counted
+ * one step at a time the node dips below what job 4 needs at that
+ * instant; counted together it has 2 cores to spare, so EASY starts
+ * jobs 3 and 4 at once.
+ */
+START_TEST(test_same_instant_steps)
+{
+	uint32_t j1, j2, j3, j4;
+
+	start(ONE_NODE("10", "Sched=backfill Resolution=1s"));
+	j1 = submit(T0, 5, 100);
+	core_schedule(core, T0);
+	drop_actions();
+	ck_assert_int_eq(state(j1), ROTA_JOB_RUNNING);
+	j2 = submit(T0 + 1, 8, 50);
+	j3 = submit(T0 + 1, 3, 99);
+	j4 = submit(T0 + 1, 2, 500);
+	core_schedule(core, T0 + 1);
+	drop_actions();
+	backfill(T0 + 1);
+	ck_assert_int_eq(state(j2), ROTA_JOB_PENDING);
+	ck_assert_int_eq(core_job_find(core, j2)->est_start, T0 + 100);
+	ck_assert_int_eq(state(j3), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(j4), ROTA_JOB_RUNNING);
+}
+END_TEST
+
+/*
  * A pass that started nothing is not run again until something changes,
  * and each kind of change makes the next one run (sched.c).
  */
@@ -598,6 +627,7 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_gap_fits);
 	tcase_add_test(tc, test_gap_one_second_short);
 	tcase_add_test(tc, test_would_delay_top);
+	tcase_add_test(tc, test_same_instant_steps);
 	tcase_add_test(tc, test_builtin_no_backfill);
 	tcase_add_test(tc, test_settled_passes);
 	tcase_add_test(tc, test_easy_stops_when_nothing_fits);
