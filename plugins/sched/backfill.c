@@ -14,10 +14,12 @@
  *
  * Caps, Slurm's: MaxJobTest jobs tried (bf_max_job_test), MaxJobUser per
  * user (bf_max_job_user), MaxJobPart per queue (bf_max_job_part), MaxTime
- * of work (bf_max_time, on the host's work clock); 0 means no cap, and
- * NoCaps=yes lifts them all for a pass that sees every job.  Window
- * (bf_window, 1 day) bounds how far ahead a reservation may lie and
- * Resolution (bf_resolution, 60 s) rounds its candidate times.
+ * of work (bf_max_time, on the host's work clock); 0 means no cap.
+ * Window (bf_window, 1 day) bounds how far ahead a reservation may lie
+ * and Resolution (bf_resolution, 60 s) rounds its candidate times.
+ * NoCaps=yes lifts the caps and the window, for a pass that sees every
+ * job and reserves however far ahead, as the literature's EASY does;
+ * Resolution stays, a precision rather than a cap (1s for the textbook).
  *
  * Each job a backfilled one passed over has its bypass count raised by
  * one per such job (Maui's BYPASS factor): counted lazily, one addition
@@ -38,6 +40,9 @@
 #include "plugins/rota_plugin.h"
 
 enum bf_mode { BF_EASY, BF_CONSERVATIVE };
+
+/* NoCaps' window: any start at all (34,000 years; now + it fits int64) */
+#define BF_NO_WINDOW ((int64_t)1 << 40)
 
 /* A job tried and left waiting, with the starts made before it. */
 struct bf_wait {
@@ -168,7 +173,8 @@ static int try_job(struct bf_pass *p, size_t i,
 		return -ENOMEM;
 	if (st->mode == BF_EASY && stats->reserved >= st->depth)
 		return 0;
-	if (h->reserve(h->pass, i, st->window, st->resolution, &when) == 0)
+	if (h->reserve(h->pass, i, st->no_caps ? BF_NO_WINDOW : st->window,
+		       st->resolution, &when) == 0)
 		stats->reserved++;
 	return 0;
 }

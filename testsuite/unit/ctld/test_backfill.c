@@ -193,6 +193,27 @@ START_TEST(test_same_instant_steps)
 }
 END_TEST
 
+/* NoCaps lifts the Window too: a start two days ahead is reserved. */
+START_TEST(test_nocaps_window)
+{
+	const char *sched[] = { "Sched=backfill Resolution=1s",
+				"Sched=backfill Resolution=1s NoCaps=yes" };
+	char text[512];
+	uint32_t j1, j2;
+
+	snprintf(text, sizeof(text), ONE_NODE("8", "%s"), sched[_i]);
+	start(text);
+	j1 = submit(T0, 8, 2 * 86400);
+	core_schedule(core, T0);
+	drop_actions();
+	ck_assert_int_eq(state(j1), ROTA_JOB_RUNNING);
+	j2 = submit(T0, 8, 100);
+	backfill(T0);
+	ck_assert_int_eq(core_job_find(core, j2)->est_start,
+			 _i ? T0 + 2 * 86400 : 0);
+}
+END_TEST
+
 /*
  * A pass that started nothing is not run again until something changes,
  * and each kind of change makes the next one run (sched.c).
@@ -628,6 +649,7 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_gap_one_second_short);
 	tcase_add_test(tc, test_would_delay_top);
 	tcase_add_test(tc, test_same_instant_steps);
+	tcase_add_loop_test(tc, test_nocaps_window, 0, 2);
 	tcase_add_test(tc, test_builtin_no_backfill);
 	tcase_add_test(tc, test_settled_passes);
 	tcase_add_test(tc, test_easy_stops_when_nothing_fits);
