@@ -181,7 +181,8 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 
 	*s = (struct sim_opts){ 0 };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+t:c:qh", longopts, NULL)) !=
+	/* options may follow --compare's configs: getopt permutes them */
+	while ((c = getopt_long(argc, argv, "t:c:qh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 't': s->trace = optarg; break;
@@ -268,10 +269,20 @@ static int sim_main(struct sim_opts *s, const struct swf_trace *t)
 	struct sim_result *r = rota_xcalloc((size_t)n, sizeof(*r));
 	int rc = 0;
 
+	/* every config read and its plugins loaded before the first run */
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct rota_error err = { "" };
+
+		s->o.config = s->compare ? s->configs[i] : s->o.config;
+		rc = sim_check(&s->o, t, &err);
+		if (rc < 0)
+			sim_error("%s", err.text);
+	}
 	for (int i = 0; i < n && rc == 0; i++)
 		rc = run_one(s, t, s->compare ? s->configs[i] : s->o.config,
 			     &r[i]);
-	printf("trace         %s\n", s->trace);
+	if (rc == 0)
+		printf("trace         %s\n", s->trace);
 	if (rc == 0 && s->compare)
 		sim_report_compare(stdout, r, (size_t)n);
 	else if (rc == 0)

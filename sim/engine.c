@@ -735,6 +735,19 @@ int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
 	return rc;
 }
 
+int sim_check(const struct sim_options *opt, const struct swf_trace *trace,
+	      struct rota_error *err)
+{
+	struct sim_result r = { 0 };
+	struct engine e = { .opt = opt, .t = trace, .r = &r };
+	int rc = setup(&e, err);
+
+	core_destroy(e.core);
+	rota_conf_destroy(e.conf);
+	sim_result_fini(&r);
+	return rc;
+}
+
 void sim_result_fini(struct sim_result *r)
 {
 	for (size_t i = 0; i < r->nshares; i++) {

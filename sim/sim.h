@@ -160,6 +160,13 @@ void sim_account_name(int64_t id, char *buf, size_t len);
 int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
 	    struct sim_result *out, struct rota_error *err);
 void sim_result_fini(struct sim_result *r);
+/*
+ * What sim_run does before its first event: the config read, the core
+ * and its plugins made, the nodes registered; so that every config of a
+ * --compare is known good before the first replay.  0 or -errno, 'err'.
+ */
+int sim_check(const struct sim_options *opt, const struct swf_trace *trace,
+	      struct rota_error *err);
 
 /* The figures report.c derives from one run. */
 struct sim_stats {

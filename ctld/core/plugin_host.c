@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "common/conf.h"
@@ -258,6 +259,12 @@ static int dl_open(struct plugin *p, struct rota_error *err)
 		/* dlerror() starts with the path: say it once */
 		if (why && strncmp(why, p->path, strlen(p->path)) == 0)
 			why += strlen(p->path) + (why[strlen(p->path)] ? 2 : 0);
+		/* the usual cause: PluginDir is not where they were installed */
+		if (access(p->path, F_OK) != 0)
+			return rota_errorf(err, -ENOENT,
+					   "%s: no such plugin (PluginDir= in "
+					   "rota.conf says where plugins are)",
+					   p->path);
 		return rota_errorf(err, -ENOENT, "%s: cannot load: %s", p->path,
 				   why && *why ? why : "unknown error");
 	}

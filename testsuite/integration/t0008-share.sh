@@ -94,5 +94,5 @@ is "$(rota-ctld -t -f "$T/cycle.conf" 2>&1)" \
 	"a cycle in the tree: file, line and key"
 printf 'PluginDir=%s\nFairshare=nosuch\n' "$PLUGIN_DIR" >"$T/plugin.conf"
 is "$(rota-ctld -t -f "$T/plugin.conf" 2>&1)" \
-	"rota-ctld: $PLUGIN_DIR/fairshare/nosuch.so: cannot load: cannot open shared object file: No such file or directory" \
+	"rota-ctld: $PLUGIN_DIR/fairshare/nosuch.so: no such plugin (PluginDir= in rota.conf says where plugins are)" \
 	"an unknown fairshare plugin: the file it looked for"

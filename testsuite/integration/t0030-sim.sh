@@ -12,7 +12,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 11
+plan 14
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 KILL_WAIT=1s cluster_start "Sched=backfill Interval=1s Resolution=1s NoCaps=yes" ||
 	{ echo "Bail out! cluster did not start"; exit 1; }
@@ -78,6 +78,16 @@ gzip -c trace.swf >trace.swf.gz
 cp sim.conf fifo.conf && sed -i 's/^Sched=backfill.*/Sched=builtin/' fifo.conf
 rota sim -q --trace trace.swf.gz --compare sim.conf fifo.conf >cmp.out 2>&1
 like "$(grep '^backfilled' cmp.out)" "^backfilled +[1-9][0-9]* +0$" "--compare: a column per config"
+# options after --compare's configs are options, not configs; every
+# config is checked before the first replay, with no output on failure
+err=$(rota sim -q --trace trace.swf.gz --compare sim.conf fifo.conf --svg x.svg 2>&1)
+is "$?:$err" "2:rota sim: --compare takes the configs as arguments, and no --config, --csv or --svg" \
+	"--compare: an option after the configs is read as one"
+printf 'Priority=nosuch\n' >bad.conf
+out=$(rota sim -q --trace trace.swf.gz --compare sim.conf bad.conf 2>sim.err)
+is "$?:$out" "1:" "--compare: a config whose plugin is missing stops the run before any output"
+like "$(cat sim.err)" "nosuch.so: no such plugin \(PluginDir= in rota.conf says where plugins are\)$" \
+	"a missing plugin's error says where plugins are looked for"
 # errors: one line, the file and line named
 echo "11 20 -1 x 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1" >>trace.swf
 err=$(rota sim --trace trace.swf --config sim.conf 2>&1 >/dev/null)

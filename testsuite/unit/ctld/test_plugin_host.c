@@ -77,8 +77,8 @@ static const struct {
 	{ "Fairshare=badname", -EINVAL,
 	  "badname.so: calls itself 'someone-else', not 'badname'" },
 	{ "Fairshare=absent", -ENOENT,
-	  "absent.so: cannot load: cannot open shared object file: No such "
-	  "file or directory" },
+	  "absent.so: no such plugin (PluginDir= in rota.conf says where "
+	  "plugins are)" },
 };
 
 START_TEST(test_refused)
