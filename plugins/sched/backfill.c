@@ -66,7 +66,12 @@ struct bf_state {
 	int64_t max_time;	/* seconds; 0: none */
 	double depth;		/* EASY's ReservationDepth */
 	bool no_caps;
+	unsigned order;		/* BF_ORDER_*: the jobs after the reserved */
+	size_t *tail;		/* Order=shortest's, kept for reuse */
+	size_t tail_cap;
 };
+
+enum bf_order { BF_ORDER_PRIORITY, BF_ORDER_SHORTEST };
 
 /* Per-pass counters, by user and queue: small open hash tables. */
 struct bf_count {
@@ -242,6 +247,60 @@ static bool none_can_start(const struct bf_pass *p, size_t i,
 	       h->free_cores && h->free_cores(h->pass) < st->least[i];
 }
 
+/* Shortest limit first, no limit last; ties in scheduling order. */
+static int by_limit(const void *a, const void *b, void *arg)
+{
+	const struct rota_sched_job *jobs = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t li = (uint64_t)jobs[i].time_limit - 1;
+	uint64_t lj = (uint64_t)jobs[j].time_limit - 1; /* 0: largest */
+
+	if (li != lj)
+		return li < lj ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * Order=shortest (EASY-SJBF, Tsafrir, Etzion and Feitelson): once the
+ * reservations are made, the jobs after 'from' are tried shortest limit
+ * first rather than in scheduling order.
+ */
+static int try_shortest(struct bf_pass *p, size_t from,
+			struct rota_sched_stats *stats, bool *stop)
+{
+	struct bf_state *st = (struct bf_state *)p->st;
+	const struct rota_sched_host *h = p->h;
+	size_t n = 0;
+	int rc = 0;
+
+	if (h->njobs - from > st->tail_cap) {
+		size_t *t = realloc(st->tail, (h->njobs - from) * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		st->tail = t;
+		st->tail_cap = h->njobs - from;
+	}
+	for (size_t i = from; i < h->njobs; i++)
+		if (h->jobs[i].eligible)
+			st->tail[n++] = i;
+	qsort_r(st->tail, n, sizeof(*st->tail), by_limit, (void *)h->jobs);
+	for (size_t k = 0; k < n && !*stop && rc == 0; k++) {
+		size_t i = st->tail[k];
+
+		/* least[from] bounds every job left, whatever the order */
+		if (none_can_start(p, from, stats))
+			break;
+		if (capped(p, &h->jobs[i], stats, stop)) {
+			stats->capped = true;
+			continue;
+		}
+		rc = try_job(p, i, stats);
+	}
+	stats->depth = (uint32_t)h->njobs;
+	return rc;
+}
+
 static int bf_backfill(void *state, const struct rota_sched_host *h,
 		       struct rota_sched_stats *stats)
 {
@@ -265,6 +324,11 @@ static int bf_backfill(void *state, const struct rota_sched_host *h,
 		}
 		rc = try_job(&p, i, stats);
 		stats->depth = (uint32_t)i + 1;
+		if (st->order == BF_ORDER_SHORTEST && st->mode == BF_EASY &&
+		    stats->reserved >= st->depth && rc == 0) {
+			rc = try_shortest(&p, i + 1, stats, &stop);
+			break;
+		}
 	}
 	/* each waiting job passed over by the starts made after it */
 	for (size_t k = 0; k < p.nwaits && rc == 0; k++) {
@@ -287,16 +351,17 @@ static int64_t bf_interval(void *state)
 static void bf_describe(void *state, char *buf, size_t len)
 {
 	const struct bf_state *st = state;
+	const char *mode = st->mode == BF_CONSERVATIVE ? "conservative"
+			   : st->order == BF_ORDER_SHORTEST ? "easy-sjbf"
+							     : "easy";
 
 	if (st->no_caps)
-		snprintf(buf, len, "%s, no caps",
-			 st->mode == BF_EASY ? "easy" : "conservative");
+		snprintf(buf, len, "%s, no caps", mode);
 	else
 		snprintf(buf, len,
 			 "%s, depth %g, window %llds, max job test %g, "
 			 "max time %llds",
-			 st->mode == BF_EASY ? "easy" : "conservative",
-			 st->depth, (long long)st->window, st->max_job_test,
+			 mode, st->depth, (long long)st->window, st->max_job_test,
 			 (long long)st->max_time);
 }
 
@@ -305,6 +370,7 @@ static int bf_init(const struct rota_host *host,
 		   char *err, size_t errlen)
 {
 	static const char *const modes[] = { "easy", "conservative", NULL };
+	static const char *const orders[] = { "priority", "shortest", NULL };
 	struct bf_state *st = calloc(1, sizeof(*st));
 	int rc = 0;
 
@@ -345,6 +411,9 @@ static int bf_init(const struct rota_host *host,
 				       &st->depth, err, errlen);
 	if (!rc)
 		rc = host->conf_bool(conf, "NoCaps", &st->no_caps, err, errlen);
+	if (!rc)
+		rc = host->conf_choice(conf, "Order", orders, &st->order, err,
+				       errlen);
 	if (rc < 0) {
 		free(st);
 		return rc;
@@ -360,6 +429,7 @@ static void bf_fini(void *state)
 	if (st) {
 		free(st->waits);
 		free(st->least);
+		free(st->tail);
 	}
 	free(st);
 }

@@ -215,6 +215,36 @@ START_TEST(test_nocaps_window)
 END_TEST
 
 /*
+ * Order=shortest (EASY-SJBF): after the head's reservation, the jobs
+ * behind it are tried shortest limit first.  4 cores free until 100: C
+ * (90 s) fits, and so does D (50 s) behind it; in priority order C takes
+ * them, shortest first D does.
+ */
+START_TEST(test_order_shortest)
+{
+	const char *sched[] = { "Sched=backfill Resolution=1s",
+				"Sched=backfill Resolution=1s Order=shortest" };
+	char text[512];
+	uint32_t ja, jb, jc, jd;
+
+	snprintf(text, sizeof(text), ONE_NODE("10", "%s"), sched[_i]);
+	start(text);
+	ja = submit(T0, 6, 100);
+	core_schedule(core, T0);
+	drop_actions();
+	ck_assert_int_eq(state(ja), ROTA_JOB_RUNNING);
+	jb = submit(T0, 10, 100);
+	jc = submit(T0, 4, 90);
+	jd = submit(T0, 4, 50);
+	backfill(T0);
+	ck_assert_int_eq(state(jb), ROTA_JOB_PENDING);
+	ck_assert_int_eq(core_job_find(core, jb)->est_start, T0 + 100);
+	ck_assert_int_eq(state(jc), _i ? ROTA_JOB_PENDING : ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(jd), _i ? ROTA_JOB_RUNNING : ROTA_JOB_PENDING);
+}
+END_TEST
+
+/*
  * A pass that started nothing is not run again until something changes,
  * and each kind of change makes the next one run (sched.c).
  */
@@ -650,6 +680,7 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_would_delay_top);
 	tcase_add_test(tc, test_same_instant_steps);
 	tcase_add_loop_test(tc, test_nocaps_window, 0, 2);
+	tcase_add_loop_test(tc, test_order_shortest, 0, 2);
 	tcase_add_test(tc, test_builtin_no_backfill);
 	tcase_add_test(tc, test_settled_passes);
 	tcase_add_test(tc, test_easy_stops_when_nothing_fits);
