@@ -29,11 +29,16 @@
  * key: "rota.conf:42: KillWait: '-3s' is below 0".
  */
 
+/* The most cores a node line may give (a whole machine as one node in
+   rota sim --flat: 16.7 million) */
+#define ROTA_NODE_CPUS_MAX (1u << 24)
+
 struct rota_conf_node {
 	char *name;
 	char *addr;		/* address the node daemon binds; NULL: name */
 	char **features;	/* site features, NULL-terminated, never NULL */
-	unsigned cpus;		/* 0: as the node reports */
+	unsigned cpus;		/* 0: as the node reports; at most
+				   ROTA_NODE_CPUS_MAX */
 	uint64_t memory_mb;	/* 0: as the node reports */
 	struct rota_gres *gres;	/* Gres=gpu:v100:16,nvme:2; NULL: none
 				   declared (GPUs as the node finds them) */

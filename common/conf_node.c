@@ -48,7 +48,7 @@ static const struct conf_key node_keys[] = {
 	NODE("NodeName", conf_set_hostlist, names, 0, 0),
 	NODE("Addr", conf_set_hostlist, addrs, 0, 0),
 	NODE("Features", conf_set_names, features, 0, 0),
-	NODE("CPUs", conf_set_uint, cpus, 1, 65536),
+	NODE("CPUs", conf_set_uint, cpus, 1, ROTA_NODE_CPUS_MAX),
 	NODE("RealMemory", conf_set_size_mb, memory_mb, 1, INT64_C(1) << 40),
 	NODE("Gres", set_gres, gres, 0, 0),
 };

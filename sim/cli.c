@@ -57,7 +57,24 @@ static const char help[] =
 	"                           (with --flat or --nodes the config must\n"
 	"                           not declare nodes)\n"
 	"      --estimates WHICH    the limit: 'requested' time (default) or\n"
-	"                           the 'actual' run time (perfect estimates)\n"
+	"                           the 'actual' run time (perfect estimates)\n"	"      --policy NAME        the literature's algorithm, in place of\n"
+	"                           the config's Priority= and Sched= lines:\n"
+	"                           fcfs, easy, easy-sjbf (shortest job\n"
+	"                           backfilled first) or conservative; first\n"
+	"                           come first served, no caps, no window,\n"
+	"                           1 s resolution; implies --semantics=pyss\n"
+	"                           unless it is given\n"
+	"      --semantics WHICH    when passes run: 'rota' (default: as\n"
+	"                           rota-ctld, a second's ends, then its\n"
+	"                           submits, then one pass; backfill every\n"
+	"                           Interval) or 'pyss' (a second's submits,\n"
+	"                           then its ends, a main and a backfill pass\n"
+	"                           after each, as the pyss simulator of\n"
+	"                           many published studies)\n"
+	"      --size WHICH         a job's cores: 'requested' processors\n"
+	"                           (default; allocated where -1),\n"
+	"                           'allocated' (requested where -1) or 'max'\n"
+	"                           of the two\n"
 	"      --dependencies       SWF fields 17 and 18: a job naming an\n"
 	"                           earlier job of the trace as its\n"
 	"                           preceding job is submitted when that job\n"
@@ -134,6 +151,25 @@ static int parse_estimates(const char *text, enum sim_estimates *out)
 	return 0;
 }
 
+/* 'text' among 'names' (NULL-terminated) into *out; else one line. */
+static int parse_choice(const char *opt, const char *text,
+			const char *const *names, int *out)
+{
+	for (int i = 0; names[i]; i++) {
+		if (names[i][0] && strcmp(text, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	sim_error("--%s: '%s': use %s", opt, text,
+		  strcmp(opt, "policy") == 0
+			  ? "fcfs, easy, easy-sjbf or conservative"
+		  : strcmp(opt, "semantics") == 0
+			  ? "rota or pyss"
+			  : "requested, allocated or max");
+	return -1;
+}
+
 static int check(struct sim_opts *s, int argc, char **argv)
 {
 	if (!s->trace) {
@@ -173,11 +209,15 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		{ "every-pass", no_argument, NULL, 'E' },
 		{ "dependencies", no_argument, NULL, 'D' },
 		{ "queues", no_argument, NULL, 'Q' },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "semantics", required_argument, NULL, 's' },
+		{ "size", required_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c;
+	bool semantics = false;
+	int c, v;
 
 	*s = (struct sim_opts){ 0 };
 	opterr = 0;
@@ -200,6 +240,28 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		case 'E': s->o.every_pass = true; break;
 		case 'D': s->o.dependencies = true; break;
 		case 'Q': s->o.queues = true; break;
+		case 'P':
+			/* the enum's order: "" is the config's own */
+			if (parse_choice("policy", optarg, (const char *[]){
+				"", "fcfs", "easy", "easy-sjbf",
+				"conservative", NULL }, &v) < 0)
+				return -1;
+			s->o.policy = (enum sim_policy)v;
+			break;
+		case 's':
+			if (parse_choice("semantics", optarg, (const char *[]){
+				"rota", "pyss", NULL }, &v) < 0)
+				return -1;
+			s->o.semantics = (enum sim_semantics)v;
+			semantics = true;
+			break;
+		case 'z':
+			if (parse_choice("size", optarg, (const char *[]){
+				"requested", "allocated", "max", NULL },
+				&v) < 0)
+				return -1;
+			s->o.size = (enum sim_size)v;
+			break;
 		case 'q': s->quiet = true; break;
 		case 'h': return 1;
 		default:
@@ -208,6 +270,8 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 			return -1;
 		}
 	}
+	if (s->o.policy != SIM_POLICY_CONFIG && !semantics)
+		s->o.semantics = SIM_SEMANTICS_PYSS;
 	return check(s, argc, argv);
 }
 

@@ -12,7 +12,9 @@
  * the loop visits exactly those grid points, counted from the trace's
  * start.  At each time: ends, then submits, then a main pass
  * (core_schedule) if anything happened, then core_tick if a period is
- * due; LAUNCH actions say which jobs started.
+ * due; LAUNCH actions say which jobs started.  --semantics=pyss instead
+ * takes a second's submits, then its ends, and runs a main and a
+ * backfill pass after each one (sim.h, enum sim_semantics).
  *
  * Ticks that cannot change a decision are not visited: with nothing
  * pending no pass runs (it would find nothing to start; the core's own
@@ -52,6 +54,7 @@
 
 struct end_event {
 	int64_t time;
+	uint64_t seq;	/* pyss: ends at one time in start order */
 	uint32_t id;	/* core job id */
 };
 
@@ -74,15 +77,20 @@ struct engine {
 	bool idle_decay_ok;	/* exponential decay: idle ticks skippable */
 	int64_t last_calc;	/* the last re-rating tick visited */
 	uint32_t busy;		/* cores in use */
+	uint64_t starts;	/* jobs started, for end_event.seq */
+	bool each;		/* SIM_SEMANTICS_PYSS: a pass per event */
 	size_t steps_cap;
 	struct sim_deps *deps;	/* --dependencies; NULL without */
 };
 
 /* ---- the end heap ------------------------------------------------------ */
 
+/* 'seq' is 0 under Rota's semantics: ends at one time in id order */
 static bool ev_less(const struct end_event *a, const struct end_event *b)
 {
-	return a->time < b->time || (a->time == b->time && a->id < b->id);
+	if (a->time != b->time)
+		return a->time < b->time;
+	return a->seq != b->seq ? a->seq < b->seq : a->id < b->id;
 }
 
 static void heap_push(struct engine *e, struct end_event ev)
@@ -213,11 +221,12 @@ static int setup(struct engine *e, struct rota_error *err)
 	core_prio_describe(e->core, prio, sizeof(prio));
 	core_sched_describe(e->core, sched, sizeof(sched));
 	e->r->policy = rota_xasprintf(
-		"priority/%s%s%s%s fairshare/%s sched/%s%s%s%s",
+		"priority/%s%s%s%s fairshare/%s sched/%s%s%s%s%s",
 		core_prio_plugin(e->core), prio[0] ? " (" : "", prio,
 		prio[0] ? ")" : "", core_share_plugin(e->core),
 		core_sched_plugin(e->core), sched[0] ? " (" : "", sched,
-		sched[0] ? ")" : "");
+		sched[0] ? ")" : "",
+		e->each ? ", passes after each event (pyss)" : "");
 	return register_nodes(e, err);
 }
 
@@ -304,12 +313,28 @@ static int queue_of(const struct engine *e, const struct swf_job *j,
 	return 0;
 }
 
+/* --size: a job's cores; -1 when the trace knows neither count. */
+static int64_t job_procs(enum sim_size size, const struct swf_job *j)
+{
+	int64_t req = j->req_procs > 0 ? j->req_procs : -1;
+	int64_t alloc = j->alloc_procs > 0 ? j->alloc_procs : -1;
+
+	switch (size) {
+	case SIM_SIZE_ALLOCATED:
+		return alloc > 0 ? alloc : req;
+	case SIM_SIZE_MAX:
+		return req > alloc ? req : alloc;
+	default:
+		return req > 0 ? req : alloc;
+	}
+}
+
 /* Trace job 'i' is submitted at 'now' (its time, or its release). */
 static void submit_one(struct engine *e, size_t i, int64_t now)
 {
 	struct sim_result *r = e->r;
 	const struct swf_job *j = &e->t->jobs[i];
-	int64_t procs = j->req_procs > 0 ? j->req_procs : j->alloc_procs;
+	int64_t procs = job_procs(e->opt->size, j);
 	size_t *skip = skip_reason(e, j, procs);
 	char user[32];
 	char account[32];
@@ -415,7 +440,10 @@ static void take_starts(struct engine *e, int64_t now, bool backfill)
 		sj->priority = job->priority;
 		sj->backfilled = backfill;
 		e->busy += sj->cores;
-		heap_push(e, (struct end_event){ now + e->run[k], a[i].job_id });
+		e->starts++;
+		heap_push(e, (struct end_event){ now + e->run[k],
+						  e->each ? e->starts : 0,
+						  a[i].job_id });
 	}
 	free(a);
 }
@@ -469,6 +497,17 @@ static int64_t next_tick(const struct engine *e, int64_t now)
 static bool on_grid(const struct engine *e, int64_t now, int64_t period)
 {
 	return period > 0 && (now - e->epoch) % period == 0;
+}
+
+/* pyss: after each event, a main pass and a backfill pass. */
+static void event_passes(struct engine *e, int64_t now)
+{
+	struct rota_sched_stats st;
+
+	core_schedule(e->core, now);
+	take_starts(e, now, false);
+	core_backfill(e->core, now, &st);
+	take_starts(e, now, true);
 }
 
 /* A main pass after events, then the core's periodic work if due. */
@@ -657,12 +696,16 @@ static size_t submit_due(struct engine *e, size_t next, int64_t now,
 			sim_deps_pop(e->deps);
 			submit_one(e, rel, now);
 			*event = true;
+			if (e->each)
+				event_passes(e, now);
 			continue;
 		}
 		if (!from_trace)
 			return next;
 		submit_one(e, next++, now);
 		*event = true;
+		if (e->each)
+			event_passes(e, now);
 		if (e->opt->progress && next % 4096 == 0)
 			e->opt->progress(e->opt->progress_arg, next, t->n);
 		next = skip_held(e, next);
@@ -682,12 +725,22 @@ static void loop(struct engine *e)
 		if (now == NEVER)
 			break;
 		catch_up(e, now);
-		while (e->nheap && e->heap[0].time == now) {
-			end_one(e, heap_pop(e).id, now);
-			event = true;
+		if (e->each) {
+			/* pyss: submits before ends, a pass after each */
+			next = submit_due(e, next, now, &event);
+			while (e->nheap && e->heap[0].time == now) {
+				end_one(e, heap_pop(e).id, now);
+				event_passes(e, now);
+			}
+			tick(e, now, false);
+		} else {
+			while (e->nheap && e->heap[0].time == now) {
+				end_one(e, heap_pop(e).id, now);
+				event = true;
+			}
+			next = submit_due(e, next, now, &event);
+			tick(e, now, event);
 		}
-		next = submit_due(e, next, now, &event);
-		tick(e, now, event);
 		drop_records(e);
 		timeline_step(e, now);
 	}
@@ -700,7 +753,8 @@ int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
 	    struct sim_result *out, struct rota_error *err)
 {
 	struct engine e = { .opt = opt, .t = trace, .r = out,
-			    .last_calc = INT64_MIN };
+			    .last_calc = INT64_MIN,
+			    .each = opt->semantics == SIM_SEMANTICS_PYSS };
 	const struct core_sched_stats *st;
 	int rc;
 

@@ -13,6 +13,8 @@
  *   and user at Shares=1, i.e. equal shares: the trace records no
  *   shares), and a site that wants its own shares writes those lines.
  *
+ * - --policy: Priority= and Sched= lines for the literature's algorithm.
+ *
  * Appending rather than rewriting keeps every line of the site's file
  * where it was, so errors still name the site's file and line.
  */
@@ -152,11 +154,19 @@ static int add_nodes(struct rota_strbuf *sb, const struct sim_options *opt,
 		return rota_errorf(err, -EINVAL,
 				   "%s: the trace's header has no %s", flag,
 				   procs <= 0 ? "MaxProcs" : "MaxNodes");
-	if (procs % nodes || procs / nodes > 1 << 20 || nodes > 1 << 20)
+	if (procs % nodes || nodes > 1 << 24)
 		return rota_errorf(err, -EINVAL,
 				   "%s: MaxProcs %lld is not a whole number "
 				   "of cores on each of MaxNodes %lld nodes",
 				   flag, (long long)procs, (long long)nodes);
+	if (procs / nodes > ROTA_NODE_CPUS_MAX)
+		return rota_errorf(err, -EINVAL,
+				   "%s: MaxProcs %lld: more than %u cores on "
+				   "one node%s", flag, (long long)procs,
+				   ROTA_NODE_CPUS_MAX,
+				   nodes == 1 ? "; --nodes spreads them over "
+						"MaxNodes nodes"
+					      : "");
 	rota_strbuf_addf(sb, "\n# rota sim %s: from the trace's header\n",
 			    flag);
 	if (nodes == 1)
@@ -169,6 +179,42 @@ static int add_nodes(struct rota_strbuf *sb, const struct sim_options *opt,
 	if (!conf->nqueues)
 		rota_strbuf_addf(sb,
 				    "QueueName=sim Nodes=ALL Default=yes\n");
+	return 0;
+}
+
+/*
+ * --policy: the literature's algorithm as Priority= and Sched= lines, in
+ * place of the config's own (which are then an error: two policies).
+ * First come first served order; no caps, no window, 1 s resolution.
+ */
+static int add_policy(struct rota_strbuf *sb, const struct sim_options *opt,
+		      const struct rota_conf *conf, struct rota_error *err)
+{
+	static const char *const sched[] = {
+		[SIM_POLICY_FCFS] = "Sched=builtin",
+		[SIM_POLICY_EASY] = "Sched=backfill Mode=easy",
+		[SIM_POLICY_EASY_SJBF] = "Sched=backfill Mode=easy "
+					 "Order=shortest",
+		[SIM_POLICY_CONSERVATIVE] = "Sched=backfill Mode=conservative",
+	};
+	static const char *const kinds[] = { "Priority", "Sched" };
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct rota_conf_section *s =
+			rota_conf_section_find(conf, kinds[i]);
+
+		if (s)
+			return rota_errorf(err, -EINVAL,
+					   "--policy: %s:%u: the config has a "
+					   "%s= line; --policy sets it",
+					   s->file, s->line, kinds[i]);
+	}
+	rota_strbuf_addf(sb, "\n# rota sim --policy: the literature's "
+			     "algorithm\nPriority=fifo\n%s%s\n",
+			 sched[opt->policy],
+			 opt->policy == SIM_POLICY_FCFS
+				 ? ""
+				 : " NoCaps=yes Resolution=1s Interval=1s");
 	return 0;
 }
 
@@ -198,6 +244,8 @@ int sim_config_text(const struct sim_options *opt,
 		rota_strbuf_add(&sb, file, len);
 	if (opt->cluster != SIM_CLUSTER_CONFIG)
 		rc = add_nodes(&sb, opt, conf, trace, err);
+	if (rc == 0 && opt->policy != SIM_POLICY_CONFIG)
+		rc = add_policy(&sb, opt, conf, err);
 	if (rc == 0)
 		add_accounts(&sb, conf, trace);
 	rota_conf_destroy(conf);

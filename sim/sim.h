@@ -31,10 +31,42 @@ enum sim_estimates {
 	SIM_ESTIMATES_ACTUAL,	     /* the limit is the run time (oracle) */
 };
 
+/*
+ * When passes run (--semantics).  ROTA: as rota-ctld, all of a second's
+ * ends, then its submits, then one main pass, backfill on its Interval.
+ * EACH: pyss's event order, the simulator behind many published
+ * backfilling studies: a second's submits, then its ends, each event
+ * followed by a main and a backfill pass; ends at one second in the
+ * order their jobs started.
+ */
+enum sim_semantics {
+	SIM_SEMANTICS_ROTA = 0,
+	SIM_SEMANTICS_PYSS,
+};
+
+/* --policy: the literature's algorithms, no caps, no window. */
+enum sim_policy {
+	SIM_POLICY_CONFIG = 0,	/* what the config's lines say */
+	SIM_POLICY_FCFS,
+	SIM_POLICY_EASY,
+	SIM_POLICY_EASY_SJBF,
+	SIM_POLICY_CONSERVATIVE,
+};
+
+/* --size: a job's cores from the trace's processors. */
+enum sim_size {
+	SIM_SIZE_REQUESTED = 0,	/* requested; allocated where it is -1 */
+	SIM_SIZE_ALLOCATED,	/* allocated; requested where it is -1 */
+	SIM_SIZE_MAX,		/* the larger of the two */
+};
+
 struct sim_options {
 	const char *config;	/* rota.conf path; NULL: policy defaults */
 	enum sim_cluster cluster;
 	enum sim_estimates estimates;
+	enum sim_semantics semantics;
+	enum sim_policy policy;
+	enum sim_size size;
 	bool timeline;		/* keep what --svg draws */
 	bool every_pass;	/* visit every periodic tick and run every
 				   pass, also those that cannot change a

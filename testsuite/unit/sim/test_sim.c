@@ -152,6 +152,121 @@ START_TEST(test_easy)
 }
 END_TEST
 
+/* --policy: the literature's algorithms on `five` (worked out above). */
+static const struct {
+	enum sim_policy policy;
+	const int64_t (*want)[2];
+} presets[] = {
+	{ SIM_POLICY_FCFS, fcfs },
+	{ SIM_POLICY_EASY, easy },
+	{ SIM_POLICY_EASY_SJBF, easy },
+	{ SIM_POLICY_CONSERVATIVE, easy },
+};
+
+START_TEST(test_policy_presets)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .policy = presets[_i].policy,
+				 .semantics = SIM_SEMANTICS_PYSS };
+	struct sim_result r;
+	struct swf_trace t;
+	struct rota_error err = { "" };
+
+	run(five, "", &o, &r);
+	check_schedule(&r, presets[_i].want);
+	sim_result_fini(&r);
+	/* the policy is --policy's: the config's own lines are refused */
+	ck_assert_int_eq(swf_read_buffer("t.swf", five, strlen(five), false,
+					 &t, &err), 0);
+	write_conf("\nSched=backfill\n");
+	o.config = conf_path;
+	ck_assert_int_eq(sim_run(&o, &t, &r, &err), -EINVAL);
+	ck_assert_msg(strstr(err.text, ":2: the config has a Sched= line; "
+				       "--policy sets it"),
+		      "%s", err.text);
+	sim_result_fini(&r);
+	swf_trace_fini(&t);
+}
+END_TEST
+
+/*
+ * Issue 25's minimal case: 10 cores; 1 (5 cores, 100 s) runs from 0; at
+ * 1 come 2 (8 cores: reserved at 100), 3 (3 cores, limit 99: ends at
+ * 100) and 4 (2 cores, 500 s).  At 100, 1 and 3 free the 8 cores 2
+ * needs while 4 runs on: EASY starts 3 and 4 at once.
+ */
+START_TEST(test_same_instant)
+{
+	static const char trace[] =
+		"; MaxProcs: 10\n; MaxNodes: 1\n"
+		"1 0 -1 100 5 -1 -1 5 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 1 -1 50 8 -1 -1 8 50 -1 1 2 1 -1 -1 -1 -1 -1\n"
+		"3 1 -1 99 3 -1 -1 3 99 -1 1 3 1 -1 -1 -1 -1 -1\n"
+		"4 1 -1 500 2 -1 -1 2 500 -1 1 4 1 -1 -1 -1 -1 -1\n";
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .policy = SIM_POLICY_EASY,
+				 .semantics = SIM_SEMANTICS_PYSS };
+	struct sim_result r;
+
+	run(trace, "", &o, &r);
+	ck_assert_int_eq(r.jobs[1].start, 100);
+	ck_assert_int_eq(r.jobs[2].start, 1);
+	ck_assert_int_eq(r.jobs[3].start, 1);
+	sim_result_fini(&r);
+}
+END_TEST
+
+/*
+ * --semantics: 4 cores; A (2 cores, 100 s, limit 100) and B (2 cores,
+ * 100 s, limit 200) from 0; D (4 cores, 10 s) at 1, C (2 cores, 100 s)
+ * at 2.  Both end at 100.  pyss: after A's end alone D is reserved at
+ * 200 (B's limit) and C, ending by then, backfills (100-200); B's end
+ * then leaves D 2 cores short until 200.  Rota: both ends, then one
+ * pass: D starts at 100, C after it at 110.
+ */
+START_TEST(test_semantics)
+{
+	static const char trace[] =
+		"; MaxProcs: 4\n; MaxNodes: 1\n"
+		"1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 0 -1 100 2 -1 -1 2 200 -1 1 2 1 -1 -1 -1 -1 -1\n"
+		"3 1 -1 10 4 -1 -1 4 10 -1 1 3 1 -1 -1 -1 -1 -1\n"
+		"4 2 -1 100 2 -1 -1 2 100 -1 1 4 1 -1 -1 -1 -1 -1\n";
+	static const int64_t want[2][2] = { { 100, 110 }, { 200, 100 } };
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .policy = SIM_POLICY_EASY,
+				 .semantics = (enum sim_semantics)_i };
+	struct sim_result r;
+
+	run(trace, "", &o, &r);
+	ck_assert_int_eq(r.jobs[2].start, want[_i][0]);
+	ck_assert_int_eq(r.jobs[3].start, want[_i][1]);
+	sim_result_fini(&r);
+}
+END_TEST
+
+/* --size: requested, allocated or the larger (-1: the other). */
+START_TEST(test_size)
+{
+	static const char trace[] =
+		"; MaxProcs: 8\n; MaxNodes: 1\n"
+		"1 0 -1 10 4 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 0 -1 10 3 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"3 0 -1 10 -1 -1 -1 5 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
+	static const uint32_t want[3][3] = {
+		{ 2, 3, 5 }, { 4, 3, 5 }, { 4, 3, 5 },
+	};
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .size = (enum sim_size)_i };
+	struct sim_result r;
+
+	run(trace, "", &o, &r);
+	for (size_t k = 0; k < 3; k++)
+		ck_assert_uint_eq(r.jobs[k].cores, want[_i][k]);
+	sim_result_fini(&r);
+}
+END_TEST
+
 /* The trace's users and groups become the share tree's leaves. */
 START_TEST(test_accounts)
 {
@@ -546,6 +661,10 @@ static Suite *sim_suite(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_fcfs);
 	tcase_add_test(tc, test_easy);
+	tcase_add_loop_test(tc, test_policy_presets, 0, N(presets));
+	tcase_add_test(tc, test_same_instant);
+	tcase_add_loop_test(tc, test_semantics, 0, 2);
+	tcase_add_loop_test(tc, test_size, 0, 3);
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_skips);
 	tcase_add_test(tc, test_nodes_from_header);
