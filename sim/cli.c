@@ -32,8 +32,8 @@ static const char help[] =
 	"rota-ctld on a virtual clock, and print what the queue would have\n"
 	"looked like: utilization, mean, median and 95th percentile wait,\n"
 	"mean bounded slowdown (10 s threshold), makespan, jobs started by\n"
-	"backfill, and each account's and user's share of the trace's\n"
-	"core-seconds against its normalized share.\n"
+	"backfill, and how evenly users were slowed (Jain's index of their\n"
+	"mean bounded slowdowns, and the worst user's).\n"
 	"\n"
 	"Each job is submitted at its submit time asking its requested\n"
 	"processors (its allocated ones where the request is -1), one core\n"
@@ -96,6 +96,9 @@ static const char help[] =
 	"                           backfilled, timeout (times in trace\n"
 	"                           seconds; submit as replayed; start -1:\n"
 	"                           never started)\n"
+	"      --per-user           each account's and user's share of the\n"
+	"                           trace's core-seconds against its\n"
+	"                           normalized share (a table per config)\n"
 	"      --svg FILE           utilization and queue length over time\n"
 	"      --compare            run every config named after the options\n"
 	"                           on the same trace; one table side by side\n"
@@ -210,6 +213,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		{ "dependencies", no_argument, NULL, 'D' },
 		{ "queues", no_argument, NULL, 'Q' },
 		{ "policy", required_argument, NULL, 'P' },
+		{ "per-user", no_argument, NULL, 'U' },
 		{ "semantics", required_argument, NULL, 's' },
 		{ "size", required_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -240,6 +244,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		case 'E': s->o.every_pass = true; break;
 		case 'D': s->o.dependencies = true; break;
 		case 'Q': s->o.queues = true; break;
+		case 'U': s->o.per_user = true; break;
 		case 'P':
 			/* the enum's order: "" is the config's own */
 			if (parse_choice("policy", optarg, (const char *[]){
@@ -351,6 +356,8 @@ static int sim_main(struct sim_opts *s, const struct swf_trace *t)
 		sim_report_compare(stdout, r, (size_t)n);
 	else if (rc == 0)
 		sim_report_print(stdout, &r[0]);
+	for (int i = 0; rc == 0 && s->o.per_user && i < n; i++)
+		sim_report_shares(stdout, &r[i]);
 	if (rc == 0 && s->csv)
 		rc = write_out(s->csv, &r[0], sim_report_csv);
 	if (rc == 0 && s->svg)

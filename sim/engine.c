@@ -393,6 +393,7 @@ static void submit_one(struct engine *e, size_t i, int64_t now)
 		.start = -1,
 		.end = -1,
 		.cores = (uint32_t)procs,
+		.user = j->user > 0 ? (uint32_t)j->user : 0,
 		.timeout = job->time_limit && j->run > job->time_limit,
 	};
 }

@@ -29,6 +29,61 @@ static int by_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static double job_bsld(const struct sim_job *j)
+{
+	return fmax(1.0, (double)(j->end - j->submit) /
+				 fmax((double)(j->end - j->start),
+				      BSLD_THRESHOLD));
+}
+
+struct user_bsld {
+	uint32_t user;
+	uint32_t job;		/* sums in job order: the same bytes */
+	double bsld;
+};
+
+static int by_user(const void *a, const void *b)
+{
+	const struct user_bsld *x = a, *y = b;
+
+	if (x->user != y->user)
+		return x->user < y->user ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+/* sim_stats' fairness figures: users' mean bounded slowdowns. */
+static void user_fairness(const struct sim_result *r, struct sim_stats *s)
+{
+	struct user_bsld *u = rota_xcalloc(r->njobs + 1, sizeof(*u));
+	double sum = 0, sq = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->njobs; i++)
+		if (r->jobs[i].start >= 0 && r->jobs[i].end >= 0)
+			u[n++] = (struct user_bsld){ r->jobs[i].user,
+						     (uint32_t)i,
+						     job_bsld(&r->jobs[i]) };
+	qsort(u, n, sizeof(*u), by_user);
+	for (size_t i = 0; i < n;) {
+		size_t k = i;
+		double t = 0, mean;
+
+		for (; k < n && u[k].user == u[i].user; k++)
+			t += u[k].bsld;
+		mean = t / (double)(k - i);
+		sum += mean;
+		sq += mean * mean;
+		if (!s->users || mean > s->worst_bsld) {
+			s->worst_bsld = mean;
+			s->worst_user = u[i].user;
+		}
+		s->users++;
+		i = k;
+	}
+	s->fair_jain = sq > 0 ? sum * sum / ((double)s->users * sq) : 1.0;
+	free(u);
+}
+
 void sim_stats_compute(const struct sim_result *r, struct sim_stats *s)
 {
 	int64_t *waits = rota_xcalloc(r->njobs + 1, sizeof(*waits));
@@ -51,8 +106,7 @@ void sim_stats_compute(const struct sim_result *r, struct sim_stats *s)
 		waits[n++] = j->start - j->submit;
 		wsum += (double)(j->start - j->submit);
 		used += (double)j->cores * (double)run;
-		bsld += fmax(1.0, (double)(j->end - j->submit) /
-					  fmax((double)run, BSLD_THRESHOLD));
+		bsld += job_bsld(j);
 		s->timeouts += j->timeout;
 		if (j->end > last)
 			last = j->end;
@@ -72,11 +126,7 @@ void sim_stats_compute(const struct sim_result *r, struct sim_stats *s)
 			s->utilization = used / ((double)r->total_cores *
 						 (double)s->makespan);
 	}
-	for (size_t i = 0; i < r->nshares; i++)
-		if (r->shares[i].is_user)
-			s->unfairness += fabs(r->shares[i].usage_share -
-					      r->shares[i].shares_norm);
-	s->unfairness /= 2;
+	user_fairness(r, s);
 	free(waits);
 }
 
@@ -133,9 +183,9 @@ static void print_deps(FILE *f, const struct sim_result *r)
 			d->never);
 }
 
-static void print_shares(FILE *f, const struct sim_result *r)
+void sim_report_shares(FILE *f, const struct sim_result *r)
 {
-	fprintf(f, "fairness      usage share (whole trace) against "
+	fprintf(f, "shares        usage share (whole trace) against "
 		   "normalized share\n");
 	fprintf(f, "  %-24s %10s %10s %8s\n", "ACCOUNT/USER", "SHARE",
 		"USAGE", "RATIO");
@@ -182,10 +232,10 @@ void sim_report_print(FILE *f, const struct sim_result *r)
 		(unsigned long long)r->main_skipped,
 		(unsigned long long)r->bf_skipped);
 	fprintf(f, "timeouts      %zu jobs cut at their limit\n", s.timeouts);
-	fprintf(f, "unfairness    %.4f (half the sum over users of "
-		   "|usage share - share|)\n",
-		s.unfairness);
-	print_shares(f, r);
+	fprintf(f, "fairness      %.4f (Jain's index of the %zu users' mean "
+		   "bounded slowdowns: 1 when all are slowed alike); worst "
+		   "u%u at %.3f\n",
+		s.fair_jain, s.users, s.worst_user, s.worst_bsld);
 }
 
 void sim_report_compare(FILE *f, const struct sim_result *r, size_t n)
@@ -217,7 +267,8 @@ void sim_report_compare(FILE *f, const struct sim_result *r, size_t n)
 	ROW("makespan (s)", "lld", (long long)s[i].makespan);
 	ROW("backfilled", "llu", (unsigned long long)s[i].backfilled);
 	ROW("timeouts", "zu", s[i].timeouts);
-	ROW("unfairness", ".4f", s[i].unfairness);
+	ROW("fairness (Jain)", ".4f", s[i].fair_jain);
+	ROW("worst user's bsld", ".3f", s[i].worst_bsld);
 	if (r[0].deps.enabled)
 		ROW("submitted late", "zu", r[i].deps.later);
 #undef ROW

@@ -75,6 +75,7 @@ struct sim_options {
 				   job submitted after its preceding job */
 	bool queues;		/* --queues: SWF field 15 N is the config's
 				   N-th queue (-1, 0: the default one) */
+	bool per_user;		/* --per-user: the share table */
 	/* called now and then with jobs submitted so far; may be NULL */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -90,7 +91,7 @@ struct sim_job {
 	int64_t end;
 	uint32_t cores;
 	uint32_t nodes;		/* nodes it ran on */
-	uint32_t user;		/* index into sim_result.users */
+	uint32_t user;		/* the trace's user number (-1: 0) */
 	bool timeout;		/* cut at its limit */
 	bool backfilled;	/* started by a backfill pass */
 	double priority;	/* the priority plugin's, at start */
@@ -211,12 +212,22 @@ struct sim_stats {
 	int64_t makespan;	/* first submit to last end */
 	size_t timeouts;
 	uint64_t backfilled;
-	double unfairness;	/* sum |usage share - share| / 2 over users */
+	/*
+	 * Fairness between users: Jain's index of the users' mean bounded
+	 * slowdowns, (sum x)^2 / (n sum x^2), 1 when every user is slowed
+	 * alike, 1/n when one user bears it all; and the worst user's.
+	 */
+	double fair_jain;
+	size_t users;
+	uint32_t worst_user;
+	double worst_bsld;
 };
 
 void sim_stats_compute(const struct sim_result *r, struct sim_stats *s);
 /* The text report of one run. */
 void sim_report_print(FILE *f, const struct sim_result *r);
+/* --per-user: each account's and user's usage share against its share. */
+void sim_report_shares(FILE *f, const struct sim_result *r);
 /* One table, a column per run. */
 void sim_report_compare(FILE *f, const struct sim_result *r, size_t n);
 /* The per-job CSV; -errno on a write error. */
