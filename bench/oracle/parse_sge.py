@@ -8,7 +8,7 @@ Per job (running, pending and held, from qstat -u '*' -s a -urg/-pri/-ext
 npprior, ntckts, tickets (stckt), prio, and the POSIX priority; with
 complexes.txt (the consumable scenario) rrcontr is checked against the
 hard requests (qstat -j) and the complexes' urgency (FINDINGS.md rule
-16).
+14).
 Then the share tree as sge_share_mon printed it (shares, level and total
 shares, long- and short-term target shares, actual share, usage), and the
 checks of FINDINGS.md's rules recomputed from the captured numbers.
@@ -239,7 +239,7 @@ def consumables(capdir):
 
 
 def rrcontr(capdir, job, slots):
-    """Grid Engine's rrcontr (sge_urgency.c, FINDINGS.md rule 16): the
+    """Grid Engine's rrcontr (sge_urgency.c, FINDINGS.md rule 14): the
     slots' urgency x slots, plus each hard request's value x its
     complex's urgency x slots (a string's urgency once), whatever the
     complex's consumable column; None without complexes.txt"""

@@ -704,7 +704,7 @@ START_TEST(test_sge_resource_urgency)
 END_TEST
 
 /*
- * A consumable JOB (bench/oracle/out-consumable, FINDINGS.md rule 16):
+ * A consumable JOB (bench/oracle/out-consumable, FINDINGS.md rule 14):
  * Grid Engine's urgency is request x urgency x slots whatever the
  * consumable column, so -pe mpi 2 -l ljob=1 (urgency 300) has rrcontr
  * 2 x 100 + 1 x 300 x 2 = 800, and -pe mpi 2 -l lic=1 (per slot,
