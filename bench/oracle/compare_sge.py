@@ -32,6 +32,15 @@ max_functional_jobs_to_schedule, share_functional_shares,
 share_override_tickets and policy_hierarchy on the Fairshare=sharetree
 line; a job's -js (submit jobshare=) and qalter -ot (oticket).
 
+A run of `sge --scenario consumable` replays its global consumables:
+the global host's complex_values (global_host.txt) become Licenses=,
+each one's urgency column (complexes.txt) ResourceUrgency= on the
+Priority=sge line (":job" for a consumable JOB, which Grid Engine still
+multiplies by the slots), and each job's hard requests of them (qstat
+-j's hard resource_list) its licenses: slots x the request for a
+per-slot consumable (YES), the request for a JOB one, what Grid Engine
+takes from the global host when the job starts.
+
 A run of `sge --scenario functional` replays its departments too
 (DepartmentName= lines with Users=, FShares=, OTickets=; usersets of
 type DEPT as actions.log set them; defaultdepartment implicit) and
@@ -85,6 +94,28 @@ def qstat_j(capdir):
                 d[c.tag] = c.text.strip()
         out[int(num.text)] = d
     return out
+
+
+def licenses_of(reqs, slots, cons):
+    """a job's --licenses from its hard requests: per slot (YES) x slots,
+    once (JOB)"""
+    lic = []
+    for name, value in reqs:
+        if name in cons:
+            n = value * (slots if cons[name][0] == 'YES' else 1)
+            lic.append('%s:%d' % (name, n))
+    return ','.join(lic)
+
+
+def resource_keys(cons):
+    """Licenses= and ResourceUrgency= of the global consumables"""
+    if not cons:
+        return [], ''
+    return (['Licenses=%s' % ','.join('%s:%d' % (n, c[2])
+                                      for n, c in cons.items())],
+            ' ResourceUrgency="%s"' % ','.join(
+                '%s:%g%s' % (n, c[1], ':job' if c[0] == 'JOB' else '')
+                for n, c in cons.items()))
 
 
 def ge_jobs(capdir):
@@ -212,6 +243,7 @@ def config(capdir, nodes, extra_users):
     lines += project_conf(run, tree_accounts, until)
     lines = entity_keys(lines, model_policies.entities(run, until))
     lines += dept_conf(run, until)
+    lics, rurg = resource_keys(parse_sge.consumables(capdir))
     text = [
         'NodeName=localhost CPUs=3 RealMemory=8G',
         # GE accepts PE jobs wider than all.q; Rota refuses a job wider
@@ -221,15 +253,16 @@ def config(capdir, nodes, extra_users):
         # max_reservation 0: Grid Engine starts any job that fits, in
         # order; with no time limits Rota's backfill does the same
         'Sched=backfill',
-    ] + lines + [
+    ] + lics + lines + [
         'Fairshare=sharetree Tickets=%g CompensationFactor=%g%s'
         % (float(sc['weight_tickets_share']),
            float(sc['compensation_factor']), policy_keys(sc)),
         'UsageDecay=exponential UsageHalfLife=%dh' % int(sc['halftime']),
-        'Priority=sge SlotUrgency=100%s WeightWaitingTime=%g '
+        'Priority=sge SlotUrgency=100%s%s WeightWaitingTime=%g '
         'WeightDeadline=%g WeightUrgency=%g WeightTicket=%g '
         'WeightPriority=%g'
-        % (pe_urgency_slots(capdir), float(sc['weight_waiting_time']),
+        % (pe_urgency_slots(capdir), rurg,
+           float(sc['weight_waiting_time']),
            float(sc.get('weight_deadline', 3600000)),
            float(sc['weight_urgency']), float(sc['weight_ticket']),
            float(sc['weight_priority'])),
@@ -255,10 +288,12 @@ def events(run, caps, upto, delta, users, forced):
     before its time; 'forced': jobs start when Grid Engine started them
     (start ID) rather than when Rota's pass would (pass)"""
     acts = actions(run)
-    info = {}
+    info, reqs = {}, {}
     for c in caps:
         for j, d in qstat_j(c).items():
             info.setdefault(j, {}).update(d)
+        reqs.update(parse_sge.hard_requests(c))
+    cons = parse_sge.consumables(caps[upto])
     t0 = min(t for t, _, _ in acts)
     ev = []  # (time, seq, line)
     seq = 0
@@ -291,11 +326,15 @@ def events(run, caps, upto, delta, users, forced):
             # a job with -P is charged to its project (a Rota account)
             acct = rest[rest.index('-P') + 1] if '-P' in rest \
                 else users.get(user, 'root')
-            ev.append((st, seq, 'submit %d %s %s %d%s%s%s%s' % (
+            # a range's per-slot licenses are not known before it
+            # starts: Rota has none (no scenario has one)
+            lic = licenses_of(reqs.get(j, []), slots, cons)
+            ev.append((st, seq, 'submit %d %s %s %d%s%s%s%s%s' % (
                 j, user, acct, slots,
                 ' jobshare=%d' % js if js else '',
                 ' dl=%d' % (dl - t0) if dl else '',
                 ' max=%d' % most if most > slots else '',
+                ' lic=%s' % lic if lic else '',
                 ' hold' if '-h' in rest else '')))
         elif verb == 'qalter' and args[0] == '-p':
             ev.append((t, seq, 'nice %s %d' % (args[2], -int(args[1]))))
@@ -305,9 +344,9 @@ def events(run, caps, upto, delta, users, forced):
             ev.append((t, seq, '%s %s' % ('hold' if verb == 'qhold'
                                           else 'release', args[0])))
         elif verb == 'qdel':
-            j = int(args[0])
-            ev.append((t, seq, ('end %d' if j in starts and starts[j] <= t
-                                else 'cancel %d') % j))
+            for j in map(int, args):
+                ev.append((t, seq, ('end %d' if j in starts and
+                                    starts[j] <= t else 'cancel %d') % j))
     for j, st in sorted(starts.items()):
         # after the submissions of that second
         ev.append((st, 10 ** 9, 'start %d' % j if forced else 'pass'))
@@ -364,7 +403,8 @@ def rota_values(d):
         return d[name][i] if name in d else 0.0
     return {
         'state': d['state'],
-        'rrcontr': term('urgency.slots', 3) + term('urgency.queue', 3),
+        'rrcontr': term('urgency.slots', 3) + term('urgency.queue', 3) +
+        term('urgency.resources', 3),
         'wtcontr': term('urgency.waiting', 3),
         'dlcontr': term('urgency.deadline', 3),
         'nurg': term('urgency', 1),

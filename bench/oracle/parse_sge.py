@@ -5,7 +5,10 @@ usage: parse_sge.py CAPTURE_DIR...
 
 Per job (running, pending and held, from qstat -u '*' -s a -urg/-pri/-ext
 -xml): id, user, state, slots, urg, rrcontr, wtcontr, dlcontr, nurg,
-npprior, ntckts, tickets (stckt), prio, and the POSIX priority.
+npprior, ntckts, tickets (stckt), prio, and the POSIX priority; with
+complexes.txt (the consumable scenario) rrcontr is checked against the
+hard requests (qstat -j) and the complexes' urgency (FINDINGS.md rule
+14).
 Then the share tree as sge_share_mon printed it (shares, level and total
 shares, long- and short-term target shares, actual share, usage), and the
 checks of FINDINGS.md's rules recomputed from the captured numbers.
@@ -188,6 +191,70 @@ def model_tickets(jobs, nodes, conf):
     return out
 
 
+def hard_requests(capdir):
+    """job -> [(name, value)]: its hard resource_list (qstat -j)"""
+    p = os.path.join(capdir, 'qstat-j.xml')
+    out = {}
+    if not os.path.exists(p):
+        return out
+    for e in ET.parse(p).getroot().iter('element'):
+        num = e.find('JB_job_number')
+        hard = e.find('JB_hard_resource_list')
+        if num is None or hard is None:
+            continue
+        out[int(num.text)] = [
+            (r.find('CE_name').text, float(r.find('CE_doubleval').text))
+            for r in hard if r.find('CE_name') is not None]
+    return out
+
+
+def complexes(capdir):
+    """name -> (type, consumable column, urgency) of every complex
+    (complexes.txt: qconf -sc; {} in runs before it was captured)"""
+    cx = {}
+    p = os.path.join(capdir, 'complexes.txt')
+    if os.path.exists(p):
+        for line in open(p):
+            f = line.split()
+            if len(f) == 8 and not f[0].startswith('#'):
+                cx[f[0]] = (f[2], f[5], float(f[7]))
+    return cx
+
+
+def consumables(capdir):
+    """name -> (consumable column, urgency, count) of the complexes the
+    global host counts (complexes.txt, global_host.txt; none before they were
+    captured), in the global host's order"""
+    cx, out = complexes(capdir), {}
+    if not cx:
+        return out
+    for line in open(os.path.join(capdir, 'global_host.txt')):
+        f = line.split()
+        if len(f) == 2 and f[0] == 'complex_values' and f[1] != 'NONE':
+            for kv in f[1].split(','):
+                name, count = kv.split('=')
+                if name in cx and cx[name][1] in ('YES', 'JOB'):
+                    out[name] = (cx[name][1], cx[name][2], int(count))
+    return out
+
+
+def rrcontr(capdir, job, slots):
+    """Grid Engine's rrcontr (sge_urgency.c, FINDINGS.md rule 14): the
+    slots' urgency x slots, plus each hard request's value x its
+    complex's urgency x slots (a string's urgency once), whatever the
+    complex's consumable column; None without complexes.txt"""
+    cx = complexes(capdir)
+    if not cx:
+        return None
+    r = cx['slots'][2] * slots
+    for name, value in hard_requests(capdir).get(job, []):
+        if name in cx:
+            numeric = cx[name][0] in ('INT', 'TIME', 'MEMORY', 'BOOL',
+                                      'DOUBLE')
+            r += value * cx[name][2] * slots if numeric else cx[name][2]
+    return r
+
+
 def show(capdir):
     jobs = {}
     for kind in ('urg', 'pri', 'ext'):
@@ -246,6 +313,11 @@ def show(capdir):
             n = 0.5 if hi - lo < 1e-9 else (num(d, 'JB_urg') - lo) / (hi - lo)
             t = 0.5 if max(tix) <= 0 else num(d, 'tickets') / max(tix)
             pp = (num(d, 'JB_priority') + 1024) / 2048
+            # a running job shows its granted slots; all here are fixed
+            rr = rrcontr(capdir, j, num(d, 'slots', 1))
+            if rr is not None and abs(rr - num(d, 'JB_rrcontr')) > 1e-6:
+                bad.append('%d: rrcontr %g/%s' % (j, rr,
+                                                  d.get('JB_rrcontr')))
             # qstat rounds urg to an integer and the others to 5 digits
             if (abs(n - num(d, 'JB_nurg')) > 0.03 or
                     abs(t - num(d, 'JAT_ntix')) > 0.001 or
@@ -253,6 +325,9 @@ def show(capdir):
                 bad.append('%d: nurg %.5f/%s ntckts %.5f/%s npprior %.5f/%s'
                            % (j, n, d.get('JB_nurg'), t, d.get('JAT_ntix'),
                               pp, d.get('JB_nppri')))
+        if complexes(capdir):
+            print('  rrcontr = slots x its urgency + each hard request x'
+                  ' its urgency x slots')
         print('  (tolerances: nurg 0.03, as urg is shown rounded; ntckts 0.001)')
         print('  mismatches: %s' % ('; '.join(bad) if bad else 'none'))
         print()

@@ -12,10 +12,12 @@
  *   usage USER ACCOUNT U     USER's usage under ACCOUNT is U (decayed
  *                            core-seconds) now; the others' stay
  *   submit ID USER ACCOUNT CORES [nice=N] [queue=Q] [qos=Q] [time=S]
- *          [jobshare=N] [dl=T] [max=M] [hold]   dl: an initiation
- *                            deadline, T seconds after the start; max:
- *                            a range CORES-M (Grid Engine's -pe mpi
- *                            CORES-M, rota submit -n CORES-M)
+ *          [jobshare=N] [dl=T] [max=M] [lic=L] [hold]   dl: an
+ *                            initiation deadline, T seconds after the
+ *                            start; max: a range CORES-M (Grid Engine's
+ *                            -pe mpi CORES-M, rota submit -n CORES-M);
+ *                            lic: licenses, rota submit --licenses=L
+ *                            (lic:2,ljob:1)
  *   hold ID | release ID | nice ID N
  *   oticket ID N             an operator gives ID N override tickets
  *   pass                     a main pass, then a backfill pass if the
@@ -221,6 +223,8 @@ static void ev_submit(struct oracle *o, char **tok, int ntok)
 			d.deadline = T0 + (int64_t)number(o, eq + 1, "dl");
 		else if (!strncmp(tok[i], "max=", 4))
 			d.ntasks_max = (uint32_t)number(o, eq + 1, "max");
+		else if (!strncmp(tok[i], "lic=", 4))
+			d.licenses = rota_xstrdup(eq + 1);
 		else
 			die(o, "submit: unknown '%s'", tok[i]);
 	}

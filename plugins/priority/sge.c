@@ -49,6 +49,15 @@
  * requested non-consumable resource's: a 2-slot job in queue t with
  * QueueUrgency="t:40000" has rrcontr 2 x 100 + 40000 = 40200.
  *
+ * A consumable's urgency is Grid Engine's request x urgency x slots
+ * (centry_urgency_contribution()), whatever its consumable column.  A
+ * per-slot consumable (YES: -pe mpi 2 -l lic=1 takes 2) is a Rota job's
+ * count in all, --licenses=lic:2: count x urgency, 2 x 1000.  A
+ * consumable JOB (-pe mpi 2 -l ljob=1 takes 1) is --licenses=ljob:1,
+ * which Grid Engine still counts per slot: ResourceUrgency's
+ * "ljob:300:job" makes it count x urgency x slots, 1 x 300 x 2
+ * (bench/oracle/out-consumable: rrcontr 2 x 100 + 600 = 800).
+ *
  * Settings (Grid Engine's sched_conf/complex names, CamelCase), all
  * from 0 to 1e9: SlotUrgency 100; QueueUrgency "queue:urgency,..." (none
  * by default); UrgencySlots min (min, max, avg or 0 to 1000000);
@@ -94,12 +103,16 @@ enum sge_slots {
 struct sge_queue {
 	char name[SGE_QUEUE_NAME_MAX + 1];
 	double urgency;
+	/* "name:urgency:job", a consumable JOB: the job's count is its
+	   request, which Grid Engine still multiplies by the slots */
+	bool per_job;
 };
 
 /* A "name:urgency,..." setting's entries. */
 struct sge_list {
 	const char *key;	/* "QueueUrgency", "ResourceUrgency" */
 	const char *twice;	/* "queue given twice", ... */
+	bool job_suffix;	/* entries may end in ":job" */
 	struct sge_queue *v;
 	size_t n;
 };
@@ -153,6 +166,12 @@ static int queue_parse_one(struct sge_list *st, const char *text,
 
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (st->job_suffix && end - p > 4 && !strncmp(end - 4, ":job", 4)) {
+		q->per_job = true;
+		end -= 4;
+	}
 	/* the last colon: a queue's name may have some (medium40:test) */
 	for (colon = end; colon > p && colon[-1] != ':'; colon--)
 		;
@@ -337,7 +356,8 @@ static int sge_init(const struct rota_host *host,
 	st->queues = (struct sge_list){ .key = "QueueUrgency",
 					.twice = "queue given twice" };
 	st->resources = (struct sge_list){ .key = "ResourceUrgency",
-					   .twice = "resource given twice" };
+					   .twice = "resource given twice",
+					   .job_suffix = true };
 	if (rc == 0)
 		rc = sge_parse_list(host, conf, &st->queues, err, errlen);
 	if (rc == 0)
@@ -352,14 +372,38 @@ static int sge_init(const struct rota_host *host,
 	return 0;
 }
 
-static double sge_list_urgency(const struct sge_list *l, const char *name,
-			       size_t len)
+static const struct sge_queue *sge_list_find(const struct sge_list *l,
+					     const char *name, size_t len)
 {
 	for (size_t i = 0; name && i < l->n; i++)
 		if (strlen(l->v[i].name) == len &&
 		    !strncmp(l->v[i].name, name, len))
-			return l->v[i].urgency;
-	return 0;
+			return &l->v[i];
+	return NULL;
+}
+
+static double sge_list_urgency(const struct sge_list *l, const char *name,
+			       size_t len)
+{
+	const struct sge_queue *q = sge_list_find(l, name, len);
+
+	return q ? q->urgency : 0;
+}
+
+/*
+ * 'count' of resource 'name' (its 'len' first bytes): count x urgency,
+ * and x slots too for a consumable JOB (":job"): Grid Engine's
+ * centry_urgency_contribution() multiplies every request by the slots,
+ * a per-slot one (whose count Rota holds in all) as a per-job one.
+ */
+static double sge_resource_one(const struct sge_state *st, const char *name,
+			       size_t len, double count, double slots)
+{
+	const struct sge_queue *q = sge_list_find(&st->resources, name, len);
+
+	if (!q)
+		return 0;
+	return count * q->urgency * (q->per_job ? slots : 1);
 }
 
 static double sge_queue_urgency(const struct sge_state *st, const char *queue)
@@ -370,11 +414,12 @@ static double sge_queue_urgency(const struct sge_state *st, const char *queue)
 /*
  * Job i's consumables' urgency, Grid Engine's: each resource's urgency
  * times what the job asks of it in all: its GPUs ("gpu") and its
- * licenses ("matlab:1,ansys:2", each a name and a count).
+ * licenses ("matlab:1,ansys:2", each a name and a count); a consumable
+ * JOB's times the job's urgency slots too (sge_resource_one()).
  */
 static double sge_resource_urgency(const struct sge_state *st,
 				   const struct rota_prio_context *ctx,
-				   size_t i)
+				   size_t i, double slots)
 {
 	const char *p = ctx->job_licenses ? ctx->job_licenses[i] : NULL;
 	double u = 0;
@@ -382,12 +427,12 @@ static double sge_resource_urgency(const struct sge_state *st,
 	if (!st->resources.n)
 		return 0;
 	if (ctx->job_gpus)
-		u += ctx->job_gpus[i] * sge_list_urgency(&st->resources, "gpu", 3);
+		u += sge_resource_one(st, "gpu", 3, ctx->job_gpus[i], slots);
 	while (p && *p) {
 		size_t len = strcspn(p, ":,");
 		double count = p[len] == ':' ? strtod(p + len + 1, NULL) : 1;
 
-		u += count * sge_list_urgency(&st->resources, p, len);
+		u += sge_resource_one(st, p, len, count, slots);
 		p += strcspn(p, ",");
 		p += *p == ',';
 	}
@@ -441,9 +486,10 @@ static double sge_urgency(const struct sge_state *st,
 			  const struct rota_prio_context *ctx,
 			  const struct rota_prio_job *job, size_t i)
 {
-	return sge_slots(st, ctx, job, i) * st->slot_urgency +
-	       sge_queue_urgency(st, job->queue) +
-	       sge_resource_urgency(st, ctx, i) +
+	double slots = sge_slots(st, ctx, job, i);
+
+	return slots * st->slot_urgency + sge_queue_urgency(st, job->queue) +
+	       sge_resource_urgency(st, ctx, i, slots) +
 	       (double)job->wait_time * st->weight_waiting_time +
 	       sge_dlcontr(st, ctx, i);
 }
@@ -518,12 +564,12 @@ static size_t sge_explain(void *state, const struct rota_prio_context *ctx,
 	double ppri = sge_ppri(job);
 	double npprior = sge_npprior(ppri);
 	double qurg = sge_queue_urgency(st, job->queue);
-	double rurg = sge_resource_urgency(st, ctx, 0);
+	double slots = sge_slots(st, ctx, job, 0);
+	double rurg = sge_resource_urgency(st, ctx, 0, slots);
 	double wait = (double)job->wait_time;
 	double otix = ctx->job_otickets ? ctx->job_otickets[0] : 0;
 	double ftix = ctx->job_ftickets ? ctx->job_ftickets[0] : 0;
 	double stckt = job->tickets - otix - ftix;
-	double slots = sge_slots(st, ctx, job, 0);
 	const struct rota_prio_factor all[] = {
 		{ "urgency", urg, nurg, st->weight_urgency,
 		  st->weight_urgency * nurg },
@@ -576,12 +622,16 @@ static void sge_describe(void *state, char *buf, size_t len)
 	for (int l = 0; l < 2; l++) {
 		const struct sge_list *list = l ? &st->resources : &st->queues;
 
-		for (size_t i = 0; i < list->n && used < len; i++)
+		for (size_t i = 0; i < list->n && used < len; i++) {
+			const struct sge_queue *q = &list->v[i];
+
 			used += (size_t)snprintf(buf + used, len - used,
-						 "%s%s%s%s:%g", i ? "," : " ",
+						 "%s%s%s%s:%g%s", i ? "," : " ",
 						 i ? "" : list->key,
-						 i ? "" : "=", list->v[i].name,
-						 list->v[i].urgency);
+						 i ? "" : "=", q->name,
+						 q->urgency,
+						 q->per_job ? ":job" : "");
+		}
 	}
 }
 

@@ -703,6 +703,57 @@ START_TEST(test_sge_resource_urgency)
 }
 END_TEST
 
+/*
+ * A consumable JOB (bench/oracle/out-consumable, FINDINGS.md rule 14):
+ * Grid Engine's urgency is request x urgency x slots whatever the
+ * consumable column, so -pe mpi 2 -l ljob=1 (urgency 300) has rrcontr
+ * 2 x 100 + 1 x 300 x 2 = 800, and -pe mpi 2 -l lic=1 (per slot,
+ * urgency 1000, Rota's count in all lic:2) 2 x 100 + 2 x 1000 = 2200.
+ * Under avg, a 2-4 range counts 3 slots: ljob 3 x 100 + 1 x 300 x 3.
+ */
+START_TEST(test_sge_resource_per_job)
+{
+	static const struct setting s[] = {
+		{ "WeightUrgency", "1" }, { "WeightTicket", "0" },
+		{ "WeightPriority", "0" }, { "WeightWaitingTime", "0" },
+		{ "UrgencySlots", "avg" },
+		{ "ResourceUrgency", "lic:1000, ljob:300:job " },
+	};
+	static const char *const lics[] = { "ljob:1", "lic:2", "ljob:1",
+					    NULL };
+	static const uint32_t lo[] = { 0, 0, 2, 0 };
+	static const uint32_t hi[] = { 0, 0, 4, 0 };
+	const struct rota_plugin *p = &rota_plugin_priority_sge;
+	const struct rota_priority_ops *ops = p->ops;
+	struct rota_prio_job jobs[4] = { sge_job(1, "s", 2, 0),
+					 sge_job(2, "s", 2, 0),
+					 sge_job(3, "s", 2, 0),
+					 sge_job(4, "s", 1, 0) };
+	struct rota_prio_context ctx = { .now = 1700000000,
+					 .job_licenses = lics,
+					 .job_cores_min = lo,
+					 .job_cores_max = hi };
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	char err[160], buf[512];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	ck_assert_msg(st, "%s", err);
+	ck_assert_int_eq(ops->compute(st, &ctx, jobs, 4), 0);
+	/* urgencies 800, 2200, 1200, 100: normalized over 100..2200 */
+	ck_assert_double_eq_tol(jobs[0].priority, 700.0 / 2100, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 1, 1e-12);
+	ck_assert_double_eq_tol(jobs[2].priority, 1100.0 / 2100, 1e-12);
+	ck_assert_double_eq_tol(jobs[3].priority, 0, 1e-12);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 11);
+	check_factor(&f[0], "urgency", 800, 700.0 / 2100, 1, 700.0 / 2100);
+	check_factor(&f[4], "urgency.resources", 600, 600, 1, 600);
+	ops->describe(st, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, " ResourceUrgency=lic:1000,"
+					  "ljob:300:job"));
+	p->fini(st);
+}
+END_TEST
+
 /* Grid Engine's normalization at its edges, and the weights as set. */
 START_TEST(test_sge_normalize)
 {
@@ -1177,6 +1228,7 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_sge_deadline);
 	tcase_add_test(tc, test_sge_held_and_running);
 	tcase_add_test(tc, test_sge_resource_urgency);
+	tcase_add_test(tc, test_sge_resource_per_job);
 	tcase_add_loop_test(tc, test_sge_urgency_slots, 0, N(slot_cases));
 	tcase_add_test(tc, test_sge_urgency_slots_none);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
