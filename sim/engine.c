@@ -484,13 +484,20 @@ static int64_t next_tick(const struct engine *e, int64_t now)
 {
 	bool pending = core_pending_count(e->core) > 0;
 	bool every = e->opt->every_pass;
+	/*
+	 * A pass the core would skip need not be visited: until a change
+	 * (an event, a re-rating) it would find what the last one found.
+	 * Advance reservations start and end on ticks: visit them all.
+	 */
+	bool fixed = !every && !core_resv_count(e->core);
 	int64_t t = NEVER;
 
 	if (pending || e->nheap || !e->idle_decay_ok || every)
 		t = grid_after(e, now, e->calc_period);
-	if ((pending || every) && e->bf_interval)
+	if ((pending || every) && e->bf_interval &&
+	    !(fixed && core_bf_settled(e->core)))
 		t = min64(t, grid_after(e, now, e->bf_interval));
-	if (pending || every)
+	if ((pending || every) && !(fixed && core_main_settled(e->core)))
 		t = min64(t, grid_after(e, now, e->pass_interval));
 	return t;
 }

@@ -447,6 +447,16 @@ const struct core_sched_stats *core_sched_stats(const struct core *core)
 	return &core->sched_stats;
 }
 
+bool core_main_settled(const struct core *core)
+{
+	return core->main_settled && !core->every_pass;
+}
+
+bool core_bf_settled(const struct core *core)
+{
+	return core->bf_settled && !core->every_pass;
+}
+
 const char *core_sched_plugin(const struct core *core)
 {
 	return plugin_name(core->sched);

@@ -438,6 +438,14 @@ const struct core_sched_stats *core_sched_stats(const struct core *core);
  */
 bool core_limits_consistent(struct core *core);
 const char *core_sched_plugin(const struct core *core);
+/*
+ * Would the next main (backfill) pass be skipped, nothing having changed
+ * since one of its kind that started nothing and whose outcome time
+ * alone cannot change (sched.c, backfill.c)?  A host may leave its
+ * periodic passes out until the next change (rota sim does).
+ */
+bool core_main_settled(const struct core *core);
+bool core_bf_settled(const struct core *core);
 void core_sched_describe(const struct core *core, char *buf, size_t len);
 
 /* Start what fits, in order; queues LAUNCH actions.  Returns jobs started. */
