@@ -99,7 +99,10 @@ static const char help[] =
 	"      --per-user           each account's and user's share of the\n"
 	"                           trace's core-seconds against its\n"
 	"                           normalized share (a table per config)\n"
-	"      --svg FILE           utilization and queue length over time\n"
+	"      --svg FILE           utilization and queue length over time,\n"
+	"                           the waits' distribution and bounded\n"
+	"                           slowdown by job size, with --compare\n"
+	"                           every config overlaid\n"
 	"      --compare            run every config named after the options\n"
 	"                           on the same trace; one table side by side\n"
 	"      --every-pass         visit every periodic tick, also while the\n"
@@ -182,10 +185,9 @@ static int check(struct sim_opts *s, int argc, char **argv)
 	if (s->compare) {
 		s->configs = argv + optind;
 		s->nconfigs = argc - optind;
-		if (s->nconfigs < 1 || s->o.config || s->csv || s->svg) {
+		if (s->nconfigs < 1 || s->o.config || s->csv) {
 			sim_error("--compare takes the configs as "
-					 "arguments, and no --config, --csv "
-					 "or --svg");
+					 "arguments, and no --config or --csv");
 			return -1;
 		}
 		return 0;
@@ -296,8 +298,15 @@ static void progress_cb(void *arg, size_t done, size_t total)
 	fflush(stderr);
 }
 
-static int write_out(const char *path, const struct sim_result *r,
-		     int (*fn)(FILE *, const struct sim_result *))
+/* sim_report_csv in write_out's form: one run, the first. */
+static int csv_out(FILE *f, const struct sim_result *r, size_t n)
+{
+	(void)n;
+	return sim_report_csv(f, r);
+}
+
+static int write_out(const char *path, const struct sim_result *r, size_t n,
+		     int (*fn)(FILE *, const struct sim_result *, size_t))
 {
 	FILE *f = fopen(path, "w");
 	int rc;
@@ -306,7 +315,7 @@ static int write_out(const char *path, const struct sim_result *r,
 		sim_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	rc = fn(f, r);
+	rc = fn(f, r, n);
 	if (fclose(f) != 0 || rc < 0) {
 		sim_error("%s: write error", path);
 		return -1;
@@ -359,9 +368,9 @@ static int sim_main(struct sim_opts *s, const struct swf_trace *t)
 	for (int i = 0; rc == 0 && s->o.per_user && i < n; i++)
 		sim_report_shares(stdout, &r[i]);
 	if (rc == 0 && s->csv)
-		rc = write_out(s->csv, &r[0], sim_report_csv);
+		rc = write_out(s->csv, r, 1, csv_out);
 	if (rc == 0 && s->svg)
-		rc = write_out(s->svg, &r[0], sim_report_svg);
+		rc = write_out(s->svg, r, (size_t)n, sim_report_svg);
 	for (int i = 0; i < n; i++)
 		sim_result_fini(&r[i]);
 	free(r);

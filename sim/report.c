@@ -4,8 +4,8 @@
  * (utilization, wait, bounded slowdown with the usual 10 s threshold,
  * makespan), what backfill did, fairness as each user's and account's
  * share of the trace's core-seconds against its normalized share, a
- * side-by-side table for --compare, the per-job CSV and a hand-written
- * SVG of utilization and queue length.  Every number is printed with a
+ * side-by-side table for --compare and the per-job CSV (the SVG is
+ * svg.c's).  Every number is printed with a
  * fixed format from integers or sums in a fixed order: the same result
  * gives the same bytes.
  */
@@ -291,102 +291,5 @@ int sim_report_csv(FILE *f, const struct sim_result *r)
 			(long long)(j->start >= 0 ? j->start - j->submit : -1),
 			j->priority, j->backfilled, j->timeout);
 	}
-	return ferror(f) ? -EIO : 0;
-}
-
-/* ---- SVG ------------------------------------------------------------------ */
-
-enum { SVG_W = 960, SVG_H = 220, SVG_PAD = 50, SVG_BUCKETS = 800 };
-
-struct bucket {
-	double busy;	/* core-seconds */
-	uint32_t queued_max;
-};
-
-/* Time-weighted busy cores and the longest queue per bucket. */
-static struct bucket *bucketize(const struct sim_result *r, int64_t t0,
-				int64_t t1)
-{
-	struct bucket *b = rota_xcalloc(SVG_BUCKETS, sizeof(*b));
-	double width = (double)(t1 - t0) / SVG_BUCKETS;
-
-	for (size_t i = 0; i < r->nsteps; i++) {
-		const struct sim_step *s = &r->steps[i];
-		int64_t a = s->time;
-		int64_t z = i + 1 < r->nsteps ? r->steps[i + 1].time : t1;
-
-		for (double t = (double)a; t < (double)z;) {
-			size_t k = (size_t)((t - (double)t0) / width);
-			double edge;
-
-			if (k >= SVG_BUCKETS)
-				break;
-			edge = fmin((double)t0 + (double)(k + 1) * width,
-				    (double)z);
-			b[k].busy += (double)s->busy * (edge - t);
-			if (s->queued > b[k].queued_max)
-				b[k].queued_max = s->queued;
-			t = edge > t ? edge : t + 1;
-		}
-	}
-	return b;
-}
-
-static void svg_panel(FILE *f, int top, const char *title, const double *v,
-		      double max)
-{
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%s (max %.4g)"
-		   "</text>\n",
-		SVG_PAD, top - 6, title, max);
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-		   "fill=\"none\" stroke=\"#888\"/>\n",
-		SVG_PAD, top, SVG_W - 2 * SVG_PAD, SVG_H);
-	fprintf(f, "<polyline fill=\"none\" stroke=\"#1f5fa8\" "
-		   "stroke-width=\"1\" points=\"");
-	for (int k = 0; k < SVG_BUCKETS; k++) {
-		double x = SVG_PAD + (double)k * (SVG_W - 2 * SVG_PAD) /
-					     SVG_BUCKETS;
-		double y = top + SVG_H - (max > 0 ? v[k] / max : 0) * SVG_H;
-
-		fprintf(f, "%s%.1f,%.1f", k ? " " : "", x, y);
-	}
-	fprintf(f, "\"/>\n");
-}
-
-int sim_report_svg(FILE *f, const struct sim_result *r)
-{
-	int64_t t0 = r->nsteps ? r->steps[0].time : 0;
-	int64_t t1 = r->nsteps ? r->steps[r->nsteps - 1].time + 1 : 1;
-	struct bucket *b = bucketize(r, t0, t1);
-	double util[SVG_BUCKETS];
-	double queue[SVG_BUCKETS];
-	double qmax = 0;
-	double width = (double)(t1 - t0) / SVG_BUCKETS;
-	char a[32];
-	char z[32];
-
-	for (int k = 0; k < SVG_BUCKETS; k++) {
-		util[k] = r->total_cores ? b[k].busy / width /
-						   (double)r->total_cores
-					 : 0;
-		queue[k] = b[k].queued_max;
-		qmax = fmax(qmax, queue[k]);
-	}
-	duration(t0, a, sizeof(a));
-	duration(t1, z, sizeof(z));
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%d\" font-family=\"sans-serif\">\n",
-		SVG_W, 2 * SVG_H + 110);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	svg_panel(f, 30, "utilization", util, 1.0);
-	svg_panel(f, SVG_H + 70, "queued jobs", queue, qmax);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
-		SVG_PAD, 2 * SVG_H + 100, a);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" "
-		   "text-anchor=\"end\">%s (trace time, d-hh:mm:ss)</text>\n",
-		SVG_W - SVG_PAD, 2 * SVG_H + 100, z);
-	fprintf(f, "</svg>\n");
-	free(b);
 	return ferror(f) ? -EIO : 0;
 }

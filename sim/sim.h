@@ -232,7 +232,11 @@ void sim_report_shares(FILE *f, const struct sim_result *r);
 void sim_report_compare(FILE *f, const struct sim_result *r, size_t n);
 /* The per-job CSV; -errno on a write error. */
 int sim_report_csv(FILE *f, const struct sim_result *r);
-/* Utilization and queue length over time; -errno on a write error. */
-int sim_report_svg(FILE *f, const struct sim_result *r);
+/*
+ * The figures of 'n' runs overlaid (svg.c): utilization and queue
+ * length over time, the waits' CDF, bounded slowdown by job size;
+ * -errno on a write error.
+ */
+int sim_report_svg(FILE *f, const struct sim_result *r, size_t n);
 
 #endif

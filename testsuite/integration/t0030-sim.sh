@@ -12,7 +12,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 14
+plan 15
 NODE_TOPOS="2intel64-1n2c-numaroot.v1tov2.xml 2intel64-1n2c-numaroot.v1tov2.xml"
 KILL_WAIT=1s cluster_start "Sched=backfill Interval=1s Resolution=1s NoCaps=yes" ||
 	{ echo "Bail out! cluster did not start"; exit 1; }
@@ -80,9 +80,11 @@ rota sim -q --trace trace.swf.gz --compare sim.conf fifo.conf >cmp.out 2>&1
 like "$(grep '^backfilled' cmp.out)" "^backfilled +[1-9][0-9]* +0$" "--compare: a column per config"
 # options after --compare's configs are options, not configs; every
 # config is checked before the first replay, with no output on failure
-err=$(rota sim -q --trace trace.swf.gz --compare sim.conf fifo.conf --svg x.svg 2>&1)
-is "$?:$err" "2:rota sim: --compare takes the configs as arguments, and no --config, --csv or --svg" \
+err=$(rota sim -q --trace trace.swf.gz --compare sim.conf fifo.conf --csv x.csv 2>&1)
+is "$?:$err" "2:rota sim: --compare takes the configs as arguments, and no --config or --csv" \
 	"--compare: an option after the configs is read as one"
+rota sim -q --trace trace.swf.gz --compare sim.conf fifo.conf --svg x.svg >/dev/null 2>&1
+is "$(grep -c '<polyline' x.svg)" 6 "--compare --svg: both configs' lines in one picture"
 printf 'Priority=nosuch\n' >bad.conf
 out=$(rota sim -q --trace trace.swf.gz --compare sim.conf bad.conf 2>sim.err)
 is "$?:$out" "1:" "--compare: a config whose plugin is missing stops the run before any output"

@@ -522,6 +522,51 @@ START_TEST(test_dependencies_queue)
 }
 END_TEST
 
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * --svg under --compare: each run's three lines (utilization, queue,
+ * waits' CDF) and six bars (size classes) in its colour, a legend line
+ * each, the four panels with their axes.
+ */
+START_TEST(test_svg_compare)
+{
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .timeline = true };
+	struct sim_result r[2];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	run(five, "Sched=builtin\n", &o, &r[0]);
+	run(five, "Sched=backfill Interval=1s Resolution=1s\n", &o, &r[1]);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(sim_report_svg(f, r, 2), 0);
+	fclose(f);
+	ck_assert_uint_eq(count(buf, "<polyline"), 6);
+	ck_assert_uint_eq(count(buf, "stroke=\"#1f5fa8\""), 3);
+	ck_assert_uint_eq(count(buf, "stroke=\"#d1495b\""), 3);
+	/* 6 bars and a legend swatch each */
+	ck_assert_uint_eq(count(buf, "fill=\"#1f5fa8\""), 7);
+	ck_assert_uint_eq(count(buf, "fill=\"#d1495b\""), 7);
+	ck_assert_ptr_nonnull(strstr(buf, ">Utilization<"));
+	ck_assert_ptr_nonnull(strstr(buf, ">Waits: "));
+	ck_assert_ptr_nonnull(strstr(buf, "by job size<"));
+	ck_assert_ptr_nonnull(strstr(buf, ">days from the first submit<"));
+	ck_assert_ptr_nonnull(strstr(buf, "sched/backfill (easy"));
+	free(buf);
+	sim_result_fini(&r[0]);
+	sim_result_fini(&r[1]);
+}
+END_TEST
+
 /* Everything printed, as rota sim --csv --svg writes it. */
 static char *render(const char *trace, const char *conf, bool every,
 		    bool deps)
@@ -538,7 +583,7 @@ static char *render(const char *trace, const char *conf, bool every,
 	teardown();
 	sim_report_print(f, &r);
 	ck_assert_int_eq(sim_report_csv(f, &r), 0);
-	ck_assert_int_eq(sim_report_svg(f, &r), 0);
+	ck_assert_int_eq(sim_report_svg(f, &r, 1), 0);
 	sim_result_fini(&r);
 	fclose(f);
 	return buf;
@@ -665,6 +710,7 @@ static Suite *sim_suite(void)
 	tcase_add_test(tc, test_same_instant);
 	tcase_add_loop_test(tc, test_semantics, 0, 2);
 	tcase_add_loop_test(tc, test_size, 0, 3);
+	tcase_add_test(tc, test_svg_compare);
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_skips);
 	tcase_add_test(tc, test_nodes_from_header);
