@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 14 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 15 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -39,7 +39,8 @@
 				  admit_counted, running_changed; 13:
 				  priority context job_gpus,
 				  job_licenses; 14: limits max_gpus,
-				  a job's gpus */
+				  a job's gpus; 15: priority
+				  time_invariant */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -428,6 +429,12 @@ struct rota_priority_ops {
 	 * before the hold counts on (PBS's eligible_time, Maui's).
 	 */
 	bool hold_restarts_age;
+	/*
+	 * Since ABI 1.15: true when a job's priority depends on nothing
+	 * that changes after its submit (fifo): the host need not re-rate
+	 * the pending jobs every PriorityCalcPeriod, only rate new ones.
+	 */
+	bool time_invariant;
 };
 
 /* ---- limits --------------------------------------------------------------- */

@@ -492,7 +492,9 @@ static int64_t next_tick(const struct engine *e, int64_t now)
 	bool fixed = !every && !core_resv_count(e->core);
 	int64_t t = NEVER;
 
-	if (pending || e->nheap || !e->idle_decay_ok || every)
+	/* ratings that never move (fifo): a re-rating changes nothing */
+	if ((pending || e->nheap || !e->idle_decay_ok || every) &&
+	    !(fixed && core_prio_static(e->core)))
 		t = grid_after(e, now, e->calc_period);
 	if ((pending || every) && e->bf_interval &&
 	    !(fixed && core_bf_settled(e->core)))
@@ -664,6 +666,10 @@ static void catch_up(struct engine *e, int64_t now)
 				(now - 1 < e->epoch)) *
 				       e->calc_period;
 
+	/* static ratings (next_tick): no re-rating was left out */
+	if (!e->opt->every_pass && !core_resv_count(e->core) &&
+	    core_prio_static(e->core))
+		return;
 	if (g <= e->last_calc)
 		return;
 	e->last_calc = g;

@@ -639,6 +639,8 @@ int core_prio_order(const struct core *core, const struct core_job *a,
  * until the next rating of all, which comes before the next pass anyway.
  */
 int core_prio_refresh(struct core *core, int64_t now);
+/* Does the priority plugin's rating never change after submit (fifo)? */
+bool core_prio_static(const struct core *core);
 /* When every job was last rated (core_prio_update); 0: never. */
 int64_t core_prio_rated_at(const struct core *core);
 const char *core_prio_plugin(const struct core *core);

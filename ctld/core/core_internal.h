@@ -150,6 +150,7 @@ struct core {
 	const struct rota_priority_ops *prio_ops;
 	bool prio_factor_only;	 /* the plugin reads fs_factor alone */
 	bool prio_rates_all;	 /* it rates held and running jobs too */
+	bool prio_static;	 /* its ratings never change (time_invariant) */
 	bool prio_hold_restarts; /* a hold restarts a job's eligible time */
 	char **deadline_users;	 /* DeadlineUsers, NULL-terminated */
 	struct core_qos *qos;	 /* [0] is "normal" */

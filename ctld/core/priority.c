@@ -75,6 +75,8 @@ int prio_init(struct core *core, const struct rota_conf *conf,
 	core->prio_hold_restarts =
 		PLUGIN_OPS_HAS(core->prio_ops, hold_restarts_age) &&
 		core->prio_ops->hold_restarts_age;
+	core->prio_static = PLUGIN_OPS_HAS(core->prio_ops, time_invariant) &&
+			    core->prio_ops->time_invariant;
 	qos_table(core, conf);
 	core->deadline_users = core_names_copy(conf->deadline_users);
 	return 0;
@@ -493,6 +495,11 @@ int core_prio_update(struct core *core, int64_t now)
 	if (core->prio_rates_all)
 		n += core->running.n;
 	usage_rerate(core, now);
+	/* every job rated when it came, and no rating moves since */
+	if (core->prio_static && !core->prio_stale) {
+		core->prio_rated_at = now;
+		return 0;
+	}
 	context(core, now, true, &ctx);
 	rating_alloc(&r, n, core->prio_rates_all);
 	ctx.job_state = r.state;
@@ -537,6 +544,11 @@ int core_prio_update(struct core *core, int64_t now)
 	core->prio_stale = false;
 	core->prio_rated_at = now;
 	return rc;
+}
+
+bool core_prio_static(const struct core *core)
+{
+	return core->prio_static;
 }
 
 int core_prio_refresh(struct core *core, int64_t now)

@@ -28,6 +28,7 @@ static const struct rota_priority_ops fifo_ops = {
 	.compute = fifo_compute,
 	.describe = fifo_describe,
 	.fs_factor_only = true,
+	.time_invariant = true,
 };
 
 extern const struct rota_plugin ROTA_PLUGIN_EXPORT(priority, fifo);
