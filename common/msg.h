@@ -951,6 +951,8 @@ struct rota_step_cred {
 	uint64_t mem_mb;	/* the job's memory on the node; 0: none */
 	int64_t end_time;	/* when the job's time runs out; 0: never */
 	int64_t expires;	/* launch by then (Unix time); 0: munge's TTL */
+	uint32_t *gpus;		/* the job's GPUs on the node (its indexes) */
+	size_t ngpus;
 };
 char *rota_step_cred_encode(const struct rota_step_cred *c, size_t *len);
 /* Checks the layout too: counts match nodes, node_id in range, cores

@@ -34,6 +34,9 @@ int msg_tasks_unpack(json_t *arr, size_t n, char ***out,
 int msg_u32v(json_t *arr, size_t max_n, const char *field, uint32_t **out,
 	     size_t *n, struct rota_error *err);
 json_t *msg_u32v_pack(const uint32_t *v, size_t n);
+/* A node's GPU indexes ("gpus": LAUNCH's, a step credential's): each
+   below ROTA_MSG_GPUS_MAX, as the node's own list is. */
+int msg_gpus(json_t *arr, uint32_t **out, size_t *n, struct rota_error *err);
 /*
  * key=value pairs as [["key","value"],...] (UPDATE's "set", RESV_CREATE's):
  * at most 'max' pairs, keys non-empty and of ROTA_MSG_CONTROL_KEY_MAX

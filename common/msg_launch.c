@@ -93,12 +93,7 @@ static int launch_fill(const struct launch_raw *r, struct rota_msg_launch *m,
 	if (rc == 0 && m->ncores == 0)
 		rc = rota_errorf(err, -EPROTO, "cores: empty");
 	if (rc == 0 && r->gpus)
-		rc = msg_u32v(r->gpus, ROTA_MSG_GPUS_MAX, "gpus", &m->gpus,
-			      &m->ngpus, err);
-	for (size_t i = 0; rc == 0 && i < m->ngpus; i++)
-		if (m->gpus[i] >= ROTA_MSG_GPUS_MAX)
-			rc = rota_errorf(err, -EPROTO, "gpus: %u too high",
-					 m->gpus[i]);
+		rc = msg_gpus(r->gpus, &m->gpus, &m->ngpus, err);
 	return rc;
 }
 

@@ -210,8 +210,7 @@ void rota_msg_step_reply_clear(struct rota_msg_step_create_reply *m)
 
 char *rota_step_cred_encode(const struct rota_step_cred *c, size_t *len)
 {
-	return msg_dump(
-		json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:o, "
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:o, "
 			  "s:I, s:b, s:I, s:I, s:I}",
 			  "job_id", (json_int_t)c->job_id, "run",
 			  (json_int_t)c->run, "step_id", (json_int_t)c->step_id,
@@ -223,8 +222,12 @@ char *rota_step_cred_encode(const struct rota_step_cred *c, size_t *len)
 			  (json_int_t)c->cpus_per_task, "overlap", c->overlap,
 			  "mem_mb", (json_int_t)c->mem_mb, "end_time",
 			  (json_int_t)c->end_time, "expires",
-			  (json_int_t)c->expires),
-		len);
+			  (json_int_t)c->expires);
+
+	/* only when there are: a node daemon before them refuses the key */
+	if (o && c->ngpus)
+		json_object_set_new(o, "gpus", msg_u32v_pack(c->gpus, c->ngpus));
+	return msg_dump(o, len);
 }
 
 static int cred_layout(struct rota_step_cred *c, struct rota_error *err)
@@ -263,6 +266,7 @@ int rota_step_cred_decode(const char *buf, size_t len,
 			  struct rota_step_cred *c, struct rota_error *err)
 {
 	json_t *root = msg_parse(buf, len, err), *nodes, *counts, *cores;
+	json_t *gpus = NULL;
 	json_int_t id, run, step, uid, gid, nid, cpt, mem, end, expires = 0;
 	const char *node;
 	int overlap, rc;
@@ -273,12 +277,13 @@ int rota_step_cred_decode(const char *buf, size_t len,
 		return -EPROTO;
 	rc = msg_unpack(root, err,
 			"{s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:o, "
-			"s:I, s:b, s:I, s:I, s?I !}",
+			"s:I, s:b, s:I, s:I, s?I, s?o !}",
 			"job_id", &id, "run", &run, "step_id", &step, "uid",
 			&uid, "gid", &gid, "node", &node, "node_id", &nid,
 			"nodes", &nodes, "counts", &counts, "cores", &cores,
 			"cpus_per_task", &cpt, "overlap", &overlap, "mem_mb",
-			&mem, "end_time", &end, "expires", &expires);
+			&mem, "end_time", &end, "expires", &expires, "gpus",
+			&gpus);
 	if (rc == 0) {
 		const struct msg_range_field r[] = {
 			{ "job_id", id, 1, UINT32_MAX },
@@ -306,6 +311,8 @@ int rota_step_cred_decode(const char *buf, size_t len,
 	if (rc == 0)
 		rc = msg_u32v(cores, 1 << 20, "cores", &c->cores, &c->ncores,
 			      err);
+	if (rc == 0 && gpus)
+		rc = msg_gpus(gpus, &c->gpus, &c->ngpus, err);
 	json_decref(root);
 	if (rc == 0) {
 		c->job_id = (uint32_t)id;
@@ -333,6 +340,7 @@ void rota_step_cred_clear(struct rota_step_cred *c)
 	msg_strv_free(c->nodes);
 	free(c->counts);
 	free(c->cores);
+	free(c->gpus);
 	*c = (struct rota_step_cred){ 0 };
 }
 

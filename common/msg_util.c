@@ -141,6 +141,17 @@ json_t *msg_strv_pack(char *const *v)
 	return arr;
 }
 
+int msg_gpus(json_t *arr, uint32_t **out, size_t *n, struct rota_error *err)
+{
+	int rc = msg_u32v(arr, ROTA_MSG_GPUS_MAX, "gpus", out, n, err);
+
+	for (size_t i = 0; rc == 0 && i < *n; i++)
+		if ((*out)[i] >= ROTA_MSG_GPUS_MAX)
+			rc = rota_errorf(err, -EPROTO, "gpus: %u too high",
+					 (*out)[i]);
+	return rc;
+}
+
 int msg_u32v(json_t *arr, size_t max_n, const char *field, uint32_t **out,
 	     size_t *n, struct rota_error *err)
 {

@@ -15,6 +15,7 @@
 
 #include "common/conf.h"
 #include "common/conn.h"
+#include "common/gpu_env.h"
 #include "common/log.h"
 #include "common/msg.h"
 #include "common/proto.h"
@@ -259,45 +260,6 @@ static char *job_hosts(struct ctld *ctld, const struct core_job *job)
 	return rota_strbuf_take(&b, NULL);
 }
 
-/*
- * What tells a job's programs which GPUs are theirs: the node's indexes
- * (bus order, as the node numbers them) in the variable of each vendor's
- * runtime, CUDA told to count in bus order too.  A job of GPUs has these
- * and not the submitter's own.
- */
-static const char *const gpu_vars[] = {
-	"ROTA_JOB_GPUS",	  "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-	"ZE_AFFINITY_MASK",	  "GPU_DEVICE_ORDINAL",	  "CUDA_DEVICE_ORDER",
-};
-#define GPU_ENV_MAX (sizeof(gpu_vars) / sizeof(*gpu_vars))
-
-static bool gpu_env_var(const char *kv)
-{
-	for (size_t k = 0; k < GPU_ENV_MAX; k++) {
-		size_t len = strlen(gpu_vars[k]);
-
-		if (!strncmp(kv, gpu_vars[k], len) && kv[len] == '=')
-			return true;
-	}
-	return false;
-}
-
-static size_t gpu_env(const struct core_alloc *a, char **env)
-{
-	struct rota_strbuf b = { 0 };
-	size_t len, n = 0;
-	char *list;
-
-	for (uint32_t g = 0; g < a->ngpus; g++)
-		rota_strbuf_addf(&b, "%s%u", g ? "," : "", a->gpus[g]);
-	list = rota_strbuf_take(&b, &len);
-	for (size_t k = 0; k + 1 < GPU_ENV_MAX; k++)
-		env[n++] = rota_xasprintf("%s=%s", gpu_vars[k], list);
-	env[n++] = rota_xasprintf("CUDA_DEVICE_ORDER=PCI_BUS_ID");
-	free(list);
-	return n;
-}
-
 static char **job_env(struct ctld *ctld, const struct core_job *job,
 		      const char *nodelist)
 {
@@ -307,12 +269,11 @@ static char **job_env(struct ctld *ctld, const struct core_job *job,
 
 	while (job->desc.env && job->desc.env[n])
 		n++;
-	env = rota_xcalloc(n + 24 + GPU_ENV_MAX, sizeof(char *));
+	env = rota_xcalloc(n + 24 + ROTA_GPU_ENV_MAX, sizeof(char *));
 	for (size_t k = 0; k < n; k++)
-		if (!a->ngpus || !gpu_env_var(job->desc.env[k]))
+		if (!a->ngpus || !rota_gpu_env_var(job->desc.env[k]))
 			env[i++] = rota_xstrdup(job->desc.env[k]);
-	if (a->ngpus)
-		i += gpu_env(a, env + i);
+	i += rota_gpu_env(a->gpus, a->ngpus, env + i);
 	env[i++] = rota_xasprintf("ROTA_JOB_ID=%u", job->id);
 	env[i++] = rota_xasprintf("ROTA_JOB_NAME=%s", job->desc.name);
 	env[i++] = rota_xasprintf("ROTA_NODELIST=%s", nodelist);

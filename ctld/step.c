@@ -444,6 +444,8 @@ static int seal_creds(struct ctld *ctld, const struct core_job *job,
 					    : 0,
 			/* for a launch now, not after the job has ended */
 			.expires = ctld_now(ctld) + STEP_CRED_TTL,
+			.gpus = job->alloc[s->alloc_index[c]].gpus,
+			.ngpus = job->alloc[s->alloc_index[c]].ngpus,
 		};
 		size_t len;
 		char *body;

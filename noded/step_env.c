@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gpu_env.h"
 #include "common/hostlist.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -37,7 +38,8 @@ char **step_task_env(const struct rota_step_cred *c, uint32_t rank,
 		     char *const *extra)
 {
 	struct rota_strbuf b = { 0 };
-	size_t n = count(client_env) + count(extra) + 20, i = 0, own;
+	size_t n = count(client_env) + count(extra) + 20 + ROTA_GPU_ENV_MAX;
+	size_t i = 0, own;
 	char **env = rota_xcalloc(n + 1, sizeof(char *));
 	uint32_t ntasks = 0;
 	char *nodelist;
@@ -65,6 +67,8 @@ char **step_task_env(const struct rota_step_cred *c, uint32_t rank,
 	env[i++] = rota_strbuf_take(&b, NULL);
 	if (tmpdir)
 		env[i++] = rota_xasprintf("TMPDIR=%s", tmpdir);
+	/* this node's GPUs, whatever the client's (the first node's) say */
+	i += rota_gpu_env(c->gpus, c->ngpus, env + i);
 	free(nodelist);
 	for (size_t k = 0; extra && extra[k]; k++)
 		if (!taken(env, i, extra[k]))

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "noded/cgroup.h"
+#include "noded/gpu_find.h"
 #include "noded/launch.h"
 #include "noded/step.h"
 #include "noded/step_internal.h"
@@ -224,7 +225,7 @@ int step_start_tasks(struct stepsup *s, char *err, size_t errlen)
 	struct cgroup_limits lim = { .mem_mb = c->mem_mb };
 	struct rota_error e;
 	unsigned *ucores = rota_xcalloc(c->ncores, sizeof(unsigned));
-	char *cpus;
+	char *cpus, **deny;
 	int rc = 0;
 
 	/* here, not in the daemon's loop: NSS may be slow (LDAP) */
@@ -243,11 +244,16 @@ int step_start_tasks(struct stepsup *s, char *err, size_t errlen)
 		ucores[k] = c->cores[k];
 	cpus = topology_host_cpulist(s->a->topo, ucores, c->ncores);
 	lim.cpus = cpus;
+	/* the node's other GPUs closed, as for the batch script (jobs.c) */
+	deny = gpus_deny_rules(topology_summary(s->a->topo), c->gpus,
+			       c->ngpus);
+	lim.deny = deny;
 	if (s->a->cgroups &&
 	    cgroup_job_create(s->a->cgroups, c->job_id, c->run, getpid(),
 			      &lim, &s->cg, &e) < 0)
 		rota_warn("step %u.%u: %s: tasks run without a cgroup",
 			  c->job_id, c->step_id, e.text);
+	gpus_deny_free(deny);
 	free(cpus);
 	free(ucores);
 	layout_make(c, &s->lay);

@@ -10,7 +10,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 21
+plan 22
 NODE_TOPOS="nvidiaDGX2.xml power8gpudistances.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -118,3 +118,15 @@ n=$(as rotatest1 rota submit -o n.out --wrap "$W/probe.sh $W/dev")
 wait_until "[ -s n.out ]"
 is "$(cat n.out)" "0:allowed 1:allowed 2:allowed 3:allowed " \
 	"a job without GPUs: nothing denied (as Slurm without ConstrainDevices)"
+
+# ---- job steps: each node's tasks see that node's own GPUs ----
+wait_until "[ \"\$(rota queue -a --noheader | wc -l)\" = 0 ]"
+hold=$(as rotatest1 rota submit --gpus=p100:1 --wrap 'sleep 600')
+wait_until "[ \"\$(job_state $hold)\" = RUNNING ]"
+m=$(as rotatest1 rota submit -N 2 -n 2 --gpus-per-node=1 -o m.out \
+	--wrap "$BIN/rota run -n 2 sh -c 'echo \$ROTA_NODENAME:\$CUDA_VISIBLE_DEVICES'; sleep 600")
+wait_until "[ \"\$(wc -l <m.out)\" = 2 ]"
+is "$(sort m.out | tr '\n' ' ')" \
+	"$(rota show job "$m" | sed -n 's/^GpuIdx=//p' | tr ' ' '\n' | sort | tr '\n' ' ')" \
+	"rota run on two nodes: each task's CUDA_VISIBLE_DEVICES is its node's GPUs"
+rota cancel "$m" "$hold"

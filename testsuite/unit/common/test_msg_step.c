@@ -86,7 +86,8 @@ static bool is_empty(enum codec c, const union step_any *u)
 	case CRED:
 		return !k->job_id && !k->run && !k->node && !k->nodes &&
 		       !k->counts && !k->nnodes && !k->cores && !k->ncores &&
-		       !k->cpus_per_task && !k->mem_mb && !k->end_time;
+		       !k->cpus_per_task && !k->mem_mb && !k->end_time &&
+		       !k->gpus && !k->ngpus;
 	case LAUNCH:
 		return !l->cred && !l->argv && !l->env && !l->cwd && !l->mpi &&
 		       !l->pty && !l->rows && !l->cols;
@@ -192,6 +193,8 @@ static const struct bad bads[] = {
 	{ CRED, "overlap", "\"yes\"", "Expected true or false", false },
 	{ CRED, "gid", NULL, "gid", false },
 	{ CRED, "extra", "null", "extra", false },
+	{ CRED, "gpus", "[1,256]", "gpus: 256 too high", false },
+	{ CRED, "gpus", "{}", "gpus: not an array", false },
 	/* STEP_LAUNCH */
 	{ LAUNCH, "cred", NULL, "cred", false },
 	{ LAUNCH, "cred", "\"" "%5000d" "\"", "cred: longer than 4096", false },
@@ -414,6 +417,7 @@ START_TEST(test_cred_roundtrip)
 	char *names[] = { "n1", "n2", "n3", NULL };
 	uint32_t counts[] = { 1, 4, 2 };
 	uint32_t cores[] = { 7, 0, 3, 1, 2, 5, 4, 6 };
+	uint32_t gpus[] = { 5, 2 };
 	struct rota_step_cred c = {
 		.job_id = UINT32_MAX,
 		.run = 3,
@@ -431,6 +435,9 @@ START_TEST(test_cred_roundtrip)
 		.overlap = _i == 1,
 		.mem_mb = (uint64_t)1 << 40,
 		.end_time = 1700000000,
+		/* a step of a GPU job: this node's GPUs; else none sent */
+		.gpus = _i == 1 ? NULL : gpus,
+		.ngpus = _i == 1 ? 0 : 2,
 	};
 	struct rota_step_cred got;
 	struct rota_error err = { "" };
@@ -465,6 +472,10 @@ START_TEST(test_cred_roundtrip)
 	ck_assert_int_eq(got.overlap, c.overlap);
 	ck_assert_uint_eq(got.mem_mb, c.mem_mb);
 	ck_assert_int_eq(got.end_time, c.end_time);
+	ck_assert_uint_eq(got.ngpus, c.ngpus);
+	for (size_t i = 0; i < c.ngpus; i++)
+		ck_assert_uint_eq(got.gpus[i], gpus[i]);
+	ck_assert_int_eq(strstr(body, "\"gpus\"") != NULL, c.ngpus > 0);
 	rota_step_cred_clear(&got);
 	free(copy);
 	free(body);
