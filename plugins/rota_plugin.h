@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 14 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 15 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -39,7 +39,9 @@
 				  admit_counted, running_changed; 13:
 				  priority context job_gpus,
 				  job_licenses; 14: limits max_gpus,
-				  a job's gpus */
+				  a job's gpus; 15: limits grp_tres,
+				  user_tres, account_tres, a job's
+				  detail, a running job's nodes */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -434,6 +436,14 @@ struct rota_priority_ops {
 
 #define ROTA_LIMIT_NONE (-1)	/* a limit not set */
 
+/* Amounts of each resource a running limit counts: -1 where not set. */
+struct rota_limit_tres {
+	int64_t cpu;		/* cores */
+	int64_t mem;		/* MB */
+	int64_t node;
+	int64_t gpu;		/* gres/gpu */
+};
+
 /*
  * Limits rota.conf sets on one holder (a user's association, an account,
  * a QOS): -1 where not set.  Counts are jobs, cpus are cores, mem is MB,
@@ -454,6 +464,15 @@ struct rota_limit_set {
 	int64_t allocation;	/* Allocation: core-hours a month (Maui's
 				   soft = allocation x 3600 / 5) */
 	int64_t max_gpus;	/* ABI 1.14: MaxTRES=gres/gpu=: per job */
+	/*
+	 * ABI 1.15: what running jobs may hold at once: the holder's
+	 * (GrpTRES=: an account's counts the accounts below it too), and
+	 * on a QOS, those of one user or one account in it
+	 * (MaxTRESPerUser=, MaxTRESPerAccount=; unset elsewhere).
+	 */
+	struct rota_limit_tres grp_tres;
+	struct rota_limit_tres user_tres;
+	struct rota_limit_tres account_tres;
 };
 
 /*
@@ -466,7 +485,8 @@ struct rota_limit_job {
 	const char *account;	/* the account of the user's association */
 	const char *qos;
 	uint32_t cores;
-	uint32_t nodes;		/* asked (0: as the tasks need) */
+	uint32_t nodes;		/* asked (0: as the tasks need); since ABI
+				   1.15, a running job's: those it holds */
 	uint64_t mem_mb;	/* the whole job's */
 	int64_t time_limit;	/* seconds; 0: none */
 	int64_t remaining;	/* running: seconds left of its limit */
@@ -490,6 +510,12 @@ struct rota_limit_job {
 	uint32_t count;
 	uint32_t eligible;
 	uint32_t gpus;		/* ABI 1.14: its GPUs in all */
+	/*
+	 * ABI 1.15, output of classify() and start() with 'reason': the
+	 * limit in a sentence with its numbers, for rota why ("user 'ana'
+	 * holds 6 of the 8 GPUs ..."); empty: the reason says it all.
+	 */
+	char detail[160];
 };
 
 /*

@@ -253,6 +253,9 @@ struct core_job {
 	uint32_t *est_tasks;
 	/* CORE_LIMIT_REASON_MAX bytes, made when a limit first holds it */
 	char *limit_reason;
+	/* CORE_LIMIT_DETAIL_MAX bytes: the limit in a sentence for rota
+	   why ("user 'ana' holds 6 of the 8 GPUs ..."); NULL: none */
+	char *limit_detail;
 	int exit_code;
 	int term_signal;
 	uint64_t cpu_usec;	/* ended: CPU time from its cgroup; 0: unknown */
@@ -312,6 +315,7 @@ struct core_job {
 	struct core_job *bnext;
 };
 #define CORE_LIMIT_REASON_MAX 96
+#define CORE_LIMIT_DETAIL_MAX 160
 
 enum core_action_type {
 	CORE_ACTION_LAUNCH = 1, /* start job on alloc[i] */
@@ -894,6 +898,9 @@ struct core_why {
 	uint32_t kept;
 	const char *kept_node;	/* borrowed from the node table */
 	char kept_queues[64];
+	/* a limited job's reason and its limit's sentence ('reason' then
+	   points here) */
+	char limit_text[CORE_LIMIT_REASON_MAX + CORE_LIMIT_DETAIL_MAX];
 };
 /*
  * Fill 'out' for job 'job_id' as 'uid' sees it (its owner, or an

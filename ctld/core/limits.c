@@ -41,8 +41,16 @@
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/share.h"
 
+static bool any_tres(const struct rota_conf_tres *t)
+{
+	return t->cpu >= 0 || t->mem >= 0 || t->node >= 0 || t->gpu >= 0;
+}
+
 static bool any_limit(const struct rota_conf_limits *l)
 {
+	if (any_tres(&l->grp) || any_tres(&l->per_user) ||
+	    any_tres(&l->per_account))
+		return true;
 	return l->max_jobs >= 0 || l->max_submit >= 0 || l->max_wall >= 0 ||
 	       l->max_cpus >= 0 || l->max_mem >= 0 || l->max_nodes >= 0 ||
 	       l->max_gpus >= 0 ||
@@ -165,6 +173,8 @@ static void view(struct core *core, const struct core_job *job, int64_t now,
 		.count = job->array ? job->array->tasks.count : 1,
 		.gpus = job_gpus_total(job),
 	};
+	if (v->running && job->nalloc) /* what it holds: GrpTRES=node= */
+		v->nodes = job->nalloc;
 	if (v->running && job->time_limit) {
 		int64_t left = job->start_time + job->time_limit - now;
 
@@ -335,6 +345,15 @@ static void apply(struct core *core, struct core_job *job,
 	if (job->limited)
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
+	if (job->limited && v->detail[0]) {
+		if (!job->limit_detail)
+			job->limit_detail =
+				rota_xcalloc(1, CORE_LIMIT_DETAIL_MAX);
+		snprintf(job->limit_detail, CORE_LIMIT_DETAIL_MAX, "%s",
+			 v->detail);
+	} else if (job->limit_detail) {
+		job->limit_detail[0] = '\0';
+	}
 	if (job->limited != was && !job->hold && !job->dep_wait)
 		core_job_set_eligible(job, !job->limited, now);
 }

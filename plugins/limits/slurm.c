@@ -69,11 +69,24 @@ struct slurm_holder {
 	unsigned depth;		/* accounts: 0 the job's, 1 its parent... */
 };
 
-/* What a holder's running jobs use; the pointer names the holder. */
+/* The resources a running limit counts, in rota_limit_tres's order. */
+enum slurm_res { SR_CPU, SR_MEM, SR_NODE, SR_GPU, SR_COUNT };
+
+/*
+ * What a holder's running jobs use; the pointer names the holder.  A
+ * QOS's MaxTRESPerUser and MaxTRESPerAccount count in tallies of their
+ * own, keyed also by the user (borrowed from the views of this pass: such
+ * a tally never outlives it) or by the account's set.
+ */
 struct slurm_tally {
 	const struct rota_limit_set *set;
+	const char *user;	/* a QOS's tally of one user; else NULL */
+	const struct rota_limit_set *account; /* of one account; else NULL */
 	int64_t jobs;
 	int64_t cpu_secs;	/* cores x seconds left */
+	int64_t res[SR_COUNT];	/* cores, MB, nodes, GPUs held */
+	uint64_t mix;		/* a sum of its running jobs' hashed ids: it
+				   moves when they do (MaxTRESPer*) */
 };
 
 struct slurm_state {
@@ -150,6 +163,78 @@ static void slurm_time(int64_t s, char *buf, size_t len)
 			 (int)(s % 3600 / 60), (int)(s % 60));
 }
 
+/* ---- what running limits count ------------------------------------------ */
+
+/* A limit's amount of resource 'r' (-1: unset). */
+static int64_t slurm_tres(const struct rota_limit_tres *t, enum slurm_res r)
+{
+	const int64_t v[SR_COUNT] = { t->cpu, t->mem, t->node, t->gpu };
+
+	return v[r];
+}
+
+static bool slurm_tres_set(const struct rota_limit_tres *t)
+{
+	return t->cpu >= 0 || t->mem >= 0 || t->node >= 0 || t->gpu >= 0;
+}
+
+/* What 'job' holds (or would) of resource 'r'. */
+static int64_t slurm_job_res(const struct rota_limit_job *job,
+			     enum slurm_res r)
+{
+	switch (r) {
+	case SR_CPU:
+		return job->cores;
+	case SR_MEM:
+		return (int64_t)job->mem_mb;
+	case SR_NODE:
+		/* a pending job's unplaced tasks take one node at least */
+		return job->nodes ? job->nodes : 1;
+	default:
+		return job->gpus;
+	}
+}
+
+/* The running limits, by kind (a holder's, one user's or account's). */
+enum slurm_run { RUN_GRP, RUN_USER, RUN_ACCOUNT, RUN_COUNT };
+
+static const struct rota_limit_tres *slurm_run_tres(
+	const struct rota_limit_set *l, enum slurm_run k)
+{
+	return k == RUN_GRP ? &l->grp_tres
+	       : k == RUN_USER ? &l->user_tres : &l->account_tres;
+}
+
+static const char *const slurm_run_key[RUN_COUNT] = {
+	"GrpTRES", "MaxTRESPerUser", "MaxTRESPerAccount",
+};
+
+static const char *const slurm_res_name[SR_COUNT] = {
+	"cpu", "mem", "node", "gres/gpu",
+};
+
+static const char *const slurm_res_unit[SR_COUNT] = {
+	"cores", "of memory", "nodes", "GPUs",
+};
+
+/* Slurm's reasons: [association or QOS GrpTRES, per user, per account]. */
+static const char *const slurm_run_reason[RUN_COUNT + 1][SR_COUNT] = {
+	{ "AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit",
+	  "AssocGrpGRES" },
+	{ "QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser",
+	  "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser" },
+	{ "MaxCpuPerAccount", "MaxMemoryPerAccount", "MaxNodePerAccount",
+	  "MaxGRESPerAccount" },
+	{ "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit",
+	  "QOSGrpGRES" },
+};
+
+/* "6", or "6144M" for memory. */
+static void slurm_amount(enum slurm_res r, int64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRId64 "%s", v, r == SR_MEM ? "M" : "");
+}
+
 /* ---- at submit ----------------------------------------------------------- */
 
 static int slurm_max_wall(const struct rota_limit_job *job,
@@ -216,6 +301,43 @@ static int slurm_max_tres(const struct rota_limit_job *job,
 	return 0;
 }
 
+/*
+ * A running limit the job passes by itself could never let it start:
+ * "10 GPUs exceed GrpTRES gres/gpu=8 of account 'physics'".
+ */
+static int slurm_run_alone(const struct rota_limit_job *job,
+			   const struct slurm_holder *h, size_t nh, char *err,
+			   size_t errlen)
+{
+	char who[96], want[32], max[32];
+
+	for (size_t i = 0; i < nh; i++) {
+		for (int k = 0; k < RUN_COUNT; k++) {
+			const struct rota_limit_tres *t =
+				slurm_run_tres(h[i].set, k);
+
+			for (int r = 0; r < SR_COUNT; r++) {
+				int64_t lim = slurm_tres(t, r);
+
+				if (lim < 0 || slurm_job_res(job, r) <= lim)
+					continue;
+				slurm_name(job, &h[i], who, sizeof(who));
+				slurm_amount(r, slurm_job_res(job, r), want,
+					     sizeof(want));
+				slurm_amount(r, lim, max, sizeof(max));
+				snprintf(err, errlen, "%s %s exceed%s %s "
+					 "%s=%s of %s", want,
+					 slurm_res_unit[r],
+					 r == SR_MEM ? "s" : "",
+					 slurm_run_key[k], slurm_res_name[r],
+					 max, who);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 static int slurm_max_submit(const struct rota_limit_job *job,
 			    const struct slurm_holder *h, size_t nh,
 			    const struct rota_limit_job *queued,
@@ -277,6 +399,8 @@ static int slurm_admit(void *state, int64_t now,
 	if (rc == 0)
 		rc = slurm_max_tres(job, h, nh, err, errlen);
 	if (rc == 0)
+		rc = slurm_run_alone(job, h, nh, err, errlen);
+	if (rc == 0)
 		rc = slurm_max_submit(job, h, nh, queued, nqueued, err,
 				      errlen);
 	return rc;
@@ -303,6 +427,8 @@ static int slurm_admit_counted(void *state, int64_t now,
 	if (rc == 0)
 		rc = slurm_max_tres(job, h, nh, err, errlen);
 	if (rc == 0)
+		rc = slurm_run_alone(job, h, nh, err, errlen);
+	if (rc == 0)
 		rc = slurm_max_counted(job, h, nh, n, err, errlen);
 	return rc;
 }
@@ -311,24 +437,43 @@ static int slurm_admit_counted(void *state, int64_t now,
 
 static bool slurm_counts(const struct rota_limit_set *l)
 {
-	return l->max_jobs >= 0 || l->cpu_run_mins >= 0;
+	return l->max_jobs >= 0 || l->cpu_run_mins >= 0 ||
+	       slurm_tres_set(&l->grp_tres) || slurm_tres_set(&l->user_tres) ||
+	       slurm_tres_set(&l->account_tres);
 }
 
-/* The tally of holder 'set'; NULL when it has none yet. */
-static struct slurm_tally *slurm_find(const struct slurm_state *st,
-				      const struct rota_limit_set *set)
+/* The tally of holder 'set' (of one user or account in it); NULL: none. */
+static struct slurm_tally *slurm_find_key(const struct slurm_state *st,
+					  const struct rota_limit_set *set,
+					  const char *user,
+					  const struct rota_limit_set *account)
 {
-	for (size_t i = 0; i < st->n; i++)
-		if (st->t[i].set == set)
+	for (size_t i = 0; i < st->n; i++) {
+		const struct slurm_tally *t = &st->t[i];
+
+		if (t->set != set || t->account != account ||
+		    !t->user != !user)
+			continue;
+		if (!user || !strcmp(t->user, user))
 			return &st->t[i];
+	}
 	return NULL;
 }
 
-/* The tally of holder 'set', made if need be (NULL: no memory). */
-static struct slurm_tally *slurm_tally(struct slurm_state *st,
-				       const struct rota_limit_set *set)
+/* The tally of holder 'set' as a whole; NULL when it has none yet. */
+static struct slurm_tally *slurm_find(const struct slurm_state *st,
+				      const struct rota_limit_set *set)
 {
-	struct slurm_tally *t = slurm_find(st, set);
+	return slurm_find_key(st, set, NULL, NULL);
+}
+
+/* The tally of that key, made if need be (NULL: no memory). */
+static struct slurm_tally *slurm_tally(struct slurm_state *st,
+				       const struct rota_limit_set *set,
+				       const char *user,
+				       const struct rota_limit_set *account)
+{
+	struct slurm_tally *t = slurm_find_key(st, set, user, account);
 
 	if (t)
 		return t;
@@ -341,8 +486,41 @@ static struct slurm_tally *slurm_tally(struct slurm_state *st,
 		st->t = t;
 		st->cap = cap;
 	}
-	st->t[st->n] = (struct slurm_tally){ .set = set };
+	st->t[st->n] = (struct slurm_tally){
+		.set = set, .user = user, .account = account,
+	};
 	return &st->t[st->n++];
+}
+
+static void slurm_add_res(struct slurm_tally *t,
+			  const struct rota_limit_job *job)
+{
+	for (int r = 0; r < SR_COUNT; r++)
+		t->res[r] += slurm_job_res(job, r);
+}
+
+/* A QOS's tallies of the job's user and account, where it limits them. */
+static int slurm_add_sub(struct slurm_state *st,
+			 const struct rota_limit_job *job,
+			 const struct rota_limit_set *qos)
+{
+	const struct rota_limit_set *acct =
+		job->account_limits ? job->account_limits[0] : NULL;
+	struct slurm_tally *t;
+
+	if (slurm_tres_set(&qos->user_tres) && job->user) {
+		t = slurm_tally(st, qos, job->user, NULL);
+		if (!t)
+			return -ENOMEM;
+		slurm_add_res(t, job);
+	}
+	if (slurm_tres_set(&qos->account_tres) && acct) {
+		t = slurm_tally(st, qos, NULL, acct);
+		if (!t)
+			return -ENOMEM;
+		slurm_add_res(t, job);
+	}
+	return 0;
 }
 
 /* Count a running (or starting) job's use of its holders' limits. */
@@ -357,11 +535,16 @@ static int slurm_add(struct slurm_state *st, const struct rota_limit_job *job,
 
 		if (!slurm_counts(h[i].set))
 			continue;
-		t = slurm_tally(st, h[i].set);
+		t = slurm_tally(st, h[i].set, NULL, NULL);
 		if (!t)
 			return -ENOMEM;
 		t->jobs++;
 		t->cpu_secs += (int64_t)job->cores * left;
+		slurm_add_res(t, job);
+		/* Fibonacci hashing: ids far apart in the sum's bits */
+		t->mix += (uint64_t)job->id * 0x9e3779b97f4a7c15ull;
+		if (h[i].kind == SK_QOS && slurm_add_sub(st, job, h[i].set))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -404,15 +587,99 @@ static int slurm_check_one(const struct slurm_state *st,
 	return 1;
 }
 
+/* Where a running limit's blocked job says so. */
+struct slurm_said {
+	char *reason;
+	size_t len;
+	char *detail;		/* NULL: only the reason */
+	size_t dlen;
+};
+
+/* Say that limit 'k' of 'h' on resource 'r' holds 'job' back. */
+static void slurm_run_say(const struct rota_limit_job *job,
+			  const struct slurm_holder *h, enum slurm_run k,
+			  enum slurm_res r, int64_t used,
+			  const struct slurm_said *out)
+{
+	int64_t lim = slurm_tres(slurm_run_tres(h->set, k), r);
+	bool qos_grp = k == RUN_GRP && h->kind == SK_QOS;
+	char u[32], w[32], l[32], who[96], qos[96];
+
+	slurm_amount(r, used, u, sizeof(u));
+	slurm_amount(r, slurm_job_res(job, r), w, sizeof(w));
+	slurm_amount(r, lim, l, sizeof(l));
+	snprintf(out->reason, out->len, "%s (%s + %s > %s)",
+		 slurm_run_reason[qos_grp ? RUN_COUNT : k][r], u, w, l);
+	if (!out->detail)
+		return;
+	if (k == RUN_GRP) {
+		slurm_name(job, h, who, sizeof(who));
+		snprintf(out->detail, out->dlen, "%s holds %s of the %s %s its "
+			 "GrpTRES=%s=%s allows; the job asks %s", who, u, l,
+			 slurm_res_unit[r], slurm_res_name[r], l, w);
+		return;
+	}
+	snprintf(who, sizeof(who), "%s '%s'", k == RUN_USER ? "user"
+			: "account", k == RUN_USER ? job->user : job->account);
+	slurm_name(job, h, qos, sizeof(qos));
+	snprintf(out->detail, out->dlen, "%s holds %s of the %s %s %s=%s=%s "
+		 "of %s allows; the job asks %s", who, u, l, slurm_res_unit[r],
+		 slurm_run_key[k], slurm_res_name[r], l, qos, w);
+}
+
+/* The tally limit 'k' of holder 'h' counts 'job' in (NULL: none yet). */
+static const struct slurm_tally *slurm_run_tally(
+	const struct slurm_state *st, const struct rota_limit_job *job,
+	const struct slurm_holder *h, enum slurm_run k)
+{
+	if (k == RUN_GRP)
+		return slurm_find(st, h->set);
+	if (h->kind != SK_QOS)
+		return NULL;
+	if (k == RUN_USER)
+		return job->user ? slurm_find_key(st, h->set, job->user, NULL)
+				 : NULL;
+	return job->account_limits ? slurm_find_key(st, h->set, NULL,
+						     job->account_limits[0])
+				   : NULL;
+}
+
+/* One holder's GrpTRES and its QOS's MaxTRESPer*: 1 and why if past. */
+static int slurm_run_check(const struct slurm_state *st,
+			   const struct rota_limit_job *job,
+			   const struct slurm_holder *h,
+			   const struct slurm_said *out)
+{
+	for (int k = 0; k < RUN_COUNT; k++) {
+		const struct rota_limit_tres *t = slurm_run_tres(h->set, k);
+		const struct slurm_tally *y;
+
+		if (!slurm_tres_set(t) || (k != RUN_GRP && h->kind != SK_QOS))
+			continue;
+		y = slurm_run_tally(st, job, h, k);
+		for (int r = 0; r < SR_COUNT; r++) {
+			int64_t lim = slurm_tres(t, r);
+			int64_t used = y ? y->res[r] : 0;
+
+			if (lim < 0 || used + slurm_job_res(job, r) <= lim)
+				continue;
+			slurm_run_say(job, h, k, r, used, out);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int slurm_check(const struct slurm_state *st,
-		       const struct rota_limit_job *job, char *reason,
-		       size_t len)
+		       const struct rota_limit_job *job,
+		       const struct slurm_said *out)
 {
 	struct slurm_holder h[SLURM_HOLDERS_MAX];
 	size_t nh = slurm_holders(job, h);
 
 	for (size_t i = 0; i < nh; i++)
-		if (slurm_check_one(st, job, &h[i], reason, len))
+		if (slurm_check_one(st, job, &h[i], out->reason, out->len) ||
+		    slurm_run_check(st, job, &h[i], out))
 			return 1;
 	return 0;
 }
@@ -430,9 +697,14 @@ static int slurm_classify(void *state, int64_t now,
 	for (size_t i = 0; i < n; i++) {
 		struct rota_limit_job *j = &jobs[i];
 
+		struct slurm_said out = {
+			.reason = j->reason, .len = sizeof(j->reason),
+			.detail = j->detail, .dlen = sizeof(j->detail),
+		};
+
 		if (j->running || j->held || j->blocked)
 			continue;
-		if (slurm_check(st, j, j->reason, sizeof(j->reason)))
+		if (slurm_check(st, j, &out))
 			j->blocked = true;
 	}
 	return 0;
@@ -443,11 +715,20 @@ static bool slurm_moved(const struct rota_limit_set *l,
 			const struct slurm_tally *a,
 			const struct slurm_tally *b)
 {
+	static const int64_t zero[SR_COUNT];
 	int64_t ja = a ? a->jobs : 0, jb = b ? b->jobs : 0;
 
 	/* at the limit the reason shows the count: "(5 of 4)" */
 	if (l->max_jobs >= 0 && ja != jb &&
 	    (ja >= l->max_jobs || jb >= l->max_jobs))
+		return true;
+	/* what its jobs hold, or (per user or account) which jobs they are */
+	if (slurm_tres_set(&l->grp_tres) &&
+	    memcmp(a ? a->res : zero, b ? b->res : zero, sizeof(zero)))
+		return true;
+	if ((slurm_tres_set(&l->user_tres) ||
+	     slurm_tres_set(&l->account_tres)) &&
+	    (a ? a->mix : 0) != (b ? b->mix : 0))
 		return true;
 	return l->cpu_run_mins >= 0 &&
 	       (a ? a->cpu_secs : 0) != (b ? b->cpu_secs : 0);
@@ -464,9 +745,11 @@ static bool slurm_keep(struct slurm_state *st)
 		st->last = t;
 		st->last_cap = st->n;
 	}
-	if (st->n)
-		memcpy(st->last, st->t, st->n * sizeof(*st->t));
-	st->nlast = st->n;
+	/* a user's or account's tally borrows a name that may not last */
+	st->nlast = 0;
+	for (size_t i = 0; i < st->n; i++)
+		if (!st->t[i].user && !st->t[i].account)
+			st->last[st->nlast++] = st->t[i];
 	return true;
 }
 
@@ -495,7 +778,8 @@ static int slurm_running_changed(void *state, int64_t now,
 	for (size_t i = 0; i < n && ok; i++)
 		ok = slurm_add(st, &running[i], running[i].remaining) == 0;
 	for (size_t i = 0; i < st->n; i++)
-		if (slurm_moved(st->t[i].set, slurm_find(&last, st->t[i].set),
+		if (!st->t[i].user && !st->t[i].account &&
+		    slurm_moved(st->t[i].set, slurm_find(&last, st->t[i].set),
 				&st->t[i]))
 			slurm_note(st->t[i].set, moved, cap, &nmoved);
 	for (size_t i = 0; i < last.n; i++)
@@ -515,10 +799,11 @@ static int slurm_start(void *state, int64_t now,
 		       char *reason, size_t len)
 {
 	struct slurm_state *st = state;
+	struct slurm_said out = { .reason = reason, .len = len };
 
 	(void)now;
 	(void)others_idle;
-	if (slurm_check(st, job, reason, len))
+	if (slurm_check(st, job, &out))
 		return 1;
 	/* a job we cannot count would pass the limits unseen: hold it */
 	if (slurm_add(st, job, job->time_limit) < 0) {
