@@ -5,12 +5,16 @@
  * up to the root, and its QOS.  A limit applies at every holder that sets
  * it, so the tightest one wins.
  *
- *   at submit   MaxWall, MaxTRES=cpu=,mem=,node= (per job), MaxSubmitJobs
- *               (the holder's pending and running jobs already at it)
+ *   at submit   MaxWall, MaxTRES=cpu=,mem=,node=,gres/gpu= (per job),
+ *               MaxSubmitJobs (the holder's pending and running jobs
+ *               already at it), a running limit the job passes by itself
  *   pending     MaxJobs (the holder's running jobs at it), GrpTRESRunMins
  *               =cpu= (cores x minutes left of the holder's running jobs
- *               plus this job's cores x its limit, above it)
- *   at start    the same two again, counting the jobs this pass started
+ *               plus this job's cores x its limit, above it), GrpTRES=
+ *               and a QOS's MaxTRESPerUser=, MaxTRESPerAccount= (cores,
+ *               memory, nodes and GPUs its running jobs hold, or one
+ *               user's or account's in it, plus this job's, above it)
+ *   at start    the same again, counting the jobs this pass started
  *
  * Reasons, and the Slurm reason each stands for:
  *   MaxJobsPerUser (4 of 4)        AssocMaxJobsLimit
@@ -19,6 +23,9 @@
  *   GrpTRESRunMins cpu (123456 > 100000) for account 'physics'
  *                                  AssocGrpCPURunMinutesLimit,
  *                                  QOSGrpCPURunMinutesLimit
+ *   QOSMaxGRESPerUser (6 + 4 > 8), AssocGrpCpuLimit (...), ...: Slurm's
+ *   own words for GrpTRES and MaxTRESPer* (slurm_run_reason), held +
+ *   asked > limit, and a sentence for rota why in the view's 'detail'.
  * Slurm's single word names the kind of limit but not the numbers; the
  * issue asks for the numbers, so the reason carries the key's name.
  *
