@@ -41,7 +41,8 @@
 				  job_licenses; 14: limits max_gpus,
 				  a job's gpus; 15: limits grp_tres,
 				  user_tres, account_tres, a job's
-				  detail, a running job's nodes */
+				  detail, a running job's nodes,
+				  priority context job_queue_* */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -370,6 +371,15 @@ struct rota_prio_context {
 	 */
 	const uint32_t *job_gpus;
 	const char *const *job_licenses;
+	/*
+	 * Since ABI 1.15: what each job's queue has in all (its nodes'
+	 * cores, memory in MB, nodes and GPUs), one per job passed: Slurm
+	 * weighs a job's TRES against its partition's (PriorityWeightTRES).
+	 */
+	const uint32_t *job_queue_cores;
+	const uint64_t *job_queue_mem_mb;
+	const uint32_t *job_queue_nodes;
+	const uint32_t *job_queue_gpus;
 };
 
 enum {

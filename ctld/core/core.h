@@ -125,6 +125,11 @@ struct core_queue {
 	size_t next_fit;	/* where the last one-node placement was */
 	char **allow_users;	/* NULL-terminated; NULL: anyone */
 	char **allow_accounts;
+	/* what its nodes have in all, as of the last full priority rating
+	   (the priority plugins' TRES weights) */
+	uint32_t total_cores;
+	uint64_t total_mem_mb;
+	uint32_t total_gpus;
 };
 
 /* A quality of service; index 0 is "normal". */
