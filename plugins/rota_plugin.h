@@ -41,7 +41,8 @@
 				  job_licenses; 14: limits max_gpus,
 				  a job's gpus; 15: limits grp_tres,
 				  user_tres, account_tres, a job's
-				  detail, a running job's nodes,
+				  detail and running_use, a running job's
+				  nodes,
 				  priority context job_queue_* */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
@@ -495,7 +496,7 @@ struct rota_limit_job {
 	const char *account;	/* the account of the user's association */
 	const char *qos;
 	uint32_t cores;
-	uint32_t nodes;		/* asked (0: as the tasks need); since ABI
+	uint32_t nodes;		/* asked (0: as the tasks need); ABI
 				   1.15, a running job's: those it holds */
 	uint64_t mem_mb;	/* the whole job's */
 	int64_t time_limit;	/* seconds; 0: none */
@@ -526,6 +527,15 @@ struct rota_limit_job {
 	 * holds 6 of the 8 GPUs ..."); empty: the reason says it all.
 	 */
 	char detail[160];
+	/*
+	 * ABI 1.15, for a pending job (NULL for a running one): what the
+	 * running jobs of each of its holders hold now, which the host keeps
+	 * as jobs start and end (so that no plugin need count them for
+	 * GrpTRES): its user's association, its accounts as in
+	 * account_limits, its QOS, then the QOS's share of the job's user
+	 * and of its account; a holder it lacks holds 0.
+	 */
+	const struct rota_limit_tres *running_use;
 };
 
 /*

@@ -310,7 +310,7 @@ struct core_job {
 	uint32_t tally_jobs;
 	uint32_t tally_assoc;
 	uint32_t tally_qos;
-	bool tally_run;		/* counted as running, holding tally_held */
+	bool tally_run;		/* counted as running, with tally_held */
 	int64_t tally_held[4];	/* cores, MB, nodes, GPUs (TALLY_*) */
 	bool limits_look;
 	/*

@@ -42,12 +42,17 @@
  * Settings: none.
  *
  * Cost (issue 23): MaxSubmitJobs reads the holders' counts the host keeps
- * (admit_counted), and a pending job's verdict depends on the job and the
- * running jobs alone, so running_changed() tells the host when verdicts
- * may have moved: a holder with MaxJobs reaching or leaving it (or its
- * count moving while at it, since the reason shows it), or the run-minutes
- * of a holder with GrpTRESRunMins changing (they shrink as time passes:
- * such a holder's jobs are judged again each pass while it runs jobs).
+ * (admit_counted), GrpTRES and MaxTRESPer* what the host keeps of the
+ * running jobs of each holder (running_use, ABI 1.15: a QOS's per user
+ * and per account too, which no walk of the jobs here could count
+ * without a tally per user), and a pending job's verdict depends on the
+ * job and the running jobs alone, so running_changed() tells the host
+ * when verdicts may have moved: a holder with MaxJobs reaching or leaving
+ * it (or its count moving while at it, since the reason shows it), the
+ * run-minutes of a holder with GrpTRESRunMins changing (they shrink as
+ * time passes: such a holder's jobs are judged again each pass while it
+ * runs jobs), what the running jobs of a holder with GrpTRES hold
+ * changing, or the running jobs of a QOS with MaxTRESPer* changing.
  */
 #include "config.h"
 
@@ -74,25 +79,25 @@ struct slurm_holder {
 	enum slurm_kind kind;
 	const struct rota_limit_set *set;
 	unsigned depth;		/* accounts: 0 the job's, 1 its parent... */
+	unsigned use;		/* its entry of the job's running_use (a
+				   QOS's user and account shares follow) */
 };
 
 /* The resources a running limit counts, in rota_limit_tres's order. */
 enum slurm_res { SR_CPU, SR_MEM, SR_NODE, SR_GPU, SR_COUNT };
 
 /*
- * What a holder's running jobs use; the pointer names the holder.  A
- * QOS's MaxTRESPerUser and MaxTRESPerAccount count in tallies of their
- * own, keyed also by the user (borrowed from the views of this pass: such
- * a tally never outlives it) or by the account's set.
+ * What a holder's running jobs use; the pointer names the holder.  What
+ * they hold (GrpTRES, MaxTRESPer*) comes from the host with each pending
+ * job (running_use); it is counted here only to tell when the verdicts
+ * of a holder's pending jobs may move (running_changed).
  */
 struct slurm_tally {
 	const struct rota_limit_set *set;
-	const char *user;	/* a QOS's tally of one user; else NULL */
-	const struct rota_limit_set *account; /* of one account; else NULL */
 	int64_t jobs;
 	int64_t cpu_secs;	/* cores x seconds left */
 	int64_t res[SR_COUNT];	/* cores, MB, nodes, GPUs held */
-	uint64_t mix;		/* a sum of its running jobs' hashed ids: it
+	uint64_t mix;		/* its running jobs' hashed ids summed: it
 				   moves when they do (MaxTRESPer*) */
 };
 
@@ -111,15 +116,20 @@ static size_t slurm_holders(const struct rota_limit_job *job,
 			    struct slurm_holder *h)
 {
 	size_t n = 0;
+	unsigned d = 0, depth = 0;
 
+	while (job->account_limits && job->account_limits[depth])
+		depth++;
 	if (job->user_limits)
-		h[n++] = (struct slurm_holder){ SK_USER, job->user_limits, 0 };
-	for (unsigned d = 0; job->account_limits && d < SLURM_CHAIN_MAX &&
-			     job->account_limits[d]; d++)
+		h[n++] = (struct slurm_holder){ SK_USER, job->user_limits, 0,
+						0 };
+	for (; d < depth && d < SLURM_CHAIN_MAX; d++)
 		h[n++] = (struct slurm_holder){ SK_ACCOUNT,
-						job->account_limits[d], d };
+						job->account_limits[d], d,
+						1 + d };
 	if (job->qos_limits)
-		h[n++] = (struct slurm_holder){ SK_QOS, job->qos_limits, 0 };
+		h[n++] = (struct slurm_holder){ SK_QOS, job->qos_limits, 0,
+						1 + depth };
 	return n;
 }
 
@@ -449,38 +459,21 @@ static bool slurm_counts(const struct rota_limit_set *l)
 	       slurm_tres_set(&l->account_tres);
 }
 
-/* The tally of holder 'set' (of one user or account in it); NULL: none. */
-static struct slurm_tally *slurm_find_key(const struct slurm_state *st,
-					  const struct rota_limit_set *set,
-					  const char *user,
-					  const struct rota_limit_set *account)
-{
-	for (size_t i = 0; i < st->n; i++) {
-		const struct slurm_tally *t = &st->t[i];
-
-		if (t->set != set || t->account != account ||
-		    !t->user != !user)
-			continue;
-		if (!user || !strcmp(t->user, user))
-			return &st->t[i];
-	}
-	return NULL;
-}
-
-/* The tally of holder 'set' as a whole; NULL when it has none yet. */
+/* The tally of holder 'set'; NULL when it has none yet. */
 static struct slurm_tally *slurm_find(const struct slurm_state *st,
 				      const struct rota_limit_set *set)
 {
-	return slurm_find_key(st, set, NULL, NULL);
+	for (size_t i = 0; i < st->n; i++)
+		if (st->t[i].set == set)
+			return &st->t[i];
+	return NULL;
 }
 
-/* The tally of that key, made if need be (NULL: no memory). */
+/* The tally of holder 'set', made if need be (NULL: no memory). */
 static struct slurm_tally *slurm_tally(struct slurm_state *st,
-				       const struct rota_limit_set *set,
-				       const char *user,
-				       const struct rota_limit_set *account)
+				       const struct rota_limit_set *set)
 {
-	struct slurm_tally *t = slurm_find_key(st, set, user, account);
+	struct slurm_tally *t = slurm_find(st, set);
 
 	if (t)
 		return t;
@@ -493,41 +486,8 @@ static struct slurm_tally *slurm_tally(struct slurm_state *st,
 		st->t = t;
 		st->cap = cap;
 	}
-	st->t[st->n] = (struct slurm_tally){
-		.set = set, .user = user, .account = account,
-	};
+	st->t[st->n] = (struct slurm_tally){ .set = set };
 	return &st->t[st->n++];
-}
-
-static void slurm_add_res(struct slurm_tally *t,
-			  const struct rota_limit_job *job)
-{
-	for (int r = 0; r < SR_COUNT; r++)
-		t->res[r] += slurm_job_res(job, r);
-}
-
-/* A QOS's tallies of the job's user and account, where it limits them. */
-static int slurm_add_sub(struct slurm_state *st,
-			 const struct rota_limit_job *job,
-			 const struct rota_limit_set *qos)
-{
-	const struct rota_limit_set *acct =
-		job->account_limits ? job->account_limits[0] : NULL;
-	struct slurm_tally *t;
-
-	if (slurm_tres_set(&qos->user_tres) && job->user) {
-		t = slurm_tally(st, qos, job->user, NULL);
-		if (!t)
-			return -ENOMEM;
-		slurm_add_res(t, job);
-	}
-	if (slurm_tres_set(&qos->account_tres) && acct) {
-		t = slurm_tally(st, qos, NULL, acct);
-		if (!t)
-			return -ENOMEM;
-		slurm_add_res(t, job);
-	}
-	return 0;
 }
 
 /* Count a running (or starting) job's use of its holders' limits. */
@@ -542,16 +502,15 @@ static int slurm_add(struct slurm_state *st, const struct rota_limit_job *job,
 
 		if (!slurm_counts(h[i].set))
 			continue;
-		t = slurm_tally(st, h[i].set, NULL, NULL);
+		t = slurm_tally(st, h[i].set);
 		if (!t)
 			return -ENOMEM;
 		t->jobs++;
 		t->cpu_secs += (int64_t)job->cores * left;
-		slurm_add_res(t, job);
+		for (int r = 0; r < SR_COUNT; r++)
+			t->res[r] += slurm_job_res(job, r);
 		/* Fibonacci hashing: ids far apart in the sum's bits */
 		t->mix += (uint64_t)job->id * 0x9e3779b97f4a7c15ull;
-		if (h[i].kind == SK_QOS && slurm_add_sub(st, job, h[i].set))
-			return -ENOMEM;
 	}
 	return 0;
 }
@@ -634,39 +593,35 @@ static void slurm_run_say(const struct rota_limit_job *job,
 		 slurm_run_key[k], slurm_res_name[r], l, qos, w);
 }
 
-/* The tally limit 'k' of holder 'h' counts 'job' in (NULL: none yet). */
-static const struct slurm_tally *slurm_run_tally(
-	const struct slurm_state *st, const struct rota_limit_job *job,
-	const struct slurm_holder *h, enum slurm_run k)
+/*
+ * What limit 'k' of holder 'h' counts as held now: the host's figures
+ * the job carries (a QOS's user and account shares follow its own);
+ * NULL: nothing held.
+ */
+static const struct rota_limit_tres *slurm_run_use(
+	const struct rota_limit_job *job, const struct slurm_holder *h,
+	enum slurm_run k)
 {
-	if (k == RUN_GRP)
-		return slurm_find(st, h->set);
-	if (h->kind != SK_QOS)
+	if (!job->running_use)
 		return NULL;
-	if (k == RUN_USER)
-		return job->user ? slurm_find_key(st, h->set, job->user, NULL)
-				 : NULL;
-	return job->account_limits ? slurm_find_key(st, h->set, NULL,
-						     job->account_limits[0])
-				   : NULL;
+	return &job->running_use[h->use + (unsigned)k];
 }
 
 /* One holder's GrpTRES and its QOS's MaxTRESPer*: 1 and why if past. */
-static int slurm_run_check(const struct slurm_state *st,
-			   const struct rota_limit_job *job,
+static int slurm_run_check(const struct rota_limit_job *job,
 			   const struct slurm_holder *h,
 			   const struct slurm_said *out)
 {
 	for (int k = 0; k < RUN_COUNT; k++) {
 		const struct rota_limit_tres *t = slurm_run_tres(h->set, k);
-		const struct slurm_tally *y;
+		const struct rota_limit_tres *use;
 
 		if (!slurm_tres_set(t) || (k != RUN_GRP && h->kind != SK_QOS))
 			continue;
-		y = slurm_run_tally(st, job, h, k);
+		use = slurm_run_use(job, h, k);
 		for (int r = 0; r < SR_COUNT; r++) {
 			int64_t lim = slurm_tres(t, r);
-			int64_t used = y ? y->res[r] : 0;
+			int64_t used = use ? slurm_tres(use, r) : 0;
 
 			if (lim < 0 || used + slurm_job_res(job, r) <= lim)
 				continue;
@@ -686,7 +641,7 @@ static int slurm_check(const struct slurm_state *st,
 
 	for (size_t i = 0; i < nh; i++)
 		if (slurm_check_one(st, job, &h[i], out->reason, out->len) ||
-		    slurm_run_check(st, job, &h[i], out))
+		    slurm_run_check(job, &h[i], out))
 			return 1;
 	return 0;
 }
@@ -752,11 +707,9 @@ static bool slurm_keep(struct slurm_state *st)
 		st->last = t;
 		st->last_cap = st->n;
 	}
-	/* a user's or account's tally borrows a name that may not last */
-	st->nlast = 0;
-	for (size_t i = 0; i < st->n; i++)
-		if (!st->t[i].user && !st->t[i].account)
-			st->last[st->nlast++] = st->t[i];
+	if (st->n)
+		memcpy(st->last, st->t, st->n * sizeof(*st->t));
+	st->nlast = st->n;
 	return true;
 }
 
@@ -785,8 +738,7 @@ static int slurm_running_changed(void *state, int64_t now,
 	for (size_t i = 0; i < n && ok; i++)
 		ok = slurm_add(st, &running[i], running[i].remaining) == 0;
 	for (size_t i = 0; i < st->n; i++)
-		if (!st->t[i].user && !st->t[i].account &&
-		    slurm_moved(st->t[i].set, slurm_find(&last, st->t[i].set),
+		if (slurm_moved(st->t[i].set, slurm_find(&last, st->t[i].set),
 				&st->t[i]))
 			slurm_note(st->t[i].set, moved, cap, &nmoved);
 	for (size_t i = 0; i < last.n; i++)

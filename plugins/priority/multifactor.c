@@ -265,7 +265,7 @@ static size_t mf_explain(void *state, const struct rota_prio_context *ctx,
 		if (st->tres_weight[r] == 0)
 			continue;
 		amount = tres_amount(ctx, job, 0, r, &whole);
-		if (amount == 0) /* as sprio: no term for what it asks none of */
+		if (amount == 0) /* as sprio: none for what it asks none of */
 			continue;
 		out[k++] = (struct rota_prio_factor){
 			.name = mt_names[r],
@@ -303,10 +303,10 @@ static void mf_describe(void *state, char *buf, size_t len)
 					 st->favor_small ? " FavorSmall" : "");
 	for (int r = 0, n = 0; r < MT_COUNT && used < len; r++)
 		if (st->tres_weight[r] != 0)
-			used += (size_t)snprintf(buf + used, len - used,
-						 "%s%s=%g",
-						 n++ ? "," : " WeightTRES=",
-						 mt_keys[r], st->tres_weight[r]);
+			used += (size_t)snprintf(
+				buf + used, len - used, "%s%s=%g",
+				n++ ? "," : " WeightTRES=", mt_keys[r],
+				st->tres_weight[r]);
 }
 
 /* One "Name=weight" of WeightTRES; -EINVAL with 'err' filled. */

@@ -74,6 +74,60 @@ static const struct rota_limits_ops *ops(const struct rota_plugin *p)
 	return p->ops;
 }
 
+/* What the host's limit_tally.c keeps: one running job's part in it. */
+static void use_add(struct rota_limit_tres *u, const struct rota_limit_job *r)
+{
+	u->cpu += r->cores;
+	u->mem += (int64_t)r->mem_mb;
+	u->node += r->nodes;
+	u->gpu += r->gpus;
+}
+
+/* Is 'set' among the accounts of 'r'? */
+static bool holds(const struct rota_limit_job *r,
+		  const struct rota_limit_set *set)
+{
+	for (size_t e = 0; r->account_limits && r->account_limits[e]; e++)
+		if (r->account_limits[e] == set)
+			return true;
+	return false;
+}
+
+/* A pending job's running_use, by id (ids stay below 16 here). */
+static struct rota_limit_tres use_store[16][8];
+
+/* As the host does: what the running jobs of 'all' hold, for pending 'j'. */
+static void host_use(const struct rota_limit_job *all, size_t n,
+		     struct rota_limit_job *j)
+{
+	struct rota_limit_tres *u = use_store[j->id % 16];
+	size_t depth = 0;
+
+	while (j->account_limits && j->account_limits[depth])
+		depth++;
+	memset(u, 0, sizeof(use_store[0]));
+	for (size_t i = 0; i < n; i++) {
+		const struct rota_limit_job *r = &all[i];
+
+		if (!r->running)
+			continue;
+		if (r->user_limits == j->user_limits)
+			use_add(&u[0], r);
+		for (size_t d = 0; d < depth; d++)
+			if (holds(r, j->account_limits[d]))
+				use_add(&u[1 + d], r);
+		if (r->qos_limits != j->qos_limits)
+			continue;
+		use_add(&u[1 + depth], r);
+		if (!strcmp(r->user, j->user))
+			use_add(&u[2 + depth], r);
+		if (depth && r->account_limits &&
+		    r->account_limits[0] == j->account_limits[0])
+			use_add(&u[3 + depth], r);
+	}
+	j->running_use = u;
+}
+
 /* classify 'jobs' afresh: outputs cleared first, as the host does */
 static void classify(const struct rota_plugin *p, void *state,
 		     struct rota_limit_job *jobs, size_t n)
@@ -81,6 +135,9 @@ static void classify(const struct rota_plugin *p, void *state,
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].blocked = false;
 		jobs[i].reason[0] = '\0';
+		jobs[i].detail[0] = '\0';
+		if (!jobs[i].running)
+			host_use(jobs, n, &jobs[i]);
 	}
 	ck_assert_int_eq(ops(p)->classify(state, NOW, jobs, n), 0);
 }
@@ -884,7 +941,7 @@ static void assert_detail(const struct rota_limit_job *j, const char *want)
 START_TEST(test_slurm_gpus_per_user)
 {
 	void *st;
-	struct rota_limit_job jobs[5];
+	struct rota_limit_job jobs[5], one;
 	char why[96];
 
 	holders_reset();
@@ -902,13 +959,16 @@ START_TEST(test_slurm_gpus_per_user)
 				"allows; the job asks 4");
 	assert_idle(&jobs[3]); /* bob's own 8 */
 	assert_idle(&jobs[4]);
-	/* the 2 starts: ana is at 8, and the pass counts it */
+	/* the 2 starts: ana is at 8, and the host counts it at once */
 	ck_assert_int_eq(start(&rota_plugin_limits_slurm, st, &jobs[4], true,
 			       why), 0);
-	jobs[4].gpus = 1;
-	ck_assert_int_eq(start(&rota_plugin_limits_slurm, st, &jobs[4], true,
+	jobs[4].running = true;
+	one = gpu_job(6, "ana", 1, false);
+	host_use(jobs, 5, &one);
+	ck_assert_int_eq(start(&rota_plugin_limits_slurm, st, &one, true,
 			       why), 1);
 	ck_assert_str_eq(why, "QOSMaxGRESPerUser (8 + 1 > 8)");
+	jobs[4].running = false;
 	/* job 1 ends: the 4 fits again */
 	classify(&rota_plugin_limits_slurm, st, &jobs[1], 2);
 	assert_idle(&jobs[2]);
