@@ -145,13 +145,26 @@ static void add_holders(struct core *core, struct tally_table *t,
 		add(t, q, (uintptr_t)acct[0], d);
 }
 
-/* What a running job holds, as the running limits count it. */
+/*
+ * What a running job holds, as the running limits count it: its memory
+ * as job_total_mem() and its GPUs as job_gpus_total() count them once it
+ * runs, read from its fields here, since this file's layer (core.h) is
+ * below theirs.
+ */
 static void held_of(const struct core_job *job, int64_t *h)
 {
-	h[TALLY_CPU] = (int64_t)job->desc.ntasks * job->desc.cpus_per_task;
-	h[TALLY_MEM] = (int64_t)job_total_mem(job);
+	const struct rota_job_desc *d = &job->desc;
+	int64_t gpus = 0;
+
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		gpus += job->alloc[i].ngpus;
+	h[TALLY_CPU] = (int64_t)d->ntasks * d->cpus_per_task;
+	h[TALLY_MEM] = d->mem_per_cpu_mb ? (int64_t)(d->mem_per_cpu_mb *
+						     d->ntasks *
+						     d->cpus_per_task)
+					 : (int64_t)(d->mem_mb * job->nalloc);
 	h[TALLY_NODE] = job->nalloc;
-	h[TALLY_GPU] = job_gpus_total(job);
+	h[TALLY_GPU] = gpus;
 }
 
 /* Take back what 'job' was counted for. */
