@@ -264,6 +264,64 @@ START_TEST(test_held_follow_jobs)
 }
 END_TEST
 
+/* A job of 'cores' cores and 'limit' seconds for 'user'. */
+static uint32_t submit_sized(const char *user, uid_t uid, uint32_t cores,
+			     int64_t limit)
+{
+	struct rota_job_desc d = {
+		.name = rota_xstrdup("job"),
+		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+		.workdir = rota_xstrdup("/tmp"),
+		.ntasks = 1,
+		.cpus_per_task = cores,
+		.time_limit = limit,
+	};
+	struct core_submit req = { .desc = &d, .uid = uid, .gid = uid,
+				   .user = user };
+	struct rota_error err = { "" };
+	uint32_t id = 0;
+
+	ck_assert_msg(core_submit(core, T0, &req, &id, &err) == 0,
+		      "submit: %s", err.text);
+	rota_job_desc_clear(&d);
+	return id;
+}
+
+/*
+ * Backfill starts the jobs that fit before the head job's start, and
+ * counts each it starts: of ana's three 1-core jobs, all idle before the
+ * pass, it starts two under her GrpTRES=cpu=2 and holds the third.
+ */
+START_TEST(test_backfill_counts_started)
+{
+	static const char text[] =
+		"NodeName=n1 CPUs=8 RealMemory=16G\n"
+		"QueueName=batch Default=yes\n"
+		"Sched=backfill\n"
+		"AccountName=physics\n"
+		"UserName=ana Account=physics GrpTRES=cpu=2\n"
+		"UserName=bob Account=physics\n";
+	uint32_t blocker, head, a[3];
+
+	fixture_start(text, T0, &core, &conf);
+	blocker = submit_sized("bob", BOB, 5, 1000);
+	pass(T0 + 1);
+	ck_assert_int_eq(state(blocker), ROTA_JOB_RUNNING);
+	head = submit_sized("bob", BOB, 8, 1000);
+	for (int i = 0; i < 3; i++)
+		a[i] = submit_sized("ana", ANA, 1, 100);
+	pass(T0 + 2); /* the main pass: the head job waits, the rest too */
+	ck_assert_int_eq(state(a[0]), ROTA_JOB_PENDING);
+	fixture_passes(core, T0 + 2);
+	ck_assert(core_limits_consistent(core));
+	ck_assert_int_eq(state(head), ROTA_JOB_PENDING);
+	ck_assert_int_eq(state(a[0]), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(a[1]), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(a[2]), ROTA_JOB_PENDING);
+	ck_assert_str_eq(reason(a[2]), "AssocGrpCpuLimit (2 + 1 > 2)");
+}
+END_TEST
+
 START_TEST(test_submit_judges_one)
 {
 	const struct core_sched_stats *st;
@@ -405,6 +463,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_counts_follow_jobs);
 	tcase_add_test(tc, test_submit_judges_one);
 	tcase_add_test(tc, test_held_follow_jobs);
+	tcase_add_test(tc, test_backfill_counts_started);
 	tcase_add_test(tc, test_moved_holder_only);
 	tcase_add_test(tc, test_restored_counted);
 	suite_add_tcase(s, tc);
