@@ -556,7 +556,7 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 		      bool others_idle)
 {
 	struct rota_limit_job one;
-	struct rota_limit_tres *held;
+	struct rota_limit_tres near[16], *held = near;
 	bool ok = true;
 
 	if (!core->limits_set)
@@ -564,7 +564,8 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 	view(core, job, now, job->user, &one);
 	one.count = 1; /* an array's rest starts one task */
 	/* what runs now: the jobs this pass started counted already */
-	held = rota_xcalloc(held_count(core, job), sizeof(*held));
+	if (held_count(core, job) > sizeof(near) / sizeof(*near))
+		held = rota_xcalloc(held_count(core, job), sizeof(*held));
 	held_fill(core, job, held, &one);
 	for (size_t i = 0; i < core->nlimits && ok; i++) {
 		if (!PLUGIN_OPS_HAS(ops(core, i), start) || !ops(core, i)->start)
@@ -576,6 +577,7 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 			ok = false;
 		}
 	}
-	free(held);
+	if (held != near)
+		free(held);
 	return ok;
 }
