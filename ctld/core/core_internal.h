@@ -167,6 +167,7 @@ struct core {
 	bool prio_stale;	 /* rate every job before the next pass */
 	int64_t prio_rated_at;	 /* the last rating of every job; 0: none */
 	struct rota_prio_context prio_ctx; /* totals of the last rating */
+	uint64_t prio_sizes;	/* the sizes_stamp they were taken at */
 	uint32_t *pl_node;	 /* a placement's arrays, kept (place.c) */
 	uint32_t *pl_tasks;
 	size_t pl_cap;

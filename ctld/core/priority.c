@@ -274,13 +274,15 @@ static void queue_totals(struct core *core)
 
 /*
  * The cluster's totals for normalizing.  Computed in full by a rating of
- * all jobs; a job rated alone at submit reuses them, so that a submit
- * does not walk 10,000 nodes.
+ * all jobs, or when a node registered another size (its GPUs too); a job
+ * rated alone at submit reuses them, so that a submit does not walk
+ * 10,000 nodes.
  */
 static void context(struct core *core, int64_t now, bool full,
 		    struct rota_prio_context *ctx)
 {
-	if (!full && core->prio_ctx.total_nodes == core->nnodes) {
+	if (!full && core->prio_ctx.total_nodes == core->nnodes &&
+	    core->prio_sizes == core->sizes_stamp) {
 		*ctx = core->prio_ctx;
 		ctx->now = now;
 		return;
@@ -299,6 +301,7 @@ static void context(struct core *core, int64_t now, bool full,
 			fmax(ctx->max_qos_priority, core->qos[i].priority);
 	ctx->max_assoc_priority = share_max_priority(core->share);
 	core->prio_ctx = *ctx;
+	core->prio_sizes = core->sizes_stamp;
 }
 
 /*

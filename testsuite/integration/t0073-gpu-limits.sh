@@ -6,12 +6,13 @@
 # queue shows and rota why says in a sentence; another user's job runs;
 # the account's GrpTRES=cpu=3 holds a job past it; a job past the limit
 # by itself is refused at submit; the third job starts when one ends, and
-# rota reconfigure's new values count at once.
+# rota reconfigure's new values count at once.  Multifactor's WeightTRES
+# (Slurm's PriorityWeightTRES) shows its GPU term in rota prio.
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 11
+plan 12
 NODE_TOPOS="nvidiaDGX2.xml nvidiaDGX2.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -19,7 +20,8 @@ cluster_start "Sched=backfill Interval=1s Resolution=1s NoCaps=yes" \
 	"AccountName=physics GrpTRES=cpu=3" \
 	"UserName=rotatest1 Account=physics" \
 	"UserName=rotatest2 Account=physics" \
-	"QOSName=normal MaxTRESPerUser=gres/gpu=4" ||
+	"QOSName=normal MaxTRESPerUser=gres/gpu=4" \
+	"Priority=multifactor WeightTRES=CPU=1000,GRES/gpu=3000" ||
 	{ echo "Bail out! cluster did not start"; exit 1; }
 ok 0 "cluster up: two DGX-2, MaxTRESPerUser=gres/gpu=4, GrpTRES=cpu=3"
 
@@ -42,6 +44,10 @@ like "$(rota queue --noheader | awk -v id="$j3" '$1 == id')" "QOSMaxGRESPerUser"
 is "$(rota why "$j3" | grep -o 'blocked by a limit: .*allows; the job asks 2\.')" \
 	"blocked by a limit: QOSMaxGRESPerUser (4 + 2 > 4): user 'rotatest1' holds 4 of the 4 GPUs MaxTRESPerUser=gres/gpu=4 of QOS 'normal' allows; the job asks 2." \
 	"rota why names the limit in a sentence with its numbers"
+# 1 of the queue's 8 cores, 2 of its 32 GPUs
+is "$(rota prio "$j3" | awk -v id="$j3" '$1 == id {print $7, $8}')" \
+	"tres/cpu=125 tres/gres/gpu=187.5" \
+	"rota prio: WeightTRES terms, the job's share of its queue's cores and GPUs"
 
 k1=$(as rotatest2 rota submit --gpus=2 -t 5 --wrap 'sleep 600')
 wait_until "[ \"\$(job_state $k1)\" = RUNNING ]"
