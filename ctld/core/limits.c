@@ -25,6 +25,11 @@
  * (limit_tally.c lists them) and the jobs changed since the last pass are
  * judged, and held jobs never are.  Maui's MaxIdle depends on the order
  * of all idle jobs: with `maui` loaded every pass judges every job.
+ *
+ * What the running jobs of a job's holders hold (GrpTRES, MaxTRESPerUser,
+ * MaxTRESPerAccount) is read from limit_tally.c's tallies into each
+ * pending view (running_use), as of the moment it is judged: in a pass,
+ * the jobs it started already count.
  */
 #include "config.h"
 
@@ -221,8 +226,9 @@ static void held_fill(struct core *core, const struct core_job *job,
 		held_one(core, acct[d], 0, &out[k++]);
 	held_one(core, q, 0, &out[k++]);
 	held_one(core, q, limit_tally_user_key(job->uid), &out[k++]);
-	held_one(core, q, acct && acct[0] ? (uintptr_t)acct[0] : 0, &out[k]);
-	if (!acct || !acct[0]) /* no account: no share of one */
+	if (acct && acct[0])
+		held_one(core, q, (uintptr_t)acct[0], &out[k]);
+	else /* no account: no share of one */
 		out[k] = (struct rota_limit_tres){ 0 };
 	v->running_use = out;
 }

@@ -53,6 +53,11 @@
  * time passes: such a holder's jobs are judged again each pass while it
  * runs jobs), what the running jobs of a holder with GrpTRES hold
  * changing, or the running jobs of a QOS with MaxTRESPer* changing.
+ *
+ * Past 800 lines, one file still: the running limits (GrpTRES,
+ * MaxTRESPer*) walk the same holders, name them the same way and answer
+ * through the same classify() and start(); apart, they would need all of
+ * that in a header shared by the two halves of one plugin.
  */
 #include "config.h"
 
@@ -234,7 +239,10 @@ static const char *const slurm_res_unit[SR_COUNT] = {
 	"cores", "of memory", "nodes", "GPUs",
 };
 
-/* Slurm's reasons: [association or QOS GrpTRES, per user, per account]. */
+/*
+ * Slurm's reasons, by limit (an association's GrpTRES, a QOS's
+ * MaxTRESPerUser, its MaxTRESPerAccount, its GrpTRES) and resource.
+ */
 static const char *const slurm_run_reason[RUN_COUNT + 1][SR_COUNT] = {
 	{ "AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit",
 	  "AssocGrpGRES" },
@@ -658,7 +666,6 @@ static int slurm_classify(void *state, int64_t now,
 			return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct rota_limit_job *j = &jobs[i];
-
 		struct slurm_said out = {
 			.reason = j->reason, .len = sizeof(j->reason),
 			.detail = j->detail, .dlen = sizeof(j->detail),
