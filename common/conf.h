@@ -67,6 +67,14 @@ struct rota_conf_queue {
 	unsigned line;
 };
 
+/* An amount of each resource a running limit counts; -1 where unset. */
+struct rota_conf_tres {
+	int64_t cpu;		/* cores */
+	int64_t mem;		/* MB */
+	int64_t node;
+	int64_t gpu;		/* gres/gpu */
+};
+
 /*
  * Limits a UserName, AccountName or QOSName line sets; -1 where unset.
  * Counts are jobs, cpus cores, mem MB, times seconds.
@@ -84,6 +92,10 @@ struct rota_conf_limits {
 	int64_t max_ps_hard;	/* MaxPSHard */
 	int64_t allocation;	/* Allocation, core-hours a month */
 	int64_t max_gpus;	/* MaxTRES=gres/gpu=N, per job */
+	/* what the holder's running jobs may hold at once */
+	struct rota_conf_tres grp;	/* GrpTRES= */
+	struct rota_conf_tres per_user;	/* MaxTRESPerUser= (QOS lines) */
+	struct rota_conf_tres per_account; /* MaxTRESPerAccount= (QOS) */
 };
 
 /* A quality of service; "normal" exists without a line. */

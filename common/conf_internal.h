@@ -186,6 +186,12 @@ int conf_set_tres(const struct conf_key *key, const char *value, void *base,
 		  struct rota_error *err);
 int conf_set_run_mins(const struct conf_key *key, const char *value,
 		      void *base, struct rota_error *err);
+int conf_set_grp_tres(const struct conf_key *key, const char *value,
+		      void *base, struct rota_error *err);
+int conf_set_tres_per_user(const struct conf_key *key, const char *value,
+			   void *base, struct rota_error *err);
+int conf_set_tres_per_account(const struct conf_key *key, const char *value,
+			      void *base, struct rota_error *err);
 void conf_limits_init(struct rota_conf_limits *l);
 int conf_limits_check(const struct rota_conf_limits *l,
 		      const struct conf_where *at, struct rota_error *err);
@@ -207,10 +213,16 @@ int conf_limits_check(const struct rota_conf_limits *l,
 	LIMIT_KEY(line, "MaxWall", conf_set_limit_time, max_wall),             \
 	LIMIT_KEY(line, "MaxTRES", conf_set_tres, max_jobs),                   \
 	LIMIT_KEY(line, "GrpTRESRunMins", conf_set_run_mins, max_jobs),        \
+	LIMIT_KEY(line, "GrpTRES", conf_set_grp_tres, max_jobs),               \
 	LIMIT_KEY(line, "MaxIdle", conf_set_limit, max_idle),                  \
 	LIMIT_KEY(line, "MaxPS", conf_set_limit, max_ps),                      \
 	LIMIT_KEY(line, "MaxPSHard", conf_set_limit, max_ps_hard),             \
 	LIMIT_KEY(line, "Allocation", conf_set_limit, allocation)
+/* Slurm's QOS-only limits on what one user's or account's jobs hold. */
+#define QOS_LIMIT_KEYS(line)                                                   \
+	LIMIT_KEY(line, "MaxTRESPerUser", conf_set_tres_per_user, max_jobs),   \
+	LIMIT_KEY(line, "MaxTRESPerAccount", conf_set_tres_per_account,       \
+		  max_jobs)
 
 /* conf_account.c: AccountName and UserName lines, then the whole tree. */
 int conf_account_line(struct conf_impl *impl, struct rota_error *err,

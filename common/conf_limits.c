@@ -4,6 +4,8 @@
  * association and QOS limits, and Maui's per-credential ones):
  *   MaxJobs=4 MaxSubmitJobs=100 MaxWall=2-00:00:00
  *   MaxTRES=cpu=64,mem=256G,node=4,gres/gpu=8 GrpTRESRunMins=cpu=100000
+ *   GrpTRES=cpu=256,gres/gpu=16 (and on QOSName lines only
+ *   MaxTRESPerUser=gres/gpu=8 MaxTRESPerAccount=cpu=512)
  *   MaxIdle=8 MaxPS=72000 MaxPSHard=1080000 Allocation=5000
  * Every limit is unset (-1) unless given; UNLIMITED unsets one again.
  * The setters are the key tables' (conf_internal.h); conf_limits_check()
@@ -72,15 +74,28 @@ int conf_set_limit_time(const struct conf_key *key, const char *value,
 	return 0;
 }
 
+/*
+ * Where a TRES list's items go: a NULL field is a resource the key does
+ * not take ('known' names those it does, for the error).
+ */
+struct tres_dest {
+	int64_t *cpu;
+	int64_t *mem;
+	int64_t *node;
+	int64_t *gpu;
+	const char *known;
+};
+
 /* One "name=value" of a TRES list into its field; -EINVAL says why. */
-static int tres_item(struct rota_conf_limits *l, const char *item,
-		     size_t len, bool run_mins, struct rota_error *err)
+static int tres_item(const struct tres_dest *d, const char *item, size_t len,
+		     struct rota_error *err)
 {
 	char text[64];
 	char *eq;
 	uint64_t mb;
 	long long v;
 	char *end;
+	int64_t *field = NULL;
 
 	if (len >= sizeof(text))
 		return rota_errorf(err, -EINVAL, "'%.40s...' is too long",
@@ -92,11 +107,11 @@ static int tres_item(struct rota_conf_limits *l, const char *item,
 		return rota_errorf(err, -EINVAL,
 				   "'%s' is not resource=value", text);
 	*eq++ = '\0';
-	if (!run_mins && strcasecmp(text, "mem") == 0) {
+	if (d->mem && strcasecmp(text, "mem") == 0) {
 		if (rota_size_parse_mb(eq, &mb, err) || mb > LIMIT_MAX)
 			return rota_errorf(err, -EINVAL,
 					   "mem: '%s' is not a size", eq);
-		l->max_mem = (int64_t)mb;
+		*d->mem = (int64_t)mb;
 		return 0;
 	}
 	errno = 0;
@@ -105,24 +120,24 @@ static int tres_item(struct rota_conf_limits *l, const char *item,
 		return rota_errorf(err, -EINVAL,
 				   "%s: '%s' is not a whole number", text, eq);
 	if (strcasecmp(text, "cpu") == 0)
-		*(run_mins ? &l->cpu_run_mins : &l->max_cpus) = v;
-	else if (!run_mins && strcasecmp(text, "node") == 0)
-		l->max_nodes = v;
-	else if (!run_mins && strcasecmp(text, "gres/gpu") == 0)
-		l->max_gpus = v;
-	else
+		field = d->cpu;
+	else if (strcasecmp(text, "node") == 0)
+		field = d->node;
+	else if (strcasecmp(text, "gres/gpu") == 0)
+		field = d->gpu;
+	if (!field)
 		return rota_errorf(err, -EINVAL, "unknown resource '%s' "
-				   "(%s)", text, run_mins ? "cpu" :
-				   "cpu, mem, node, gres/gpu");
+				   "(%s)", text, d->known);
+	*field = v;
 	return 0;
 }
 
-static int tres_list(const char *value, struct rota_conf_limits *l,
-		     bool run_mins, struct rota_error *err)
+static int tres_list(const char *value, const struct tres_dest *d,
+		     struct rota_error *err)
 {
 	while (*value) {
 		size_t len = strcspn(value, ",");
-		int rc = tres_item(l, value, len, run_mins, err);
+		int rc = tres_item(d, value, len, err);
 
 		if (rc)
 			return rc;
@@ -131,20 +146,68 @@ static int tres_list(const char *value, struct rota_conf_limits *l,
 	return 0;
 }
 
+#define TRES_ALL "cpu, mem, node, gres/gpu"
+
 /* MaxTRES=cpu=64,mem=256G,node=4 (the key's field is the whole set). */
 int conf_set_tres(const struct conf_key *key, const char *value, void *base,
 		  struct rota_error *err)
 {
-	return tres_list(value, FIELD(base, key, struct rota_conf_limits),
-			 false, err);
+	struct rota_conf_limits *l =
+		FIELD(base, key, struct rota_conf_limits);
+	const struct tres_dest d = {
+		.cpu = &l->max_cpus, .mem = &l->max_mem,
+		.node = &l->max_nodes, .gpu = &l->max_gpus, .known = TRES_ALL,
+	};
+
+	return tres_list(value, &d, err);
 }
 
 /* GrpTRESRunMins=cpu=N: Slurm's counterpart of processor-seconds. */
 int conf_set_run_mins(const struct conf_key *key, const char *value,
 		      void *base, struct rota_error *err)
 {
-	return tres_list(value, FIELD(base, key, struct rota_conf_limits),
-			 true, err);
+	struct rota_conf_limits *l =
+		FIELD(base, key, struct rota_conf_limits);
+	const struct tres_dest d = { .cpu = &l->cpu_run_mins, .known = "cpu" };
+
+	return tres_list(value, &d, err);
+}
+
+static int running_tres(struct rota_conf_tres *t, const char *value,
+			struct rota_error *err)
+{
+	const struct tres_dest d = {
+		.cpu = &t->cpu, .mem = &t->mem, .node = &t->node,
+		.gpu = &t->gpu, .known = TRES_ALL,
+	};
+
+	return tres_list(value, &d, err);
+}
+
+/* GrpTRES=cpu=N,mem=SIZE,node=N,gres/gpu=N: the holder's running jobs. */
+int conf_set_grp_tres(const struct conf_key *key, const char *value,
+		      void *base, struct rota_error *err)
+{
+	return running_tres(&FIELD(base, key, struct rota_conf_limits)->grp,
+			    value, err);
+}
+
+/* MaxTRESPerUser=...: one user's running jobs in the QOS. */
+int conf_set_tres_per_user(const struct conf_key *key, const char *value,
+			   void *base, struct rota_error *err)
+{
+	return running_tres(
+		&FIELD(base, key, struct rota_conf_limits)->per_user, value,
+		err);
+}
+
+/* MaxTRESPerAccount=...: one account's running jobs in the QOS. */
+int conf_set_tres_per_account(const struct conf_key *key, const char *value,
+			      void *base, struct rota_error *err)
+{
+	return running_tres(
+		&FIELD(base, key, struct rota_conf_limits)->per_account,
+		value, err);
 }
 
 void conf_limits_init(struct rota_conf_limits *l)
@@ -154,6 +217,9 @@ void conf_limits_init(struct rota_conf_limits *l)
 		.max_cpus = -1, .max_mem = -1, .max_nodes = -1,
 		.cpu_run_mins = -1, .max_idle = -1, .max_ps = -1,
 		.max_ps_hard = -1, .allocation = -1, .max_gpus = -1,
+		.grp = { -1, -1, -1, -1 },
+		.per_user = { -1, -1, -1, -1 },
+		.per_account = { -1, -1, -1, -1 },
 	};
 }
 

@@ -34,6 +34,7 @@ static const struct conf_key qos_keys[] = {
 	QOS("Priority", conf_set_uint, priority, 0, 1000000000, NULL),
 	QOS("TargetWait", conf_set_time, target_wait, 0, 366 * 86400, NULL),
 	LIMIT_KEYS(struct qos_line),
+	QOS_LIMIT_KEYS(struct qos_line),
 };
 
 int conf_qos_line(struct conf_impl *impl, struct rota_error *err,

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 15 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 16 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -39,8 +39,12 @@
 				  admit_counted, running_changed; 13:
 				  priority context job_gpus,
 				  job_licenses; 14: limits max_gpus,
-				  a job's gpus; 15: priority
-				  time_invariant */
+				  a job's gpus; 15: limits grp_tres,
+				  user_tres, account_tres, a job's
+				  detail and running_use, a running job's
+				  nodes,
+				  priority context job_queue_*; 16:
+				  priority time_invariant */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -369,6 +373,15 @@ struct rota_prio_context {
 	 */
 	const uint32_t *job_gpus;
 	const char *const *job_licenses;
+	/*
+	 * Since ABI 1.15: what each job's queue has in all (its nodes'
+	 * cores, memory in MB, nodes and GPUs), one per job passed: Slurm
+	 * weighs a job's TRES against its partition's (PriorityWeightTRES).
+	 */
+	const uint32_t *job_queue_cores;
+	const uint64_t *job_queue_mem_mb;
+	const uint32_t *job_queue_nodes;
+	const uint32_t *job_queue_gpus;
 };
 
 enum {
@@ -430,7 +443,7 @@ struct rota_priority_ops {
 	 */
 	bool hold_restarts_age;
 	/*
-	 * Since ABI 1.15: true when a job's priority depends on nothing
+	 * Since ABI 1.16: true when a job's priority depends on nothing
 	 * that changes after its submit (fifo): the host need not re-rate
 	 * the pending jobs every PriorityCalcPeriod, only rate new ones.
 	 */
@@ -440,6 +453,14 @@ struct rota_priority_ops {
 /* ---- limits --------------------------------------------------------------- */
 
 #define ROTA_LIMIT_NONE (-1)	/* a limit not set */
+
+/* Amounts of each resource a running limit counts: -1 where not set. */
+struct rota_limit_tres {
+	int64_t cpu;		/* cores */
+	int64_t mem;		/* MB */
+	int64_t node;
+	int64_t gpu;		/* gres/gpu */
+};
 
 /*
  * Limits rota.conf sets on one holder (a user's association, an account,
@@ -461,6 +482,15 @@ struct rota_limit_set {
 	int64_t allocation;	/* Allocation: core-hours a month (Maui's
 				   soft = allocation x 3600 / 5) */
 	int64_t max_gpus;	/* ABI 1.14: MaxTRES=gres/gpu=: per job */
+	/*
+	 * ABI 1.15: what running jobs may hold at once: the holder's
+	 * (GrpTRES=: an account's counts the accounts below it too), and
+	 * on a QOS, those of one user or one account in it
+	 * (MaxTRESPerUser=, MaxTRESPerAccount=; unset elsewhere).
+	 */
+	struct rota_limit_tres grp_tres;
+	struct rota_limit_tres user_tres;
+	struct rota_limit_tres account_tres;
 };
 
 /*
@@ -473,7 +503,8 @@ struct rota_limit_job {
 	const char *account;	/* the account of the user's association */
 	const char *qos;
 	uint32_t cores;
-	uint32_t nodes;		/* asked (0: as the tasks need) */
+	uint32_t nodes;		/* asked (0: as the tasks need); ABI
+				   1.15, a running job's: those it holds */
 	uint64_t mem_mb;	/* the whole job's */
 	int64_t time_limit;	/* seconds; 0: none */
 	int64_t remaining;	/* running: seconds left of its limit */
@@ -497,6 +528,21 @@ struct rota_limit_job {
 	uint32_t count;
 	uint32_t eligible;
 	uint32_t gpus;		/* ABI 1.14: its GPUs in all */
+	/*
+	 * ABI 1.15, output of classify() and start() with 'reason': the
+	 * limit in a sentence with its numbers, for rota why ("user 'ana'
+	 * holds 6 of the 8 GPUs ..."); empty: the reason says it all.
+	 */
+	char detail[160];
+	/*
+	 * ABI 1.15, for a pending job (NULL for a running one): what the
+	 * running jobs of each of its holders hold now, which the host keeps
+	 * as jobs start and end (so that no plugin need count them for
+	 * GrpTRES): its user's association, its accounts as in
+	 * account_limits, its QOS, then the QOS's share of the job's user
+	 * and of its account; a holder it lacks holds 0.
+	 */
+	const struct rota_limit_tres *running_use;
 };
 
 /*

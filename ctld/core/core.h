@@ -125,6 +125,11 @@ struct core_queue {
 	size_t next_fit;	/* where the last one-node placement was */
 	char **allow_users;	/* NULL-terminated; NULL: anyone */
 	char **allow_accounts;
+	/* what its nodes have in all, as of the last full priority rating
+	   (the priority plugins' TRES weights) */
+	uint32_t total_cores;
+	uint64_t total_mem_mb;
+	uint32_t total_gpus;
 };
 
 /* A quality of service; index 0 is "normal". */
@@ -253,6 +258,9 @@ struct core_job {
 	uint32_t *est_tasks;
 	/* CORE_LIMIT_REASON_MAX bytes, made when a limit first holds it */
 	char *limit_reason;
+	/* CORE_LIMIT_DETAIL_MAX bytes: the limit in a sentence for rota
+	   why ("user 'ana' holds 6 of the 8 GPUs ..."); NULL: none */
+	char *limit_detail;
 	int exit_code;
 	int term_signal;
 	uint64_t cpu_usec;	/* ended: CPU time from its cgroup; 0: unknown */
@@ -302,6 +310,8 @@ struct core_job {
 	uint32_t tally_jobs;
 	uint32_t tally_assoc;
 	uint32_t tally_qos;
+	bool tally_run;		/* counted as running, with tally_held */
+	int64_t tally_held[4];	/* cores, MB, nodes, GPUs (TALLY_*) */
 	bool limits_look;
 	/*
 	 * In its association and QOS's list of the pending jobs the limits
@@ -312,6 +322,7 @@ struct core_job {
 	struct core_job *bnext;
 };
 #define CORE_LIMIT_REASON_MAX 96
+#define CORE_LIMIT_DETAIL_MAX 160
 
 enum core_action_type {
 	CORE_ACTION_LAUNCH = 1, /* start job on alloc[i] */
@@ -904,6 +915,9 @@ struct core_why {
 	uint32_t kept;
 	const char *kept_node;	/* borrowed from the node table */
 	char kept_queues[64];
+	/* a limited job's reason and its limit's sentence ('reason' then
+	   points here) */
+	char limit_text[CORE_LIMIT_REASON_MAX + CORE_LIMIT_DETAIL_MAX];
 };
 /*
  * Fill 'out' for job 'job_id' as 'uid' sees it (its owner, or an

@@ -20,11 +20,21 @@ struct job_list {
 	struct core_cursor *cursors; /* listings walking it (cursor.c) */
 };
 
-/* What limit_tally.c keeps per holder, and its table by the set's address. */
+/* What the running limits count a running job for (limit_tally.c). */
+enum { TALLY_CPU, TALLY_MEM, TALLY_NODE, TALLY_GPU, TALLY_RES };
+
+/*
+ * What limit_tally.c keeps per holder, and its table by the set's address
+ * and 'sub': 0 for the holder itself; for a QOS, its share of one user
+ * (limit_tally_user_key) or of one account (that account's set).
+ */
 struct limit_tally {
 	const struct rota_limit_set *set; /* NULL: a free slot */
+	uintptr_t sub;
 	int64_t queued;		/* its jobs pending or running, an array's
-				   rest counting its tasks */
+				   rest counting its tasks (sub 0 only) */
+	int64_t held[TALLY_RES]; /* what its running jobs hold: cores, MB,
+				   nodes, GPUs */
 };
 struct tally_table {
 	struct limit_tally *v;
@@ -158,6 +168,7 @@ struct core {
 	bool prio_stale;	 /* rate every job before the next pass */
 	int64_t prio_rated_at;	 /* the last rating of every job; 0: none */
 	struct rota_prio_context prio_ctx; /* totals of the last rating */
+	uint64_t prio_sizes;	/* the sizes_stamp they were taken at */
 	uint32_t *pl_node;	 /* a placement's arrays, kept (place.c) */
 	uint32_t *pl_tasks;
 	size_t pl_cap;
@@ -389,6 +400,15 @@ void limit_tally_job(struct core *core, struct core_job *job);
 /* Holder 'set''s jobs in the queue (0 for NULL or none). */
 int64_t limit_tally_queued(const struct core *core,
 			   const struct rota_limit_set *set);
+/* The key of a QOS's share of the running jobs of user 'uid'. */
+uintptr_t limit_tally_user_key(uid_t uid);
+/*
+ * What the running jobs of holder 'set' ('sub' 0), or of its share 'sub'
+ * (a QOS's of one user or account), hold now, into 'out' (TALLY_RES
+ * entries; 0 for none).
+ */
+void limit_tally_held(const struct core *core, const struct rota_limit_set *set,
+		      uintptr_t sub, int64_t *out);
 /*
  * The jobs listed since the last call, each once, into '*jobs' (caller
  * frees, and clears their limits_look; jobs gone are left out); returns

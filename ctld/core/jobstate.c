@@ -166,6 +166,7 @@ void core_job_free(struct core_job *job)
 	est_clear(job);
 	array_free(job);
 	free(job->limit_reason);
+	free(job->limit_detail);
 	free(job->end_text);
 	free(job->user);
 	free(job);

@@ -9,6 +9,13 @@
 #include "common/conf.h"
 #include "ctld/core/core_internal.h"
 
+static struct rota_limit_tres tres(const struct rota_conf_tres *c)
+{
+	return (struct rota_limit_tres){
+		.cpu = c->cpu, .mem = c->mem, .node = c->node, .gpu = c->gpu,
+	};
+}
+
 void limits_from_conf(const struct rota_conf_limits *c,
 		      struct rota_limit_set *out)
 {
@@ -18,6 +25,9 @@ void limits_from_conf(const struct rota_conf_limits *c,
 			.max_cpus = -1, .max_mem = -1, .max_nodes = -1,
 			.cpu_run_mins = -1, .max_idle = -1, .max_ps = -1,
 			.max_ps_hard = -1, .allocation = -1, .max_gpus = -1,
+			.grp_tres = { -1, -1, -1, -1 },
+			.user_tres = { -1, -1, -1, -1 },
+			.account_tres = { -1, -1, -1, -1 },
 		};
 		return;
 	}
@@ -34,5 +44,8 @@ void limits_from_conf(const struct rota_conf_limits *c,
 		.max_ps_hard = c->max_ps_hard,
 		.allocation = c->allocation,
 		.max_gpus = c->max_gpus,
+		.grp_tres = tres(&c->grp),
+		.user_tres = tres(&c->per_user),
+		.account_tres = tres(&c->per_account),
 	};
 }

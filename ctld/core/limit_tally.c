@@ -16,6 +16,12 @@
  *   held, not waiting on a dependency) are kept in a list per association
  *   and QOS, a job's holders being fixed by those two.
  *
+ * - each holder also has what its running jobs hold (cores, memory,
+ *   nodes, GPUs: GrpTRES), and each QOS what those of each of its users
+ *   and accounts hold (MaxTRESPerUser, MaxTRESPerAccount), kept as jobs
+ *   start and end, so that the limits judge a job against them without
+ *   counting the running jobs (limits.c hands them to the plugins).
+ *
  * Both hang on core_mark_dirty(), which every change of a job calls for
  * the journal: a job is counted again from what it is now, and what it
  * was counted for is kept in it (tally_*), so that moving it to another
@@ -33,9 +39,14 @@
 #include "ctld/core/core_internal.h"
 #include "ctld/core/share.h"
 
-static size_t slot_of(const struct rota_limit_set *set, size_t slots)
+_Static_assert(sizeof(((struct core_job *)0)->tally_held) ==
+		       TALLY_RES * sizeof(int64_t),
+	       "core_job's tally_held is one entry per TALLY_*");
+
+static size_t slot_of(const struct rota_limit_set *set, uintptr_t sub,
+		      size_t slots)
 {
-	uintptr_t h = (uintptr_t)set;
+	uintptr_t h = (uintptr_t)set ^ (sub * 0x2545f4914f6cdd1dull);
 
 	h ^= h >> 17;
 	h *= 0x9e3779b97f4a7c15ull;
@@ -44,7 +55,7 @@ static size_t slot_of(const struct rota_limit_set *set, size_t slots)
 
 static void put(struct tally_table *t, const struct limit_tally *e)
 {
-	size_t s = slot_of(e->set, t->slots);
+	size_t s = slot_of(e->set, e->sub, t->slots);
 
 	while (t->v[s].set)
 		s = (s + 1) & (t->slots - 1);
@@ -65,51 +76,112 @@ static void grow(struct tally_table *t)
 }
 
 static struct limit_tally *find(const struct tally_table *t,
-				const struct rota_limit_set *set)
+				const struct rota_limit_set *set, uintptr_t sub)
 {
 	size_t s;
 
 	if (!t->slots)
 		return NULL;
-	s = slot_of(set, t->slots);
+	s = slot_of(set, sub, t->slots);
 	while (t->v[s].set) {
-		if (t->v[s].set == set)
+		if (t->v[s].set == set && t->v[s].sub == sub)
 			return &t->v[s];
 		s = (s + 1) & (t->slots - 1);
 	}
 	return NULL;
 }
 
-/* Add 'delta' jobs to holder 'set' (made at its first job). */
+/* What a change adds to each holder it touches ('held' NULL: nothing). */
+struct tally_delta {
+	int64_t jobs;
+	const int64_t *held;
+	int sign;		/* the held amounts added (1) or taken (-1) */
+};
+
+/* Add 'd' to holder 'set' (its share 'sub'), made at its first job. */
 static void add(struct tally_table *t, const struct rota_limit_set *set,
-		int64_t delta)
+		uintptr_t sub, const struct tally_delta *d)
 {
 	struct limit_tally *e;
 
 	if (!set)
 		return;
-	e = find(t, set);
-	if (e) {
-		e->queued += delta;
-		return;
+	e = find(t, set, sub);
+	if (!e) {
+		if (2 * (t->n + 1) > t->slots)
+			grow(t);
+		put(t, &(struct limit_tally){ .set = set, .sub = sub });
+		t->n++;
+		e = find(t, set, sub);
 	}
-	if (2 * (t->n + 1) > t->slots)
-		grow(t);
-	put(t, &(struct limit_tally){ .set = set, .queued = delta });
-	t->n++;
+	e->queued += sub ? 0 : d->jobs;
+	for (int r = 0; d->held && r < TALLY_RES; r++)
+		e->held[r] += d->sign * d->held[r];
 }
 
-/* Every holder of association 'assoc' and QOS 'qos' gets 'delta' jobs. */
+uintptr_t limit_tally_user_key(uid_t uid)
+{
+	/* odd: never a set's address, which the account shares use */
+	return ((uintptr_t)uid << 1) | 1;
+}
+
+/* Every holder of association 'assoc' and QOS 'qos' (user 'uid') gets 'd'. */
 static void add_holders(struct core *core, struct tally_table *t,
-			uint32_t assoc, uint32_t qos, int64_t delta)
+			uint32_t assoc, uint32_t qos, uid_t uid,
+			const struct tally_delta *d)
 {
 	const struct rota_limit_set *const *acct =
 		share_account_limits(core->share, assoc);
+	const struct rota_limit_set *q = &core->qos_limits[qos];
 
-	add(t, share_assoc_limits(core->share, assoc), delta);
-	for (size_t d = 0; acct && acct[d]; d++)
-		add(t, acct[d], delta);
-	add(t, &core->qos_limits[qos], delta);
+	add(t, share_assoc_limits(core->share, assoc), 0, d);
+	for (size_t k = 0; acct && acct[k]; k++)
+		add(t, acct[k], 0, d);
+	add(t, q, 0, d);
+	if (!d->held) /* the QOS's shares count what running jobs hold */
+		return;
+	add(t, q, limit_tally_user_key(uid), d);
+	if (acct && acct[0])
+		add(t, q, (uintptr_t)acct[0], d);
+}
+
+/*
+ * What a running job holds, as the running limits count it: its memory
+ * as job_total_mem() and its GPUs as job_gpus_total() count them once it
+ * runs, read from its fields here, since this file's layer (core.h) is
+ * below theirs.
+ */
+static void held_of(const struct core_job *job, int64_t *h)
+{
+	const struct rota_job_desc *d = &job->desc;
+	int64_t gpus = 0;
+
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		gpus += job->alloc[i].ngpus;
+	h[TALLY_CPU] = (int64_t)d->ntasks * d->cpus_per_task;
+	h[TALLY_MEM] = d->mem_per_cpu_mb ? (int64_t)(d->mem_per_cpu_mb *
+						     d->ntasks *
+						     d->cpus_per_task)
+					 : (int64_t)(d->mem_mb * job->nalloc);
+	h[TALLY_NODE] = job->nalloc;
+	h[TALLY_GPU] = gpus;
+}
+
+/* Take back what 'job' was counted for. */
+static void uncount(struct core *core, struct core_job *job)
+{
+	struct tally_delta d = {
+		.jobs = -(int64_t)job->tally_jobs,
+		.held = job->tally_run ? job->tally_held : NULL,
+		.sign = -1,
+	};
+
+	if (job->tally_jobs || job->tally_run)
+		add_holders(core, &core->tally, job->tally_assoc,
+			    job->tally_qos, job->uid, &d);
+	job->tally_jobs = 0;
+	job->tally_run = false;
+	memset(job->tally_held, 0, sizeof(job->tally_held));
 }
 
 /* ---- the pending jobs the limits judge, by association and QOS --------- */
@@ -263,17 +335,25 @@ static uint32_t queued_jobs(const struct core_job *job)
 static void count(struct core *core, struct core_job *job)
 {
 	uint32_t n = queued_jobs(job);
+	bool run = job->state == ROTA_JOB_RUNNING;
+	int64_t h[TALLY_RES] = { 0 };
+	struct tally_delta d = { .jobs = n, .held = run ? h : NULL, .sign = 1 };
 
 	bucket_sync(core, job);
-	if (n == job->tally_jobs && (!n || (job->tally_assoc == job->assoc &&
-					    job->tally_qos == job->qos)))
+	if (run)
+		held_of(job, h);
+	if (n == job->tally_jobs && run == job->tally_run &&
+	    !memcmp(h, job->tally_held, sizeof(h)) &&
+	    (!n || (job->tally_assoc == job->assoc &&
+		    job->tally_qos == job->qos)))
 		return;
-	if (job->tally_jobs)
-		add_holders(core, &core->tally, job->tally_assoc,
-			    job->tally_qos, -(int64_t)job->tally_jobs);
+	uncount(core, job);
 	if (n)
-		add_holders(core, &core->tally, job->assoc, job->qos, n);
+		add_holders(core, &core->tally, job->assoc, job->qos, job->uid,
+			    &d);
 	job->tally_jobs = n;
+	job->tally_run = run;
+	memcpy(job->tally_held, h, sizeof(h));
 	job->tally_assoc = job->assoc;
 	job->tally_qos = job->qos;
 }
@@ -297,9 +377,18 @@ void limit_tally_job(struct core *core, struct core_job *job)
 static int64_t queued_in(const struct tally_table *t,
 			 const struct rota_limit_set *set)
 {
-	const struct limit_tally *e = set ? find(t, set) : NULL;
+	const struct limit_tally *e = set ? find(t, set, 0) : NULL;
 
 	return e ? e->queued : 0;
+}
+
+void limit_tally_held(const struct core *core, const struct rota_limit_set *set,
+		      uintptr_t sub, int64_t *out)
+{
+	const struct limit_tally *e = set ? find(&core->tally, set, sub) : NULL;
+
+	for (int r = 0; r < TALLY_RES; r++)
+		out[r] = e ? e->held[r] : 0;
 }
 
 int64_t limit_tally_queued(const struct core *core,
@@ -335,6 +424,8 @@ static void recount_list(struct core *core, const struct job_list *l)
 {
 	for (struct core_job *j = l->head; j; j = j->next) {
 		j->tally_jobs = 0;
+		j->tally_run = false;
+		memset(j->tally_held, 0, sizeof(j->tally_held));
 		j->bucket = 0;
 		j->bprev = j->bnext = NULL;
 		count(core, j);
@@ -353,6 +444,8 @@ void limit_tally_rebuild(struct core *core)
 		core->buckets.v[i].head = NULL;
 	for (struct core_job *j = core->done.head; j; j = j->next) {
 		j->tally_jobs = 0;
+		j->tally_run = false;
+		memset(j->tally_held, 0, sizeof(j->tally_held));
 		j->bucket = 0;
 		j->bprev = j->bnext = NULL;
 	}
@@ -366,11 +459,41 @@ static bool list_ok(struct core *core, const struct job_list *l,
 {
 	for (const struct core_job *j = l->head; j; j = j->next) {
 		uint32_t n = queued_jobs(j);
+		bool run = j->state == ROTA_JOB_RUNNING;
+		int64_t h[TALLY_RES] = { 0 };
+		struct tally_delta d = { .jobs = n, .held = run ? h : NULL,
+					 .sign = 1 };
 
+		if (run)
+			held_of(j, h);
 		if (n != j->tally_jobs || (n && (j->tally_assoc != j->assoc ||
-						 j->tally_qos != j->qos)))
+						 j->tally_qos != j->qos)) ||
+		    run != j->tally_run ||
+		    memcmp(h, j->tally_held, sizeof(h)))
 			return false;
-		add_holders(core, fresh, j->assoc, j->qos, n);
+		if (n)
+			add_holders(core, fresh, j->assoc, j->qos, j->uid, &d);
+	}
+	return true;
+}
+
+/* Has every entry of 'a' its match in 'b' (none: all zero)? */
+static bool table_within(const struct tally_table *a,
+			 const struct tally_table *b)
+{
+	static const struct limit_tally none;
+
+	for (size_t i = 0; i < a->slots; i++) {
+		const struct limit_tally *e = &a->v[i], *f;
+
+		if (!e->set)
+			continue;
+		f = find(b, e->set, e->sub);
+		if (!f)
+			f = &none;
+		if (e->queued != f->queued ||
+		    memcmp(e->held, f->held, sizeof(e->held)))
+			return false;
 	}
 	return true;
 }
@@ -407,17 +530,11 @@ bool core_limits_consistent(struct core *core)
 	ok = list_ok(core, &core->pending, &fresh) &&
 	     list_ok(core, &core->running, &fresh);
 	for (const struct core_job *j = core->done.head; ok && j; j = j->next)
-		ok = !j->tally_jobs && !j->bucket;
+		ok = !j->tally_jobs && !j->tally_run && !j->bucket;
 	ok = ok && buckets_ok(core);
-	/* every holder kept has the fresh count (0 if none left), and back */
-	for (size_t i = 0; ok && i < core->tally.slots; i++)
-		if (core->tally.v[i].set)
-			ok = core->tally.v[i].queued ==
-			     queued_in(&fresh, core->tally.v[i].set);
-	for (size_t i = 0; ok && i < fresh.slots; i++)
-		if (fresh.v[i].set)
-			ok = fresh.v[i].queued ==
-			     queued_in(&core->tally, fresh.v[i].set);
+	/* every holder kept has the fresh counts (0 if none left), and back */
+	ok = ok && table_within(&core->tally, &fresh) &&
+	     table_within(&fresh, &core->tally);
 	free(fresh.v);
 	return ok;
 }
@@ -428,10 +545,7 @@ void limit_tally_forget(struct core *core, struct core_job *job)
 		return;
 	if (job->bucket)
 		bucket_unlink(core, job);
-	if (job->tally_jobs)
-		add_holders(core, &core->tally, job->tally_assoc,
-			    job->tally_qos, -(int64_t)job->tally_jobs);
-	job->tally_jobs = 0;
+	uncount(core, job);
 }
 
 void limit_tally_fini(struct core *core)

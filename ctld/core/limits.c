@@ -25,6 +25,11 @@
  * (limit_tally.c lists them) and the jobs changed since the last pass are
  * judged, and held jobs never are.  Maui's MaxIdle depends on the order
  * of all idle jobs: with `maui` loaded every pass judges every job.
+ *
+ * What the running jobs of a job's holders hold (GrpTRES, MaxTRESPerUser,
+ * MaxTRESPerAccount) is read from limit_tally.c's tallies into each
+ * pending view (running_use), as of the moment it is judged: in a pass,
+ * the jobs it started already count.
  */
 #include "config.h"
 
@@ -41,8 +46,16 @@
 #include "ctld/core/plugin_host.h"
 #include "ctld/core/share.h"
 
+static bool any_tres(const struct rota_conf_tres *t)
+{
+	return t->cpu >= 0 || t->mem >= 0 || t->node >= 0 || t->gpu >= 0;
+}
+
 static bool any_limit(const struct rota_conf_limits *l)
 {
+	if (any_tres(&l->grp) || any_tres(&l->per_user) ||
+	    any_tres(&l->per_account))
+		return true;
 	return l->max_jobs >= 0 || l->max_submit >= 0 || l->max_wall >= 0 ||
 	       l->max_cpus >= 0 || l->max_mem >= 0 || l->max_nodes >= 0 ||
 	       l->max_gpus >= 0 ||
@@ -165,11 +178,59 @@ static void view(struct core *core, const struct core_job *job, int64_t now,
 		.count = job->array ? job->array->tasks.count : 1,
 		.gpus = job_gpus_total(job),
 	};
+	if (v->running && job->nalloc) /* what it holds: GrpTRES=node= */
+		v->nodes = job->nalloc;
 	if (v->running && job->time_limit) {
 		int64_t left = job->start_time + job->time_limit - now;
 
 		v->remaining = left > 0 ? left : 0;
 	}
+}
+
+/* The entries of a pending job's running_use (struct rota_limit_job). */
+static size_t held_count(struct core *core, const struct core_job *job)
+{
+	const struct rota_limit_set *const *acct =
+		share_account_limits(core->share, job->assoc);
+	size_t n = 4; /* user, QOS, the QOS's user and account shares */
+
+	while (acct && acct[n - 4])
+		n++;
+	return n;
+}
+
+static void held_one(const struct core *core, const struct rota_limit_set *set,
+		     uintptr_t sub, struct rota_limit_tres *out)
+{
+	int64_t h[TALLY_RES];
+
+	limit_tally_held(core, set, sub, h);
+	*out = (struct rota_limit_tres){
+		.cpu = h[TALLY_CPU], .mem = h[TALLY_MEM],
+		.node = h[TALLY_NODE], .gpu = h[TALLY_GPU],
+	};
+}
+
+/* Fill 'out' (held_count entries) for pending 'job'; 'v' points to it. */
+static void held_fill(struct core *core, const struct core_job *job,
+		      struct rota_limit_tres *out, struct rota_limit_job *v)
+{
+	const struct rota_limit_set *const *acct =
+		share_account_limits(core->share, job->assoc);
+	const struct rota_limit_set *q = &core->qos_limits[job->qos];
+	size_t k = 0;
+
+	held_one(core, share_assoc_limits(core->share, job->assoc), 0,
+		 &out[k++]);
+	for (size_t d = 0; acct && acct[d]; d++)
+		held_one(core, acct[d], 0, &out[k++]);
+	held_one(core, q, 0, &out[k++]);
+	held_one(core, q, limit_tally_user_key(job->uid), &out[k++]);
+	if (acct && acct[0])
+		held_one(core, q, (uintptr_t)acct[0], &out[k]);
+	else /* no account: no share of one */
+		out[k] = (struct rota_limit_tres){ 0 };
+	v->running_use = out;
 }
 
 /* Every running job, then every pending one in order (caller frees). */
@@ -335,6 +396,15 @@ static void apply(struct core *core, struct core_job *job,
 	if (job->limited)
 		snprintf(reason_buf(job), CORE_LIMIT_REASON_MAX, "%s",
 			 v->reason[0] ? v->reason : "limit");
+	if (job->limited && v->detail[0]) {
+		if (!job->limit_detail)
+			job->limit_detail =
+				rota_xcalloc(1, CORE_LIMIT_DETAIL_MAX);
+		snprintf(job->limit_detail, CORE_LIMIT_DETAIL_MAX, "%s",
+			 v->detail);
+	} else if (job->limit_detail) {
+		job->limit_detail[0] = '\0';
+	}
 	if (job->limited != was && !job->hold && !job->dep_wait)
 		core_job_set_eligible(job, !job->limited, now);
 }
@@ -449,7 +519,8 @@ void limits_classify(struct core *core, int64_t now)
 	const struct rota_limit_set *moved[MOVED_MAX];
 	struct core_job **look, **jobs;
 	struct rota_limit_job *v;
-	size_t nlook, nrun, n, nmoved = SIZE_MAX;
+	struct rota_limit_tres *held;
+	size_t nlook, nrun, n, nmoved = SIZE_MAX, nheld = 0;
 	bool alone;
 
 	if (!core->limits_set)
@@ -469,12 +540,20 @@ void limits_classify(struct core *core, int64_t now)
 		jobs = look;
 	}
 	v = rota_xreallocarray(v, nrun + n + 1, sizeof(*v));
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		view(core, jobs[k], now, jobs[k]->user, &v[nrun + k]);
+		nheld += held_count(core, jobs[k]);
+	}
+	held = rota_xcalloc(nheld + 1, sizeof(*held));
+	for (size_t k = 0, at = 0; k < n; k++) {
+		held_fill(core, jobs[k], held + at, &v[nrun + k]);
+		at += held_count(core, jobs[k]);
+	}
 	classify(core, now, v, nrun + n);
 	for (size_t k = 0; k < n; k++)
 		apply(core, jobs[k], &v[nrun + k], now);
 	core->sched_stats.limits_judged = n;
+	free(held);
 	free(jobs);
 	free(v);
 }
@@ -483,20 +562,28 @@ bool limits_may_start(struct core *core, int64_t now, struct core_job *job,
 		      bool others_idle)
 {
 	struct rota_limit_job one;
+	struct rota_limit_tres near[16], *held = near;
+	bool ok = true;
 
 	if (!core->limits_set)
 		return true;
 	view(core, job, now, job->user, &one);
 	one.count = 1; /* an array's rest starts one task */
-	for (size_t i = 0; i < core->nlimits; i++) {
+	/* what runs now: the jobs this pass started counted already */
+	if (held_count(core, job) > sizeof(near) / sizeof(*near))
+		held = rota_xcalloc(held_count(core, job), sizeof(*held));
+	held_fill(core, job, held, &one);
+	for (size_t i = 0; i < core->nlimits && ok; i++) {
 		if (!PLUGIN_OPS_HAS(ops(core, i), start) || !ops(core, i)->start)
 			continue;
 		if (ops(core, i)->start(plugin_state(core->limits[i]), now,
 					&one, others_idle, reason_buf(job),
 					CORE_LIMIT_REASON_MAX) > 0) {
 			job->reason = job->limit_reason;
-			return false;
+			ok = false;
 		}
 	}
-	return true;
+	if (held != near)
+		free(held);
+	return ok;
 }

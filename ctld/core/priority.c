@@ -255,15 +255,36 @@ static const struct rota_share_tree *rating_tree(struct core *core)
 				      : share_tree(core->share);
 }
 
+/* Each queue's cores, memory and GPUs in all (TRES weights). */
+static void queue_totals(struct core *core)
+{
+	for (size_t q = 0; q < core->nqueues; q++) {
+		struct core_queue *cq = &core->queues[q];
+
+		cq->total_cores = 0;
+		cq->total_mem_mb = 0;
+		cq->total_gpus = 0;
+		for (size_t k = 0; k < cq->nnodes; k++) {
+			const struct core_node *n = &core->nodes[cq->nodes[k]];
+
+			cq->total_cores += node_cores_total(n);
+			cq->total_mem_mb += node_mem_total(n);
+			cq->total_gpus += n->ngpus;
+		}
+	}
+}
+
 /*
  * The cluster's totals for normalizing.  Computed in full by a rating of
- * all jobs; a job rated alone at submit reuses them, so that a submit
- * does not walk 10,000 nodes.
+ * all jobs, or when a node registered another size (its GPUs too); a job
+ * rated alone at submit reuses them, so that a submit does not walk
+ * 10,000 nodes.
  */
 static void context(struct core *core, int64_t now, bool full,
 		    struct rota_prio_context *ctx)
 {
-	if (!full && core->prio_ctx.total_nodes == core->nnodes) {
+	if (!full && core->prio_ctx.total_nodes == core->nnodes &&
+	    core->prio_sizes == core->sizes_stamp) {
 		*ctx = core->prio_ctx;
 		ctx->now = now;
 		return;
@@ -273,6 +294,7 @@ static void context(struct core *core, int64_t now, bool full,
 		ctx->total_nodes++;
 		ctx->total_cores += node_cores_total(&core->nodes[i]);
 	}
+	queue_totals(core);
 	for (size_t i = 0; i < core->nqueues; i++)
 		ctx->max_queue_priority = fmax(ctx->max_queue_priority,
 					       core->queues[i].priority);
@@ -281,6 +303,7 @@ static void context(struct core *core, int64_t now, bool full,
 			fmax(ctx->max_qos_priority, core->qos[i].priority);
 	ctx->max_assoc_priority = share_max_priority(core->share);
 	core->prio_ctx = *ctx;
+	core->prio_sizes = core->sizes_stamp;
 }
 
 /*
@@ -375,6 +398,11 @@ struct rating {
 	uint32_t *nmax;
 	uint32_t *gpus;
 	const char **lics;
+	/* its queue's totals */
+	uint32_t *qcores;
+	uint64_t *qmem;
+	uint32_t *qnodes;
+	uint32_t *qgpus;
 };
 
 static void rating_alloc(struct rating *r, size_t n, bool rates_all)
@@ -388,6 +416,10 @@ static void rating_alloc(struct rating *r, size_t n, bool rates_all)
 	r->nmax = rota_xcalloc(n + 1, sizeof(*r->nmax));
 	r->gpus = rota_xcalloc(n + 1, sizeof(*r->gpus));
 	r->lics = rota_xcalloc(n + 1, sizeof(*r->lics));
+	r->qcores = rota_xcalloc(n + 1, sizeof(*r->qcores));
+	r->qmem = rota_xcalloc(n + 1, sizeof(*r->qmem));
+	r->qnodes = rota_xcalloc(n + 1, sizeof(*r->qnodes));
+	r->qgpus = rota_xcalloc(n + 1, sizeof(*r->qgpus));
 }
 
 static void rating_free(struct rating *r)
@@ -401,6 +433,10 @@ static void rating_free(struct rating *r)
 	free(r->nmax);
 	free(r->gpus);
 	free(r->lics);
+	free(r->qcores);
+	free(r->qmem);
+	free(r->qnodes);
+	free(r->qgpus);
 }
 
 /*
@@ -445,6 +481,19 @@ static void deal_tickets(struct core *core, const struct rota_share_tree *t,
 				    tix[k].ftickets;
 	}
 	free(tix);
+}
+
+/* The totals of the job's queue, for the context's job_queue_ arrays. */
+static void queue_of(const struct core *core, const struct core_job *job,
+		     uint32_t *cores, uint64_t *mem, uint32_t *nodes,
+		     uint32_t *gpus)
+{
+	const struct core_queue *q = &core->queues[job->queue];
+
+	*cores = q->total_cores;
+	*mem = q->total_mem_mb;
+	*nodes = (uint32_t)q->nnodes;
+	*gpus = q->total_gpus;
 }
 
 /* What a job is to a plugin that rates all (ROTA_PRIO_JOB_*). */
@@ -510,6 +559,10 @@ int core_prio_update(struct core *core, int64_t now)
 	ctx.job_cores_max = r.nmax;
 	ctx.job_gpus = r.gpus;
 	ctx.job_licenses = r.lics;
+	ctx.job_queue_cores = r.qcores;
+	ctx.job_queue_mem_mb = r.qmem;
+	ctx.job_queue_nodes = r.qnodes;
+	ctx.job_queue_gpus = r.qgpus;
 	/* no job to rate: the fairshare plugin need not run (share.h) */
 	if (n) {
 		t = rating_tree(core);
@@ -521,6 +574,8 @@ int core_prio_update(struct core *core, int64_t now)
 			job_range(j, &r.nmin[i], &r.nmax[i]);
 			r.gpus[i] = job_gpus_total(j);
 			r.lics[i] = j->desc.licenses;
+			queue_of(core, j, &r.qcores[i], &r.qmem[i],
+				 &r.qnodes[i], &r.qgpus[i]);
 			i++;
 		}
 		if (!core->prio_factor_only) /* tickets unread: none dealt */
@@ -567,6 +622,10 @@ struct one_job {
 	uint32_t nmin;
 	uint32_t nmax;
 	uint32_t gpus;
+	uint32_t qcores;
+	uint64_t qmem;
+	uint32_t qnodes;
+	uint32_t qgpus;
 };
 
 /*
@@ -591,6 +650,12 @@ static void one_job_context(struct core *core, int64_t now,
 	one->gpus = job_gpus_total(job);
 	ctx->job_gpus = &one->gpus;
 	ctx->job_licenses = (const char *const *)&job->desc.licenses;
+	queue_of(core, job, &one->qcores, &one->qmem, &one->qnodes,
+		 &one->qgpus);
+	ctx->job_queue_cores = &one->qcores;
+	ctx->job_queue_mem_mb = &one->qmem;
+	ctx->job_queue_nodes = &one->qnodes;
+	ctx->job_queue_gpus = &one->qgpus;
 }
 
 void prio_enqueue(struct core *core, struct core_job *job, int64_t now)

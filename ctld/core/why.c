@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ctld/core/core_internal.h"
@@ -204,6 +205,13 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 		return 0;
 	core_job_dep_waits_for(core, job, &out->dep);
 	ahead(core, out);
+	if (job->limited && job->limit_detail && job->limit_detail[0] &&
+	    out->reason) {
+		/* "QOSMaxGRESPerUser (6 + 4 > 8): user 'ana' holds ..." */
+		snprintf(out->limit_text, sizeof(out->limit_text), "%s: %s",
+			 out->reason, job->limit_detail);
+		out->reason = out->limit_text;
+	}
 	if (job->hold || job->dep_wait || job->limited || job->fence_node ||
 	    job->desc.reservation)
 		return 0;

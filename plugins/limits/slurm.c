@@ -5,12 +5,16 @@
  * up to the root, and its QOS.  A limit applies at every holder that sets
  * it, so the tightest one wins.
  *
- *   at submit   MaxWall, MaxTRES=cpu=,mem=,node= (per job), MaxSubmitJobs
- *               (the holder's pending and running jobs already at it)
+ *   at submit   MaxWall, MaxTRES=cpu=,mem=,node=,gres/gpu= (per job),
+ *               MaxSubmitJobs (the holder's pending and running jobs
+ *               already at it), a running limit the job passes by itself
  *   pending     MaxJobs (the holder's running jobs at it), GrpTRESRunMins
  *               =cpu= (cores x minutes left of the holder's running jobs
- *               plus this job's cores x its limit, above it)
- *   at start    the same two again, counting the jobs this pass started
+ *               plus this job's cores x its limit, above it), GrpTRES=
+ *               and a QOS's MaxTRESPerUser=, MaxTRESPerAccount= (cores,
+ *               memory, nodes and GPUs its running jobs hold, or one
+ *               user's or account's in it, plus this job's, above it)
+ *   at start    the same again, counting the jobs this pass started
  *
  * Reasons, and the Slurm reason each stands for:
  *   MaxJobsPerUser (4 of 4)        AssocMaxJobsLimit
@@ -19,6 +23,9 @@
  *   GrpTRESRunMins cpu (123456 > 100000) for account 'physics'
  *                                  AssocGrpCPURunMinutesLimit,
  *                                  QOSGrpCPURunMinutesLimit
+ *   QOSMaxGRESPerUser (6 + 4 > 8), AssocGrpCpuLimit (...), ...: Slurm's
+ *   own words for GrpTRES and MaxTRESPer* (slurm_run_reason), held +
+ *   asked > limit, and a sentence for rota why in the view's 'detail'.
  * Slurm's single word names the kind of limit but not the numbers; the
  * issue asks for the numbers, so the reason carries the key's name.
  *
@@ -35,12 +42,22 @@
  * Settings: none.
  *
  * Cost (issue 23): MaxSubmitJobs reads the holders' counts the host keeps
- * (admit_counted), and a pending job's verdict depends on the job and the
- * running jobs alone, so running_changed() tells the host when verdicts
- * may have moved: a holder with MaxJobs reaching or leaving it (or its
- * count moving while at it, since the reason shows it), or the run-minutes
- * of a holder with GrpTRESRunMins changing (they shrink as time passes:
- * such a holder's jobs are judged again each pass while it runs jobs).
+ * (admit_counted), GrpTRES and MaxTRESPer* what the host keeps of the
+ * running jobs of each holder (running_use, ABI 1.15: a QOS's per user
+ * and per account too, which no walk of the jobs here could count
+ * without a tally per user), and a pending job's verdict depends on the
+ * job and the running jobs alone, so running_changed() tells the host
+ * when verdicts may have moved: a holder with MaxJobs reaching or leaving
+ * it (or its count moving while at it, since the reason shows it), the
+ * run-minutes of a holder with GrpTRESRunMins changing (they shrink as
+ * time passes: such a holder's jobs are judged again each pass while it
+ * runs jobs), what the running jobs of a holder with GrpTRES hold
+ * changing, or the running jobs of a QOS with MaxTRESPer* changing.
+ *
+ * Past 800 lines, one file still: the running limits (GrpTRES,
+ * MaxTRESPer*) walk the same holders, name them the same way and answer
+ * through the same classify() and start(); apart, they would need all of
+ * that in a header shared by the two halves of one plugin.
  */
 #include "config.h"
 
@@ -67,13 +84,26 @@ struct slurm_holder {
 	enum slurm_kind kind;
 	const struct rota_limit_set *set;
 	unsigned depth;		/* accounts: 0 the job's, 1 its parent... */
+	unsigned use;		/* its entry of the job's running_use (a
+				   QOS's user and account shares follow) */
 };
 
-/* What a holder's running jobs use; the pointer names the holder. */
+/* The resources a running limit counts, in rota_limit_tres's order. */
+enum slurm_res { SR_CPU, SR_MEM, SR_NODE, SR_GPU, SR_COUNT };
+
+/*
+ * What a holder's running jobs use; the pointer names the holder.  What
+ * they hold (GrpTRES, MaxTRESPer*) comes from the host with each pending
+ * job (running_use); it is counted here only to tell when the verdicts
+ * of a holder's pending jobs may move (running_changed).
+ */
 struct slurm_tally {
 	const struct rota_limit_set *set;
 	int64_t jobs;
 	int64_t cpu_secs;	/* cores x seconds left */
+	int64_t res[SR_COUNT];	/* cores, MB, nodes, GPUs held */
+	uint64_t mix;		/* its running jobs' hashed ids summed: it
+				   moves when they do (MaxTRESPer*) */
 };
 
 struct slurm_state {
@@ -91,15 +121,20 @@ static size_t slurm_holders(const struct rota_limit_job *job,
 			    struct slurm_holder *h)
 {
 	size_t n = 0;
+	unsigned d = 0, depth = 0;
 
+	while (job->account_limits && job->account_limits[depth])
+		depth++;
 	if (job->user_limits)
-		h[n++] = (struct slurm_holder){ SK_USER, job->user_limits, 0 };
-	for (unsigned d = 0; job->account_limits && d < SLURM_CHAIN_MAX &&
-			     job->account_limits[d]; d++)
+		h[n++] = (struct slurm_holder){ SK_USER, job->user_limits, 0,
+						0 };
+	for (; d < depth && d < SLURM_CHAIN_MAX; d++)
 		h[n++] = (struct slurm_holder){ SK_ACCOUNT,
-						job->account_limits[d], d };
+						job->account_limits[d], d,
+						1 + d };
 	if (job->qos_limits)
-		h[n++] = (struct slurm_holder){ SK_QOS, job->qos_limits, 0 };
+		h[n++] = (struct slurm_holder){ SK_QOS, job->qos_limits, 0,
+						1 + depth };
 	return n;
 }
 
@@ -148,6 +183,81 @@ static void slurm_time(int64_t s, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%02d:%02d:%02d", (int)(s / 3600),
 			 (int)(s % 3600 / 60), (int)(s % 60));
+}
+
+/* ---- what running limits count ------------------------------------------ */
+
+/* A limit's amount of resource 'r' (-1: unset). */
+static int64_t slurm_tres(const struct rota_limit_tres *t, enum slurm_res r)
+{
+	const int64_t v[SR_COUNT] = { t->cpu, t->mem, t->node, t->gpu };
+
+	return v[r];
+}
+
+static bool slurm_tres_set(const struct rota_limit_tres *t)
+{
+	return t->cpu >= 0 || t->mem >= 0 || t->node >= 0 || t->gpu >= 0;
+}
+
+/* What 'job' holds (or would) of resource 'r'. */
+static int64_t slurm_job_res(const struct rota_limit_job *job,
+			     enum slurm_res r)
+{
+	switch (r) {
+	case SR_CPU:
+		return job->cores;
+	case SR_MEM:
+		return (int64_t)job->mem_mb;
+	case SR_NODE:
+		/* a pending job's unplaced tasks take one node at least */
+		return job->nodes ? job->nodes : 1;
+	default:
+		return job->gpus;
+	}
+}
+
+/* The running limits, by kind (a holder's, one user's or account's). */
+enum slurm_run { RUN_GRP, RUN_USER, RUN_ACCOUNT, RUN_COUNT };
+
+static const struct rota_limit_tres *slurm_run_tres(
+	const struct rota_limit_set *l, enum slurm_run k)
+{
+	return k == RUN_GRP ? &l->grp_tres
+	       : k == RUN_USER ? &l->user_tres : &l->account_tres;
+}
+
+static const char *const slurm_run_key[RUN_COUNT] = {
+	"GrpTRES", "MaxTRESPerUser", "MaxTRESPerAccount",
+};
+
+static const char *const slurm_res_name[SR_COUNT] = {
+	"cpu", "mem", "node", "gres/gpu",
+};
+
+static const char *const slurm_res_unit[SR_COUNT] = {
+	"cores", "of memory", "nodes", "GPUs",
+};
+
+/*
+ * Slurm's reasons, by limit (an association's GrpTRES, a QOS's
+ * MaxTRESPerUser, its MaxTRESPerAccount, its GrpTRES) and resource.
+ */
+static const char *const slurm_run_reason[RUN_COUNT + 1][SR_COUNT] = {
+	{ "AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit",
+	  "AssocGrpGRES" },
+	{ "QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser",
+	  "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser" },
+	{ "MaxCpuPerAccount", "MaxMemoryPerAccount", "MaxNodePerAccount",
+	  "MaxGRESPerAccount" },
+	{ "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit",
+	  "QOSGrpGRES" },
+};
+
+/* "6", or "6144M" for memory. */
+static void slurm_amount(enum slurm_res r, int64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRId64 "%s", v, r == SR_MEM ? "M" : "");
 }
 
 /* ---- at submit ----------------------------------------------------------- */
@@ -216,6 +326,43 @@ static int slurm_max_tres(const struct rota_limit_job *job,
 	return 0;
 }
 
+/*
+ * A running limit the job passes by itself could never let it start:
+ * "10 GPUs exceed GrpTRES gres/gpu=8 of account 'physics'".
+ */
+static int slurm_run_alone(const struct rota_limit_job *job,
+			   const struct slurm_holder *h, size_t nh, char *err,
+			   size_t errlen)
+{
+	char who[96], want[32], max[32];
+
+	for (size_t i = 0; i < nh; i++) {
+		for (int k = 0; k < RUN_COUNT; k++) {
+			const struct rota_limit_tres *t =
+				slurm_run_tres(h[i].set, k);
+
+			for (int r = 0; r < SR_COUNT; r++) {
+				int64_t lim = slurm_tres(t, r);
+
+				if (lim < 0 || slurm_job_res(job, r) <= lim)
+					continue;
+				slurm_name(job, &h[i], who, sizeof(who));
+				slurm_amount(r, slurm_job_res(job, r), want,
+					     sizeof(want));
+				slurm_amount(r, lim, max, sizeof(max));
+				snprintf(err, errlen, "%s %s exceed%s %s "
+					 "%s=%s of %s", want,
+					 slurm_res_unit[r],
+					 r == SR_MEM ? "s" : "",
+					 slurm_run_key[k], slurm_res_name[r],
+					 max, who);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 static int slurm_max_submit(const struct rota_limit_job *job,
 			    const struct slurm_holder *h, size_t nh,
 			    const struct rota_limit_job *queued,
@@ -277,6 +424,8 @@ static int slurm_admit(void *state, int64_t now,
 	if (rc == 0)
 		rc = slurm_max_tres(job, h, nh, err, errlen);
 	if (rc == 0)
+		rc = slurm_run_alone(job, h, nh, err, errlen);
+	if (rc == 0)
 		rc = slurm_max_submit(job, h, nh, queued, nqueued, err,
 				      errlen);
 	return rc;
@@ -303,6 +452,8 @@ static int slurm_admit_counted(void *state, int64_t now,
 	if (rc == 0)
 		rc = slurm_max_tres(job, h, nh, err, errlen);
 	if (rc == 0)
+		rc = slurm_run_alone(job, h, nh, err, errlen);
+	if (rc == 0)
 		rc = slurm_max_counted(job, h, nh, n, err, errlen);
 	return rc;
 }
@@ -311,7 +462,9 @@ static int slurm_admit_counted(void *state, int64_t now,
 
 static bool slurm_counts(const struct rota_limit_set *l)
 {
-	return l->max_jobs >= 0 || l->cpu_run_mins >= 0;
+	return l->max_jobs >= 0 || l->cpu_run_mins >= 0 ||
+	       slurm_tres_set(&l->grp_tres) || slurm_tres_set(&l->user_tres) ||
+	       slurm_tres_set(&l->account_tres);
 }
 
 /* The tally of holder 'set'; NULL when it has none yet. */
@@ -362,6 +515,10 @@ static int slurm_add(struct slurm_state *st, const struct rota_limit_job *job,
 			return -ENOMEM;
 		t->jobs++;
 		t->cpu_secs += (int64_t)job->cores * left;
+		for (int r = 0; r < SR_COUNT; r++)
+			t->res[r] += slurm_job_res(job, r);
+		/* Fibonacci hashing: ids far apart in the sum's bits */
+		t->mix += (uint64_t)job->id * 0x9e3779b97f4a7c15ull;
 	}
 	return 0;
 }
@@ -404,15 +561,95 @@ static int slurm_check_one(const struct slurm_state *st,
 	return 1;
 }
 
+/* Where a running limit's blocked job says so. */
+struct slurm_said {
+	char *reason;
+	size_t len;
+	char *detail;		/* NULL: only the reason */
+	size_t dlen;
+};
+
+/* Say that limit 'k' of 'h' on resource 'r' holds 'job' back. */
+static void slurm_run_say(const struct rota_limit_job *job,
+			  const struct slurm_holder *h, enum slurm_run k,
+			  enum slurm_res r, int64_t used,
+			  const struct slurm_said *out)
+{
+	int64_t lim = slurm_tres(slurm_run_tres(h->set, k), r);
+	bool qos_grp = k == RUN_GRP && h->kind == SK_QOS;
+	char u[32], w[32], l[32], who[96], qos[96];
+
+	slurm_amount(r, used, u, sizeof(u));
+	slurm_amount(r, slurm_job_res(job, r), w, sizeof(w));
+	slurm_amount(r, lim, l, sizeof(l));
+	snprintf(out->reason, out->len, "%s (%s + %s > %s)",
+		 slurm_run_reason[qos_grp ? RUN_COUNT : k][r], u, w, l);
+	if (!out->detail)
+		return;
+	if (k == RUN_GRP) {
+		slurm_name(job, h, who, sizeof(who));
+		snprintf(out->detail, out->dlen, "%s holds %s of the %s %s its "
+			 "GrpTRES=%s=%s allows; the job asks %s", who, u, l,
+			 slurm_res_unit[r], slurm_res_name[r], l, w);
+		return;
+	}
+	snprintf(who, sizeof(who), "%s '%s'", k == RUN_USER ? "user"
+			: "account", k == RUN_USER ? job->user : job->account);
+	slurm_name(job, h, qos, sizeof(qos));
+	snprintf(out->detail, out->dlen, "%s holds %s of the %s %s %s=%s=%s "
+		 "of %s allows; the job asks %s", who, u, l, slurm_res_unit[r],
+		 slurm_run_key[k], slurm_res_name[r], l, qos, w);
+}
+
+/*
+ * What limit 'k' of holder 'h' counts as held now: the host's figures
+ * the job carries (a QOS's user and account shares follow its own);
+ * NULL: nothing held.
+ */
+static const struct rota_limit_tres *slurm_run_use(
+	const struct rota_limit_job *job, const struct slurm_holder *h,
+	enum slurm_run k)
+{
+	if (!job->running_use)
+		return NULL;
+	return &job->running_use[h->use + (unsigned)k];
+}
+
+/* One holder's GrpTRES and its QOS's MaxTRESPer*: 1 and why if past. */
+static int slurm_run_check(const struct rota_limit_job *job,
+			   const struct slurm_holder *h,
+			   const struct slurm_said *out)
+{
+	for (int k = 0; k < RUN_COUNT; k++) {
+		const struct rota_limit_tres *t = slurm_run_tres(h->set, k);
+		const struct rota_limit_tres *use;
+
+		if (!slurm_tres_set(t) || (k != RUN_GRP && h->kind != SK_QOS))
+			continue;
+		use = slurm_run_use(job, h, k);
+		for (int r = 0; r < SR_COUNT; r++) {
+			int64_t lim = slurm_tres(t, r);
+			int64_t used = use ? slurm_tres(use, r) : 0;
+
+			if (lim < 0 || used + slurm_job_res(job, r) <= lim)
+				continue;
+			slurm_run_say(job, h, k, r, used, out);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int slurm_check(const struct slurm_state *st,
-		       const struct rota_limit_job *job, char *reason,
-		       size_t len)
+		       const struct rota_limit_job *job,
+		       const struct slurm_said *out)
 {
 	struct slurm_holder h[SLURM_HOLDERS_MAX];
 	size_t nh = slurm_holders(job, h);
 
 	for (size_t i = 0; i < nh; i++)
-		if (slurm_check_one(st, job, &h[i], reason, len))
+		if (slurm_check_one(st, job, &h[i], out->reason, out->len) ||
+		    slurm_run_check(job, &h[i], out))
 			return 1;
 	return 0;
 }
@@ -429,10 +666,14 @@ static int slurm_classify(void *state, int64_t now,
 			return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct rota_limit_job *j = &jobs[i];
+		struct slurm_said out = {
+			.reason = j->reason, .len = sizeof(j->reason),
+			.detail = j->detail, .dlen = sizeof(j->detail),
+		};
 
 		if (j->running || j->held || j->blocked)
 			continue;
-		if (slurm_check(st, j, j->reason, sizeof(j->reason)))
+		if (slurm_check(st, j, &out))
 			j->blocked = true;
 	}
 	return 0;
@@ -443,11 +684,20 @@ static bool slurm_moved(const struct rota_limit_set *l,
 			const struct slurm_tally *a,
 			const struct slurm_tally *b)
 {
+	static const int64_t zero[SR_COUNT];
 	int64_t ja = a ? a->jobs : 0, jb = b ? b->jobs : 0;
 
 	/* at the limit the reason shows the count: "(5 of 4)" */
 	if (l->max_jobs >= 0 && ja != jb &&
 	    (ja >= l->max_jobs || jb >= l->max_jobs))
+		return true;
+	/* what its jobs hold, or (per user or account) which jobs they are */
+	if (slurm_tres_set(&l->grp_tres) &&
+	    memcmp(a ? a->res : zero, b ? b->res : zero, sizeof(zero)))
+		return true;
+	if ((slurm_tres_set(&l->user_tres) ||
+	     slurm_tres_set(&l->account_tres)) &&
+	    (a ? a->mix : 0) != (b ? b->mix : 0))
 		return true;
 	return l->cpu_run_mins >= 0 &&
 	       (a ? a->cpu_secs : 0) != (b ? b->cpu_secs : 0);
@@ -515,10 +765,11 @@ static int slurm_start(void *state, int64_t now,
 		       char *reason, size_t len)
 {
 	struct slurm_state *st = state;
+	struct slurm_said out = { .reason = reason, .len = len };
 
 	(void)now;
 	(void)others_idle;
-	if (slurm_check(st, job, reason, len))
+	if (slurm_check(st, job, &out))
 		return 1;
 	/* a job we cannot count would pass the limits unseen: hold it */
 	if (slurm_add(st, job, job->time_limit) < 0) {

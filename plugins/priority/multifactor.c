@@ -18,6 +18,16 @@
  * asked) / total); SizeBy=nodes or cores keeps one part.  queue, qos and
  * assoc are the job's Priority= over the largest of its kind.
  *
+ * WeightTRES="CPU=1000,Mem=2000,Node=0,GRES/gpu=3000" is Slurm's
+ * PriorityWeightTRES: each resource the job asks adds its weight x the
+ * job's amount over its queue's total (Slurm divides by the partition's,
+ * not the cluster's: bench/oracle/slurm's 22.05 shows cpu=125 for 4 of a
+ * partition's 32 CPUs under CPU=1000), one term per resource ("tres/cpu",
+ * as sprio's TRES column "cpu=125,mem=125").  A job's memory is the
+ * whole job's, its nodes those it asks (one at least), its GPUs all of
+ * them.  Slurm truncates the summed priority to a whole number; Rota
+ * keeps the fraction, so that order among near jobs is kept.
+ *
  * Flux's six factors are the same less the association one: wait time
  * (age), fair-share, QOS, queue, job size, and the user's urgency (0 to
  * 31, 16 by default), which users may only lower: (urgency - 16) / 16 is
@@ -29,6 +39,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "plugins/rota_plugin.h"
 
@@ -55,6 +67,17 @@ static const char *const mf_keys[MF_COUNT] = {
 
 enum mf_size_by { SIZE_BOTH, SIZE_NODES, SIZE_CORES };
 
+/* The resources WeightTRES weighs, as Slurm names them. */
+enum mf_tres { MT_CPU, MT_MEM, MT_NODE, MT_GPU, MT_COUNT };
+
+static const char *const mt_keys[MT_COUNT] = {
+	"CPU", "Mem", "Node", "GRES/gpu",
+};
+
+static const char *const mt_names[MT_COUNT] = {
+	"tres/cpu", "tres/mem", "tres/node", "tres/gres/gpu",
+};
+
 struct mf_state {
 	double weight[MF_COUNT];
 	enum mf_factor active[MF_COUNT]; /* those of weight != 0, in order */
@@ -62,6 +85,8 @@ struct mf_state {
 	int64_t max_age;
 	bool favor_small;
 	unsigned size_by;
+	double tres_weight[MT_COUNT]; /* WeightTRES, 0 each by default */
+	bool any_tres;
 };
 
 static double ratio(double part, double whole)
@@ -144,6 +169,50 @@ static double factor_raw(const struct rota_prio_job *job, enum mf_factor f)
 	}
 }
 
+/* Job i's amount of resource 'r', over its queue's total ('*whole'). */
+static double tres_amount(const struct rota_prio_context *ctx,
+			  const struct rota_prio_job *job, size_t i,
+			  enum mf_tres r, double *whole)
+{
+	*whole = 0;
+	switch (r) {
+	case MT_CPU:
+		if (ctx->job_queue_cores)
+			*whole = ctx->job_queue_cores[i];
+		return job->cores;
+	case MT_MEM:
+		if (ctx->job_queue_mem_mb)
+			*whole = (double)ctx->job_queue_mem_mb[i];
+		return (double)job->mem_mb;
+	case MT_NODE:
+		if (ctx->job_queue_nodes)
+			*whole = ctx->job_queue_nodes[i];
+		return job->nodes ? job->nodes : 1;
+	default:
+		if (ctx->job_queue_gpus)
+			*whole = ctx->job_queue_gpus[i];
+		return ctx->job_gpus ? ctx->job_gpus[i] : 0;
+	}
+}
+
+/* The TRES terms of job i (the i-th of the context's arrays). */
+static double tres_sum(const struct mf_state *st,
+		       const struct rota_prio_context *ctx,
+		       const struct rota_prio_job *job, size_t i)
+{
+	double p = 0, whole;
+
+	for (int r = 0; r < MT_COUNT; r++) {
+		double amount;
+
+		if (st->tres_weight[r] == 0)
+			continue;
+		amount = tres_amount(ctx, job, i, r, &whole);
+		p += st->tres_weight[r] * ratio(amount, whole);
+	}
+	return p;
+}
+
 /*
  * Factors of weight 0 are not worked out: all are finite, so they would
  * add nothing.  Integer negation keeps nice 0 from starting at -0.
@@ -159,6 +228,8 @@ static int mf_compute(void *state, const struct rota_prio_context *ctx,
 		for (unsigned k = 0; k < st->nactive; k++)
 			p += st->weight[st->active[k]] *
 			     factor_norm(st, ctx, &jobs[i], st->active[k]);
+		if (st->any_tres)
+			p += tres_sum(st, ctx, &jobs[i], i);
 		jobs[i].priority = p;
 	}
 	return 0;
@@ -188,6 +259,22 @@ static size_t mf_explain(void *state, const struct rota_prio_context *ctx,
 			.value = st->weight[f] * norm,
 		};
 	}
+	for (int r = 0; r < MT_COUNT && k < max; r++) {
+		double whole, amount;
+
+		if (st->tres_weight[r] == 0)
+			continue;
+		amount = tres_amount(ctx, job, 0, r, &whole);
+		if (amount == 0) /* as sprio: none for what it asks none of */
+			continue;
+		out[k++] = (struct rota_prio_factor){
+			.name = mt_names[r],
+			.raw = amount,
+			.norm = ratio(amount, whole),
+			.weight = st->tres_weight[r],
+			.value = st->tres_weight[r] * ratio(amount, whole),
+		};
+	}
 	if (job->nice && k < max)
 		out[k++] = (struct rota_prio_factor){
 			.name = "nice",
@@ -210,9 +297,77 @@ static void mf_describe(void *state, char *buf, size_t len)
 					 f ? " " : "", mf_keys[f],
 					 st->weight[f]);
 	if (used < len)
-		snprintf(buf + used, len - used, " MaxAge=%llds%s",
-			 (long long)st->max_age,
-			 st->favor_small ? " FavorSmall" : "");
+		used += (size_t)snprintf(buf + used, len - used,
+					 " MaxAge=%llds%s",
+					 (long long)st->max_age,
+					 st->favor_small ? " FavorSmall" : "");
+	for (int r = 0, n = 0; r < MT_COUNT && used < len; r++)
+		if (st->tres_weight[r] != 0)
+			used += (size_t)snprintf(
+				buf + used, len - used, "%s%s=%g",
+				n++ ? "," : " WeightTRES=", mt_keys[r],
+				st->tres_weight[r]);
+}
+
+/* One "Name=weight" of WeightTRES; -EINVAL with 'err' filled. */
+static int tres_item(struct mf_state *st, const char *item, size_t len,
+		     const char *where, char *err, size_t errlen)
+{
+	char text[64], *eq, *end;
+	double w;
+
+	if (len >= sizeof(text))
+		len = sizeof(text) - 1;
+	memcpy(text, item, len);
+	text[len] = '\0';
+	eq = strchr(text, '=');
+	if (!eq) {
+		snprintf(err, errlen, "%s: WeightTRES: '%s' is not "
+			 "resource=weight", where, text);
+		return -EINVAL;
+	}
+	*eq++ = '\0';
+	errno = 0;
+	w = strtod(eq, &end);
+	if (!*eq || *end || errno || !(w >= 0 && w <= 1e12)) {
+		snprintf(err, errlen, "%s: WeightTRES: %s: '%s' is not a "
+			 "weight from 0", where, text, eq);
+		return -EINVAL;
+	}
+	for (int r = 0; r < MT_COUNT; r++) {
+		if (strcasecmp(text, mt_keys[r]) == 0) {
+			st->tres_weight[r] = w;
+			st->any_tres |= w != 0;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "%s: WeightTRES: unknown resource '%s' (CPU, "
+		 "Mem, Node, GRES/gpu)", where, text);
+	return -EINVAL;
+}
+
+/* WeightTRES="CPU=1000,Mem=2000,GRES/gpu=3000" (Slurm's spelling). */
+static int tres_weights(struct mf_state *st, const struct rota_host *host,
+			const struct rota_plugin_conf *conf, char *err,
+			size_t errlen)
+{
+	const char *text = NULL;
+	char where[128] = "";
+
+	if (host->size < offsetof(struct rota_host, conf_string) +
+				 sizeof(host->conf_string) ||
+	    !host->conf_string)
+		return 0;
+	host->conf_string(conf, "WeightTRES", &text, where, sizeof(where));
+	while (text && *text) {
+		size_t len = strcspn(text, ",");
+		int rc = tres_item(st, text, len, where, err, errlen);
+
+		if (rc)
+			return rc;
+		text += len + (text[len] == ',');
+	}
+	return 0;
 }
 
 static int mf_init(const struct rota_host *host,
@@ -224,6 +379,7 @@ static int mf_init(const struct rota_host *host,
 	struct mf_state *st = calloc(1, sizeof(*st));
 	int rc = 0;
 
+	*state = NULL;
 	if (!st) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -242,6 +398,8 @@ static int mf_init(const struct rota_host *host,
 	if (rc == 0)
 		rc = host->conf_choice(conf, "SizeBy", size_by, &st->size_by,
 				       err, errlen);
+	if (rc == 0)
+		rc = tres_weights(st, host, conf, err, errlen);
 	if (rc < 0) {
 		free(st);
 		return rc;

@@ -459,6 +459,13 @@ static const struct {
 	  "rota.conf:1: MaxTRES: cpu: '-4' is not a whole number" },
 	{ "AccountName=a GrpTRESRunMins=mem=5",
 	  "rota.conf:1: GrpTRESRunMins: unknown resource 'mem' (cpu)" },
+	{ "AccountName=a GrpTRES=gres/gpu=x",
+	  "rota.conf:1: GrpTRES: gres/gpu: 'x' is not a whole number" },
+	{ "QOSName=q MaxTRESPerUser=licenses=2",
+	  "rota.conf:1: MaxTRESPerUser: unknown resource 'licenses' (cpu, "
+	  "mem, node, gres/gpu)" },
+	{ "AccountName=a MaxTRESPerUser=gres/gpu=2",
+	  "rota.conf:1: MaxTRESPerUser: unknown key on a AccountName line" },
 	{ "QOSName=q MaxWall=-5", "rota.conf:1: MaxWall: '-5' is negative" },
 	{ "QOSName=q MaxIdle=lots",
 	  "rota.conf:1: MaxIdle: 'lots' is not a whole number from 0 (or "
@@ -563,7 +570,9 @@ START_TEST(test_limits)
 		"UserName=ana Account=physics MaxIdle=8 MaxPS=72000 "
 		"MaxPSHard=1080000 MaxWall=5-00:00:00\n"
 		"QOSName=long MaxWall=14-00:00:00 MaxSubmitJobs=UNLIMITED "
-		"Allocation=5000\n");
+		"Allocation=5000 GrpTRES=node=8,gres/gpu=16 "
+		"MaxTRESPerUser=gres/gpu=8,mem=64G MaxTRESPerAccount=cpu=512\n"
+		"AccountName=chem GrpTRES=cpu=100,mem=1T\n");
 	const struct rota_conf_limits *a = &conf->accounts[0].limits;
 	const struct rota_conf_limits *u = &conf->users[0].limits;
 	const struct rota_conf_limits *q = &conf->qos[0].limits;
@@ -582,6 +591,17 @@ START_TEST(test_limits)
 	ck_assert_int_eq(q->max_wall, 14 * 86400);
 	ck_assert_int_eq(q->max_submit, -1);
 	ck_assert_int_eq(q->allocation, 5000);
+	ck_assert_int_eq(q->grp.node, 8);
+	ck_assert_int_eq(q->grp.gpu, 16);
+	ck_assert_int_eq(q->grp.cpu, -1);
+	ck_assert_int_eq(q->per_user.gpu, 8);
+	ck_assert_int_eq(q->per_user.mem, 65536);
+	ck_assert_int_eq(q->per_account.cpu, 512);
+	ck_assert_int_eq(q->per_account.gpu, -1);
+	ck_assert_int_eq(a->grp.cpu, -1);
+	ck_assert_int_eq(a->per_user.gpu, -1);
+	ck_assert_int_eq(conf->accounts[1].limits.grp.cpu, 100);
+	ck_assert_int_eq(conf->accounts[1].limits.grp.mem, 1024 * 1024);
 	rota_conf_destroy(conf);
 }
 END_TEST

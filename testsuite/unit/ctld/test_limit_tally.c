@@ -21,6 +21,7 @@
 #include "common/msg.h"
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
+#include "ctld/core/core_internal.h"
 #include "testsuite/unit/ctld/fixture.h"
 
 #define T0 ((int64_t)1700000000)
@@ -207,6 +208,120 @@ END_TEST
  * submit judges that one job, not all of them; an end that frees the
  * QOS has the limited ones judged again.
  */
+/*
+ * What running jobs hold, per holder and per user and account of a QOS,
+ * follows starts and ends and matches a count from scratch; the running
+ * limits read it (MaxTRESPerUser, GrpTRES) without counting jobs.
+ */
+START_TEST(test_held_follow_jobs)
+{
+	static const char text[] =
+		"NodeName=n1 CPUs=8 RealMemory=16G\n"
+		"QueueName=batch Default=yes\n"
+		"QOSName=normal MaxTRESPerUser=cpu=3 GrpTRES=cpu=5\n"
+		"AccountName=physics\n"
+		"UserName=ana Account=physics\n"
+		"UserName=bob Account=physics\n";
+	const struct rota_limit_set *q;
+	struct rota_error err = { "" };
+	uint32_t ana[4], bob[3];
+	int64_t h[TALLY_RES];
+
+	fixture_start(text, T0, &core, &conf);
+	q = &core->qos_limits[0];
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(submit_as("ana", ANA, NULL, false, &ana[i],
+					   &err), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(submit_as("bob", BOB, NULL, false, &bob[i],
+					   &err), 0);
+	ck_assert(core_limits_consistent(core));
+	pass(T0 + 1);
+	ck_assert_int_eq(state(ana[2]), ROTA_JOB_RUNNING);
+	ck_assert_str_eq(reason(ana[3]), "QOSMaxCpuPerUserLimit (3 + 1 > 3)");
+	ck_assert_int_eq(state(bob[1]), ROTA_JOB_RUNNING);
+	ck_assert_str_eq(reason(bob[2]), "QOSGrpCpuLimit (5 + 1 > 5)");
+	limit_tally_held(core, q, 0, h);
+	ck_assert_int_eq(h[TALLY_CPU], 5);
+	ck_assert_int_eq(h[TALLY_NODE], 5);
+	limit_tally_held(core, q, limit_tally_user_key(ANA), h);
+	ck_assert_int_eq(h[TALLY_CPU], 3);
+	limit_tally_held(core, q, limit_tally_user_key(BOB), h);
+	ck_assert_int_eq(h[TALLY_CPU], 2);
+	/* ana's first ends: her fourth starts, bob's third still waits */
+	fixture_end_job(core, T0 + 2, ana[0]);
+	ck_assert(core_limits_consistent(core));
+	pass(T0 + 3);
+	ck_assert_int_eq(state(ana[3]), ROTA_JOB_RUNNING);
+	ck_assert_str_eq(reason(bob[2]), "QOSGrpCpuLimit (5 + 1 > 5)");
+	ck_assert_int_eq(end_running(T0 + 4), 5);
+	pass(T0 + 5);
+	ck_assert_int_eq(state(bob[2]), ROTA_JOB_RUNNING);
+	limit_tally_held(core, q, limit_tally_user_key(ANA), h);
+	ck_assert_int_eq(h[TALLY_CPU], 0);
+	limit_tally_held(core, q, 0, h);
+	ck_assert_int_eq(h[TALLY_CPU], 1);
+}
+END_TEST
+
+/* A job of 'cores' cores and 'limit' seconds for 'user'. */
+static uint32_t submit_sized(const char *user, uid_t uid, uint32_t cores,
+			     int64_t limit)
+{
+	struct rota_job_desc d = {
+		.name = rota_xstrdup("job"),
+		.script = rota_xstrdup("#!/bin/sh\ntrue\n"),
+		.workdir = rota_xstrdup("/tmp"),
+		.ntasks = 1,
+		.cpus_per_task = cores,
+		.time_limit = limit,
+	};
+	struct core_submit req = { .desc = &d, .uid = uid, .gid = uid,
+				   .user = user };
+	struct rota_error err = { "" };
+	uint32_t id = 0;
+
+	ck_assert_msg(core_submit(core, T0, &req, &id, &err) == 0,
+		      "submit: %s", err.text);
+	rota_job_desc_clear(&d);
+	return id;
+}
+
+/*
+ * Backfill starts the jobs that fit before the head job's start, and
+ * counts each it starts: of ana's three 1-core jobs, all idle before the
+ * pass, it starts two under her GrpTRES=cpu=2 and holds the third.
+ */
+START_TEST(test_backfill_counts_started)
+{
+	static const char text[] =
+		"NodeName=n1 CPUs=8 RealMemory=16G\n"
+		"QueueName=batch Default=yes\n"
+		"Sched=backfill\n"
+		"AccountName=physics\n"
+		"UserName=ana Account=physics GrpTRES=cpu=2\n"
+		"UserName=bob Account=physics\n";
+	uint32_t blocker, head, a[3];
+
+	fixture_start(text, T0, &core, &conf);
+	blocker = submit_sized("bob", BOB, 5, 1000);
+	pass(T0 + 1);
+	ck_assert_int_eq(state(blocker), ROTA_JOB_RUNNING);
+	head = submit_sized("bob", BOB, 8, 1000);
+	for (int i = 0; i < 3; i++)
+		a[i] = submit_sized("ana", ANA, 1, 100);
+	pass(T0 + 2); /* the main pass: the head job waits, the rest too */
+	ck_assert_int_eq(state(a[0]), ROTA_JOB_PENDING);
+	fixture_passes(core, T0 + 2);
+	ck_assert(core_limits_consistent(core));
+	ck_assert_int_eq(state(head), ROTA_JOB_PENDING);
+	ck_assert_int_eq(state(a[0]), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(a[1]), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(a[2]), ROTA_JOB_PENDING);
+	ck_assert_str_eq(reason(a[2]), "AssocGrpCpuLimit (2 + 1 > 2)");
+}
+END_TEST
+
 START_TEST(test_submit_judges_one)
 {
 	const struct core_sched_stats *st;
@@ -347,6 +462,8 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_counts_follow_jobs);
 	tcase_add_test(tc, test_submit_judges_one);
+	tcase_add_test(tc, test_held_follow_jobs);
+	tcase_add_test(tc, test_backfill_counts_started);
 	tcase_add_test(tc, test_moved_holder_only);
 	tcase_add_test(tc, test_restored_counted);
 	suite_add_tcase(s, tc);

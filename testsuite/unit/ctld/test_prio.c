@@ -327,6 +327,24 @@ START_TEST(test_user_factor_lowers_only)
 }
 END_TEST
 
+/*
+ * WeightTRES: the job's cores over its queue's (Slurm's partition's),
+ * whether rated at submit or in a full rating.
+ */
+START_TEST(test_tres_weight)
+{
+	uint32_t a, b;
+
+	start("Priority=multifactor WeightTRES=CPU=1000\n");
+	a = submit(T0, SUB());
+	ck_assert_double_eq_tol(prio(a), 125, 1e-9); /* 1 of n1's 8 */
+	ck_assert_int_eq(core_prio_update(core, T0 + 1), 0);
+	ck_assert_double_eq_tol(prio(a), 125, 1e-9);
+	b = submit(T0, SUB(.queue = "high"));
+	ck_assert_double_eq_tol(prio(b), 125, 1e-9);
+}
+END_TEST
+
 START_TEST(test_nice)
 {
 	struct rota_error err = { "" };
@@ -385,6 +403,7 @@ static Suite *prio_suite(void)
 	tcase_add_loop_test(tc, test_release_rights, 0, N(releases));
 	tcase_add_test(tc, test_hold_errors);
 	tcase_add_test(tc, test_user_factor_lowers_only);
+	tcase_add_test(tc, test_tres_weight);
 	tcase_add_test(tc, test_nice);
 	tcase_add_test(tc, test_calc_period);
 	tcase_add_test(tc, test_nan_is_zero);

@@ -98,12 +98,50 @@ static int fake_conf_where(const struct rota_plugin_conf *conf,
 	return 0;
 }
 
+static int fake_conf_bool(const struct rota_plugin_conf *conf,
+			  const char *key, bool *out, char *err,
+			  size_t errlen)
+{
+	int line;
+	const struct setting *s = lookup(conf, key, &line);
+
+	if (!s)
+		return 0;
+	if (!strcasecmp(s->value, "yes") || !strcasecmp(s->value, "no")) {
+		*out = !strcasecmp(s->value, "yes");
+		return 0;
+	}
+	snprintf(err, errlen, "test.conf:%d: %s: not yes or no", line, key);
+	return -EINVAL;
+}
+
+static int fake_conf_choice(const struct rota_plugin_conf *conf,
+			    const char *key, const char *const *choices,
+			    unsigned *out, char *err, size_t errlen)
+{
+	int line;
+	const struct setting *s = lookup(conf, key, &line);
+
+	if (!s)
+		return 0;
+	for (unsigned i = 0; choices[i]; i++) {
+		if (!strcasecmp(s->value, choices[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "test.conf:%d: %s: not a choice", line, key);
+	return -EINVAL;
+}
+
 void fake_host_init(struct rota_host *host)
 {
 	*host = (struct rota_host){
 		.size = sizeof(*host),
 		.conf_double = fake_conf_double,
 		.conf_duration = fake_conf_duration,
+		.conf_bool = fake_conf_bool,
+		.conf_choice = fake_conf_choice,
 		.conf_string = fake_conf_string,
 		.conf_where = fake_conf_where,
 	};

@@ -74,6 +74,60 @@ static const struct rota_limits_ops *ops(const struct rota_plugin *p)
 	return p->ops;
 }
 
+/* What the host's limit_tally.c keeps: one running job's part in it. */
+static void use_add(struct rota_limit_tres *u, const struct rota_limit_job *r)
+{
+	u->cpu += r->cores;
+	u->mem += (int64_t)r->mem_mb;
+	u->node += r->nodes;
+	u->gpu += r->gpus;
+}
+
+/* Is 'set' among the accounts of 'r'? */
+static bool holds(const struct rota_limit_job *r,
+		  const struct rota_limit_set *set)
+{
+	for (size_t e = 0; r->account_limits && r->account_limits[e]; e++)
+		if (r->account_limits[e] == set)
+			return true;
+	return false;
+}
+
+/* A pending job's running_use, by id (ids stay below 16 here). */
+static struct rota_limit_tres use_store[16][8];
+
+/* As the host does: what the running jobs of 'all' hold, for pending 'j'. */
+static void host_use(const struct rota_limit_job *all, size_t n,
+		     struct rota_limit_job *j)
+{
+	struct rota_limit_tres *u = use_store[j->id % 16];
+	size_t depth = 0;
+
+	while (j->account_limits && j->account_limits[depth])
+		depth++;
+	memset(u, 0, sizeof(use_store[0]));
+	for (size_t i = 0; i < n; i++) {
+		const struct rota_limit_job *r = &all[i];
+
+		if (!r->running)
+			continue;
+		if (r->user_limits == j->user_limits)
+			use_add(&u[0], r);
+		for (size_t d = 0; d < depth; d++)
+			if (holds(r, j->account_limits[d]))
+				use_add(&u[1 + d], r);
+		if (r->qos_limits != j->qos_limits)
+			continue;
+		use_add(&u[1 + depth], r);
+		if (!strcmp(r->user, j->user))
+			use_add(&u[2 + depth], r);
+		if (depth && r->account_limits &&
+		    r->account_limits[0] == j->account_limits[0])
+			use_add(&u[3 + depth], r);
+	}
+	j->running_use = u;
+}
+
 /* classify 'jobs' afresh: outputs cleared first, as the host does */
 static void classify(const struct rota_plugin *p, void *state,
 		     struct rota_limit_job *jobs, size_t n)
@@ -81,6 +135,9 @@ static void classify(const struct rota_plugin *p, void *state,
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].blocked = false;
 		jobs[i].reason[0] = '\0';
+		jobs[i].detail[0] = '\0';
+		if (!jobs[i].running)
+			host_use(jobs, n, &jobs[i]);
 	}
 	ck_assert_int_eq(ops(p)->classify(state, NOW, jobs, n), 0);
 }
@@ -110,7 +167,10 @@ static struct rota_limit_set unset(void)
 		.max_jobs = -1, .max_submit = -1, .max_wall = -1,
 		.max_cpus = -1, .max_mem = -1, .max_nodes = -1,
 		.cpu_run_mins = -1, .max_idle = -1, .max_ps = -1,
-		.max_ps_hard = -1, .allocation = -1,
+		.max_ps_hard = -1, .allocation = -1, .max_gpus = -1,
+		.grp_tres = { -1, -1, -1, -1 },
+		.user_tres = { -1, -1, -1, -1 },
+		.account_tres = { -1, -1, -1, -1 },
 	};
 }
 
@@ -859,6 +919,210 @@ START_TEST(test_slurm_running_changed)
 }
 END_TEST
 
+/* ---- slurm: running limits (GrpTRES, MaxTRESPerUser/Account) ----------- */
+
+static struct rota_limit_job gpu_job(uint32_t id, const char *user,
+				     uint32_t gpus, bool is_running)
+{
+	struct rota_limit_job j = is_running ? running(id, user, 1, HOUR)
+					     : job(id, user, 1, HOUR);
+
+	j.gpus = gpus;
+	j.nodes = 1;
+	return j;
+}
+
+static void assert_detail(const struct rota_limit_job *j, const char *want)
+{
+	ck_assert_str_eq(j->detail, want);
+}
+
+/* The example: ana holds 6 GPUs of 8; a job of 4 waits, 2 not. */
+START_TEST(test_slurm_gpus_per_user)
+{
+	void *st;
+	struct rota_limit_job jobs[5], one;
+	char why[96];
+
+	holders_reset();
+	normal_set.user_tres.gpu = 8;
+	st = slurm_init();
+	jobs[0] = gpu_job(1, "ana", 4, true);
+	jobs[1] = gpu_job(2, "ana", 2, true);
+	jobs[2] = gpu_job(3, "ana", 4, false);
+	jobs[3] = gpu_job(4, "bob", 8, false);
+	jobs[4] = gpu_job(5, "ana", 2, false);
+	classify(&rota_plugin_limits_slurm, st, jobs, 5);
+	assert_blocked(&jobs[2], "QOSMaxGRESPerUser (6 + 4 > 8)");
+	assert_detail(&jobs[2], "user 'ana' holds 6 of the 8 GPUs "
+				"MaxTRESPerUser=gres/gpu=8 of QOS 'normal' "
+				"allows; the job asks 4");
+	assert_idle(&jobs[3]); /* bob's own 8 */
+	assert_idle(&jobs[4]);
+	/* the 2 starts: ana is at 8, and the host counts it at once */
+	ck_assert_int_eq(start(&rota_plugin_limits_slurm, st, &jobs[4], true,
+			       why), 0);
+	jobs[4].running = true;
+	one = gpu_job(6, "ana", 1, false);
+	host_use(jobs, 5, &one);
+	ck_assert_int_eq(start(&rota_plugin_limits_slurm, st, &one, true,
+			       why), 1);
+	ck_assert_str_eq(why, "QOSMaxGRESPerUser (8 + 1 > 8)");
+	jobs[4].running = false;
+	/* job 1 ends: the 4 fits again */
+	classify(&rota_plugin_limits_slurm, st, &jobs[1], 2);
+	assert_idle(&jobs[2]);
+	rota_plugin_limits_slurm.fini(st);
+}
+END_TEST
+
+/* GrpTRES: an account counts its users' jobs; the QOS all of its own. */
+START_TEST(test_slurm_grp_tres)
+{
+	void *st;
+	struct rota_limit_job jobs[4];
+
+	holders_reset();
+	physics_set.grp_tres.cpu = 10;
+	st = slurm_init();
+	jobs[0] = running(1, "ana", 4, HOUR);
+	jobs[1] = running(2, "bob", 4, HOUR);
+	jobs[2] = job(3, "ana", 3, HOUR);
+	jobs[3] = job(4, "bob", 2, HOUR);
+	classify(&rota_plugin_limits_slurm, st, jobs, 4);
+	assert_blocked(&jobs[2], "AssocGrpCpuLimit (8 + 3 > 10)");
+	assert_detail(&jobs[2], "account 'physics' holds 8 of the 10 cores "
+				"its GrpTRES=cpu=10 allows; the job asks 3");
+	assert_idle(&jobs[3]);
+
+	/* the root account's memory, and the QOS's nodes and GPUs */
+	holders_reset();
+	root_set.grp_tres.mem = 4096;
+	jobs[0].mem_mb = 3000;
+	jobs[2].cores = 1;
+	jobs[2].mem_mb = 2000;
+	classify(&rota_plugin_limits_slurm, st, jobs, 4);
+	assert_blocked(&jobs[2], "AssocGrpMemLimit (3000M + 2000M > 4096M)");
+	assert_detail(&jobs[2], "the parent account of 'physics' holds 3000M "
+				"of the 4096M of memory its GrpTRES=mem=4096M "
+				"allows; the job asks 2000M");
+	holders_reset();
+	normal_set.grp_tres.node = 2;
+	normal_set.grp_tres.gpu = 3;
+	jobs[0].nodes = 1;
+	jobs[1].nodes = 1;
+	jobs[1].gpus = 2;
+	jobs[3].gpus = 1;
+	classify(&rota_plugin_limits_slurm, st, jobs, 4);
+	assert_blocked(&jobs[2], "QOSGrpNodeLimit (2 + 1 > 2)");
+	assert_detail(&jobs[2], "QOS 'normal' holds 2 of the 2 nodes its "
+				"GrpTRES=node=2 allows; the job asks 1");
+	normal_set.grp_tres.node = -1;
+	classify(&rota_plugin_limits_slurm, st, jobs, 4);
+	assert_idle(&jobs[2]);
+	assert_idle(&jobs[3]); /* 2 + 1 GPUs: at the limit, not past it */
+	jobs[3].gpus = 2;
+	classify(&rota_plugin_limits_slurm, st, jobs, 4);
+	assert_blocked(&jobs[3], "QOSGrpGRES (2 + 2 > 3)");
+	rota_plugin_limits_slurm.fini(st);
+}
+END_TEST
+
+/* MaxTRESPerAccount and the user's own GrpTRES, each with its reason. */
+START_TEST(test_slurm_tres_per_account)
+{
+	void *st;
+	struct rota_limit_job jobs[3];
+
+	holders_reset();
+	normal_set.account_tres.cpu = 6;
+	st = slurm_init();
+	jobs[0] = running(1, "ana", 4, HOUR);
+	jobs[1] = job(2, "bob", 4, HOUR);
+	jobs[2] = job(3, "bob", 2, HOUR);
+	classify(&rota_plugin_limits_slurm, st, jobs, 3);
+	assert_blocked(&jobs[1], "MaxCpuPerAccount (4 + 4 > 6)");
+	assert_detail(&jobs[1], "account 'physics' holds 4 of the 6 cores "
+				"MaxTRESPerAccount=cpu=6 of QOS 'normal' "
+				"allows; the job asks 4");
+	assert_idle(&jobs[2]);
+	normal_set.account_tres.cpu = -1;
+	normal_set.user_tres.cpu = 5;
+	bob_set.grp_tres.cpu = 3;
+	classify(&rota_plugin_limits_slurm, st, jobs, 3);
+	assert_blocked(&jobs[1], "AssocGrpCpuLimit (0 + 4 > 3)");
+	assert_detail(&jobs[1], "user 'bob' holds 0 of the 3 cores its "
+				"GrpTRES=cpu=3 allows; the job asks 4");
+	jobs[2].user = "ana";
+	jobs[2].user_limits = &ana_set;
+	classify(&rota_plugin_limits_slurm, st, jobs, 3);
+	assert_blocked(&jobs[2], "QOSMaxCpuPerUserLimit (4 + 2 > 5)");
+	rota_plugin_limits_slurm.fini(st);
+}
+END_TEST
+
+/* A job past a running limit by itself is refused at submit. */
+START_TEST(test_slurm_run_alone)
+{
+	void *st;
+	struct rota_limit_job j;
+	char err[256];
+
+	holders_reset();
+	normal_set.user_tres.gpu = 8;
+	physics_set.grp_tres.mem = 1024;
+	st = slurm_init();
+	j = gpu_job(1, "ana", 8, false);
+	j.mem_mb = 1024;
+	ck_assert_int_eq(admit(&rota_plugin_limits_slurm, st, &j, NULL, 0,
+			       err), 0);
+	j.gpus = 9;
+	ck_assert_int_eq(admit(&rota_plugin_limits_slurm, st, &j, NULL, 0,
+			       err), -EINVAL);
+	ck_assert_str_eq(err, "9 GPUs exceed MaxTRESPerUser gres/gpu=8 of "
+			      "QOS 'normal'");
+	j.gpus = 1;
+	j.mem_mb = 1025;
+	ck_assert_int_eq(admit(&rota_plugin_limits_slurm, st, &j, NULL, 0,
+			       err), -EINVAL);
+	ck_assert_str_eq(err, "1025M of memory exceeds GrpTRES mem=1024M of "
+			      "account 'physics'");
+	rota_plugin_limits_slurm.fini(st);
+}
+END_TEST
+
+/* A job's start or end moves a GrpTRES holder; MaxTRESPerUser its QOS. */
+START_TEST(test_slurm_running_changed_tres)
+{
+	const struct rota_limits_ops *o = ops(&rota_plugin_limits_slurm);
+	const struct rota_limit_set *moved[4];
+	struct rota_limit_job r[3];
+	void *st;
+
+	holders_reset();
+	physics_set.grp_tres.gpu = 8;
+	st = slurm_init();
+	r[0] = gpu_job(1, "ana", 2, true);
+	r[1] = gpu_job(2, "bob", 2, true);
+	r[2] = gpu_job(3, "ana", 0, true);
+	ck_assert_int_lt(o->running_changed(st, NOW, r, 1, moved, 4), 0);
+	ck_assert_int_eq(o->running_changed(st, NOW, r, 1, moved, 4), 0);
+	ck_assert_int_eq(o->running_changed(st, NOW, r, 2, moved, 4), 1);
+	ck_assert_ptr_eq(moved[0], &physics_set);
+	rota_plugin_limits_slurm.fini(st);
+
+	/* per user: one job for another of the same size moves the QOS */
+	holders_reset();
+	normal_set.user_tres.gpu = 8;
+	st = slurm_init();
+	ck_assert_int_lt(o->running_changed(st, NOW, r, 1, moved, 4), 0);
+	ck_assert_int_eq(o->running_changed(st, NOW, r, 1, moved, 4), 0);
+	ck_assert_int_eq(o->running_changed(st, NOW, &r[1], 1, moved, 4), 1);
+	ck_assert_ptr_eq(moved[0], &normal_set);
+	rota_plugin_limits_slurm.fini(st);
+}
+END_TEST
+
 static Suite *limits_suite(void)
 {
 	Suite *s = suite_create("limits");
@@ -886,6 +1150,11 @@ static Suite *limits_suite(void)
 	tcase_add_test(tc, test_slurm_max_submit);
 	tcase_add_test(tc, test_slurm_max_submit_counted);
 	tcase_add_test(tc, test_slurm_running_changed);
+	tcase_add_test(tc, test_slurm_gpus_per_user);
+	tcase_add_test(tc, test_slurm_grp_tres);
+	tcase_add_test(tc, test_slurm_tres_per_account);
+	tcase_add_test(tc, test_slurm_run_alone);
+	tcase_add_test(tc, test_slurm_running_changed_tres);
 	suite_add_tcase(s, tc);
 	return s;
 }

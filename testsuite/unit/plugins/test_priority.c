@@ -28,6 +28,7 @@
 
 extern const struct rota_plugin rota_plugin_priority_formula;
 extern const struct rota_plugin rota_plugin_priority_sge;
+extern const struct rota_plugin rota_plugin_priority_multifactor;
 extern const struct rota_plugin rota_plugin_priority_maui;
 
 #define IT4I "1000*queue_priority + fairshare_priority/1000 + " \
@@ -734,6 +735,47 @@ START_TEST(test_sge_resource_per_job)
 					 .job_cores_min = lo,
 					 .job_cores_max = hi };
 	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+ * Slurm's PriorityWeightTRES, against a real slurmctld 22.05 with
+ * slurmdbd (PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000, every
+ * other weight 0; partition batch of cpu=32,mem=64000M,gres/gpu=8,
+ * partition gpu of cpu=16,mem=32000M,gres/gpu=8):
+ *
+ *   job  partition  -n  --mem  GPUs  sprio TRES                    PRIORITY
+ *   1    batch       4  4000   0     cpu=125,mem=125               250
+ *   2    gpu         2  2000   2     cpu=125,mem=125,gres/gpu=750  1000
+ *   3    batch       8  8000   1     cpu=250,mem=250,gres/gpu=375  875
+ *   4    gpu         1  100    3     cpu=62,mem=6,gres/gpu=1125    1193
+ *
+ * and, without the GPU weight, batch jobs of 3 CPUs and 1000M
+ * (cpu=94,mem=31: 125) and 5 CPUs and 1100M (cpu=156,mem=34: 190).  A
+ * job's share is of its partition (job 2's 2 CPUs of 16), sprio rounds
+ * each term, and PRIORITY truncates their sum (190.625: 190; 1193.75:
+ * 1193); Rota keeps the fraction.
+ */
+START_TEST(test_multifactor_tres)
+{
+	static const struct setting s[] = {
+		{ "WeightTRES", "CPU=1000,Mem=2000,GRES/gpu=3000" },
+	};
+	static const uint32_t gpus[] = { 0, 2, 1, 3, 0, 0 };
+	static const uint32_t qcores[] = { 32, 16, 32, 16, 32, 32 };
+	static const uint64_t qmem[] = { 64000, 32000, 64000, 32000, 64000,
+					 64000 };
+	static const uint32_t qnodes[] = { 3, 2, 3, 2, 3, 3 };
+	static const uint32_t qgpus[] = { 8, 8, 8, 8, 8, 8 };
+	const struct rota_plugin *p = &rota_plugin_priority_multifactor;
+	const struct rota_priority_ops *ops = p->ops;
+	struct rota_prio_job jobs[6];
+	struct rota_prio_context ctx = {
+		.now = 1700000000, .job_gpus = gpus,
+		.job_queue_cores = qcores, .job_queue_mem_mb = qmem,
+		.job_queue_nodes = qnodes, .job_queue_gpus = qgpus,
+	};
+	struct rota_prio_context one = ctx;
+	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	static const uint32_t cores[] = { 4, 2, 8, 1, 3, 5 };
+	static const uint64_t mem[] = { 4000, 2000, 8000, 100, 1000, 1100 };
+	static const double want[] = { 250, 1000, 875, 1193.75, 125, 190.625 };
 	char err[160], buf[512];
 	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
 
@@ -750,7 +792,62 @@ START_TEST(test_sge_resource_per_job)
 	ops->describe(st, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(strstr(buf, " ResourceUrgency=lic:1000,"
 					  "ljob:300:job"));
+	for (size_t i = 0; i < N(jobs); i++) {
+		jobs[i] = job_base((uint32_t)i + 1);
+		jobs[i].cores = cores[i];
+		jobs[i].mem_mb = mem[i];
+	}
+	ck_assert_int_eq(ops->compute(st, &ctx, jobs, N(jobs)), 0);
+	for (size_t i = 0; i < N(jobs); i++)
+		ck_assert_msg(fabs(jobs[i].priority - want[i]) < 1e-9,
+			      "job %zu: %.6f, want %.6f", i + 1,
+			      jobs[i].priority, want[i]);
+	/* rota prio's terms of the 5-CPU job: no GPU, no GPU term */
+	one.job_gpus = &gpus[5];
+	one.job_queue_cores = &qcores[5];
+	one.job_queue_mem_mb = &qmem[5];
+	one.job_queue_nodes = &qnodes[5];
+	one.job_queue_gpus = &qgpus[5];
+	ck_assert_uint_eq(ops->explain(st, &one, &jobs[5], f, N(f)), 2);
+	check_factor(&f[0], "tres/cpu", 5, 5.0 / 32, 1000, 156.25);
+	check_factor(&f[1], "tres/mem", 1100, 1100.0 / 64000, 2000, 34.375);
+	/* job 4: 3 GPUs of its partition's 8, 3000 x 3 / 8 (sprio 1125) */
+	one.job_gpus = &gpus[3];
+	one.job_queue_cores = &qcores[3];
+	one.job_queue_mem_mb = &qmem[3];
+	one.job_queue_nodes = &qnodes[3];
+	one.job_queue_gpus = &qgpus[3];
+	ck_assert_uint_eq(ops->explain(st, &one, &jobs[3], f, N(f)), 3);
+	check_factor(&f[0], "tres/cpu", 1, 1.0 / 16, 1000, 62.5);
+	check_factor(&f[1], "tres/mem", 100, 100.0 / 32000, 2000, 6.25);
+	check_factor(&f[2], "tres/gres/gpu", 3, 3.0 / 8, 3000, 1125);
+	ops->describe(st, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, " WeightTRES=CPU=1000,Mem=2000,"
+					  "GRES/gpu=3000"));
 	p->fini(st);
+}
+END_TEST
+
+START_TEST(test_multifactor_tres_errors)
+{
+	static const struct setting bad[][1] = {
+		{ { "WeightTRES", "CPU=1000,license/matlab=5" } },
+		{ { "WeightTRES", "CPU" } },
+		{ { "WeightTRES", "Mem=-1" } },
+	};
+	static const char *const want[] = {
+		"test.conf:1: WeightTRES: unknown resource 'license/matlab' "
+		"(CPU, Mem, Node, GRES/gpu)",
+		"test.conf:1: WeightTRES: 'CPU' is not resource=weight",
+		"test.conf:1: WeightTRES: Mem: '-1' is not a weight from 0",
+	};
+	char err[160];
+
+	for (size_t i = 0; i < N(bad); i++) {
+		plugin_start(&rota_plugin_priority_multifactor, bad[i], 1,
+			     -EINVAL, err, sizeof(err));
+		ck_assert_str_eq(err, want[i]);
+	}
 }
 END_TEST
 
@@ -1229,6 +1326,8 @@ static Suite *priority_suite(void)
 	tcase_add_test(tc, test_sge_held_and_running);
 	tcase_add_test(tc, test_sge_resource_urgency);
 	tcase_add_test(tc, test_sge_resource_per_job);
+	tcase_add_test(tc, test_multifactor_tres);
+	tcase_add_test(tc, test_multifactor_tres_errors);
 	tcase_add_loop_test(tc, test_sge_urgency_slots, 0, N(slot_cases));
 	tcase_add_test(tc, test_sge_urgency_slots_none);
 	tcase_add_loop_test(tc, test_sge_errors, 0, N(sge_errors));
