@@ -735,6 +735,27 @@ START_TEST(test_sge_resource_per_job)
 					 .job_cores_min = lo,
 					 .job_cores_max = hi };
 	struct rota_prio_factor f[ROTA_PRIO_FACTORS_MAX];
+	char err[160], buf[512];
+	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
+
+	ck_assert_msg(st, "%s", err);
+	ck_assert_int_eq(ops->compute(st, &ctx, jobs, 4), 0);
+	/* urgencies 800, 2200, 1200, 100: normalized over 100..2200 */
+	ck_assert_double_eq_tol(jobs[0].priority, 700.0 / 2100, 1e-12);
+	ck_assert_double_eq_tol(jobs[1].priority, 1, 1e-12);
+	ck_assert_double_eq_tol(jobs[2].priority, 1100.0 / 2100, 1e-12);
+	ck_assert_double_eq_tol(jobs[3].priority, 0, 1e-12);
+	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 11);
+	check_factor(&f[0], "urgency", 800, 700.0 / 2100, 1, 700.0 / 2100);
+	check_factor(&f[4], "urgency.resources", 600, 600, 1, 600);
+	ops->describe(st, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, " ResourceUrgency=lic:1000,"
+					  "ljob:300:job"));
+	p->fini(st);
+}
+END_TEST
+
+/*
  * Slurm's PriorityWeightTRES, against a real slurmctld 22.05 with
  * slurmdbd (PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000, every
  * other weight 0; partition batch of cpu=32,mem=64000M,gres/gpu=8,
@@ -780,18 +801,6 @@ START_TEST(test_multifactor_tres)
 	void *st = plugin_start(p, s, N(s), 0, err, sizeof(err));
 
 	ck_assert_msg(st, "%s", err);
-	ck_assert_int_eq(ops->compute(st, &ctx, jobs, 4), 0);
-	/* urgencies 800, 2200, 1200, 100: normalized over 100..2200 */
-	ck_assert_double_eq_tol(jobs[0].priority, 700.0 / 2100, 1e-12);
-	ck_assert_double_eq_tol(jobs[1].priority, 1, 1e-12);
-	ck_assert_double_eq_tol(jobs[2].priority, 1100.0 / 2100, 1e-12);
-	ck_assert_double_eq_tol(jobs[3].priority, 0, 1e-12);
-	ck_assert_uint_eq(ops->explain(st, &ctx, &jobs[0], f, N(f)), 11);
-	check_factor(&f[0], "urgency", 800, 700.0 / 2100, 1, 700.0 / 2100);
-	check_factor(&f[4], "urgency.resources", 600, 600, 1, 600);
-	ops->describe(st, buf, sizeof(buf));
-	ck_assert_ptr_nonnull(strstr(buf, " ResourceUrgency=lic:1000,"
-					  "ljob:300:job"));
 	for (size_t i = 0; i < N(jobs); i++) {
 		jobs[i] = job_base((uint32_t)i + 1);
 		jobs[i].cores = cores[i];
