@@ -44,6 +44,9 @@ static const struct {
 	const char *name;	/* folder under PluginDir */
 	const char *line;	/* its rota.conf line key */
 	size_t ops_min;		/* the ops table up to its required ops */
+	/* the oldest ABI minor whose arrays the host still reads right:
+	   a view the host passes in arrays grew, changing its stride */
+	uint32_t minor_min;
 } kinds[] = {
 	[ROTA_PLUGIN_PRIORITY] = { "priority", "Priority",
 				   offsetof(struct rota_priority_ops,
@@ -53,7 +56,8 @@ static const struct {
 					     compute) + sizeof(void *) },
 	[ROTA_PLUGIN_LIMITS] = { "limits", "Limits",
 				 offsetof(struct rota_limits_ops, classify) +
-					 sizeof(void *) },
+					 sizeof(void *),
+				 15 /* rota_limit_job grew in 1.15 */ },
 	[ROTA_PLUGIN_SCHED] = { "sched", "Sched",
 				offsetof(struct rota_sched_ops, backfill) +
 					sizeof(void *) },
@@ -284,12 +288,14 @@ static int desc_check(const struct plugin *p, enum rota_plugin_kind kind,
 	uint32_t major = d->abi >> 16;
 	uint32_t minor = d->abi & 0xffff;
 
-	if (major != ROTA_PLUGIN_ABI_MAJOR || minor > ROTA_PLUGIN_ABI_MINOR)
+	if (major != ROTA_PLUGIN_ABI_MAJOR || minor > ROTA_PLUGIN_ABI_MINOR ||
+	    minor < kinds[kind].minor_min)
 		return rota_errorf(err, -EINVAL,
 				   "%s: built for plugin ABI %u.%u, this "
-				   "controller takes %u.0 to %u.%u",
+				   "controller takes %u.%u to %u.%u",
 				   p->path, major, minor,
-				   ROTA_PLUGIN_ABI_MAJOR, ROTA_PLUGIN_ABI_MAJOR,
+				   ROTA_PLUGIN_ABI_MAJOR, kinds[kind].minor_min,
+				   ROTA_PLUGIN_ABI_MAJOR,
 				   ROTA_PLUGIN_ABI_MINOR);
 	if (d->kind != kind)
 		return rota_errorf(err, -EINVAL,

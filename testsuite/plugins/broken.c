@@ -3,7 +3,8 @@
  * Deliberately broken fairshare plugins, one per way a .so can be wrong;
  * the build makes one of each with a -DBROKEN_* flag, and
  * test_plugin_host proves the loader refuses every one with its reason.
- * BROKEN_NONE is a good plugin with one setting, Factor=, for the tests
+ * BROKEN_OLD_LIMITS is a limits plugin of an ABI whose arrays the host
+ * no longer reads right.  BROKEN_NONE is a good plugin with one setting, Factor=, for the tests
  * of settings.  Its ops table is laid out as a plugin built for ABI 1.3
  * lays it out, without factors(): the host must not read past it.
  */
@@ -67,11 +68,16 @@ const struct rota_plugin rota_plugin = {
 #endif
 #ifdef BROKEN_ABI
 	.abi = ((ROTA_PLUGIN_ABI_MAJOR + 1) << 16),
+#elif defined(BROKEN_OLD_LIMITS)
+	/* before rota_limit_job grew: the host would misread its arrays */
+	.abi = (ROTA_PLUGIN_ABI_MAJOR << 16) | 14,
 #else
 	.abi = ROTA_PLUGIN_ABI,
 #endif
 #ifdef BROKEN_KIND
 	.kind = ROTA_PLUGIN_PRIORITY,
+#elif defined(BROKEN_OLD_LIMITS)
+	.kind = ROTA_PLUGIN_LIMITS,
 #else
 	.kind = ROTA_PLUGIN_FAIRSHARE,
 #endif
@@ -85,6 +91,8 @@ const struct rota_plugin rota_plugin = {
 	.name = "noop",
 #elif defined(BROKEN_NO_SYMBOL)
 	.name = "nosym",
+#elif defined(BROKEN_OLD_LIMITS)
+	.name = "oldlimits",
 #else
 	.name = "strict",
 #endif

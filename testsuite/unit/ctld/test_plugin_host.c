@@ -96,6 +96,33 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/*
+ * A limits plugin built before its job view grew (ABI 1.15): the host
+ * would step through the views it is given with the wrong size.
+ */
+START_TEST(test_old_limits)
+{
+	char *text = rota_xasprintf("PluginDir=%s/_testplugins\n"
+				    "Limits=oldlimits\n", builddir());
+	char *want = rota_xasprintf(
+		"%s/_testplugins/limits/oldlimits.so: built for plugin ABI "
+		"1.14, this controller takes 1.15 to 1." STR(
+			ROTA_PLUGIN_ABI_MINOR),
+		builddir());
+	struct rota_error err = { "" };
+	struct plugin *p = NULL;
+
+	ck_assert_int_eq(rota_conf_load_buffer("test.conf", text, strlen(text),
+					       &conf, &err), 0);
+	ck_assert_int_eq(plugin_load(conf, ROTA_PLUGIN_LIMITS, "slurm", NULL,
+				     &p, &err), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_str_eq(err.text, want);
+	free(text);
+	free(want);
+}
+END_TEST
+
 static const struct {
 	const char *line;
 	const char *error;
@@ -211,6 +238,7 @@ static Suite *plugin_host_suite(void)
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_loop_test(tc, test_refused, 0, N(refused));
+	tcase_add_test(tc, test_old_limits);
 	tcase_add_loop_test(tc, test_bad_settings, 0, N(bad_settings));
 	tcase_add_test(tc, test_loaded);
 	tcase_add_test(tc, test_older_ops_table);
