@@ -1599,7 +1599,8 @@ static bool eq_cred(const union any *a, const union any *b)
 	       u32v_eq(x->cores, x->ncores, y->cores, y->ncores) &&
 	       x->cpus_per_task == y->cpus_per_task &&
 	       x->overlap == y->overlap && x->mem_mb == y->mem_mb &&
-	       x->end_time == y->end_time;
+	       x->end_time == y->end_time &&
+	       u32v_eq(x->gpus, x->ngpus, y->gpus, y->ngpus);
 }
 
 static bool empty_cred(const union any *u)
@@ -1609,7 +1610,8 @@ static bool empty_cred(const union any *u)
 	return !c->job_id && !c->run && !c->step_id && !c->uid && !c->gid &&
 	       !c->node && !c->node_id && !c->nodes && !c->counts &&
 	       !c->nnodes && !c->cores && !c->ncores && !c->cpus_per_task &&
-	       !c->overlap && !c->mem_mb && !c->end_time;
+	       !c->overlap && !c->mem_mb && !c->end_time && !c->gpus &&
+	       !c->ngpus;
 }
 
 /* What steps.c and step_task_env rely on once a credential is open. */
@@ -1634,6 +1636,8 @@ static void check_cred(const union any *u, size_t len)
 						 c->cpus_per_task <=
 					 c->ncores);
 	FUZZ_CHECK(c->end_time >= 0 && n <= len && c->ncores <= len);
+	for (size_t i = 0; i < c->ngpus; i++) /* gpus_deny_rules' index */
+		FUZZ_CHECK(c->gpus[i] < ROTA_MSG_GPUS_MAX);
 }
 
 static void clear_cred(union any *u)
