@@ -627,7 +627,8 @@ void rota_msg_control_clear(struct rota_msg_control *m);
  * is); the reply, RESV_CREATE_REPLY, is a name body.  RESV_DELETE is a
  * name body.  RESV_LIST_REPLY: {"now":N,"resvs":[{"name":"maint",
  * "state":"ACTIVE","start":S,"end":E,"nodes":"n[1-2]","cores":16,
- * "core_count":0,"users":["ana"],"accounts":[]}]}, in creation order.
+ * "core_count":0,"users":["ana"],"accounts":[]}]}, in creation order;
+ * "gpus":G and "gpu_count":M only when not 0 (older peers send neither).
  */
 #define ROTA_MSG_RESV_SET_MAX 16
 
@@ -650,6 +651,8 @@ struct rota_resv_info {
 	char *nodes;		/* hostlist of its nodes */
 	uint32_t cores;		/* reserved, over all its nodes */
 	uint32_t core_count;	/* CoreCount= asked; 0: whole nodes */
+	uint32_t gpus;		/* GPUs reserved, over all its nodes */
+	uint32_t gpu_count;	/* GpuCount= asked */
 	char **users;		/* NULL-terminated, never NULL once decoded */
 	char **accounts;	/* empty: any */
 };

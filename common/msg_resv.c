@@ -55,13 +55,19 @@ void rota_msg_resv_create_clear(struct rota_msg_resv_create *m)
 
 static json_t *resv_pack(const struct rota_resv_info *r)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o}",
-			 "name", r->name, "state", r->state, "start",
-			 (json_int_t)r->start, "end", (json_int_t)r->end,
-			 "nodes", r->nodes, "cores", (json_int_t)r->cores,
-			 "core_count", (json_int_t)r->core_count, "users",
-			 msg_strv_pack(r->users), "accounts",
-			 msg_strv_pack(r->accounts));
+	json_t *o = json_pack(
+		"{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o}", "name",
+		r->name, "state", r->state, "start", (json_int_t)r->start,
+		"end", (json_int_t)r->end, "nodes", r->nodes, "cores",
+		(json_int_t)r->cores, "core_count", (json_int_t)r->core_count,
+		"users", msg_strv_pack(r->users), "accounts",
+		msg_strv_pack(r->accounts));
+
+	if (r->gpus)
+		json_object_set_new(o, "gpus", json_integer(r->gpus));
+	if (r->gpu_count)
+		json_object_set_new(o, "gpu_count", json_integer(r->gpu_count));
+	return o;
 }
 
 char *rota_msg_resv_list_encode(const struct rota_msg_resv_list *m,
@@ -90,17 +96,21 @@ static int resv_unpack(json_t *o, struct rota_resv_info *r,
 		       struct rota_error *err)
 {
 	const char *name, *state, *nodes;
-	json_int_t start, end, cores, count;
+	json_int_t start, end, cores, count, gpus = 0, gcount = 0;
 	json_t *users, *accounts;
-	int rc = msg_unpack(o, err,
-			    "{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o !}",
-			    "name", &name, "state", &state, "start", &start,
-			    "end", &end, "nodes", &nodes, "cores", &cores,
-			    "core_count", &count, "users", &users, "accounts",
-			    &accounts);
+	int rc = msg_unpack(
+		o, err, "{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o, s?I, s?I !}",
+		"name", &name, "state", &state, "start", &start, "end", &end,
+		"nodes", &nodes, "cores", &cores, "core_count", &count,
+		"users", &users, "accounts", &accounts, "gpus", &gpus,
+		"gpu_count", &gcount);
 
 	if (rc == 0)
 		rc = msg_range(cores, 0, UINT32_MAX, "cores", err);
+	if (rc == 0)
+		rc = msg_range(gpus, 0, UINT32_MAX, "gpus", err);
+	if (rc == 0)
+		rc = msg_range(gcount, 0, UINT32_MAX, "gpu_count", err);
 	if (rc == 0)
 		rc = msg_range(count, 0, UINT32_MAX, "core_count", err);
 	if (rc == 0)
@@ -120,6 +130,8 @@ static int resv_unpack(json_t *o, struct rota_resv_info *r,
 	r->end = end;
 	r->cores = (uint32_t)cores;
 	r->core_count = (uint32_t)count;
+	r->gpus = (uint32_t)gpus;
+	r->gpu_count = (uint32_t)gcount;
 	return rc;
 }
 

@@ -22,8 +22,8 @@ static const char help[] =
 	"       rota resv list [--noheader] [--json]\n"
 	"       rota resv delete NAME...\n"
 	"\n"
-	"Advance reservations: cores of some nodes set aside over a span of\n"
-	"time for the jobs that name the reservation (rota submit\n"
+	"Advance reservations: cores (and GPUs) of some nodes set aside over\n"
+	"a span of time for the jobs that name the reservation (rota submit\n"
 	"--reservation=NAME) and whose user and account it allows.  While it\n"
 	"is active no other job runs on its cores, and no other job starts\n"
 	"that would still hold them when it begins.  Its jobs wait (reason\n"
@@ -41,6 +41,10 @@ static const char help[] =
 	"  Nodes=HOSTLIST        whole nodes (n[01-04])\n"
 	"  CoreCount=N           N cores, on Nodes= if given, else on any\n"
 	"                        nodes, around other reservations\n"
+	"  GpuCount=M            with CoreCount=, M GPUs among those cores\n"
+	"                        (on nodes with free GPUs first); Nodes=\n"
+	"                        alone holds all the nodes' GPUs\n"
+	"  TRES=cpu=N,gres/gpu=M Slurm's spelling of CoreCount=N GpuCount=M\n"
 	"  Users=a,b             users who may use it\n"
 	"  Accounts=x,y          accounts that may use it (with Users=, a\n"
 	"                        job must match both)\n"
@@ -144,9 +148,9 @@ static void print_table(const struct rota_msg_resv_list *l, bool header)
 	char start[32], end[32], dur[32], users[256], accounts[256];
 
 	if (header)
-		printf("%-16s %-8s %-19s %-19s %12s %6s %-16s %-16s %s\n",
+		printf("%-16s %-8s %-19s %-19s %12s %6s %5s %-16s %-16s %s\n",
 		       "NAME", "STATE", "START", "END", "DURATION", "CORES",
-		       "USERS", "ACCOUNTS", "NODES");
+		       "GPUS", "USERS", "ACCOUNTS", "NODES");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct rota_resv_info *r = &l->resvs[i];
 
@@ -161,9 +165,9 @@ static void print_table(const struct rota_msg_resv_list *l, bool header)
 				     dur, sizeof(dur));
 		join(r->users, users, sizeof(users));
 		join(r->accounts, accounts, sizeof(accounts));
-		printf("%-16s %-8s %-19s %-19s %12s %6u %-16s %-16s %s\n",
-		       r->name, r->state, start, end, dur, r->cores, users,
-		       accounts, r->nodes);
+		printf("%-16s %-8s %-19s %-19s %12s %6u %5u %-16s %-16s %s\n",
+		       r->name, r->state, start, end, dur, r->cores, r->gpus,
+		       users, accounts, r->nodes);
 	}
 }
 

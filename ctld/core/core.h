@@ -919,8 +919,11 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 struct core_resv_part {
 	uint32_t node;		/* index into the node table */
 	uint32_t cores;		/* reserved there; 0 with 'whole' */
-	bool whole;		/* all of the node, whatever size it registers */
+	bool whole;		/* all of the node, whatever size it registers,
+				   its GPUs too */
 	uint32_t used;		/* of those, held by the reservation's jobs */
+	uint32_t gpus;		/* GPUs reserved there; 0 with 'whole' */
+	uint32_t gpus_used;	/* of the GPUs, held by its jobs */
 };
 
 struct core_resv {
@@ -929,6 +932,7 @@ struct core_resv {
 	int64_t start;
 	int64_t end;
 	uint32_t core_count;	/* CoreCount= asked; 0: whole nodes */
+	uint32_t gpu_count;	/* GpuCount= (TRES=gres/gpu=N) asked */
 	char **users;		/* NULL-terminated; NULL: any user */
 	char **accounts;	/* NULL-terminated; NULL: any account */
 	struct core_resv_part *parts;
@@ -943,6 +947,7 @@ struct core_resv_req {
 	int64_t end;
 	const char *nodes;	/* hostlist; NULL: any nodes (CoreCount) */
 	uint32_t core_count;	/* 0: all the cores of 'nodes' */
+	uint32_t gpu_count;	/* GPUs among the cores (CoreCount only) */
 	char *const *users;	/* NULL-terminated or NULL, as core_resv */
 	char *const *accounts;
 };
@@ -973,10 +978,12 @@ struct core_resv_state {
 	int64_t start;
 	int64_t end;
 	uint32_t core_count;
+	uint32_t gpu_count;
 	char *const *users;
 	char *const *accounts;
 	const char *const *nodes; /* per part */
 	const uint32_t *cores;	  /* per part; 0: the whole node */
+	const uint32_t *gpus;	  /* per part; NULL: none (old records) */
 	uint32_t nparts;
 };
 int core_resv_restore(struct core *core, const struct core_resv_state *st,
@@ -989,6 +996,9 @@ const struct core_resv *core_resv_find(const struct core *core,
 /* Cores it holds on part 'i''s node. */
 uint32_t core_resv_part_cores(const struct core *core,
 			      const struct core_resv *r, uint32_t i);
+/* GPUs it holds on part 'i''s node (a whole node: all of them). */
+uint32_t core_resv_part_gpus(const struct core *core,
+			     const struct core_resv *r, uint32_t i);
 /*
  * The next start or end of any reservation after 'now', INT64_MAX if
  * none: a pass must run then even when nothing else changed.

@@ -6,7 +6,8 @@
  * name the cluster does not count or more than it has, holds its
  * licenses while it runs, and waits with reason Licenses while they are
  * taken: that job only (the queue goes on past it, as in Slurm's main
- * scheduler).  Backfill does not plan them ahead (docs/gpus.md).
+ * scheduler).  Backfill plans them ahead in its profile (profile.c): a
+ * job that would hold a license a reserved job is kept waits.
  */
 #include "config.h"
 

@@ -24,8 +24,8 @@
  * test job uses (the backfill profile keeps the same count over time,
  * profile.c).  Advance
  * reservations (resv.c) cut what a node offers now: a job of a reservation
- * gets only that reservation's cores, any other job none of the cores a
- * reservation holds while it would run; the backfill profile has them as
+ * gets only that reservation's cores and GPUs, any other job none of the
+ * cores and GPUs a reservation holds while it would run; the backfill profile has them as
  * blocks already, and "could it ever" counts a reservation's cores only.
  */
 #include "config.h"
@@ -101,6 +101,9 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 		if (job->desc.reservation)
 			*cores = resv_node_cores(c->core, job, i, false, 0,
 						 *cores);
+		if (job->desc.reservation && want_gpus)
+			*gpus = resv_node_gpus(c->core, job, i, false, 0,
+					       *gpus);
 		return true;
 	case PLACE_NOW:
 		if (!node_is_usable(n) || (c->held && c->held[i]))
@@ -123,6 +126,8 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 	}
 	if (c->mode == PLACE_NOW)
 		*cores = resv_node_cores(c->core, job, i, true, c->t, *cores);
+	if (c->mode == PLACE_NOW && want_gpus)
+		*gpus = resv_node_gpus(c->core, job, i, true, c->t, *gpus);
 	/* --exclusive: only an idle node, all of it */
 	if (job->desc.exclusive && *cores < node_cores_total(n))
 		return false;
