@@ -166,6 +166,8 @@ struct core {
 	size_t nlimits;
 	struct core_license *licenses; /* Licenses=: cluster-wide counts */
 	size_t nlicenses;
+	bool *lic_waited;	 /* per license: a job of the main pass
+				    waits for it (licenses_pass_begin) */
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
 	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
 	uint32_t queue_depth;	 /* SchedulerQueueDepth: of one queue; 0 */
@@ -569,6 +571,16 @@ int licenses_job_parse(const struct core *core, struct core_job *job,
 		       struct rota_error *err);
 /* Are the job's licenses free now? */
 bool licenses_free(const struct core *core, const struct core_job *job);
+/*
+ * The main pass keeps licenses for the jobs that wait for them: once one
+ * waits for a license, no later job of the pass takes it (backfill,
+ * which plans them, may start one that gives it back in time).
+ * licenses_pass_begin at the start of a pass; licenses_may_take: the
+ * job's licenses are free and none is waited for, else false with the
+ * ones it lacks marked waited for.
+ */
+void licenses_pass_begin(struct core *core);
+bool licenses_may_take(struct core *core, const struct core_job *job);
 void licenses_take(struct core *core, const struct core_job *job);
 void licenses_give(struct core *core, const struct core_job *job);
 

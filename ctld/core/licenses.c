@@ -5,9 +5,11 @@
  * with --licenses=matlab:1 (desc.licenses), is refused at submit for a
  * name the cluster does not count or more than it has, holds its
  * licenses while it runs, and waits with reason Licenses while they are
- * taken: that job only (the queue goes on past it, as in Slurm's main
- * scheduler).  Backfill plans them ahead in its profile (profile.c): a
- * job that would hold a license a reserved job is kept waits.
+ * taken: that job and the later ones that want the same license (the
+ * queue goes on past them: a job of other licenses or of none may start).
+ * Backfill plans them ahead in its profile (profile.c): a job that would
+ * hold a license a reserved job is kept waits, one that gives it back in
+ * time starts.
  */
 #include "config.h"
 
@@ -26,6 +28,8 @@ void licenses_init(struct core *core, const struct rota_conf *conf)
 	core->licenses = rota_xcalloc(conf->nlicenses + 1,
 				      sizeof(*core->licenses));
 	core->nlicenses = conf->nlicenses;
+	core->lic_waited = rota_xcalloc(conf->nlicenses + 1,
+					sizeof(*core->lic_waited));
 	for (size_t i = 0; i < conf->nlicenses; i++)
 		core->licenses[i] = (struct core_license){
 			.name = rota_xstrdup(conf->licenses[i].name),
@@ -38,6 +42,7 @@ void licenses_fini(struct core *core)
 	for (size_t i = 0; i < core->nlicenses; i++)
 		free(core->licenses[i].name);
 	free(core->licenses);
+	free(core->lic_waited);
 }
 
 static int find(const struct core *core, const char *name)
@@ -114,6 +119,29 @@ bool licenses_free(const struct core *core, const struct core_job *job)
 			return false;
 	}
 	return true;
+}
+
+void licenses_pass_begin(struct core *core)
+{
+	memset(core->lic_waited, 0, core->nlicenses * sizeof(bool));
+}
+
+bool licenses_may_take(struct core *core, const struct core_job *job)
+{
+	bool ok = true;
+
+	for (uint32_t i = 0; i < job->nlics; i++) {
+		uint32_t k = job->lics[i].idx;
+		const struct core_license *l = &core->licenses[k];
+
+		if (core->lic_waited[k]) {
+			ok = false;
+		} else if (l->used + job->lics[i].count > l->total) {
+			ok = false;
+			core->lic_waited[k] = true;
+		}
+	}
+	return ok;
 }
 
 void licenses_take(struct core *core, const struct core_job *job)

@@ -301,7 +301,9 @@ static uint32_t cores_left(const struct core *core,
 
 /*
  * GpuCount=M: M GPUs, and cores beside them, on the candidates that
- * have free GPUs, in order; '*cores' is what is left to place.
+ * have free GPUs, in order; '*cores' is what is left to place.  A node's
+ * share of the cores is its share of the GPUs (at least one: its GPUs'
+ * jobs need a core there).
  */
 static int take_gpus(const struct core *core,
 		     const struct core_resv_req *req, const uint32_t *v,
@@ -316,9 +318,14 @@ static int take_gpus(const struct core *core,
 		uint32_t g = all > held ? all - held : 0;
 		uint32_t c = cores_left(core, req, v[i]);
 
+		uint32_t share;
+
 		if (!g || !c || !*cores)
 			continue;
 		g = g < left ? g : left;
+		share = (uint32_t)(((uint64_t)req->core_count * g +
+				    req->gpu_count - 1) / req->gpu_count);
+		c = c < share ? c : share;
 		c = c < *cores ? c : *cores;
 		r->parts[r->nparts++] = (struct core_resv_part){
 			.node = v[i], .cores = c, .gpus = g };
