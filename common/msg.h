@@ -97,6 +97,9 @@ struct rota_job_desc {
 	uint32_t gpus_per_node;	/* on each of its nodes; 0: none */
 	uint32_t gpus_per_task;	/* for each task; 0: none */
 	char *licenses;		/* --licenses=matlab:1,ansys:2; NULL: none */
+	char *gres;		/* generic resources other than GPUs, per
+				   node, counts only: "nvme:1,fpga:2";
+				   NULL: none */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -628,7 +631,8 @@ void rota_msg_control_clear(struct rota_msg_control *m);
  * name body.  RESV_LIST_REPLY: {"now":N,"resvs":[{"name":"maint",
  * "state":"ACTIVE","start":S,"end":E,"nodes":"n[1-2]","cores":16,
  * "core_count":0,"users":["ana"],"accounts":[]}]}, in creation order;
- * "gpus":G and "gpu_count":M only when not 0 (older peers send neither).
+ * "gpus":G and "gpu_count":M only when not 0, "licenses":"matlab:2" only
+ * when it holds some (older peers send none of them).
  */
 #define ROTA_MSG_RESV_SET_MAX 16
 
@@ -653,6 +657,7 @@ struct rota_resv_info {
 	uint32_t core_count;	/* CoreCount= asked; 0: whole nodes */
 	uint32_t gpus;		/* GPUs reserved, over all its nodes */
 	uint32_t gpu_count;	/* GpuCount= asked */
+	char *licenses;		/* Licenses= it holds ("matlab:2"); NULL */
 	char **users;		/* NULL-terminated, never NULL once decoded */
 	char **accounts;	/* empty: any */
 };
@@ -804,6 +809,11 @@ struct rota_msg_why {
 	bool tres_per_task;
 	uint32_t gpus_free;
 	uint32_t gpus_total;
+	/* its first generic resource other than GPUs ("nvme:1" per node;
+	   NULL: none), and its queue's nodes' of that name: free, in all */
+	char *gres;
+	uint32_t gres_free;
+	uint32_t gres_total;
 	uint32_t id;
 	enum rota_job_state state;
 	char *user;

@@ -67,6 +67,8 @@ static json_t *resv_pack(const struct rota_resv_info *r)
 		json_object_set_new(o, "gpus", json_integer(r->gpus));
 	if (r->gpu_count)
 		json_object_set_new(o, "gpu_count", json_integer(r->gpu_count));
+	if (r->licenses)
+		json_object_set_new(o, "licenses", json_string(r->licenses));
 	return o;
 }
 
@@ -87,6 +89,7 @@ static void resv_info_clear(struct rota_resv_info *r)
 	free(r->name);
 	free(r->state);
 	free(r->nodes);
+	free(r->licenses);
 	msg_strv_free(r->users);
 	msg_strv_free(r->accounts);
 	*r = (struct rota_resv_info){ 0 };
@@ -95,15 +98,16 @@ static void resv_info_clear(struct rota_resv_info *r)
 static int resv_unpack(json_t *o, struct rota_resv_info *r,
 		       struct rota_error *err)
 {
-	const char *name, *state, *nodes;
+	const char *name, *state, *nodes, *lics = NULL;
 	json_int_t start, end, cores, count, gpus = 0, gcount = 0;
 	json_t *users, *accounts;
 	int rc = msg_unpack(
-		o, err, "{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o, s?I, s?I !}",
+		o, err,
+		"{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o, s?I, s?I, s?s !}",
 		"name", &name, "state", &state, "start", &start, "end", &end,
 		"nodes", &nodes, "cores", &cores, "core_count", &count,
 		"users", &users, "accounts", &accounts, "gpus", &gpus,
-		"gpu_count", &gcount);
+		"gpu_count", &gcount, "licenses", &lics);
 
 	if (rc == 0)
 		rc = msg_range(cores, 0, UINT32_MAX, "cores", err);
@@ -117,6 +121,9 @@ static int resv_unpack(json_t *o, struct rota_resv_info *r,
 		rc = msg_str(name, ROTA_MSG_NAME_MAX, "name", &r->name, err);
 	if (rc == 0)
 		rc = msg_str(state, 16, "state", &r->state, err);
+	if (rc == 0)
+		rc = msg_str(lics, ROTA_MSG_NAME_MAX, "licenses", &r->licenses,
+			     err);
 	if (rc == 0)
 		rc = msg_str(nodes, ROTA_MSG_PATH_MAX, "nodes", &r->nodes,
 			     err);

@@ -66,6 +66,12 @@ char *resv_record_encode(const struct core *core, const struct core_resv *r,
 	if (r->gpu_count)
 		json_object_set_new(o, "gpu_count",
 				    json_integer((json_int_t)r->gpu_count));
+	if (r->nlics) {
+		char *lics = core_resv_licenses_text(core, r);
+
+		json_object_set_new(o, "licenses", json_string(lics));
+		free(lics);
+	}
 	if (r->users)
 		json_object_set_new(o, "users", names_pack(r->users));
 	if (r->accounts)
@@ -158,11 +164,12 @@ static int apply_resv(struct core *core, json_t *o, struct rota_error *err)
 	int rc;
 
 	rc = json_unpack(o,
-			 "{s:s, s:I, s:s, s:I, s:I, s:I, s:o, s?o, s?o, s?I !}",
+			 "{s:s, s:I, s:s, s:I, s:I, s:I, s:o, s?o, s?o, s?I, "
+			 "s?s !}",
 			 "kind", &kind, "id", &id, "name", &st.name, "start",
 			 &start, "end", &end, "core_count", &count, "parts",
 			 &parts, "users", &users, "accounts", &accounts,
-			 "gpu_count", &gcount);
+			 "gpu_count", &gcount, "licenses", &st.licenses);
 	if (rc == 0 && (id <= 0 || id > UINT32_MAX || count < 0 ||
 			count > 1 << 30 || gcount < 0 || gcount > 1 << 30))
 		rc = -EINVAL;

@@ -31,7 +31,7 @@
 #include "ctld/resv_record.h"
 
 #define KEYS "ReservationName, StartTime, Duration, EndTime, Nodes, " \
-	     "CoreCount, GpuCount, TRES, Users, Accounts"
+	     "CoreCount, GpuCount, TRES, Licenses, Users, Accounts"
 
 /* The request being parsed, with what it owns. */
 struct resv_parse {
@@ -199,6 +199,10 @@ static int parse_one(struct resv_parse *p, const char *k, const char *v,
 		return parse_count("GpuCount", v, &p->req.gpu_count, err);
 	if (strcasecmp(k, "TRES") == 0)
 		return parse_tres(p, v, err);
+	if (strcasecmp(k, "Licenses") == 0) {
+		p->req.licenses = v;
+		return 0;
+	}
 	if (strcasecmp(k, "Users") == 0)
 		return parse_names("Users", v, &p->users, err);
 	if (strcasecmp(k, "Accounts") == 0)
@@ -384,6 +388,7 @@ static void resv_info(const struct core *core, const struct core_resv *r,
 		.end = r->end,
 		.core_count = r->core_count,
 		.gpu_count = r->gpu_count,
+		.licenses = core_resv_licenses_text(core, r),
 		.users = r->users,
 		.accounts = r->accounts,
 	};
@@ -411,7 +416,9 @@ void rpc_resv_list(struct peer *p, const struct rota_frame *f)
 	body = rota_msg_resv_list_encode(&m, &len);
 	peer_send(p, ROTA_MSG_RESV_LIST_REPLY, body, len);
 	free(body);
-	for (size_t i = 0; i < m.n; i++)
+	for (size_t i = 0; i < m.n; i++) {
 		free(m.resvs[i].nodes);
+		free(m.resvs[i].licenses);
+	}
 	free(m.resvs);
 }

@@ -102,7 +102,14 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 	int64_t end = job->time_limit ? t + job->time_limit : NEVER;
 	bool test = bp->core->queues[job->queue].reserved_cores > 0;
 
-	profile_lics_take(bp->prof, job, t, job->time_limit);
+	/* a reservation's licenses are a block of the profile already */
+	if (!r || !r->nlics)
+		profile_lics_take(bp->prof, job, t, job->time_limit);
+	for (uint32_t i = 0; i < bp->pl.n; i++) {
+		uint32_t node = bp->pl.node[i];
+
+		profile_gres_take(bp->prof, node, job, t, job->time_limit);
+	}
 	for (uint32_t i = 0; i < bp->pl.n; i++) {
 		uint32_t node = bp->pl.node[i];
 		uint32_t cores = place_alloc_cores(bp->core, job, node,
@@ -203,7 +210,7 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 
 	/* a plugin's choice never starts a held, limited or fenced job */
 	if (job->state != ROTA_JOB_PENDING || !sched_eligible(bp->core, job) ||
-	    !licenses_free(bp->core, job))
+	    !licenses_free(bp->core, job, bp->now))
 		return 0;
 	if (job->desc.reservation) {
 		c.mode = PLACE_NOW; /* its reservation's cores, free now */
@@ -219,7 +226,8 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		return 0;
 	}
 	/* nor one that would hold a license a reserved job is kept */
-	if (!profile_lics_fit(bp->prof, job, bp->now, job->time_limit))
+	if (!job->desc.reservation &&
+	    !profile_lics_fit(bp->prof, job, bp->now, job->time_limit))
 		return 0;
 	if (!sched_may_start(bp->core, bp->now, job, bp->idle > 1, &c,
 			     &bp->pl)) {
@@ -403,8 +411,9 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 	if (shapes_cover(bp->no_resv, job)) {
 		t = NEVER;
 	} else {
-		t = one_node(bp, job, until);
-		if (t == NEVER && job->desc.nodes != 1)
+		/* one node's walk counts no GresTypes: placement does */
+		t = job->ngres ? NEVER : one_node(bp, job, until);
+		if (t == NEVER && (job->desc.nodes != 1 || job->ngres))
 			t = many_nodes(bp, job, until, resolution, bp->now);
 		t = with_licenses(bp, job, t, until, resolution);
 		if (t != NEVER && job->desc.ntasks_max)

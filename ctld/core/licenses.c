@@ -9,7 +9,9 @@
  * queue goes on past them: a job of other licenses or of none may start).
  * Backfill plans them ahead in its profile (profile.c): a job that would
  * hold a license a reserved job is kept waits, one that gives it back in
- * time starts.
+ * time starts.  An advance reservation may hold some (Licenses=matlab:2,
+ * as Slurm's): over its span no other job gets them, its jobs take them
+ * from it.
  */
 #include "config.h"
 
@@ -20,6 +22,7 @@
 
 #include "common/conf.h"
 #include "common/gres.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "ctld/core/core_internal.h"
 
@@ -110,14 +113,66 @@ int licenses_job_parse(const struct core *core, struct core_job *job,
 	return rc;
 }
 
-bool licenses_free(const struct core *core, const struct core_job *job)
+/* The entry of license 'k' in reservation 'r', or NULL. */
+static const struct core_lic *resv_entry(const struct core_resv *r,
+					 uint32_t k, uint32_t *at)
 {
-	for (uint32_t i = 0; i < job->nlics; i++) {
-		const struct core_license *l = &core->licenses[job->lics[i].idx];
-
-		if (l->used + job->lics[i].count > l->total)
-			return false;
+	for (uint32_t i = 0; r && i < r->nlics; i++) {
+		if (r->lics[i].idx == k) {
+			*at = i;
+			return &r->lics[i];
+		}
 	}
+	return NULL;
+}
+
+/*
+ * License 'k' free for 'job' over [now, now + its limit): its own
+ * reservation's left, or the cluster's free less what the other
+ * reservations over that span keep (all of it before they start, what
+ * their jobs do not use once they have).
+ */
+static uint32_t lic_avail(const struct core *core, const struct core_job *job,
+			  uint32_t k, int64_t now)
+{
+	const struct core_license *l = &core->licenses[k];
+	const struct core_resv *own =
+		job->desc.reservation
+			? core_resv_find(core, job->desc.reservation)
+			: NULL;
+	const struct core_lic *e;
+	uint32_t at = 0, held = 0, free_now;
+
+	e = resv_entry(own, k, &at);
+	if (e)
+		return e->count > own->lics_used[at]
+			       ? e->count - own->lics_used[at]
+			       : 0;
+	for (size_t i = 0; i < core->nresv; i++) {
+		const struct core_resv *r = &core->resv[i];
+
+		if (r == own || r->end <= now ||
+		    (job->time_limit && r->start >= now + job->time_limit))
+			continue;
+		e = resv_entry(r, k, &at);
+		if (e)
+			held += r->active ? (e->count > r->lics_used[at]
+						     ? e->count -
+							       r->lics_used[at]
+						     : 0)
+					  : e->count;
+	}
+	free_now = l->total > l->used ? l->total - l->used : 0;
+	return free_now > held ? free_now - held : 0;
+}
+
+bool licenses_free(const struct core *core, const struct core_job *job,
+		   int64_t now)
+{
+	for (uint32_t i = 0; i < job->nlics; i++)
+		if (lic_avail(core, job, job->lics[i].idx, now) <
+		    job->lics[i].count)
+			return false;
 	return true;
 }
 
@@ -126,17 +181,17 @@ void licenses_pass_begin(struct core *core)
 	memset(core->lic_waited, 0, core->nlicenses * sizeof(bool));
 }
 
-bool licenses_may_take(struct core *core, const struct core_job *job)
+bool licenses_may_take(struct core *core, const struct core_job *job,
+		       int64_t now)
 {
 	bool ok = true;
 
 	for (uint32_t i = 0; i < job->nlics; i++) {
 		uint32_t k = job->lics[i].idx;
-		const struct core_license *l = &core->licenses[k];
 
 		if (core->lic_waited[k]) {
 			ok = false;
-		} else if (l->used + job->lics[i].count > l->total) {
+		} else if (lic_avail(core, job, k, now) < job->lics[i].count) {
 			ok = false;
 			core->lic_waited[k] = true;
 		}
@@ -158,6 +213,76 @@ void licenses_give(struct core *core, const struct core_job *job)
 		l->used -= job->lics[i].count < l->used ? job->lics[i].count
 							: l->used;
 	}
+}
+
+int licenses_resv_parse(const struct core *core, const char *text,
+			struct core_resv *r, struct rota_error *err)
+{
+	struct rota_gres *v;
+	size_t n;
+	uint32_t at;
+	int rc = rota_gres_parse(text, &v, &n, err);
+
+	if (rc < 0)
+		return rota_errorf(err, -EINVAL, "Licenses=%s: %s", text,
+				   err->text);
+	r->lics = rota_xcalloc(n + 1, sizeof(*r->lics));
+	r->lics_used = rota_xcalloc(n + 1, sizeof(*r->lics_used));
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int k = find(core, v[i].name);
+		uint32_t held = 0;
+
+		if (k < 0 || v[i].type[0]) {
+			rc = rota_errorf(err, -EINVAL,
+					 "Licenses=%s: '%s' is not a license "
+					 "of this cluster",
+					 text, v[i].name);
+			break;
+		}
+		for (size_t j = 0; j < core->nresv; j++) {
+			const struct core_resv *o = &core->resv[j];
+			const struct core_lic *e = resv_entry(o, (uint32_t)k,
+							      &at);
+
+			if (e && o != r && o->end > r->start &&
+			    o->start < r->end)
+				held += e->count;
+		}
+		if (held + v[i].count > core->licenses[k].total) {
+			rc = rota_errorf(err, -EBUSY,
+					 "Licenses=%s: reservations over that "
+					 "time hold %u of the cluster's %u %s",
+					 text, held, core->licenses[k].total,
+					 v[i].name);
+			break;
+		}
+		r->lics[r->nlics++] = (struct core_lic){ .idx = (uint32_t)k,
+							 .count = v[i].count };
+	}
+	free(v);
+	if (rc < 0) {
+		free(r->lics);
+		free(r->lics_used);
+		r->lics = NULL;
+		r->lics_used = NULL;
+		r->nlics = 0;
+	}
+	return rc;
+}
+
+char *core_resv_licenses_text(const struct core *core,
+			      const struct core_resv *r)
+{
+	struct rota_strbuf b = { 0 };
+	size_t len;
+
+	if (!r->nlics)
+		return NULL;
+	for (uint32_t i = 0; i < r->nlics; i++)
+		rota_strbuf_addf(&b, "%s%s:%u", i ? "," : "",
+				 core->licenses[r->lics[i].idx].name,
+				 r->lics[i].count);
+	return rota_strbuf_take(&b, &len);
 }
 
 size_t core_license_count(const struct core *core)

@@ -149,6 +149,31 @@ uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
 	return node_cores_total(n) - (test ? 0 : n->test_reserved);
 }
 
+/*
+ * Has node 'i' the job's generic resources other than GPUs (gres.c), as
+ * 'c' counts: in all, free now, or the least free over the span (the
+ * profile counts by name: the node's of the job's type bound it)?
+ */
+static bool gres_fit(const struct place_ctx *c, const struct core_job *job,
+		     uint32_t i)
+{
+	const struct core_node *n = &c->core->nodes[i];
+
+	for (uint32_t k = 0; k < job->ngres; k++) {
+		const struct core_gres *g = &job->gres[k];
+		uint32_t have = node_gres_count(c->core, n, g->idx, g->type,
+						c->mode == PLACE_NOW);
+		int32_t p = c->mode == PLACE_PROFILE
+				    ? profile_gres_min(c->prof, i, g->idx,
+						       c->t, c->d)
+				    : (int32_t)have;
+
+		if (p < 0 || (uint32_t)p < g->count || have < g->count)
+			return false;
+	}
+	return true;
+}
+
 /* Tasks of 'job' node 'i' can take, 0 if it is no candidate. */
 static uint32_t node_tasks(const struct place_ctx *c,
 			   const struct core_job *job, uint32_t i)
@@ -167,6 +192,8 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	if (job->desc.gpus_per_node && gpus < job->desc.gpus_per_node)
 		return 0;
 	if (!constraint_match(job->constraint, n->features))
+		return 0;
+	if (job->ngres && !gres_fit(c, job, i))
 		return 0;
 	if (job->desc.exclusive && per_task)
 		tasks = mem >= core_job_node_mem(job, cores)

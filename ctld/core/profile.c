@@ -57,6 +57,24 @@ struct step {
 	int32_t gpus;		/* change of free GPUs at t */
 };
 
+/*
+ * A license's free count over time (Licenses=, licenses.c): cluster-wide,
+ * not per node; it steps up as running jobs holding it reach their limits
+ * and down for each job the pass starts or reserves.  A node's generic
+ * resources (GresTypes, gres.c) are counted the same way, per node.
+ */
+struct lic_step {
+	int64_t t;
+	int32_t d;		/* change of the free count at t */
+};
+
+struct lic_steps {
+	int32_t free0;		/* free now */
+	struct lic_step *s;	/* in time order */
+	uint32_t n;
+	uint32_t cap;
+};
+
 struct node_steps {
 	struct step *s;
 	uint32_t n;
@@ -71,23 +89,7 @@ struct node_steps {
 	 */
 	int64_t reach[PROFILE_LEVELS];
 	bool reach_stale;
-};
-
-/*
- * A license's free count over time (Licenses=, licenses.c): cluster-wide,
- * not per node; it steps up as running jobs holding it reach their limits
- * and down for each job the pass starts or reserves.
- */
-struct lic_step {
-	int64_t t;
-	int32_t d;		/* change of the free count at t */
-};
-
-struct lic_steps {
-	int32_t free0;		/* free now */
-	struct lic_step *s;	/* in time order */
-	uint32_t n;
-	uint32_t cap;
+	struct lic_steps *gres;	/* per GresTypes name; NULL: none */
 };
 
 struct profile {
@@ -97,6 +99,7 @@ struct profile {
 	size_t nnodes;
 	struct lic_steps *lics;	/* per license, as core->licenses */
 	size_t nlics;
+	size_t ngres;		/* GresTypes names: each node's 'gres' */
 };
 
 /*
@@ -322,16 +325,81 @@ static void add_licenses(struct profile *p, const struct core *core)
 			end = p->now + 1; /* past its limit: any moment */
 			p->overdue = true;
 		}
+		/* a reservation's job gives its licenses back to it */
+		end = resv_job_holds_until(core, j, end);
 		for (uint32_t k = 0; k < j->nlics && end != NEVER; k++)
 			lic_step_add(&p->lics[j->lics[k].idx], end,
 				     (int32_t)j->lics[k].count);
 	}
 }
 
+/* Each reservation's licenses as a block over its span, as its cores. */
+static void add_resv_licenses(struct profile *p, const struct core *core)
+{
+	for (size_t i = 0; i < core_resv_count(core); i++) {
+		const struct core_resv *r = core_resv_get(core, i);
+
+		for (uint32_t k = 0; k < r->nlics && r->end > p->now; k++) {
+			struct lic_steps *ls = &p->lics[r->lics[k].idx];
+			int32_t c = (int32_t)r->lics[k].count;
+
+			if (r->start > p->now) {
+				lic_step_add(ls, r->start, -c);
+			} else {
+				/* its jobs' are taken already */
+				c -= (int32_t)r->lics_used[k] < c
+					     ? (int32_t)r->lics_used[k]
+					     : c;
+				ls->free0 -= c;
+			}
+			if (r->end != NEVER)
+				lic_step_add(ls, r->end, c);
+		}
+	}
+}
+
+/* A step per running job's end on each of its nodes with GresTypes counts. */
+static void add_gres(struct profile *p, const struct core *core)
+{
+	for (size_t i = 0; p->ngres && i < core->nnodes; i++) {
+		const struct core_node *n = &core->nodes[i];
+		struct node_steps *ns = &p->nodes[i];
+
+		if (!n->ngres)
+			continue;
+		if (!ns->gres)
+			ns->gres = rota_xcalloc(p->ngres, sizeof(*ns->gres));
+		for (uint32_t k = 0; k < p->ngres; k++) {
+			ns->gres[k].n = 0;
+			ns->gres[k].free0 =
+				node_is_usable(n)
+					? (int32_t)node_gres_count(core, n, k,
+								   NULL, true)
+					: 0;
+		}
+	}
+	for (const struct core_job *j = core->running.head; p->ngres && j;
+	     j = j->next) {
+		int64_t end = job_limit_end(j);
+
+		if (!j->ngres || end == NEVER)
+			continue;
+		end = end <= p->now ? p->now + 1 : end;
+		for (uint32_t a = 0; a < j->nalloc; a++) {
+			struct node_steps *ns = &p->nodes[j->alloc[a].node];
+
+			for (uint32_t k = 0; ns->gres && k < j->ngres; k++)
+				lic_step_add(&ns->gres[j->gres[k].idx], end,
+					     (int32_t)j->gres[k].count);
+		}
+	}
+}
+
 struct profile *profile_renew(struct profile *p, const struct core *core,
 			      int64_t now)
 {
-	if (p && (p->nnodes != core->nnodes || p->nlics != core->nlicenses)) {
+	if (p && (p->nnodes != core->nnodes || p->nlics != core->nlicenses ||
+		  p->ngres != core->ngres_types)) {
 		profile_destroy(p);
 		p = NULL;
 	}
@@ -341,6 +409,7 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		p->nodes = rota_xcalloc(core->nnodes + 1, sizeof(*p->nodes));
 		p->nlics = core->nlicenses;
 		p->lics = rota_xcalloc(core->nlicenses + 1, sizeof(*p->lics));
+		p->ngres = core->ngres_types;
 	}
 	p->now = now;
 	p->overdue = false;
@@ -386,6 +455,8 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 	}
 	add_reservations(p, core);
 	add_licenses(p, core);
+	add_resv_licenses(p, core);
+	add_gres(p, core);
 	return p;
 }
 
@@ -398,8 +469,12 @@ void profile_destroy(struct profile *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nnodes; i++)
+	for (size_t i = 0; i < p->nnodes; i++) {
 		free(p->nodes[i].s);
+		for (size_t k = 0; p->nodes[i].gres && k < p->ngres; k++)
+			free(p->nodes[i].gres[k].s);
+		free(p->nodes[i].gres);
+	}
 	free(p->nodes);
 	for (size_t i = 0; i < p->nlics; i++)
 		free(p->lics[i].s);
@@ -632,6 +707,32 @@ void profile_lics_take(struct profile *p, const struct core_job *job,
 		if (job->lics[k].idx >= p->nlics)
 			continue;
 		ls = &p->lics[job->lics[k].idx];
+		if (t <= p->now)
+			ls->free0 -= c;
+		else
+			lic_step_add(ls, t, -c);
+		if (d && t <= NEVER - d)
+			lic_step_add(ls, t + d, c);
+	}
+}
+
+int32_t profile_gres_min(const struct profile *p, uint32_t node, uint32_t idx,
+			 int64_t t, int64_t d)
+{
+	const struct node_steps *ns = &p->nodes[node];
+
+	return ns->gres && idx < p->ngres ? lic_min(&ns->gres[idx], t, d) : 0;
+}
+
+void profile_gres_take(struct profile *p, uint32_t node,
+		       const struct core_job *job, int64_t t, int64_t d)
+{
+	struct node_steps *ns = &p->nodes[node];
+
+	for (uint32_t k = 0; ns->gres && k < job->ngres; k++) {
+		struct lic_steps *ls = &ns->gres[job->gres[k].idx];
+		int32_t c = (int32_t)job->gres[k].count;
+
 		if (t <= p->now)
 			ls->free0 -= c;
 		else

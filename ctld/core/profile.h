@@ -70,6 +70,15 @@ int64_t profile_lics_earliest(const struct profile *p,
 			      int64_t d);
 void profile_lics_take(struct profile *p, const struct core_job *job,
 		       int64_t t, int64_t d);
+/*
+ * Generic resources other than GPUs (GresTypes), per node and name: the
+ * least free of name 'idx' on 'node' over [t, t + d); the job's on
+ * 'node' held over [t, t + d).
+ */
+int32_t profile_gres_min(const struct profile *p, uint32_t node, uint32_t idx,
+			 int64_t t, int64_t d);
+void profile_gres_take(struct profile *p, uint32_t node,
+		       const struct core_job *job, int64_t t, int64_t d);
 /* A job started or reserved on 'node' over [t, t + d). */
 void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
 		  bool test, uint32_t cores, uint64_t mem, uint32_t gpus);

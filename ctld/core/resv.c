@@ -48,6 +48,8 @@ static void resv_free(struct core_resv *r)
 	core_names_free(r->users);
 	core_names_free(r->accounts);
 	free(r->parts);
+	free(r->lics);
+	free(r->lics_used);
 }
 
 void resv_remove(struct core *core, size_t i)
@@ -248,6 +250,22 @@ const char *resv_job_reason(const struct core *core,
 	return r->active ? NULL : "Reservation";
 }
 
+/* A job of 'r' starts or stops holding its licenses there. */
+static void lics_move(struct core_resv *r, const struct core_job *job,
+		      bool take)
+{
+	for (uint32_t i = 0; i < job->nlics; i++) {
+		for (uint32_t k = 0; k < r->nlics; k++) {
+			uint32_t *u = &r->lics_used[k];
+			uint32_t c = job->lics[i].count;
+
+			if (r->lics[k].idx != job->lics[i].idx)
+				continue;
+			*u = take ? *u + c : *u - (c < *u ? c : *u);
+		}
+	}
+}
+
 void resv_job_take(struct core *core, struct core_job *job)
 {
 	struct core_resv *r;
@@ -258,6 +276,7 @@ void resv_job_take(struct core *core, struct core_job *job)
 	if (!r)
 		return;
 	job->resv_id = r->id;
+	lics_move(r, job, true);
 	for (uint32_t i = 0; i < job->nalloc; i++) {
 		struct core_resv_part *p = resv_part_on(r, job->alloc[i].node);
 
@@ -273,6 +292,8 @@ void resv_job_release(struct core *core, struct core_job *job)
 	struct core_resv *r = find_id(core, job->resv_id);
 
 	job->resv_id = 0;
+	if (r)
+		lics_move(r, job, false);
 	for (uint32_t i = 0; r && i < job->nalloc; i++) {
 		struct core_resv_part *p = resv_part_on(r, job->alloc[i].node);
 		uint32_t c = job->alloc[i].ncores;

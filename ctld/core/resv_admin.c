@@ -417,6 +417,8 @@ int core_resv_create(struct core *core, int64_t now,
 	rc = req->core_count ? take_cores(core, req, v, n, &r, err)
 			     : take_nodes(core, req, v, n, &r, err);
 	free(v);
+	if (rc == 0 && req->licenses)
+		rc = licenses_resv_parse(core, req->licenses, &r, err);
 	if (rc < 0) {
 		free(r.parts);
 		return rc;
@@ -485,6 +487,10 @@ int core_resv_restore(struct core *core, const struct core_resv_state *st,
 	r.end = st->end;
 	r.core_count = st->core_count;
 	r.gpu_count = st->gpu_count;
+	/* as it was: licenses rota.conf no longer counts are none */
+	if (st->licenses)
+		licenses_resv_parse(core, st->licenses, &r,
+				    &(struct rota_error){ { 0 } });
 	r.users = core_names_copy(st->users);
 	r.accounts = core_names_copy(st->accounts);
 	*append(core) = r;

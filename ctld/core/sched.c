@@ -283,7 +283,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 			continue;
 		}
 		/* this job waits, and those after it for its licenses */
-		if (!licenses_may_take(core, job)) {
+		if (!licenses_may_take(core, job, now)) {
 			set_reason(core, job, "Licenses");
 			continue;
 		}

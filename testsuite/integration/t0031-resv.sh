@@ -48,7 +48,7 @@ is "$(rota resv create StartTime=now Duration=1h Nodes=n02 \
 	"rota resv: Users=nosuchuser: unknown user" "an unknown user"
 is "$(rota resv create StartTime=now Duration=1h Nodes=n02 Color=red \
 	Users=root 2>&1)" \
-	"rota resv: Color: unknown key (ReservationName, StartTime, Duration, EndTime, Nodes, CoreCount, GpuCount, TRES, Users, Accounts)" \
+	"rota resv: Color: unknown key (ReservationName, StartTime, Duration, EndTime, Nodes, CoreCount, GpuCount, TRES, Licenses, Users, Accounts)" \
 	"an unknown key"
 is "$(rota resv create StartTime=now Duration=1h Nodes=n02 2>&1)" \
 	"rota resv: give Users= or Accounts=: who may use it" "nobody named"

@@ -6,16 +6,25 @@
 # survive a controller restart; a reservation to come keeps its GPUs from
 # a job that would still hold one at its start, not from a short one;
 # EASY backfill with GPUs: a small GPU job backfills only when it does
-# not delay the waiting GPU job.
+# not delay the waiting GPU job.  Both nodes have 2 nvme (GresTypes=nvme,
+# Gres=nvme:2): --gres=nvme:N is counted per node, blocks when taken,
+# and is refused at submit beyond what a node has or for a name
+# GresTypes lacks; rota show job, rota queue and rota why name it.
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 17
+plan 28
 NODE_TOPOS="power8gpudistances.xml nvidiaDGX2.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
-cluster_start "Sched=backfill Interval=1s Resolution=1s NoCaps=yes" ||
+mkdir -p "$CL" && : >"$CL/pids"
+{ cluster_start_munge &&
+	cluster_write_conf "Sched=backfill Interval=1s Resolution=1s NoCaps=yes" \
+		"GresTypes=nvme" &&
+	sed -i 's/^\(NodeName=[^ ]* Addr=[^ ]*\)$/\1 Gres=nvme:2/' \
+		"$CL/rota.conf" &&
+	cluster_start_ctld && cluster_start_nodes; } ||
 	{ echo "Bail out! cluster did not start"; exit 1; }
 wait_for cluster_all_up
 ok $? "cluster up: a Power8 (4 P100) and a DGX-2, EASY backfill"
@@ -93,3 +102,49 @@ ok $? "the free P100 for 2 minutes, ending before the head's start: backfilled"
 is "$(job_state "$slow")" PENDING \
 	"the free P100 for 30 minutes would delay the head job: it waits"
 rota cancel "$a" "$head" "$slow" "$quick"
+wait_until "[ \"\$(rota queue -a --noheader | wc -l)\" = 0 ]"
+
+# ---- generic resources other than GPUs: nvme, counts per node ----
+refused() { # WANT-LINE ARGS...: rota submit ARGS' one line, exit 1
+	local st want=$1 out
+	shift
+	out=$(as rotatest1 rota submit "$@" --wrap true 2>&1)
+	st=$?
+	is "$st $(wc -l <<<"$out") $out" "1 1 $want" "refused: $*"
+}
+refused "rota submit: --gres=nvme:3: more than any node of queue 'batch' has (most: 2)" \
+	--gres=nvme:3
+refused "rota submit: --gres=ssd:1: 'ssd' is not a generic resource of this cluster (GresTypes=)" \
+	--gres=ssd:1
+n1=$(as rotatest1 rota submit --gres=nvme:2 --wrap 'sleep 600')
+n2=$(as rotatest1 rota submit --gres=nvme:2 --wrap 'sleep 600')
+wait_until "[ \"\$(job_state $n1)\" = RUNNING ] && [ \"\$(job_state $n2)\" = RUNNING ]"
+ok $? "two jobs of nvme:2 run, one on each node"
+is "$(field "$n1" NodeList) $(field "$n2" NodeList)" "n01 n02" "on n01 and n02"
+printf '#!/bin/sh\n#ROTA --gres=nvme:1\nsleep 600\n' >nv.sh
+n3=$(as rotatest1 rota submit nv.sh)
+wait_until "[ \"\$(field $n3 Reason)\" = Resources ] || [ \"\$(field $n3 Reason)\" = Priority ]"
+is "$(job_state "$n3")" PENDING \
+	"#ROTA --gres=nvme:1 while every nvme is taken: it waits"
+is "$(field "$n3" TresPerNode)" "gres/nvme:1" "rota show job: TresPerNode=gres/nvme:1"
+is "$(rota queue | awk -v j="$n3" 'NR == 1 {print $8} $1 == j {print $8}' | tr '\n' ' ')" \
+	"GRES nvme:1 " "rota queue: its GRES column"
+like "$(rota why "$n3")" "It asks for nvme:1 per node; its queue's nodes have 0 such free of 4\." \
+	"rota why names the nvme it waits for"
+rota cancel "$n1"
+wait_until "[ \"\$(job_state $n3)\" = RUNNING ]"
+ok $? "a holder ends: the waiting job gets its nvme"
+cluster_kill_ctld
+cluster_restart_ctld
+wait_for cluster_all_up
+n4=$(as rotatest1 rota submit --gres=nvme:2 --wrap 'sleep 600')
+wait_until "[ -n \"\$(field $n4 Reason)\" ]"
+is "$(job_state "$n4")" PENDING \
+	"after a controller restart the running jobs hold their nvme still: nvme:2 waits"
+rota cancel "$n4"
+both=$(as rotatest1 rota submit --gres=gpu:p100:1,nvme:1 --wrap 'sleep 600')
+wait_until "[ \"\$(job_state $both)\" = RUNNING ]"
+is "$(field "$both" TresPerNode) $(field "$both" NodeList)" \
+	"gres/gpu:p100:1,gres/nvme:1 n01" "--gres=gpu:p100:1,nvme:1: both, on the Power8"
+rota cancel "$n2" "$n3" "$both"
+

@@ -25,11 +25,12 @@
 #define HOUR 3600
 
 /*
- * g1, g2: 16 cores, 8 GPUs each (NUMA 0 and 1).  Queue 'one' is g1 alone;
- * 'cpu' is c1, 8 cores and no GPU.
+ * g1, g2: 16 cores, 8 GPUs each (NUMA 0 and 1), g1 2 nvme too.  Queue
+ * 'one' is g1 alone; 'cpu' is c1, 8 cores and no GPU.
  */
 static const char conf_text[] =
-	"NodeName=g1 CPUs=16 RealMemory=64G\n"
+	"GresTypes=nvme\n"
+	"NodeName=g1 CPUs=16 RealMemory=64G Gres=nvme:2\n"
 	"NodeName=g2 CPUs=16 RealMemory=64G\n"
 	"NodeName=c1 CPUs=8 RealMemory=16G\n"
 	"QueueName=batch Nodes=g1,g2 Default=yes MaxTime=1-00:00:00\n"
@@ -121,6 +122,7 @@ struct ask {
 	const char *resv;
 	const char *user;
 	const char *lics;
+	const char *gres;
 	uint32_t ntasks, gpn;
 	int64_t limit;
 };
@@ -135,6 +137,7 @@ static int try_submit(const struct ask *a, uint32_t *id,
 		.queue = a->queue ? strdup(a->queue) : NULL,
 		.reservation = a->resv ? strdup(a->resv) : NULL,
 		.licenses = a->lics ? strdup(a->lics) : NULL,
+		.gres = a->gres ? strdup(a->gres) : NULL,
 		.ntasks = a->ntasks ? a->ntasks : 1,
 		.cpus_per_task = 1,
 		.time_limit = a->limit ? a->limit : HOUR,
@@ -409,6 +412,148 @@ START_TEST(test_main_keeps_licenses)
 }
 END_TEST
 
+/* A reservation's licenses: its jobs get them, no other job does. */
+START_TEST(test_resv_licenses)
+{
+	struct rota_error err = { { 0 } };
+	struct core_resv_req req = {
+		.name = "lic", .start = T0, .end = T0 + 4 * HOUR,
+		.core_count = 1, .licenses = "matlab:2", .users = ana_only,
+	};
+	uint32_t other, mine;
+	char *text;
+
+	ck_assert_msg(core_resv_create(core, T0, &req, NULL, &err) == 0, "%s",
+		      err.text);
+	text = core_resv_licenses_text(core, core_resv_find(core, "lic"));
+	ck_assert_str_eq(text, "matlab:2");
+	free(text);
+	req.name = "more";
+	req.licenses = "matlab:1";
+	ck_assert_int_eq(core_resv_create(core, T0, &req, NULL, &err), -EBUSY);
+	ck_assert_str_eq(err.text, "Licenses=matlab:1: reservations over that "
+				   "time hold 2 of the cluster's 2 matlab");
+	req.licenses = "fluent:1";
+	ck_assert_int_eq(core_resv_create(core, T0, &req, NULL, &err),
+			 -EINVAL);
+	other = submit(&(struct ask){ .queue = "cpu", .lics = "matlab:1",
+				      .user = "bob" });
+	passes(T0 + 1);
+	ck_assert_int_eq(state(other), ROTA_JOB_PENDING);
+	ck_assert_str_eq(core_job_find(core, other)->reason, "Licenses");
+	mine = submit(&(struct ask){ .resv = "lic", .lics = "matlab:2" });
+	passes(T0 + 2);
+	ck_assert_int_eq(state(mine), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(other), ROTA_JOB_PENDING);
+}
+END_TEST
+
+/*
+ * A reservation from T0 + 1h holding both matlab: a job of matlab:1 for
+ * 2 hours waits, one of 30 minutes runs.
+ */
+START_TEST(test_resv_licenses_later)
+{
+	struct rota_error err = { { 0 } };
+	struct core_resv_req req = {
+		.name = "lic", .start = T0 + HOUR, .end = T0 + 4 * HOUR,
+		.core_count = 1, .licenses = "matlab:2", .users = ana_only,
+	};
+	uint32_t slow, quick;
+
+	ck_assert_msg(core_resv_create(core, T0, &req, NULL, &err) == 0, "%s",
+		      err.text);
+	quick = submit(&(struct ask){ .queue = "cpu", .lics = "matlab:1",
+				      .limit = HOUR / 2 });
+	slow = submit(&(struct ask){ .queue = "one", .lics = "matlab:1",
+				     .limit = 2 * HOUR });
+	passes(T0 + 1);
+	ck_assert_int_eq(state(quick), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(slow), ROTA_JOB_PENDING);
+}
+END_TEST
+
+/* nvme: counted per node, given back at the end, shown by name. */
+START_TEST(test_nvme_counts)
+{
+	uint32_t a, b, c;
+	char *text;
+
+	a = submit(&(struct ask){ .queue = "one", .gres = "nvme:1" });
+	b = submit(&(struct ask){ .queue = "one", .gres = "nvme" });
+	c = submit(&(struct ask){ .queue = "one", .gres = "nvme:1" });
+	core_schedule(core, T0 + 1);
+	drop_actions();
+	ck_assert_int_eq(state(a), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(b), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+	text = core_job_gres_text(core, core_job_find(core, c), "gres/");
+	ck_assert_str_eq(text, "gres/nvme:1");
+	free(text);
+	{
+		struct rota_msg_job_end e = {
+			.job_id = a, .run = core_job_find(core, a)->run,
+			.state = ROTA_JOB_COMPLETED };
+		struct rota_error err = { { 0 } };
+
+		ck_assert_msg(core_job_end(core, T0 + 2, "g1", &e, &err) == 0,
+			      "%s", err.text);
+	}
+	core_schedule(core, T0 + 3);
+	drop_actions();
+	ck_assert_int_eq(state(c), ROTA_JOB_RUNNING);
+}
+END_TEST
+
+START_TEST(test_nvme_refused)
+{
+	struct rota_error err = { { 0 } };
+	uint32_t id;
+
+	ck_assert_int_eq(try_submit(&(struct ask){ .gres = "nvme:3" }, &id,
+				    &err),
+			 -EINVAL);
+	ck_assert_str_eq(err.text, "--gres=nvme:3: more than any node of "
+				   "queue 'batch' has (most: 2)");
+	ck_assert_int_eq(try_submit(&(struct ask){ .queue = "cpu",
+						   .gres = "nvme:1" },
+				    &id, &err),
+			 -EINVAL);
+	ck_assert_str_eq(err.text, "--gres=nvme:1: more than any node of "
+				   "queue 'cpu' has (most: 0)");
+	ck_assert_int_eq(try_submit(&(struct ask){ .gres = "ssd:1" }, &id,
+				    &err),
+			 -EINVAL);
+	ck_assert_str_eq(err.text, "--gres=ssd:1: 'ssd' is not a generic "
+				   "resource of this cluster (GresTypes=)");
+}
+END_TEST
+
+/*
+ * Backfill counts nvme: one holds 1 of g1's 2 for an hour; the head
+ * job wants both (reserved at T0 + 1h); a job of 1 for 2 hours waits,
+ * one of 30 minutes runs.
+ */
+START_TEST(test_nvme_backfill)
+{
+	uint32_t holder, head, slow, quick;
+
+	holder = submit(&(struct ask){ .queue = "one", .gres = "nvme:1" });
+	passes(T0 + 1);
+	ck_assert_int_eq(state(holder), ROTA_JOB_RUNNING);
+	head = submit(&(struct ask){ .queue = "one", .gres = "nvme:2" });
+	slow = submit(&(struct ask){ .queue = "one", .gres = "nvme:1",
+				     .limit = 2 * HOUR });
+	quick = submit(&(struct ask){ .queue = "one", .gres = "nvme:1",
+				      .limit = HOUR / 2 });
+	passes(T0 + 2);
+	ck_assert_int_eq(state(head), ROTA_JOB_PENDING);
+	ck_assert_int_eq(core_job_find(core, head)->est_start, T0 + 1 + HOUR);
+	ck_assert_int_eq(state(slow), ROTA_JOB_PENDING);
+	ck_assert_int_eq(state(quick), ROTA_JOB_RUNNING);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("gpu_resv");
@@ -422,12 +567,19 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_restore);
 	tcase_add_test(tc, test_main_keeps_licenses);
+	tcase_add_test(tc, test_nvme_counts);
+	tcase_add_test(tc, test_resv_licenses);
+	tcase_add_test(tc, test_resv_licenses_later);
+	tcase_add_test(tc, test_nvme_refused);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(bf, setup_backfill, teardown);
 	tcase_add_test(bf, test_future_gpus);
 	tcase_add_test(bf, test_backfill_gpus);
 	tcase_add_test(bf, test_backfill_licenses);
 	tcase_add_test(bf, test_estimate_licenses);
+	tcase_add_test(bf, test_nvme_backfill);
+	tcase_add_test(bf, test_resv_licenses);
+	tcase_add_test(bf, test_resv_licenses_later);
 	suite_add_tcase(s, bf);
 	return s;
 }
