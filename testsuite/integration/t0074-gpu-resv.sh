@@ -9,19 +9,20 @@
 # not delay the waiting GPU job.  Both nodes have 2 nvme (GresTypes=nvme,
 # Gres=nvme:2): --gres=nvme:N is counted per node, blocks when taken,
 # and is refused at submit beyond what a node has or for a name
-# GresTypes lacks; rota show job, rota queue and rota why name it.
+# GresTypes lacks; rota show job, rota queue and rota why name it.  A
+# reservation's Licenses=matlab:2 keeps them for its own jobs.
 . "$top_srcdir/testsuite/lib/tap.sh"
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 28
+plan 32
 NODE_TOPOS="power8gpudistances.xml nvidiaDGX2.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
 mkdir -p "$CL" && : >"$CL/pids"
 { cluster_start_munge &&
 	cluster_write_conf "Sched=backfill Interval=1s Resolution=1s NoCaps=yes" \
-		"GresTypes=nvme" &&
+		"GresTypes=nvme" "Licenses=matlab:2" &&
 	sed -i 's/^\(NodeName=[^ ]* Addr=[^ ]*\)$/\1 Gres=nvme:2/' \
 		"$CL/rota.conf" &&
 	cluster_start_ctld && cluster_start_nodes; } ||
@@ -147,4 +148,20 @@ wait_until "[ \"\$(job_state $both)\" = RUNNING ]"
 is "$(field "$both" TresPerNode) $(field "$both" NodeList)" \
 	"gres/gpu:p100:1,gres/nvme:1 n01" "--gres=gpu:p100:1,nvme:1: both, on the Power8"
 rota cancel "$n2" "$n3" "$both"
+wait_until "[ \"\$(rota queue -a --noheader | wc -l)\" = 0 ]"
+
+# ---- a reservation holding both matlab licenses ----
+is "$(rota resv create ReservationName=lic StartTime=now Duration=1h \
+	Nodes=n02 CoreCount=1 Licenses=matlab:2 Users=rotatest1)" \
+	"Reservation created: lic" "Licenses=matlab:2 on a reservation"
+like "$(rota resv list --json)" '"licenses":"matlab:2"' \
+	"rota resv list --json: its licenses"
+other=$(as rotatest2 rota submit -L matlab:1 --wrap 'sleep 600')
+wait_until "[ \"\$(field $other Reason)\" = Licenses ]"
+ok $? "an ordinary job of matlab:1 waits (reason Licenses): the reservation holds both"
+mine=$(as rotatest1 rota submit --reservation=lic -L matlab:2 --wrap 'sleep 600')
+wait_until "[ \"\$(job_state $mine)\" = RUNNING ]"
+ok $? "the reservation's job gets both"
+rota cancel "$other" "$mine"
+rota resv delete lic
 
