@@ -103,7 +103,8 @@ static int resv_unpack(json_t *o, struct rota_resv_info *r,
 	json_t *users, *accounts;
 	int rc = msg_unpack(
 		o, err,
-		"{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o, s?I, s?I, s?s !}",
+		"{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o, s?I, s?I, "
+		"s?s !}",
 		"name", &name, "state", &state, "start", &start, "end", &end,
 		"nodes", &nodes, "cores", &cores, "core_count", &count,
 		"users", &users, "accounts", &accounts, "gpus", &gpus,

@@ -55,8 +55,8 @@ char *resv_record_encode(const struct core *core, const struct core_resv *r,
 
 		/* a third number only with GPUs: older records have none */
 		if (!p->whole && p->gpus)
-			json_array_append_new(part,
-					      json_integer((json_int_t)p->gpus));
+			json_array_append_new(
+				part, json_integer((json_int_t)p->gpus));
 		json_array_append_new(parts, part);
 	}
 	o = json_pack("{s:s, s:I, s:s, s:I, s:I, s:I, s:o}", "kind", "resv",

@@ -70,7 +70,8 @@ int gres_job_parse(const struct core *core, struct core_job *job,
 		if (k < 0 || !strcmp(v[i].name, "gpu")) {
 			rc = rota_errorf(err, -EINVAL,
 					 "--gres=%s: '%s' is not a generic "
-					 "resource of this cluster (GresTypes=)",
+					 "resource of this cluster "
+					 "(GresTypes=)",
 					 job->desc.gres, v[i].name);
 			break;
 		}
@@ -166,8 +167,8 @@ char *core_job_gres_text(const struct core *core, const struct core_job *job,
 		const struct core_gres *g = &job->gres[i];
 
 		rota_strbuf_addf(&b, "%s%s%s%s%s:%u", i ? "," : "", prefix,
-				 core->gres_types[g->idx], g->type[0] ? ":" : "",
-				 g->type, g->count);
+				 core->gres_types[g->idx],
+				 g->type[0] ? ":" : "", g->type, g->count);
 	}
 	return rota_strbuf_take(&b, &len);
 }

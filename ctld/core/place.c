@@ -25,8 +25,9 @@
  * profile.c).  Advance
  * reservations (resv.c) cut what a node offers now: a job of a reservation
  * gets only that reservation's cores and GPUs, any other job none of the
- * cores and GPUs a reservation holds while it would run; the backfill profile has them as
- * blocks already, and "could it ever" counts a reservation's cores only.
+ * cores and GPUs a reservation holds while it would run; the backfill
+ * profile has them as blocks already, and "could it ever" counts a
+ * reservation's cores and GPUs only.
  */
 #include "config.h"
 

@@ -6,8 +6,9 @@
 #include <stdint.h>
 
 /*
- * Free cores, memory and GPUs of every node, and licenses, over time, for
- * one backfill pass (profile.c).  Times are Unix seconds; a duration of 0 means unlimited.
+ * Free cores, memory, GPUs and generic resources of every node, and
+ * licenses, over time, for one backfill pass (profile.c).  Times are Unix seconds; a duration of 0
+ * means unlimited.
  */
 struct core;
 struct profile;

@@ -283,10 +283,6 @@ static int take_nodes(const struct core *core, const struct core_resv_req *req,
 	return 0;
 }
 
-/*
- * CoreCount=N over the candidates, in order, around other reservations
- * and the jobs that will still run at the start.
- */
 /* Cores of node 'v' free of reservations and jobs over the request. */
 static uint32_t cores_left(const struct core *core,
 			   const struct core_resv_req *req, uint32_t v)
@@ -317,7 +313,6 @@ static int take_gpus(const struct core *core,
 		uint32_t held = gpus_held(core, v[i], req->start, req->end);
 		uint32_t g = all > held ? all - held : 0;
 		uint32_t c = cores_left(core, req, v[i]);
-
 		uint32_t share;
 
 		if (!g || !c || !*cores)
@@ -343,6 +338,10 @@ static int take_gpus(const struct core *core,
 	return 0;
 }
 
+/*
+ * CoreCount=N over the candidates, in order, around other reservations
+ * and the jobs that will still run at the start (GpuCount='s first).
+ */
 static int take_cores(const struct core *core,
 		      const struct core_resv_req *req, const uint32_t *v,
 		      size_t n, struct core_resv *r, struct rota_error *err)
@@ -356,7 +355,8 @@ static int take_cores(const struct core *core,
 		struct core_resv_part *p = resv_part_on(r, v[i]);
 		uint32_t c = cores_left(core, req, v[i]);
 
-		c = p && c > p->cores ? c - p->cores : p ? 0 : c;
+		if (p) /* its GPUs' cores are taken there already */
+			c = c > p->cores ? c - p->cores : 0;
 		if (!c)
 			continue;
 		c = c < left ? c : left;
