@@ -437,6 +437,8 @@ struct rota_node_info {
 	size_t ngpus;
 	char *gres;		/* NODE_LIST: other generic resources, as
 				   rota.conf counts them ("nvme:2"); NULL */
+	char *gres_used;	/* NODE_LIST: of those, what jobs hold
+				   ("nvme:1"); NULL: none */
 };
 char *rota_msg_node_encode(const struct rota_node_info *n, size_t *len);
 int rota_msg_node_decode(const char *buf, size_t len, struct rota_node_info *n,

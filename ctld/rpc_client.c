@@ -452,6 +452,7 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 			.gpus = rota_xcalloc(cn->ngpus + 1, sizeof(*nodes->gpus)),
 			.gres = cn->ngres ? rota_gres_text(cn->gres, cn->ngres)
 					  : NULL,
+			.gres_used = core_node_gres_used(cn),
 		};
 		for (uint32_t g = 0; g < cn->ngpus; g++) {
 			const struct core_gpu *x = &cn->gpus[g];
@@ -472,6 +473,7 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 	for (size_t i = 0; i < n; i++) {
 		free(nodes[i].gpus);
 		free(nodes[i].gres);
+		free(nodes[i].gres_used);
 	}
 	free(nodes);
 }

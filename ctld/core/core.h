@@ -744,6 +744,9 @@ char *core_job_tres(const struct core_job *job);
  */
 char *core_job_gres_text(const struct core *core, const struct core_job *job,
 			 const char *prefix);
+/* What jobs hold of a node's other generic resources, "nvme:1"; NULL:
+   none.  Caller frees. */
+char *core_node_gres_used(const struct core_node *n);
 /* Of its queue's usable nodes, its 'i'th generic resource: free, in all. */
 void core_queue_gres(const struct core *core, const struct core_job *job,
 		     uint32_t i, uint32_t *free_now, uint32_t *total);

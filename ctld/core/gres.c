@@ -216,3 +216,20 @@ void core_queue_gres(const struct core *core, const struct core_job *job,
 		*total += node_gres_count(core, n, g->idx, g->type, false);
 	}
 }
+
+char *core_node_gres_used(const struct core_node *n)
+{
+	struct rota_strbuf b = { 0 };
+	size_t len;
+
+	for (size_t i = 0; n->gres_used && i < n->ngres; i++) {
+		const struct rota_gres *g = &n->gres[i];
+
+		if (!n->gres_used[i])
+			continue;
+		rota_strbuf_addf(&b, "%s%s%s%s:%u", b.len ? "," : "", g->name,
+				 g->type[0] ? ":" : "", g->type,
+				 n->gres_used[i]);
+	}
+	return b.len ? rota_strbuf_take(&b, &len) : NULL;
+}

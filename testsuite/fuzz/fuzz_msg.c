@@ -523,6 +523,7 @@ static bool node_eq(const struct rota_node_info *x,
 		    const struct rota_node_info *y)
 {
 	return gpus_eq(x, y) && str_eq(x->gres, y->gres) &&
+	       str_eq(x->gres_used, y->gres_used) &&
 	       str_eq(x->name, y->name) && str_eq(x->state, y->state) &&
 	       str_eq(x->reason, y->reason) && str_eq(x->addr, y->addr) &&
 	       strv_eq(x->features, y->features) && x->sockets == y->sockets &&
@@ -544,7 +545,7 @@ static bool node_empty(const struct rota_node_info *n)
 	       !n->cores_used && !n->cores_kept && !n->cores_kept_used &&
 	       !n->memory_mb && !n->memory_used_mb &&
 	       !n->jobs && !n->runs && !n->njobs && !n->gpus && !n->ngpus &&
-	       !n->gres;
+	       !n->gres && !n->gres_used;
 }
 
 static void node_check(const struct rota_node_info *n)

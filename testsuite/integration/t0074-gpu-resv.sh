@@ -15,7 +15,7 @@
 PATH="$BIN:$PATH"
 need_root_and_munge
 
-plan 32
+plan 33
 NODE_TOPOS="power8gpudistances.xml nvidiaDGX2.xml"
 W="$T/work"
 mkdir -p "$W" && chmod 1777 "$W" && cd "$W" || exit 1
@@ -135,6 +135,8 @@ like "$(rota why "$n3")" "It asks for nvme:1 per node; its queue's nodes have 0 
 rota cancel "$n1"
 wait_until "[ \"\$(job_state $n3)\" = RUNNING ]"
 ok $? "a holder ends: the waiting job gets its nvme"
+is "$(rota show node n01 | grep '^GresUsed=')" "GresUsed=nvme:1" \
+	"rota show node: GresUsed=nvme:1"
 cluster_kill_ctld
 cluster_restart_ctld
 wait_for cluster_all_up
