@@ -184,16 +184,22 @@ void licenses_pass_begin(struct core *core)
 bool licenses_may_take(struct core *core, const struct core_job *job,
 		       int64_t now)
 {
+	const struct core_resv *own =
+		job->desc.reservation
+			? core_resv_find(core, job->desc.reservation)
+			: NULL;
 	bool ok = true;
 
 	for (uint32_t i = 0; i < job->nlics; i++) {
-		uint32_t k = job->lics[i].idx;
+		uint32_t k = job->lics[i].idx, at;
+		/* its reservation's are its own: no one else waits for them */
+		bool mine = resv_entry(own, k, &at) != NULL;
 
-		if (core->lic_waited[k]) {
+		if (!mine && core->lic_waited[k]) {
 			ok = false;
 		} else if (lic_avail(core, job, k, now) < job->lics[i].count) {
 			ok = false;
-			core->lic_waited[k] = true;
+			core->lic_waited[k] |= !mine;
 		}
 	}
 	return ok;
