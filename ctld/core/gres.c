@@ -114,45 +114,57 @@ uint32_t node_gres_count(const struct core *core, const struct core_node *n,
 	return c;
 }
 
-/* 'sign' 1: the job takes its counts on its nodes; -1: gives them back. */
-static void move(struct core *core, const struct core_job *job, int sign)
+/*
+ * 'g' taken from node 'n''s matching entries, in order ('take'), or given
+ * back to them: no entry ever holds more than it has, nor less than 0.
+ */
+static void node_move(const struct core *core, struct core_node *n,
+		      const struct core_gres *g, bool take)
+{
+	uint32_t left = g->count;
+
+	for (size_t k = 0; k < n->ngres && left; k++) {
+		uint32_t *u = &n->gres_used[k];
+		uint32_t c;
+
+		if (!entry_matches(core, &n->gres[k], g->idx, g->type))
+			continue;
+		if (take)
+			c = n->gres[k].count > *u ? n->gres[k].count - *u : 0;
+		else
+			c = *u;
+		c = c < left ? c : left;
+		*u = take ? *u + c : *u - c;
+		left -= c;
+	}
+}
+
+/* The job takes its counts on each of its nodes, or gives them back. */
+static void move(struct core *core, const struct core_job *job, bool take)
 {
 	for (uint32_t a = 0; a < job->nalloc; a++) {
 		struct core_node *n = &core->nodes[job->alloc[a].node];
 
-		if (n->ngres && !n->gres_used)
+		if (!n->ngres)
+			continue;
+		if (!n->gres_used)
 			n->gres_used = rota_xcalloc(n->ngres + 1,
 						    sizeof(*n->gres_used));
-		for (uint32_t i = 0; i < job->ngres; i++) {
-			const struct core_gres *g = &job->gres[i];
-			uint32_t left = g->count;
-
-			for (size_t k = 0; k < n->ngres && left; k++) {
-				uint32_t *u = &n->gres_used[k];
-				uint32_t c;
-
-				if (!entry_matches(core, &n->gres[k], g->idx,
-						   g->type))
-					continue;
-				c = sign > 0 ? n->gres[k].count - *u : *u;
-				c = c < left ? c : left;
-				*u = sign > 0 ? *u + c : *u - c;
-				left -= c;
-			}
-		}
+		for (uint32_t i = 0; i < job->ngres; i++)
+			node_move(core, n, &job->gres[i], take);
 	}
 }
 
 void gres_job_take(struct core *core, const struct core_job *job)
 {
 	if (job->ngres)
-		move(core, job, 1);
+		move(core, job, true);
 }
 
 void gres_job_give(struct core *core, const struct core_job *job)
 {
 	if (job->ngres)
-		move(core, job, -1);
+		move(core, job, false);
 }
 
 char *core_job_gres_text(const struct core *core, const struct core_job *job,
