@@ -97,6 +97,9 @@ struct rota_job_desc {
 	uint32_t gpus_per_node;	/* on each of its nodes; 0: none */
 	uint32_t gpus_per_task;	/* for each task; 0: none */
 	char *licenses;		/* --licenses=matlab:1,ansys:2; NULL: none */
+	char *gres;		/* generic resources other than GPUs, per
+				   node, counts only: "nvme:1,fpga:2";
+				   NULL: none */
 };
 char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len);
 int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
@@ -434,6 +437,8 @@ struct rota_node_info {
 	size_t ngpus;
 	char *gres;		/* NODE_LIST: other generic resources, as
 				   rota.conf counts them ("nvme:2"); NULL */
+	char *gres_used;	/* NODE_LIST: of those, what jobs hold
+				   ("nvme:1"); NULL: none */
 };
 char *rota_msg_node_encode(const struct rota_node_info *n, size_t *len);
 int rota_msg_node_decode(const char *buf, size_t len, struct rota_node_info *n,
@@ -627,7 +632,9 @@ void rota_msg_control_clear(struct rota_msg_control *m);
  * is); the reply, RESV_CREATE_REPLY, is a name body.  RESV_DELETE is a
  * name body.  RESV_LIST_REPLY: {"now":N,"resvs":[{"name":"maint",
  * "state":"ACTIVE","start":S,"end":E,"nodes":"n[1-2]","cores":16,
- * "core_count":0,"users":["ana"],"accounts":[]}]}, in creation order.
+ * "core_count":0,"users":["ana"],"accounts":[]}]}, in creation order;
+ * "gpus":G and "gpu_count":M only when not 0, "licenses":"matlab:2" only
+ * when it holds some (older peers send none of them).
  */
 #define ROTA_MSG_RESV_SET_MAX 16
 
@@ -650,6 +657,9 @@ struct rota_resv_info {
 	char *nodes;		/* hostlist of its nodes */
 	uint32_t cores;		/* reserved, over all its nodes */
 	uint32_t core_count;	/* CoreCount= asked; 0: whole nodes */
+	uint32_t gpus;		/* GPUs reserved, over all its nodes */
+	uint32_t gpu_count;	/* GpuCount= asked */
+	char *licenses;		/* Licenses= it holds ("matlab:2"); NULL */
 	char **users;		/* NULL-terminated, never NULL once decoded */
 	char **accounts;	/* empty: any */
 };
@@ -801,6 +811,11 @@ struct rota_msg_why {
 	bool tres_per_task;
 	uint32_t gpus_free;
 	uint32_t gpus_total;
+	/* its first generic resource other than GPUs ("nvme:1" per node;
+	   NULL: none), and its queue's nodes' of that name: free, in all */
+	char *gres;
+	uint32_t gres_free;
+	uint32_t gres_total;
 	uint32_t id;
 	enum rota_job_state state;
 	char *user;

@@ -182,6 +182,8 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 		json_object_set_new(o, "gpu_type", json_string(d->gpu_type));
 	if (d->licenses)
 		json_object_set_new(o, "licenses", json_string(d->licenses));
+	if (d->gres)
+		json_object_set_new(o, "gres", json_string(d->gres));
 	if (d->gpus_per_node)
 		json_object_set_new(o, "gpus_per_node",
 				    json_integer(d->gpus_per_node));
@@ -195,7 +197,7 @@ char *rota_msg_submit_encode(const struct rota_job_desc *d, size_t *len)
 struct submit_raw {
 	const char *name, *script, *workdir, *output, *error, *queue,
 		*account, *constraint, *qos, *reservation, *array,
-		*dependency, *gpu_type, *licenses;
+		*dependency, *gpu_type, *licenses, *gres;
 	json_int_t gpn, gpt;
 	json_int_t ntasks, cpt, nodes, mem, limit, nice, urgency, per_node;
 	json_int_t mem_per_cpu, jobshare, oticket;
@@ -277,7 +279,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s?s, s?s, "
 			"s?s, s?s, s?s, s?o, s?b, s?s, s?I, s?I, s?I, s?b, "
 			"s?I, s?s, s?b, s?s, s?s, s?b, s?I, s?I, s?I, s?I, "
-			"s?s, s?I, s?I, s?s !}",
+			"s?s, s?I, s?I, s?s, s?s !}",
 			"name", &r.name, "script", &r.script, "workdir",
 			&r.workdir, "ntasks", &r.ntasks, "cpus_per_task",
 			&r.cpt, "nodes", &r.nodes, "mem_mb", &r.mem,
@@ -293,7 +295,7 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 			"deadline", &r.deadline, "jobshare", &r.jobshare, "oticket",
 			&r.oticket, "ntasks_max", &r.ntasks_max, "gpu_type",
 			&r.gpu_type, "gpus_per_node", &r.gpn, "gpus_per_task",
-			&r.gpt, "licenses", &r.licenses);
+			&r.gpt, "licenses", &r.licenses, "gres", &r.gres);
 	if (rc == 0)
 		rc = submit_check(&r, err);
 	if (rc == 0)
@@ -335,6 +337,8 @@ int rota_msg_submit_decode(const char *buf, size_t len, struct rota_job_desc *d,
 	if (rc == 0)
 		rc = msg_str(r.licenses, ROTA_MSG_NAME_MAX, "licenses",
 			     &d->licenses, err);
+	if (rc == 0)
+		rc = msg_str(r.gres, ROTA_MSG_NAME_MAX, "gres", &d->gres, err);
 	if (rc == 0)
 		rc = msg_strv(r.env, ROTA_MSG_ENV_MAX, ROTA_MSG_PATH_MAX * 8,
 			      "env", &d->env, err);
@@ -381,6 +385,7 @@ void rota_job_desc_clear(struct rota_job_desc *d)
 	free(d->dependency);
 	free(d->gpu_type);
 	free(d->licenses);
+	free(d->gres);
 	msg_strv_free(d->env);
 	*d = (struct rota_job_desc){ 0 };
 }

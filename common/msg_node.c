@@ -110,6 +110,8 @@ static json_t *node_pack(const struct rota_node_info *n)
 		json_object_set_new(o, "gpus", gpus_pack(n->gpus, n->ngpus));
 	if (n->gres && n->gres[0])
 		json_object_set_new(o, "gres", json_string(n->gres));
+	if (n->gres_used && n->gres_used[0])
+		json_object_set_new(o, "gres_used", json_string(n->gres_used));
 	if (n->cores_kept) {
 		json_object_set_new(o, "cores_kept",
 				    json_integer(n->cores_kept));
@@ -123,7 +125,7 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 		       struct rota_error *err)
 {
 	const char *name = NULL, *state = NULL, *reason = NULL, *addr = NULL;
-	const char *gres = NULL;
+	const char *gres = NULL, *gres_used = NULL;
 	json_int_t sockets, cores, pus, used, mem, mem_used, kept = 0;
 	json_int_t kept_used = 0, step_port = 0, step_uid = 0;
 	json_t *features = NULL, *jobs = NULL, *runs = NULL, *gpus = NULL;
@@ -133,14 +135,15 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 	*n = (struct rota_node_info){ 0 };
 	rc = msg_unpack(o, err,
 			"{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s?s, "
-			"s?s, s?s, s?o, s?I, s?I, s?I, s?I, s?o, s?s !}",
+			"s?s, s?s, s?o, s?I, s?I, s?I, s?I, s?o, s?s, s?s !}",
 			"name", &name, "sockets", &sockets, "cores", &cores,
 			"pus", &pus, "cores_used", &used, "memory_mb", &mem,
 			"memory_used_mb", &mem_used, "features", &features,
 			"jobs", &jobs, "state", &state, "reason", &reason,
 			"addr", &addr, "runs", &runs, "cores_kept", &kept,
 			"cores_kept_used", &kept_used, "step_port", &step_port,
-			"step_uid", &step_uid, "gpus", &gpus, "gres", &gres);
+			"step_uid", &step_uid, "gpus", &gpus, "gres", &gres,
+			"gres_used", &gres_used);
 	if (rc == 0)
 		rc = msg_range(cores, 1, 1 << 20, "cores", err);
 	if (rc == 0)
@@ -183,6 +186,8 @@ static int node_unpack(json_t *o, struct rota_node_info *n,
 		rc = gpus_unpack(gpus, n, err);
 	if (rc == 0 && gres && gres[0])
 		rc = msg_str(gres, 1024, "gres", &n->gres, err);
+	if (rc == 0)
+		rc = msg_str(gres_used, 1024, "gres_used", &n->gres_used, err);
 	if (rc < 0) {
 		rota_node_info_clear(n);
 		return rc;
@@ -230,6 +235,7 @@ void rota_node_info_clear(struct rota_node_info *n)
 	free(n->runs);
 	gpus_free(n->gpus, n->ngpus);
 	free(n->gres);
+	free(n->gres_used);
 	*n = (struct rota_node_info){ 0 };
 }
 
@@ -521,6 +527,8 @@ char *rota_node_gres_text(const struct rota_node_info *n, bool used)
 	}
 	if (!used && n->gres && n->gres[0])
 		rota_strbuf_addf(&b, "%s%s", b.len ? "," : "", n->gres);
+	if (used && n->gres_used && n->gres_used[0])
+		rota_strbuf_addf(&b, "%s%s", b.len ? "," : "", n->gres_used);
 	t = rota_strbuf_take(&b, &len);
 	return t ? t : rota_xstrdup("");
 }

@@ -55,13 +55,21 @@ void rota_msg_resv_create_clear(struct rota_msg_resv_create *m)
 
 static json_t *resv_pack(const struct rota_resv_info *r)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o}",
-			 "name", r->name, "state", r->state, "start",
-			 (json_int_t)r->start, "end", (json_int_t)r->end,
-			 "nodes", r->nodes, "cores", (json_int_t)r->cores,
-			 "core_count", (json_int_t)r->core_count, "users",
-			 msg_strv_pack(r->users), "accounts",
-			 msg_strv_pack(r->accounts));
+	json_t *o = json_pack(
+		"{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o}", "name",
+		r->name, "state", r->state, "start", (json_int_t)r->start,
+		"end", (json_int_t)r->end, "nodes", r->nodes, "cores",
+		(json_int_t)r->cores, "core_count", (json_int_t)r->core_count,
+		"users", msg_strv_pack(r->users), "accounts",
+		msg_strv_pack(r->accounts));
+
+	if (r->gpus)
+		json_object_set_new(o, "gpus", json_integer(r->gpus));
+	if (r->gpu_count)
+		json_object_set_new(o, "gpu_count", json_integer(r->gpu_count));
+	if (r->licenses)
+		json_object_set_new(o, "licenses", json_string(r->licenses));
+	return o;
 }
 
 char *rota_msg_resv_list_encode(const struct rota_msg_resv_list *m,
@@ -81,6 +89,7 @@ static void resv_info_clear(struct rota_resv_info *r)
 	free(r->name);
 	free(r->state);
 	free(r->nodes);
+	free(r->licenses);
 	msg_strv_free(r->users);
 	msg_strv_free(r->accounts);
 	*r = (struct rota_resv_info){ 0 };
@@ -89,24 +98,33 @@ static void resv_info_clear(struct rota_resv_info *r)
 static int resv_unpack(json_t *o, struct rota_resv_info *r,
 		       struct rota_error *err)
 {
-	const char *name, *state, *nodes;
-	json_int_t start, end, cores, count;
+	const char *name, *state, *nodes, *lics = NULL;
+	json_int_t start, end, cores, count, gpus = 0, gcount = 0;
 	json_t *users, *accounts;
-	int rc = msg_unpack(o, err,
-			    "{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o !}",
-			    "name", &name, "state", &state, "start", &start,
-			    "end", &end, "nodes", &nodes, "cores", &cores,
-			    "core_count", &count, "users", &users, "accounts",
-			    &accounts);
+	int rc = msg_unpack(
+		o, err,
+		"{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:o, s:o, s?I, s?I, "
+		"s?s !}",
+		"name", &name, "state", &state, "start", &start, "end", &end,
+		"nodes", &nodes, "cores", &cores, "core_count", &count,
+		"users", &users, "accounts", &accounts, "gpus", &gpus,
+		"gpu_count", &gcount, "licenses", &lics);
 
 	if (rc == 0)
 		rc = msg_range(cores, 0, UINT32_MAX, "cores", err);
+	if (rc == 0)
+		rc = msg_range(gpus, 0, UINT32_MAX, "gpus", err);
+	if (rc == 0)
+		rc = msg_range(gcount, 0, UINT32_MAX, "gpu_count", err);
 	if (rc == 0)
 		rc = msg_range(count, 0, UINT32_MAX, "core_count", err);
 	if (rc == 0)
 		rc = msg_str(name, ROTA_MSG_NAME_MAX, "name", &r->name, err);
 	if (rc == 0)
 		rc = msg_str(state, 16, "state", &r->state, err);
+	if (rc == 0)
+		rc = msg_str(lics, ROTA_MSG_NAME_MAX, "licenses", &r->licenses,
+			     err);
 	if (rc == 0)
 		rc = msg_str(nodes, ROTA_MSG_PATH_MAX, "nodes", &r->nodes,
 			     err);
@@ -120,6 +138,8 @@ static int resv_unpack(json_t *o, struct rota_resv_info *r,
 	r->end = end;
 	r->cores = (uint32_t)cores;
 	r->core_count = (uint32_t)count;
+	r->gpus = (uint32_t)gpus;
+	r->gpu_count = (uint32_t)gcount;
 	return rc;
 }
 

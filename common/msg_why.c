@@ -76,6 +76,12 @@ char *rota_msg_why_encode(const struct rota_msg_why *m, size_t *len)
 		json_object_set_new(o, "gpus_total",
 				    json_integer(m->gpus_total));
 	}
+	if (m->gres) {
+		json_object_set_new(o, "gres", json_string(m->gres));
+		json_object_set_new(o, "gres_free", json_integer(m->gres_free));
+		json_object_set_new(o, "gres_total",
+				    json_integer(m->gres_total));
+	}
 	if (m->kept) {
 		json_object_set_new(o, "kept", json_integer(m->kept));
 		json_object_set_new(o, "kept_node",
@@ -115,8 +121,8 @@ struct why_raw {
 	const char *state, *user, *queue, *reason, *sched, *resv, *nodes;
 	const char *dep, *dep_type, *dep_state, *array;
 	json_int_t dep_job, tasks, kept;
-	const char *kept_node, *kept_queues, *tres;
-	json_int_t gpus_free, gpus_total;
+	const char *kept_node, *kept_queues, *tres, *gres;
+	json_int_t gpus_free, gpus_total, gres_free, gres_total;
 	json_t *first, *list;
 	int fits, limited, per_task;
 };
@@ -137,6 +143,8 @@ static int why_numbers(const struct why_raw *r, struct rota_error *err)
 		{ "fit_tasks", r->fit_tasks, 0, 1 << 20 },
 		{ "gpus_free", r->gpus_free, 0, r->gpus_total },
 		{ "gpus_total", r->gpus_total, 0, UINT32_MAX },
+		{ "gres_free", r->gres_free, 0, r->gres_total },
+		{ "gres_total", r->gres_total, 0, UINT32_MAX },
 	};
 
 	int rc = msg_ranges(n, sizeof(n) / sizeof(*n), err);
@@ -167,6 +175,7 @@ static int why_strings(const struct why_raw *r, struct rota_msg_why *m,
 		{ "kept_queues", r->kept_queues, &m->kept_queues,
 		  ROTA_MSG_PATH_MAX },
 		{ "tres", r->tres, &m->tres, ROTA_MSG_NAME_MAX },
+		{ "gres", r->gres, &m->gres, ROTA_MSG_NAME_MAX },
 	};
 
 	return msg_strs(s, sizeof(s) / sizeof(*s), err);
@@ -218,7 +227,7 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 			"{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, "
 			"s:I, s:I, s:I, s:s, s:b, s:I, s:o, s:o, s:I, s:b, "
 			"s:I, s:I, s?s, s?s, s?I, s?s, s?s, s?I, s?I, s?s, "
-			"s?s, s?s, s?b, s?I, s?I !}",
+			"s?s, s?s, s?b, s?I, s?I, s?s, s?I, s?I !}",
 			"now", &r.now, "id", &r.id, "state", &r.state, "user",
 			&r.user, "queue", &r.queue, "reason", &r.reason,
 			"sched", &r.sched, "reservation", &r.resv, "hold",
@@ -234,7 +243,9 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 			&r.tasks, "kept", &r.kept, "kept_node", &r.kept_node,
 			"kept_queues", &r.kept_queues, "tres", &r.tres,
 			"tres_per_task", &r.per_task, "gpus_free",
-			&r.gpus_free, "gpus_total", &r.gpus_total);
+			&r.gpus_free, "gpus_total", &r.gpus_total, "gres",
+			&r.gres, "gres_free", &r.gres_free, "gres_total",
+			&r.gres_total);
 	if (rc == 0)
 		rc = why_fill(&r, m, err);
 	if (rc == 0) {
@@ -245,6 +256,8 @@ int rota_msg_why_decode(const char *buf, size_t len, struct rota_msg_why *m,
 		m->tres_per_task = r.per_task && m->tres;
 		m->gpus_free = m->tres ? (uint32_t)r.gpus_free : 0;
 		m->gpus_total = m->tres ? (uint32_t)r.gpus_total : 0;
+		m->gres_free = m->gres ? (uint32_t)r.gres_free : 0;
+		m->gres_total = m->gres ? (uint32_t)r.gres_total : 0;
 		m->ntasks = (uint32_t)r.ntasks;
 		m->cpus_per_task = (uint32_t)r.cpt;
 		m->time_limit = r.limit;
@@ -290,5 +303,6 @@ void rota_msg_why_clear(struct rota_msg_why *m)
 	free(m->kept_node);
 	free(m->kept_queues);
 	free(m->tres);
+	free(m->gres);
 	*m = (struct rota_msg_why){ 0 };
 }

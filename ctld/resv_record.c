@@ -47,18 +47,31 @@ char *resv_record_encode(const struct core *core, const struct core_resv *r,
 	json_t *parts = json_array();
 	json_t *o;
 
-	for (uint32_t i = 0; i < r->nparts; i++)
-		json_array_append_new(
-			parts,
-			json_pack("[s, I]",
-				  core_node_get(core, r->parts[i].node)->name,
-				  (json_int_t)(r->parts[i].whole
-						       ? 0
-						       : r->parts[i].cores)));
+	for (uint32_t i = 0; i < r->nparts; i++) {
+		const struct core_resv_part *p = &r->parts[i];
+		json_t *part = json_pack("[s, I]",
+					 core_node_get(core, p->node)->name,
+					 (json_int_t)(p->whole ? 0 : p->cores));
+
+		/* a third number only with GPUs: older records have none */
+		if (!p->whole && p->gpus)
+			json_array_append_new(
+				part, json_integer((json_int_t)p->gpus));
+		json_array_append_new(parts, part);
+	}
 	o = json_pack("{s:s, s:I, s:s, s:I, s:I, s:I, s:o}", "kind", "resv",
 		      "id", (json_int_t)r->id, "name", r->name, "start",
 		      (json_int_t)r->start, "end", (json_int_t)r->end,
 		      "core_count", (json_int_t)r->core_count, "parts", parts);
+	if (r->gpu_count)
+		json_object_set_new(o, "gpu_count",
+				    json_integer((json_int_t)r->gpu_count));
+	if (r->nlics) {
+		char *lics = core_resv_licenses_text(core, r);
+
+		json_object_set_new(o, "licenses", json_string(lics));
+		free(lics);
+	}
 	if (r->users)
 		json_object_set_new(o, "users", names_pack(r->users));
 	if (r->accounts)
@@ -109,6 +122,7 @@ static void names_free(char **v)
 struct parts_in {
 	const char **nodes;
 	uint32_t *cores;
+	uint32_t *gpus;
 	uint32_t n;
 };
 
@@ -120,14 +134,20 @@ static int parts_unpack(json_t *arr, struct parts_in *p)
 		return -EINVAL;
 	p->nodes = rota_xcalloc(n + 1, sizeof(*p->nodes));
 	p->cores = rota_xcalloc(n + 1, sizeof(*p->cores));
+	p->gpus = rota_xcalloc(n + 1, sizeof(*p->gpus));
 	for (size_t i = 0; i < n; i++) {
-		json_int_t c;
+		json_t *part = json_array_get(arr, i);
+		json_int_t c, g = 0;
+		int rc = json_array_size(part) == 3
+				 ? json_unpack(part, "[s, I, I !]",
+					       &p->nodes[i], &c, &g)
+				 : json_unpack(part, "[s, I !]", &p->nodes[i],
+					       &c);
 
-		if (json_unpack(json_array_get(arr, i), "[s, I !]",
-				&p->nodes[i], &c) < 0 ||
-		    c < 0 || c > 1 << 20)
+		if (rc < 0 || c < 0 || c > 1 << 20 || g < 0 || g > 1 << 20)
 			return -EINVAL;
 		p->cores[i] = (uint32_t)c;
+		p->gpus[i] = (uint32_t)g;
 	}
 	p->n = (uint32_t)n;
 	return 0;
@@ -137,18 +157,21 @@ static int apply_resv(struct core *core, json_t *o, struct rota_error *err)
 {
 	struct core_resv_state st = { 0 };
 	struct parts_in p = { 0 };
-	json_int_t id, start, end, count;
+	json_int_t id, start, end, count, gcount = 0;
 	json_t *parts, *users = NULL, *accounts = NULL;
 	char **u = NULL, **a = NULL;
 	const char *kind;
 	int rc;
 
-	rc = json_unpack(o, "{s:s, s:I, s:s, s:I, s:I, s:I, s:o, s?o, s?o !}",
+	rc = json_unpack(o,
+			 "{s:s, s:I, s:s, s:I, s:I, s:I, s:o, s?o, s?o, s?I, "
+			 "s?s !}",
 			 "kind", &kind, "id", &id, "name", &st.name, "start",
 			 &start, "end", &end, "core_count", &count, "parts",
-			 &parts, "users", &users, "accounts", &accounts);
+			 &parts, "users", &users, "accounts", &accounts,
+			 "gpu_count", &gcount, "licenses", &st.licenses);
 	if (rc == 0 && (id <= 0 || id > UINT32_MAX || count < 0 ||
-			count > 1 << 30))
+			count > 1 << 30 || gcount < 0 || gcount > 1 << 30))
 		rc = -EINVAL;
 	if (rc == 0)
 		rc = parts_unpack(parts, &p);
@@ -163,10 +186,12 @@ static int apply_resv(struct core *core, json_t *o, struct rota_error *err)
 		st.start = start;
 		st.end = end;
 		st.core_count = (uint32_t)count;
+		st.gpu_count = (uint32_t)gcount;
 		st.users = u;
 		st.accounts = a;
 		st.nodes = p.nodes;
 		st.cores = p.cores;
+		st.gpus = p.gpus;
 		st.nparts = p.n;
 		rc = core_resv_restore(core, &st, err);
 	}
@@ -174,6 +199,7 @@ static int apply_resv(struct core *core, json_t *o, struct rota_error *err)
 	names_free(a);
 	free(p.nodes);
 	free(p.cores);
+	free(p.gpus);
 	return rc;
 }
 

@@ -12,7 +12,10 @@
  *    "core_count":C, "parts":[["n01",0],["n02",4]], "users":["ana"],
  *    "accounts":["physics"]}            a reservation's whole state (a
  *                                       part's 0 cores: the whole node;
- *                                       "users", "accounts" only if set);
+ *                                       "users", "accounts" only if set;
+ *                                       with GPUs, "gpu_count":G and a
+ *                                       part's GPUs third, ["n03",4,2];
+ *                                       "licenses":"matlab:2" if held);
  *   {"kind":"resv_delete", "name":"maint"}   an operator deleted it.
  * A reservation that ends is not recorded: the core forgets it at its end
  * again after a replay.

@@ -28,6 +28,26 @@ static void reply_decode_error(struct peer *p, const struct rota_frame *f,
 }
 
 /*
+ * Slurm's TresPerNode: its GPUs a node, if so asked, and its other
+ * generic resources ("gres/gpu:v100:2,gres/nvme:1"); NULL: none.  The
+ * caller frees it.
+ */
+static char *tres_per_node(const struct core *core, const struct core_job *job)
+{
+	char *gpu = job->desc.gpus_per_node ? core_job_tres(job) : NULL;
+	char *other = job->ngres ? core_job_gres_text(core, job, "gres/")
+				 : NULL;
+	char *both;
+
+	if (!gpu || !other)
+		return gpu ? gpu : other;
+	both = rota_xasprintf("%s,%s", gpu, other);
+	free(gpu);
+	free(other);
+	return both;
+}
+
+/*
  * State-changing requests go through idem_begin(): a retry of one already
  * answered gets that answer, and a new one's answer is journaled with its
  * change (idem_answer before state_commit).
@@ -153,8 +173,7 @@ static void fill_info(const struct core_job *job, void *arg)
 		/* freed with j->dependency after encoding; NULL: none */
 		.dependency = job->deps ? core_job_dependency(job) : NULL,
 		/* these three are freed after encoding too */
-		.tres_per_node = job->desc.gpus_per_node ? core_job_tres(job)
-							 : NULL,
+		.tres_per_node = tres_per_node(core, job),
 		.tres_per_task = job->desc.gpus_per_task ? core_job_tres(job)
 							 : NULL,
 		.gpu_idx = core_job_gpu_idx(core, job),
@@ -314,13 +333,17 @@ static void fill_row(const struct core_job *job, void *arg)
 		r->array = rc->nodelists[rc->nlists++] =
 			core_job_array_name(job);
 	}
-	if (job->desc.gpus_per_node || job->desc.gpus_per_task) {
+	if (job->desc.gpus_per_node || job->desc.gpus_per_task ||
+	    job->ngres) {
 		char *tres = core_job_tres(job); /* "gres/gpu:v100:2" */
+		char *other = core_job_gres_text(core, job, "");
 
 		r->gres = rc->nodelists[rc->nlists++] = rota_xasprintf(
-			"%s%s", tres + strlen("gres/"),
-			job->desc.gpus_per_task ? "/task" : "");
+			"%s%s%s%s", tres ? tres + strlen("gres/") : "",
+			job->desc.gpus_per_task ? "/task" : "",
+			tres && other ? "," : "", other ? other : "");
 		free(tres);
+		free(other);
 	}
 }
 
@@ -429,6 +452,7 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 			.gpus = rota_xcalloc(cn->ngpus + 1, sizeof(*nodes->gpus)),
 			.gres = cn->ngres ? rota_gres_text(cn->gres, cn->ngres)
 					  : NULL,
+			.gres_used = core_node_gres_used(cn),
 		};
 		for (uint32_t g = 0; g < cn->ngpus; g++) {
 			const struct core_gpu *x = &cn->gpus[g];
@@ -449,6 +473,7 @@ void rpc_node_list(struct peer *p, const struct rota_frame *f)
 	for (size_t i = 0; i < n; i++) {
 		free(nodes[i].gpus);
 		free(nodes[i].gres);
+		free(nodes[i].gres_used);
 	}
 	free(nodes);
 }

@@ -31,7 +31,7 @@
 #include "ctld/resv_record.h"
 
 #define KEYS "ReservationName, StartTime, Duration, EndTime, Nodes, " \
-	     "CoreCount, Users, Accounts"
+	     "CoreCount, GpuCount, TRES, Licenses, Users, Accounts"
 
 /* The request being parsed, with what it owns. */
 struct resv_parse {
@@ -111,17 +111,51 @@ static int check_users(char *const *users, struct rota_error *err)
 	return 0;
 }
 
-static int parse_count(const char *v, uint32_t *out, struct rota_error *err)
+static int parse_count(const char *key, const char *v, uint32_t *out,
+		       struct rota_error *err)
 {
 	char *end;
 	unsigned long n = strtoul(v, &end, 10);
 
 	if (*v < '0' || *v > '9' || *end || n < 1 || n > 1u << 30)
 		return rota_errorf(err, -EINVAL,
-				   "CoreCount=%s: expected a number above 0",
-				   v);
+				   "%s=%s: expected a number above 0", key, v);
 	*out = (uint32_t)n;
 	return 0;
+}
+
+/*
+ * Slurm's TRES=cpu=N,gres/gpu=M: CoreCount=N and GpuCount=M in one key
+ * (a GPU type, gres/gpu:v100=M, is taken as any GPU: a reservation
+ * counts a node's GPUs, of whatever type).
+ */
+static int parse_tres(struct resv_parse *p, const char *v,
+		      struct rota_error *err)
+{
+	char *copy = rota_xstrdup(v), *save = NULL;
+	int rc = 0;
+
+	for (char *s = strtok_r(copy, ",", &save); s && rc == 0;
+	     s = strtok_r(NULL, ",", &save)) {
+		char *eq = strrchr(s, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		if (eq && strcasecmp(s, "cpu") == 0)
+			rc = parse_count("TRES=cpu", eq, &p->req.core_count,
+					 err);
+		else if (eq && (strcasecmp(s, "gres/gpu") == 0 ||
+				strncasecmp(s, "gres/gpu:", 9) == 0))
+			rc = parse_count("TRES=gres/gpu", eq,
+					 &p->req.gpu_count, err);
+		else
+			rc = rota_errorf(err, -EINVAL,
+					 "TRES=%s: expected cpu=N and "
+					 "gres/gpu=M, comma-separated",
+					 v);
+	}
+	free(copy);
+	return rc;
 }
 
 static int parse_duration(const char *v, int64_t *out, struct rota_error *err)
@@ -160,7 +194,15 @@ static int parse_one(struct resv_parse *p, const char *k, const char *v,
 		return 0;
 	}
 	if (strcasecmp(k, "CoreCount") == 0 || strcasecmp(k, "CoreCnt") == 0)
-		return parse_count(v, &p->req.core_count, err);
+		return parse_count("CoreCount", v, &p->req.core_count, err);
+	if (strcasecmp(k, "GpuCount") == 0)
+		return parse_count("GpuCount", v, &p->req.gpu_count, err);
+	if (strcasecmp(k, "TRES") == 0)
+		return parse_tres(p, v, err);
+	if (strcasecmp(k, "Licenses") == 0) {
+		p->req.licenses = v;
+		return 0;
+	}
 	if (strcasecmp(k, "Users") == 0)
 		return parse_names("Users", v, &p->users, err);
 	if (strcasecmp(k, "Accounts") == 0)
@@ -345,12 +387,15 @@ static void resv_info(const struct core *core, const struct core_resv *r,
 		.start = r->start,
 		.end = r->end,
 		.core_count = r->core_count,
+		.gpu_count = r->gpu_count,
+		.licenses = core_resv_licenses_text(core, r),
 		.users = r->users,
 		.accounts = r->accounts,
 	};
 	for (uint32_t i = 0; i < r->nparts; i++) {
 		names[i] = core_node_get(core, r->parts[i].node)->name;
 		out->cores += core_resv_part_cores(core, r, i);
+		out->gpus += core_resv_part_gpus(core, r, i);
 	}
 	out->nodes = rota_hostlist_format(names, r->nparts);
 	free(names);
@@ -371,7 +416,9 @@ void rpc_resv_list(struct peer *p, const struct rota_frame *f)
 	body = rota_msg_resv_list_encode(&m, &len);
 	peer_send(p, ROTA_MSG_RESV_LIST_REPLY, body, len);
 	free(body);
-	for (size_t i = 0; i < m.n; i++)
+	for (size_t i = 0; i < m.n; i++) {
 		free(m.resvs[i].nodes);
+		free(m.resvs[i].licenses);
+	}
 	free(m.resvs);
 }

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/msg.h"
 #include "common/proto.h"
@@ -76,6 +77,14 @@ static void fill(const struct core *core, const struct core_why *w,
 	};
 	if (m->tres)
 		core_queue_gpus(core, job, &m->gpus_free, &m->gpus_total);
+	if (job->ngres) {
+		char *all = core_job_gres_text(core, job, "");
+
+		/* the first: "nvme:1" of "nvme:1,fpga:2" */
+		all[strcspn(all, ",")] = '\0';
+		m->gres = all;
+		core_queue_gres(core, job, 0, &m->gres_free, &m->gres_total);
+	}
 	for (size_t i = 0; i < w->nresv && i < CORE_WHY_AHEAD_MAX; i++)
 		m->resv[m->nresv++] = ahead_job(core, w->resv[i]);
 }
@@ -113,6 +122,7 @@ void rpc_why(struct peer *p, const struct rota_frame *f)
 	free(m.first.est_nodes);
 	free(m.est_nodes);
 	free(m.tres);
+	free(m.gres);
 	free(m.dependency);
 	free(m.array);
 }

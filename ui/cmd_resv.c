@@ -22,16 +22,16 @@ static const char help[] =
 	"       rota resv list [--noheader] [--json]\n"
 	"       rota resv delete NAME...\n"
 	"\n"
-	"Advance reservations: cores of some nodes set aside over a span of\n"
-	"time for the jobs that name the reservation (rota submit\n"
-	"--reservation=NAME) and whose user and account it allows.  While it\n"
-	"is active no other job runs on its cores, and no other job starts\n"
-	"that would still hold them when it begins.  Its jobs wait (reason\n"
-	"Reservation) until it starts, run only on its cores, and are\n"
-	"considered before any other job; when it ends they run on to their\n"
-	"own time limits, and the reservation is forgotten.  Operators\n"
-	"(root, and the users rota.conf names in Operators) create and\n"
-	"delete; anyone lists.\n"
+	"Advance reservations: cores of some nodes (their GPUs too, and\n"
+	"licenses) set aside over a span of time for the jobs that name the\n"
+	"reservation (rota submit --reservation=NAME) and whose user and\n"
+	"account it allows.  While it is active no other job runs on its\n"
+	"cores or GPUs, and no other job starts that would still hold them\n"
+	"when it begins.  Its jobs wait (reason Reservation) until it\n"
+	"starts, run only on its cores, and are considered before any other\n"
+	"job; when it ends they run on to their own time limits, and the\n"
+	"reservation is forgotten.  Operators (root, and the users rota.conf\n"
+	"names in Operators) create and delete; anyone lists.\n"
 	"\n"
 	"create keys (as scontrol create reservation; case does not matter):\n"
 	"  ReservationName=NAME  default resv1, resv2, ...\n"
@@ -41,6 +41,11 @@ static const char help[] =
 	"  Nodes=HOSTLIST        whole nodes (n[01-04])\n"
 	"  CoreCount=N           N cores, on Nodes= if given, else on any\n"
 	"                        nodes, around other reservations\n"
+	"  GpuCount=M            with CoreCount=, M GPUs among those cores\n"
+	"                        (on nodes with free GPUs first); Nodes=\n"
+	"                        alone holds all the nodes' GPUs\n"
+	"  TRES=cpu=N,gres/gpu=M Slurm's spelling of CoreCount=N GpuCount=M\n"
+	"  Licenses=matlab:2     cluster licenses held for its jobs alone\n"
 	"  Users=a,b             users who may use it\n"
 	"  Accounts=x,y          accounts that may use it (with Users=, a\n"
 	"                        job must match both)\n"
@@ -144,9 +149,9 @@ static void print_table(const struct rota_msg_resv_list *l, bool header)
 	char start[32], end[32], dur[32], users[256], accounts[256];
 
 	if (header)
-		printf("%-16s %-8s %-19s %-19s %12s %6s %-16s %-16s %s\n",
+		printf("%-16s %-8s %-19s %-19s %12s %6s %5s %-16s %-16s %s\n",
 		       "NAME", "STATE", "START", "END", "DURATION", "CORES",
-		       "USERS", "ACCOUNTS", "NODES");
+		       "GPUS", "USERS", "ACCOUNTS", "NODES");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct rota_resv_info *r = &l->resvs[i];
 
@@ -161,9 +166,9 @@ static void print_table(const struct rota_msg_resv_list *l, bool header)
 				     dur, sizeof(dur));
 		join(r->users, users, sizeof(users));
 		join(r->accounts, accounts, sizeof(accounts));
-		printf("%-16s %-8s %-19s %-19s %12s %6u %-16s %-16s %s\n",
-		       r->name, r->state, start, end, dur, r->cores, users,
-		       accounts, r->nodes);
+		printf("%-16s %-8s %-19s %-19s %12s %6u %5u %-16s %-16s %s\n",
+		       r->name, r->state, start, end, dur, r->cores, r->gpus,
+		       users, accounts, r->nodes);
 	}
 }
 

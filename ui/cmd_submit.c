@@ -67,6 +67,8 @@ static const char help[] =
 	"                            all on one node\n"
 	"      --gpus-per-node=[TYPE:]N  N GPUs on each of its nodes\n"
 	"      --gres=gpu[:TYPE][:N] the same, Slurm's older spelling\n"
+	"      --gres=NAME[:N],...   per node, generic resources named in\n"
+	"                            GresTypes (nvme:1; with gpu:2 too)\n"
 	"      --gpus-per-task=[TYPE:]N  N GPUs for each task\n"
 	"      --cpus-per-gpu=N      N cores for each GPU (not with -c)\n"
 	"      --mem-per-gpu=SIZE    memory for each GPU (not with --mem or\n"
@@ -690,12 +692,14 @@ static int submit_run(int argc, char **argv)
 			free(s.chdir);
 			free(s.export);
 			free(s.wrap);
+			free(s.gpus.other);
 			goto out;
 		}
 		rota_job_desc_clear(&o.d);
 		free(o.chdir);
 		free(o.export);
 		free(o.wrap);
+		free(o.gpus.other);
 		o = s;
 	}
 	if (finish_desc(&o, path) < 0)
@@ -706,6 +710,7 @@ out:
 	free(o.chdir);
 	free(o.export);
 	free(o.wrap);
+	free(o.gpus.other);
 	return rc;
 }
 

@@ -92,6 +92,18 @@ static void gpus(const struct rota_msg_why *m)
 	       m->gpus_free == 1 ? "" : "s", m->gpus_total);
 }
 
+/* Its first other generic resource, as gpus() says its GPUs. */
+static void gres(const struct rota_msg_why *m)
+{
+	const char *count = m->gres ? strrchr(m->gres, ':') : NULL;
+
+	if (!count)
+		return;
+	printf(" It asks for %s per node; its queue's nodes have %u such "
+	       "free of %u.",
+	       m->gres, m->gres_free, m->gres_total);
+}
+
 /* What the part of its dependency it waits for asks of its job. */
 static const char *dep_asks(const char *type)
 {
@@ -257,6 +269,7 @@ static void paragraph(const struct rota_msg_why *m)
 		       m->kept, m->kept == 1 ? "" : "s", m->kept_node,
 		       m->kept == 1 ? "is" : "are", m->kept_queues);
 	gpus(m);
+	gres(m);
 	ahead(m);
 	outlook(m);
 	printf("\n");

@@ -55,12 +55,16 @@ static int typed_count(struct gpu_opts *g, enum gpu_opt opt, const char *v)
 	return 0;
 }
 
-/* --gres=gpu[:TYPE][:N]: GPUs per node, as in Slurm. */
+/*
+ * --gres=gpu[:TYPE][:N],nvme[:N]: GPUs per node, as in Slurm, and other
+ * generic resources per node, counts the controller checks against
+ * GresTypes (a later --gres replaces an earlier one's).
+ */
 static int gres(struct gpu_opts *g, const char *v)
 {
 	struct rota_gres *list = NULL;
 	struct rota_error err = { "" };
-	size_t n = 0;
+	size_t n = 0, ngpu = 0, k = 0;
 
 	if (rota_gres_parse(v, &list, &n, &err) < 0) {
 		cmd_error("submit", "--gres %s", err.text);
@@ -68,21 +72,20 @@ static int gres(struct gpu_opts *g, const char *v)
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(list[i].name, "gpu") != 0) {
-			cmd_error("submit", "--gres '%s': '%s': only gpu can "
-				  "be asked for",
-				  v, list[i].name);
+			list[k++] = list[i]; /* the others, in order */
+			continue;
+		}
+		if (ngpu++) {
+			cmd_error("submit", "--gres '%s': one gpu entry", v);
 			free(list);
 			return -EINVAL;
 		}
+		g->how = GPU_OPT_PER_NODE;
+		g->count = list[i].count;
+		snprintf(g->type, sizeof(g->type), "%s", list[i].type);
 	}
-	if (n != 1) {
-		cmd_error("submit", "--gres '%s': one gpu entry", v);
-		free(list);
-		return -EINVAL;
-	}
-	g->how = GPU_OPT_PER_NODE;
-	g->count = list[0].count;
-	snprintf(g->type, sizeof(g->type), "%s", list[0].type);
+	free(g->other);
+	g->other = k ? rota_gres_text(list, k) : NULL;
 	free(list);
 	return 0;
 }
@@ -132,6 +135,8 @@ int gpus_apply(const struct gpu_opts *g, struct rota_job_desc *d,
 {
 	uint32_t per_node_tasks;
 
+	free(d->gres);
+	d->gres = g->other ? rota_xstrdup(g->other) : NULL;
 	if (!g->count) {
 		if (g->cpus_per_gpu || g->mem_per_gpu_mb) {
 			cmd_error("submit", "--%s: no GPUs asked for",

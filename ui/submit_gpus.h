@@ -27,6 +27,8 @@ struct gpu_opts {
 	char type[ROTA_GRES_NAME_MAX + 1];
 	uint32_t cpus_per_gpu;
 	uint64_t mem_per_gpu_mb;
+	char *other;		/* --gres's other entries ("nvme:1"), owned;
+				   gpus_apply copies it into the desc */
 };
 
 /* One option's value; -EINVAL with the one line printed. */

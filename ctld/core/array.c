@@ -156,6 +156,7 @@ static void desc_copy(struct rota_job_desc *to, const struct rota_job_desc *from
 					  : NULL;
 	to->gpu_type = from->gpu_type ? rota_xstrdup(from->gpu_type) : NULL;
 	to->licenses = from->licenses ? rota_xstrdup(from->licenses) : NULL;
+	to->gres = from->gres ? rota_xstrdup(from->gres) : NULL;
 	to->env = core_names_copy(from->env);
 }
 
@@ -172,6 +173,7 @@ static struct core_job *split(struct core *core, struct core_job *rest,
 		/* the rest's parsed: it parses again the same */
 		constraint_parse(t->desc.constraint, &t->constraint, &err);
 	licenses_job_parse(core, t, &err); /* so is this */
+	gres_job_parse(core, t, &err);
 	t->id = core->next_id++;
 	t->state = ROTA_JOB_PENDING;
 	t->uid = rest->uid;

@@ -12,6 +12,10 @@
  * a multiple of the pass's resolution, and the first at which the
  * placement fits over the whole span wins.
  *
+ * Licenses are planned with the rest: a job starts now only if no
+ * reserved job is kept its licenses over its limit, and a job's
+ * reservation waits for its licenses as for its nodes (profile.c).
+ *
  * A job of an advance reservation is placed on its reservation's cores by
  * what is free now (the profile holds those cores as a block against the
  * other jobs) and gets no backfill reservation: it waits for its own.
@@ -98,6 +102,14 @@ static void take(struct rota_sched_pass *bp, const struct core_job *job,
 	int64_t end = job->time_limit ? t + job->time_limit : NEVER;
 	bool test = bp->core->queues[job->queue].reserved_cores > 0;
 
+	/* a reservation's licenses are a block of the profile already */
+	if (!r || !r->nlics)
+		profile_lics_take(bp->prof, job, t, job->time_limit);
+	for (uint32_t i = 0; i < bp->pl.n; i++) {
+		uint32_t node = bp->pl.node[i];
+
+		profile_gres_take(bp->prof, node, job, t, job->time_limit);
+	}
 	for (uint32_t i = 0; i < bp->pl.n; i++) {
 		uint32_t node = bp->pl.node[i];
 		uint32_t cores = place_alloc_cores(bp->core, job, node,
@@ -198,7 +210,7 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 
 	/* a plugin's choice never starts a held, limited or fenced job */
 	if (job->state != ROTA_JOB_PENDING || !sched_eligible(bp->core, job) ||
-	    !licenses_free(bp->core, job))
+	    !licenses_free(bp->core, job, bp->now))
 		return 0;
 	if (job->desc.reservation) {
 		c.mode = PLACE_NOW; /* its reservation's cores, free now */
@@ -213,6 +225,10 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		bp->nofit = job;
 		return 0;
 	}
+	/* nor one that would hold a license a reserved job is kept */
+	if (!job->desc.reservation &&
+	    !profile_lics_fit(bp->prof, job, bp->now, job->time_limit))
+		return 0;
 	if (!sched_may_start(bp->core, bp->now, job, bp->idle > 1, &c,
 			     &bp->pl)) {
 		bp->timed = true; /* its limit may ease with time */
@@ -302,9 +318,10 @@ static int64_t one_node(struct rota_sched_pass *bp, const struct core_job *job,
 	return best;
 }
 
+/* The first candidate time from 'from' at which the job's placement fits. */
 static int64_t many_nodes(struct rota_sched_pass *bp,
 			  const struct core_job *job, int64_t until,
-			  int64_t res)
+			  int64_t res, int64_t from)
 {
 	const struct core_queue *q = &bp->core->queues[job->queue];
 	struct place_ctx c = {
@@ -314,7 +331,7 @@ static int64_t many_nodes(struct rota_sched_pass *bp,
 		.d = job->time_limit,
 	};
 	size_t tried = 0;
-	int64_t found = NEVER, t = bp->now;
+	int64_t found = NEVER, t = from;
 
 	/* the next time any node gains cores, each in turn: a sweep */
 	while (t <= until && tried++ < MULTI_TIMES_MAX) {
@@ -360,6 +377,28 @@ static int64_t range_at(struct rota_sched_pass *bp, const struct core_job *job,
 	return place_job(&c, job, &bp->pl) ? t : NEVER;
 }
 
+/*
+ * The start 't' found for the job's nodes, or a later one at which its
+ * licenses are free for its whole limit too (the nodes placed again
+ * from the licenses' time, in turns), NEVER past 'until'.
+ */
+static int64_t with_licenses(struct rota_sched_pass *bp,
+			     const struct core_job *job, int64_t t,
+			     int64_t until, int64_t res)
+{
+	for (size_t k = 0; k < MULTI_TIMES_MAX && t != NEVER; k++) {
+		int64_t lt = profile_lics_earliest(bp->prof, job, t,
+						   job->time_limit);
+
+		if (lt == t)
+			return t;
+		if (lt == NEVER || lt > until)
+			return NEVER;
+		t = many_nodes(bp, job, until, res, lt);
+	}
+	return NEVER;
+}
+
 static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 			int64_t resolution, int64_t *when)
 {
@@ -372,9 +411,11 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 	if (shapes_cover(bp->no_resv, job)) {
 		t = NEVER;
 	} else {
-		t = one_node(bp, job, until);
-		if (t == NEVER && job->desc.nodes != 1)
-			t = many_nodes(bp, job, until, resolution);
+		/* one node's walk counts no GresTypes: placement does */
+		t = job->ngres ? NEVER : one_node(bp, job, until);
+		if (t == NEVER && (job->desc.nodes != 1 || job->ngres))
+			t = many_nodes(bp, job, until, resolution, bp->now);
+		t = with_licenses(bp, job, t, until, resolution);
 		if (t != NEVER && job->desc.ntasks_max)
 			t = range_at(bp, job, t);
 	}

@@ -28,7 +28,7 @@
  *  1 tables     tables jobtab userjobs limit_set plugin_host constraint
  *               share share_usage array_tally changes limit_tally
  *               cursor
- *  2 resources  node gpus licenses resv fence estimate
+ *  2 resources  node gpus licenses gres resv fence estimate
  *  3 placement  place profile feasible
  *  4 policy     usage limits priority tickets ftickets depend
  *  5 moves      jobstate array
@@ -107,6 +107,8 @@ struct core_node {
 	char cfg_gpu_type[32];	/* Gres=gpu:TYPE:N; "": any */
 	struct rota_gres *gres;	/* other generic resources (Gres=nvme:2) */
 	size_t ngres;
+	uint32_t *gres_used;	/* per gres entry, held by jobs; NULL
+				   until a job takes some (gres.c) */
 };
 
 struct core_queue {
@@ -207,6 +209,13 @@ struct core_lic {
 	uint32_t count;
 };
 
+/* A generic resource other than GPUs a job asks on each node (gres.c). */
+struct core_gres {
+	uint32_t idx;		/* its name's index in GresTypes */
+	uint32_t count;
+	char type[ROTA_GRES_NAME_MAX + 1]; /* "": any */
+};
+
 struct core_job {
 	uint32_t id;
 	enum rota_job_state state;
@@ -222,6 +231,8 @@ struct core_job {
 	struct constraint *constraint;
 	struct core_lic *lics;	/* desc.licenses, parsed; NULL: none */
 	uint32_t nlics;
+	struct core_gres *gres;	/* desc.gres, parsed; NULL: none */
+	uint32_t ngres;
 	int64_t time_limit;	/* resolved (queue default applied), seconds */
 	int64_t submit_time;
 	int64_t start_time;
@@ -748,6 +759,18 @@ void core_raise_next_id(struct core *core, uint32_t next);
  * n02:3", the nodes' indexes; NULL: none).  Caller frees.
  */
 char *core_job_tres(const struct core_job *job);
+/*
+ * Its other generic resources per node, "nvme:1,fpga:x:2" after each
+ * 'prefix' ("gres/" for Slurm's TRES); NULL when none; caller frees.
+ */
+char *core_job_gres_text(const struct core *core, const struct core_job *job,
+			 const char *prefix);
+/* What jobs hold of a node's other generic resources, "nvme:1"; NULL:
+   none.  Caller frees. */
+char *core_node_gres_used(const struct core_node *n);
+/* Of its queue's usable nodes, its 'i'th generic resource: free, in all. */
+void core_queue_gres(const struct core *core, const struct core_job *job,
+		     uint32_t i, uint32_t *free_now, uint32_t *total);
 char *core_job_gpu_idx(const struct core *core, const struct core_job *job);
 /* The GPUs of the job's type on its queue's usable nodes: free, all. */
 void core_queue_gpus(const struct core *core, const struct core_job *job,
@@ -930,9 +953,9 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 
 /*
  * Advance reservations (resv.c, resv_admin.c), as Slurm's scontrol create
- * reservation: cores of some nodes set aside over [start, end) for the
- * jobs that name the reservation (--reservation) and whose user and
- * account it allows.
+ * reservation: cores and GPUs of some nodes, and licenses, set aside over
+ * [start, end) for the jobs that name the reservation (--reservation)
+ * and whose user and account it allows.
  * While it is active no other job is placed on those cores, and no other
  * job starts that would still hold them when it begins.  Its jobs wait
  * (reason Reservation) until it starts, run only on its cores, go before
@@ -943,8 +966,11 @@ int core_why(struct core *core, int64_t now, uint32_t job_id, uid_t uid,
 struct core_resv_part {
 	uint32_t node;		/* index into the node table */
 	uint32_t cores;		/* reserved there; 0 with 'whole' */
-	bool whole;		/* all of the node, whatever size it registers */
+	bool whole;		/* all of the node, whatever size it registers,
+				   its GPUs too */
 	uint32_t used;		/* of those, held by the reservation's jobs */
+	uint32_t gpus;		/* GPUs reserved there; 0 with 'whole' */
+	uint32_t gpus_used;	/* of the GPUs, held by its jobs */
 };
 
 struct core_resv {
@@ -953,6 +979,10 @@ struct core_resv {
 	int64_t start;
 	int64_t end;
 	uint32_t core_count;	/* CoreCount= asked; 0: whole nodes */
+	uint32_t gpu_count;	/* GpuCount= (TRES=gres/gpu=N) asked */
+	struct core_lic *lics;	/* Licenses=matlab:2 it holds; NULL: none */
+	uint32_t *lics_used;	/* per entry, held by its running jobs */
+	uint32_t nlics;
 	char **users;		/* NULL-terminated; NULL: any user */
 	char **accounts;	/* NULL-terminated; NULL: any account */
 	struct core_resv_part *parts;
@@ -967,6 +997,8 @@ struct core_resv_req {
 	int64_t end;
 	const char *nodes;	/* hostlist; NULL: any nodes (CoreCount) */
 	uint32_t core_count;	/* 0: all the cores of 'nodes' */
+	uint32_t gpu_count;	/* GPUs among the cores (CoreCount only) */
+	const char *licenses;	/* "matlab:2" held over its span; NULL */
 	char *const *users;	/* NULL-terminated or NULL, as core_resv */
 	char *const *accounts;
 };
@@ -997,10 +1029,13 @@ struct core_resv_state {
 	int64_t start;
 	int64_t end;
 	uint32_t core_count;
+	uint32_t gpu_count;
+	const char *licenses;	  /* NULL: none */
 	char *const *users;
 	char *const *accounts;
 	const char *const *nodes; /* per part */
 	const uint32_t *cores;	  /* per part; 0: the whole node */
+	const uint32_t *gpus;	  /* per part; NULL: none (old records) */
 	uint32_t nparts;
 };
 int core_resv_restore(struct core *core, const struct core_resv_state *st,
@@ -1013,6 +1048,12 @@ const struct core_resv *core_resv_find(const struct core *core,
 /* Cores it holds on part 'i''s node. */
 uint32_t core_resv_part_cores(const struct core *core,
 			      const struct core_resv *r, uint32_t i);
+/* Its Licenses= as text ("matlab:2"), NULL when none; caller frees. */
+char *core_resv_licenses_text(const struct core *core,
+			      const struct core_resv *r);
+/* GPUs it holds on part 'i''s node (a whole node: all of them). */
+uint32_t core_resv_part_gpus(const struct core *core,
+			     const struct core_resv *r, uint32_t i);
 /*
  * The next start or end of any reservation after 'now', INT64_MAX if
  * none: a pass must run then even when nothing else changed.

@@ -178,6 +178,10 @@ struct core {
 	size_t nlimits;
 	struct core_license *licenses; /* Licenses=: cluster-wide counts */
 	size_t nlicenses;
+	char **gres_types;	 /* GresTypes=, NULL-terminated (gres.c) */
+	size_t ngres_types;
+	bool *lic_waited;	 /* per license: a job of the main pass
+				    waits for it (licenses_pass_begin) */
 	bool limits_set;	 /* rota.conf sets a limit or loads maui */
 	size_t sched_depth;	 /* SchedulerDepth: jobs a main pass sees */
 	uint32_t queue_depth;	 /* SchedulerQueueDepth: of one queue; 0 */
@@ -588,10 +592,54 @@ void licenses_fini(struct core *core);
    cluster does not count or more than it has */
 int licenses_job_parse(const struct core *core, struct core_job *job,
 		       struct rota_error *err);
-/* Are the job's licenses free now? */
-bool licenses_free(const struct core *core, const struct core_job *job);
+/*
+ * Are the job's licenses free at 'now' for its limit?  Those its own
+ * reservation holds come from it; the others from what is left once
+ * the reservations that would hold some meanwhile have theirs.
+ */
+bool licenses_free(const struct core *core, const struct core_job *job,
+		   int64_t now);
+/*
+ * The main pass keeps licenses for the jobs that wait for them: once one
+ * waits for a license, no later job of the pass takes it (backfill,
+ * which plans them, may start one that gives it back in time).
+ * licenses_pass_begin at the start of a pass; licenses_may_take: the
+ * job's licenses are free and none is waited for, else false with the
+ * ones it lacks marked waited for.
+ */
+void licenses_pass_begin(struct core *core);
+bool licenses_may_take(struct core *core, const struct core_job *job,
+		       int64_t now);
+/*
+ * A reservation's Licenses= ('text') into 'r': -EINVAL for a name the
+ * cluster does not count, -EBUSY when the reservations over its span
+ * would hold more than the cluster has; the line in 'err'.
+ */
+struct core_resv;
+int licenses_resv_parse(const struct core *core, const char *text,
+			struct core_resv *r, struct rota_error *err);
+
 void licenses_take(struct core *core, const struct core_job *job);
 void licenses_give(struct core *core, const struct core_job *job);
+
+/* ---- gres.c: generic resources other than GPUs, counts per node ---- */
+void gres_init(struct core *core, const struct rota_conf *conf);
+void gres_fini(struct core *core);
+/* desc.gres into job->gres; -EINVAL with one line for a name GresTypes
+   does not declare */
+int gres_job_parse(const struct core *core, struct core_job *job,
+		   struct rota_error *err);
+/* Node 'n''s count of GresTypes name 'idx' (of 'type'; NULL or "": any),
+   all or free. */
+uint32_t node_gres_count(const struct core *core, const struct core_node *n,
+			 uint32_t idx, const char *type, bool free_only);
+/* A running job takes its counts on its nodes, or gives them back. */
+void gres_job_take(struct core *core, const struct core_job *job);
+void gres_job_give(struct core *core, const struct core_job *job);
+/* At submit, after no placement fit: -EINVAL with the line when some
+   resource is more than any node of its queue has; else 0. */
+int gres_explain(const struct core *core, const struct core_job *job,
+		 struct rota_error *err);
 
 /* ---- gpus.c: a node's GPUs and generic resources ---- */
 struct rota_conf_node;

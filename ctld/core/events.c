@@ -89,6 +89,8 @@ int core_submit(struct core *core, int64_t now, struct core_submit *req,
 	if (rc == 0)
 		rc = licenses_job_parse(core, job, err);
 	if (rc == 0)
+		rc = gres_job_parse(core, job, err);
+	if (rc == 0)
 		rc = resv_submit_check(core, job, err);
 	if (rc == 0)
 		rc = sched_check_feasible(core, job, err);

@@ -176,6 +176,8 @@ static int explain_infeasible(struct core *core, const struct core_job *job,
 	}
 	if (job_node_gpus(job, 1) && explain_gpus(core, job, err) < 0)
 		return -EINVAL;
+	if (job->ngres && gres_explain(core, job, err) < 0)
+		return -EINVAL;
 	if (!core->queues[job->queue].reserved_cores &&
 	    explain_kept(core, job, err) < 0)
 		return -EINVAL;

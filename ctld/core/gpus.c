@@ -65,6 +65,7 @@ void node_gres_fini(struct core_node *n)
 {
 	gpus_clear(n);
 	free(n->gres);
+	free(n->gres_used);
 }
 
 static bool wanted(const struct core_node *n, const struct rota_gpu_info *g)

@@ -69,6 +69,7 @@ void core_job_take(struct core *core, struct core_job *job)
 {
 	test_cores(core, job, true);
 	licenses_take(core, job);
+	gres_job_take(core, job);
 	resv_job_take(core, job);
 }
 
@@ -76,6 +77,7 @@ void core_job_release(struct core *core, struct core_job *job)
 {
 	resv_job_release(core, job);
 	licenses_give(core, job);
+	gres_job_give(core, job);
 	for (uint32_t i = 0; i < job->nalloc; i++) {
 		node_free_cores(&core->nodes[job->alloc[i].node],
 				&job->alloc[i],
@@ -163,6 +165,7 @@ void core_job_free(struct core_job *job)
 	constraint_destroy(job->constraint);
 	alloc_free(job);
 	free(job->lics);
+	free(job->gres);
 	est_clear(job);
 	array_free(job);
 	free(job->limit_reason);

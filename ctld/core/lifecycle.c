@@ -162,6 +162,7 @@ int core_create(const struct rota_conf *conf, struct core **out,
 	core->min_job_age = conf->min_job_age;
 	core->mem_weight = conf->usage_mem_weight;
 	licenses_init(core, conf);
+	gres_init(core, conf);
 	core->billing = conf->billing;
 	core->measured = conf->usage_charge == ROTA_CHARGE_MEASURED;
 	core->weights = conf->usage_weights;
@@ -255,6 +256,7 @@ void core_destroy(struct core *core)
 	sched_fini(core);
 	limits_fini(core);
 	licenses_fini(core);
+	gres_fini(core);
 	prio_fini(core);
 	free(core->ended);
 	resv_fini(core);

@@ -24,9 +24,10 @@
  * test job uses (the backfill profile keeps the same count over time,
  * profile.c).  Advance
  * reservations (resv.c) cut what a node offers now: a job of a reservation
- * gets only that reservation's cores, any other job none of the cores a
- * reservation holds while it would run; the backfill profile has them as
- * blocks already, and "could it ever" counts a reservation's cores only.
+ * gets only that reservation's cores and GPUs, any other job none of the
+ * cores and GPUs a reservation holds while it would run; the backfill
+ * profile has them as blocks already, and "could it ever" counts a
+ * reservation's cores and GPUs only.
  */
 #include "config.h"
 
@@ -101,6 +102,9 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 		if (job->desc.reservation)
 			*cores = resv_node_cores(c->core, job, i, false, 0,
 						 *cores);
+		if (job->desc.reservation && want_gpus)
+			*gpus = resv_node_gpus(c->core, job, i, false, 0,
+					       *gpus);
 		return true;
 	case PLACE_NOW:
 		if (!node_is_usable(n) || (c->held && c->held[i]))
@@ -123,6 +127,8 @@ static bool node_avail(const struct place_ctx *c, const struct core_job *job,
 	}
 	if (c->mode == PLACE_NOW)
 		*cores = resv_node_cores(c->core, job, i, true, c->t, *cores);
+	if (c->mode == PLACE_NOW && want_gpus)
+		*gpus = resv_node_gpus(c->core, job, i, true, c->t, *gpus);
 	/* --exclusive: only an idle node, all of it */
 	if (job->desc.exclusive && *cores < node_cores_total(n))
 		return false;
@@ -144,6 +150,31 @@ uint32_t place_alloc_cores(const struct core *core, const struct core_job *job,
 	return node_cores_total(n) - (test ? 0 : n->test_reserved);
 }
 
+/*
+ * Has node 'i' the job's generic resources other than GPUs (gres.c), as
+ * 'c' counts: in all, free now, or the least free over the span (the
+ * profile counts by name: the node's of the job's type bound it)?
+ */
+static bool gres_fit(const struct place_ctx *c, const struct core_job *job,
+		     uint32_t i)
+{
+	const struct core_node *n = &c->core->nodes[i];
+
+	for (uint32_t k = 0; k < job->ngres; k++) {
+		const struct core_gres *g = &job->gres[k];
+		uint32_t have = node_gres_count(c->core, n, g->idx, g->type,
+						c->mode == PLACE_NOW);
+		int32_t p = c->mode == PLACE_PROFILE
+				    ? profile_gres_min(c->prof, i, g->idx,
+						       c->t, c->d)
+				    : (int32_t)have;
+
+		if (p < 0 || (uint32_t)p < g->count || have < g->count)
+			return false;
+	}
+	return true;
+}
+
 /* Tasks of 'job' node 'i' can take, 0 if it is no candidate. */
 static uint32_t node_tasks(const struct place_ctx *c,
 			   const struct core_job *job, uint32_t i)
@@ -162,6 +193,8 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	if (job->desc.gpus_per_node && gpus < job->desc.gpus_per_node)
 		return 0;
 	if (!constraint_match(job->constraint, n->features))
+		return 0;
+	if (job->ngres && !gres_fit(c, job, i))
 		return 0;
 	if (job->desc.exclusive && per_task)
 		tasks = mem >= core_job_node_mem(job, cores)

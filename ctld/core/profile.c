@@ -10,9 +10,9 @@
  * [t, t + its limit) covers it: a job started now against this profile
  * can therefore never delay a reservation, EASY's or conservative's.
  *
- * Advance reservations (resv.c) are blocks too: the cores one holds on a
- * node step down at its start (or now, less what its jobs use) and up at
- * its end, and its running jobs' cores come back only when it ends.  The
+ * Advance reservations (resv.c) are blocks too: the cores and GPUs one
+ * holds on a node step down at its start (or now, less what its jobs use)
+ * and up at its end, and its running jobs' come back only when it ends.  The
  * blocks are for the jobs of no reservation; a reservation's own jobs are
  * placed on its cores by what is free now (backfill.c).
  *
@@ -24,6 +24,12 @@
  * beyond the pool take ordinary cores too).  A test job's steps move
  * 'cores' only: what it frees goes back to the pool first, as place.c
  * counts the cores free now.
+ *
+ * Licenses (Licenses=, licenses.c) are counted cluster-wide in the same
+ * way, one step list per license: what is free now, up as running jobs
+ * holding some reach their limits, down for each job the pass starts or
+ * reserves, so that a waiting job's licenses are kept for it as its
+ * cores are.
  *
  * Each node's steps are few (its running jobs, its reservations), kept
  * sorted in a small array, so a query costs a short walk; the pass asks
@@ -51,6 +57,24 @@ struct step {
 	int32_t gpus;		/* change of free GPUs at t */
 };
 
+/*
+ * A license's free count over time (Licenses=, licenses.c): cluster-wide,
+ * not per node; it steps up as running jobs holding it reach their limits
+ * and down for each job the pass starts or reserves.  A node's generic
+ * resources (GresTypes, gres.c) are counted the same way, per node.
+ */
+struct lic_step {
+	int64_t t;
+	int32_t d;		/* change of the free count at t */
+};
+
+struct lic_steps {
+	int32_t free0;		/* free now */
+	struct lic_step *s;	/* in time order */
+	uint32_t n;
+	uint32_t cap;
+};
+
 struct node_steps {
 	struct step *s;
 	uint32_t n;
@@ -65,6 +89,7 @@ struct node_steps {
 	 */
 	int64_t reach[PROFILE_LEVELS];
 	bool reach_stale;
+	struct lic_steps *gres;	/* per GresTypes name; NULL: none */
 };
 
 struct profile {
@@ -72,6 +97,9 @@ struct profile {
 	bool overdue;		/* a running job is past its limit */
 	struct node_steps *nodes;
 	size_t nnodes;
+	struct lic_steps *lics;	/* per license, as core->licenses */
+	size_t nlics;
+	size_t ngres;		/* GresTypes names: each node's 'gres' */
 };
 
 /*
@@ -229,28 +257,140 @@ static void step_add(struct node_steps *ns, int64_t t, int32_t cores,
 	ns->reach_stale = true;
 }
 
-/* Each reservation's cores as a block over its span. */
+/* Each reservation's cores and GPUs as a block over its span. */
 static void add_reservations(struct profile *p, const struct core *core)
 {
 	for (size_t i = 0; i < core_resv_count(core); i++) {
 		const struct core_resv *r = core_resv_get(core, i);
 
 		for (uint32_t k = 0; k < r->nparts && r->end > p->now; k++) {
-			struct node_steps *ns = &p->nodes[r->parts[k].node];
+			const struct core_resv_part *rp = &r->parts[k];
+			struct node_steps *ns = &p->nodes[rp->node];
 			uint32_t c = core_resv_part_cores(core, r, k);
+			uint32_t g = core_resv_part_gpus(core, r, k);
 
 			if (r->start > p->now) {
 				step_add(ns, r->start, -(int32_t)c, 0,
-					 -(int32_t)c, 0);
+					 -(int32_t)c, -(int32_t)g);
 				step_add(ns, r->end, (int32_t)c, 0, (int32_t)c,
-					 0);
+					 (int32_t)g);
 				continue;
 			}
-			/* its jobs' cores are not free already */
-			c = c > r->parts[k].used ? c - r->parts[k].used : 0;
+			/* its jobs' cores and GPUs are not free already */
+			c = c > rp->used ? c - rp->used : 0;
+			g = g > rp->gpus_used ? g - rp->gpus_used : 0;
 			ns->cores0 -= (int32_t)c;
 			ns->ocores0 -= (int32_t)c;
-			step_add(ns, r->end, (int32_t)c, 0, (int32_t)c, 0);
+			ns->gpus0 -= (int32_t)g;
+			step_add(ns, r->end, (int32_t)c, 0, (int32_t)c,
+				 (int32_t)g);
+		}
+	}
+}
+
+static void lic_step_add(struct lic_steps *ls, int64_t t, int32_t d)
+{
+	uint32_t i = ls->n;
+
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? 2 * ls->cap : 4;
+		ls->s = rota_xreallocarray(ls->s, ls->cap, sizeof(*ls->s));
+	}
+	while (i > 0 && ls->s[i - 1].t > t) {
+		ls->s[i] = ls->s[i - 1];
+		i--;
+	}
+	ls->s[i] = (struct lic_step){ .t = t, .d = d };
+	ls->n++;
+}
+
+/* Free now, and the running jobs' licenses back at their limits. */
+static void add_licenses(struct profile *p, const struct core *core)
+{
+	for (size_t i = 0; i < p->nlics; i++) {
+		const struct core_license *l = &core->licenses[i];
+
+		p->lics[i].n = 0;
+		p->lics[i].free0 = (int32_t)(l->total > l->used
+						     ? l->total - l->used
+						     : 0);
+	}
+	for (const struct core_job *j = core->running.head; p->nlics && j;
+	     j = j->next) {
+		int64_t end = job_limit_end(j);
+
+		if (!j->nlics)
+			continue;
+		if (end <= p->now) {
+			end = p->now + 1; /* past its limit: any moment */
+			p->overdue = true;
+		}
+		/* a reservation's job gives its licenses back to it */
+		end = resv_job_holds_until(core, j, end);
+		for (uint32_t k = 0; k < j->nlics && end != NEVER; k++)
+			lic_step_add(&p->lics[j->lics[k].idx], end,
+				     (int32_t)j->lics[k].count);
+	}
+}
+
+/* Each reservation's licenses as a block over its span, as its cores. */
+static void add_resv_licenses(struct profile *p, const struct core *core)
+{
+	for (size_t i = 0; i < core_resv_count(core); i++) {
+		const struct core_resv *r = core_resv_get(core, i);
+
+		for (uint32_t k = 0; k < r->nlics && r->end > p->now; k++) {
+			struct lic_steps *ls = &p->lics[r->lics[k].idx];
+			int32_t c = (int32_t)r->lics[k].count;
+
+			if (r->start > p->now) {
+				lic_step_add(ls, r->start, -c);
+			} else {
+				/* its jobs' are taken already */
+				c -= (int32_t)r->lics_used[k] < c
+					     ? (int32_t)r->lics_used[k]
+					     : c;
+				ls->free0 -= c;
+			}
+			if (r->end != NEVER)
+				lic_step_add(ls, r->end, c);
+		}
+	}
+}
+
+/* A step per running job's end on each of its nodes with GresTypes counts. */
+static void add_gres(struct profile *p, const struct core *core)
+{
+	for (size_t i = 0; p->ngres && i < core->nnodes; i++) {
+		const struct core_node *n = &core->nodes[i];
+		struct node_steps *ns = &p->nodes[i];
+
+		if (!n->ngres)
+			continue;
+		if (!ns->gres)
+			ns->gres = rota_xcalloc(p->ngres, sizeof(*ns->gres));
+		for (uint32_t k = 0; k < p->ngres; k++) {
+			ns->gres[k].n = 0;
+			ns->gres[k].free0 =
+				node_is_usable(n)
+					? (int32_t)node_gres_count(core, n, k,
+								   NULL, true)
+					: 0;
+		}
+	}
+	for (const struct core_job *j = core->running.head; p->ngres && j;
+	     j = j->next) {
+		int64_t end = job_limit_end(j);
+
+		if (!j->ngres || end == NEVER)
+			continue;
+		end = end <= p->now ? p->now + 1 : end;
+		for (uint32_t a = 0; a < j->nalloc; a++) {
+			struct node_steps *ns = &p->nodes[j->alloc[a].node];
+
+			for (uint32_t k = 0; ns->gres && k < j->ngres; k++)
+				lic_step_add(&ns->gres[j->gres[k].idx], end,
+					     (int32_t)j->gres[k].count);
 		}
 	}
 }
@@ -258,7 +398,8 @@ static void add_reservations(struct profile *p, const struct core *core)
 struct profile *profile_renew(struct profile *p, const struct core *core,
 			      int64_t now)
 {
-	if (p && p->nnodes != core->nnodes) {
+	if (p && (p->nnodes != core->nnodes || p->nlics != core->nlicenses ||
+		  p->ngres != core->ngres_types)) {
 		profile_destroy(p);
 		p = NULL;
 	}
@@ -266,6 +407,9 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		p = rota_xcalloc(1, sizeof(*p));
 		p->nnodes = core->nnodes;
 		p->nodes = rota_xcalloc(core->nnodes + 1, sizeof(*p->nodes));
+		p->nlics = core->nlicenses;
+		p->lics = rota_xcalloc(core->nlicenses + 1, sizeof(*p->lics));
+		p->ngres = core->ngres_types;
 	}
 	p->now = now;
 	p->overdue = false;
@@ -310,6 +454,9 @@ struct profile *profile_renew(struct profile *p, const struct core *core,
 		}
 	}
 	add_reservations(p, core);
+	add_licenses(p, core);
+	add_resv_licenses(p, core);
+	add_gres(p, core);
 	return p;
 }
 
@@ -322,9 +469,16 @@ void profile_destroy(struct profile *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nnodes; i++)
+	for (size_t i = 0; i < p->nnodes; i++) {
 		free(p->nodes[i].s);
+		for (size_t k = 0; p->nodes[i].gres && k < p->ngres; k++)
+			free(p->nodes[i].gres[k].s);
+		free(p->nodes[i].gres);
+	}
 	free(p->nodes);
+	for (size_t i = 0; i < p->nlics; i++)
+		free(p->lics[i].s);
+	free(p->lics);
 	free(p);
 }
 
@@ -488,4 +642,110 @@ int64_t profile_gain_bound(struct profile *p, uint32_t node, uint32_t cores)
 int64_t profile_now(const struct profile *p)
 {
 	return p->now;
+}
+
+/* The least free count of license 'ls' over [t, t + d) (d 0: on). */
+static int32_t lic_min(const struct lic_steps *ls, int64_t t, int64_t d)
+{
+	int64_t end = d && t <= NEVER - d ? t + d : NEVER;
+	int32_t f = ls->free0, min;
+	uint32_t i = 0;
+
+	for (; i < ls->n && ls->s[i].t <= t; i++)
+		f += ls->s[i].d;
+	min = f;
+	for (; i < ls->n && ls->s[i].t < end; i++) {
+		f += ls->s[i].d;
+		min = f < min ? f : min;
+	}
+	return min;
+}
+
+bool profile_lics_fit(const struct profile *p, const struct core_job *job,
+		      int64_t t, int64_t d)
+{
+	for (uint32_t k = 0; k < job->nlics; k++)
+		if (job->lics[k].idx >= p->nlics ||
+		    lic_min(&p->lics[job->lics[k].idx], t, d) <
+			    (int32_t)job->lics[k].count)
+			return false;
+	return true;
+}
+
+int64_t profile_lics_earliest(const struct profile *p,
+			      const struct core_job *job, int64_t from,
+			      int64_t d)
+{
+	int64_t t = from;
+
+	/*
+	 * A fit can only begin at 'from' or where a license gains: try
+	 * those times in order (a job's licenses are few, their steps the
+	 * running and planned jobs that hold them).
+	 */
+	for (;;) {
+		int64_t next = NEVER;
+
+		if (profile_lics_fit(p, job, t, d))
+			return t;
+		for (uint32_t k = 0; k < job->nlics; k++) {
+			const struct lic_steps *ls;
+
+			if (job->lics[k].idx >= p->nlics)
+				return NEVER;
+			ls = &p->lics[job->lics[k].idx];
+			for (uint32_t i = 0; i < ls->n; i++)
+				if (ls->s[i].t > t && ls->s[i].d > 0 &&
+				    ls->s[i].t < next)
+					next = ls->s[i].t;
+		}
+		if (next == NEVER)
+			return NEVER;
+		t = next;
+	}
+}
+
+void profile_lics_take(struct profile *p, const struct core_job *job,
+		       int64_t t, int64_t d)
+{
+	for (uint32_t k = 0; k < job->nlics; k++) {
+		struct lic_steps *ls;
+		int32_t c = (int32_t)job->lics[k].count;
+
+		if (job->lics[k].idx >= p->nlics)
+			continue;
+		ls = &p->lics[job->lics[k].idx];
+		if (t <= p->now)
+			ls->free0 -= c;
+		else
+			lic_step_add(ls, t, -c);
+		if (d && t <= NEVER - d)
+			lic_step_add(ls, t + d, c);
+	}
+}
+
+int32_t profile_gres_min(const struct profile *p, uint32_t node, uint32_t idx,
+			 int64_t t, int64_t d)
+{
+	const struct node_steps *ns = &p->nodes[node];
+
+	return ns->gres && idx < p->ngres ? lic_min(&ns->gres[idx], t, d) : 0;
+}
+
+void profile_gres_take(struct profile *p, uint32_t node,
+		       const struct core_job *job, int64_t t, int64_t d)
+{
+	struct node_steps *ns = &p->nodes[node];
+
+	for (uint32_t k = 0; ns->gres && k < job->ngres; k++) {
+		struct lic_steps *ls = &ns->gres[job->gres[k].idx];
+		int32_t c = (int32_t)job->gres[k].count;
+
+		if (t <= p->now)
+			ls->free0 -= c;
+		else
+			lic_step_add(ls, t, -c);
+		if (d && t <= NEVER - d)
+			lic_step_add(ls, t + d, c);
+	}
 }

@@ -6,8 +6,9 @@
 #include <stdint.h>
 
 /*
- * Free cores and memory of every node over time, for one backfill pass
- * (profile.c).  Times are Unix seconds; a duration of 0 means unlimited.
+ * Free cores, memory, GPUs and generic resources of every node, and
+ * licenses, over time, for one backfill pass (profile.c).  Times are Unix seconds; a duration of 0
+ * means unlimited.
  */
 struct core;
 struct profile;
@@ -58,6 +59,27 @@ int64_t profile_next_change(const struct profile *p, uint32_t node,
 int64_t profile_earliest(const struct profile *p, uint32_t node, bool test,
 			 int32_t cores, int64_t mem, int32_t gpus, int64_t d,
 			 int64_t until);
+/*
+ * Licenses (Licenses=), cluster-wide: does 'job' find all its licenses
+ * free over [t, t + d); the earliest time from 'from' it does (INT64_MAX:
+ * never); it holds them over [t, t + d), started or reserved.
+ */
+bool profile_lics_fit(const struct profile *p, const struct core_job *job,
+		      int64_t t, int64_t d);
+int64_t profile_lics_earliest(const struct profile *p,
+			      const struct core_job *job, int64_t from,
+			      int64_t d);
+void profile_lics_take(struct profile *p, const struct core_job *job,
+		       int64_t t, int64_t d);
+/*
+ * Generic resources other than GPUs (GresTypes), per node and name: the
+ * least free of name 'idx' on 'node' over [t, t + d); the job's on
+ * 'node' held over [t, t + d).
+ */
+int32_t profile_gres_min(const struct profile *p, uint32_t node, uint32_t idx,
+			 int64_t t, int64_t d);
+void profile_gres_take(struct profile *p, uint32_t node,
+		       const struct core_job *job, int64_t t, int64_t d);
 /* A job started or reserved on 'node' over [t, t + d). */
 void profile_take(struct profile *p, uint32_t node, int64_t t, int64_t d,
 		  bool test, uint32_t cores, uint64_t mem, uint32_t gpus);

@@ -151,6 +151,7 @@ int core_restore_job(struct core *core, int64_t now,
 				  : job->desc.ntasks;
 	/* lenient, as below: licenses rota.conf no longer counts are none */
 	licenses_job_parse(core, job, &(struct rota_error){ { 0 } });
+	gres_job_parse(core, job, &(struct rota_error){ { 0 } });
 	/* with its request: a job of a reservation counts in it again */
 	if (job->nalloc)
 		core_job_take(core, job);

@@ -8,9 +8,11 @@
  * A reservation holds a count of cores on each of its nodes, not named
  * cores: the nodes hand out their lowest free cores (node.c), so naming
  * them would only make a reservation wait for cores that happen to be
- * busy.  Nodes= takes whole nodes (sized when they register); CoreCount=
- * spreads N cores over the named nodes, or over any, in node order, taking
- * on each what other reservations leave over the same span.  Two
+ * busy.  Nodes= takes whole nodes (sized when they register), their GPUs
+ * too; CoreCount= spreads N cores over the named nodes, or over any, in
+ * node order, taking on each what other reservations leave over the same
+ * span, and GpuCount= (Slurm's TRES=gres/gpu=M) M GPUs among them, on
+ * nodes with GPUs first.  GPUs are counted as cores are, per node.  Two
  * reservations never hold more of a node than it has at the same time,
  * so a job of one can always get its cores once ordinary jobs are gone.
  *
@@ -46,6 +48,8 @@ static void resv_free(struct core_resv *r)
 	core_names_free(r->users);
 	core_names_free(r->accounts);
 	free(r->parts);
+	free(r->lics);
+	free(r->lics_used);
 }
 
 void resv_remove(struct core *core, size_t i)
@@ -124,6 +128,14 @@ uint32_t core_resv_part_cores(const struct core *core,
 	return p->whole ? node_cores_total(&core->nodes[p->node]) : p->cores;
 }
 
+uint32_t core_resv_part_gpus(const struct core *core,
+			     const struct core_resv *r, uint32_t i)
+{
+	const struct core_resv_part *p = &r->parts[i];
+
+	return p->whole ? core->nodes[p->node].ngpus : p->gpus;
+}
+
 struct core_resv_part *resv_part_on(const struct core_resv *r, uint32_t node)
 {
 	for (uint32_t i = 0; i < r->nparts; i++)
@@ -190,6 +202,41 @@ uint32_t resv_node_cores(const struct core *core, const struct core_job *job,
 	return cores > blocked ? cores - blocked : 0;
 }
 
+uint32_t resv_node_gpus(const struct core *core, const struct core_job *job,
+			uint32_t node, bool now, int64_t t, uint32_t gpus)
+{
+	uint32_t blocked = 0;
+
+	if (job->desc.reservation) {
+		const struct core_resv *r =
+			core_resv_find(core, job->desc.reservation);
+		const struct core_resv_part *p =
+			r ? resv_part_on(r, node) : NULL;
+		uint32_t have;
+
+		if (!p || (now && (!r->active || t < r->start || t >= r->end)))
+			return 0;
+		have = core_resv_part_gpus(core, r, (uint32_t)(p - r->parts));
+		if (now)
+			have = have > p->gpus_used ? have - p->gpus_used : 0;
+		return gpus < have ? gpus : have;
+	}
+	for (size_t i = 0; now && i < core->nresv; i++) {
+		const struct core_resv *r = &core->resv[i];
+		const struct core_resv_part *p = resv_part_on(r, node);
+		uint32_t g;
+
+		if (!p || !overlaps(r, t, job->time_limit))
+			continue;
+		g = core_resv_part_gpus(core, r, (uint32_t)(p - r->parts));
+		/* its jobs' GPUs are taken already: count the rest */
+		if (r->active)
+			g = g > p->gpus_used ? g - p->gpus_used : 0;
+		blocked += g;
+	}
+	return gpus > blocked ? gpus - blocked : 0;
+}
+
 const char *resv_job_reason(const struct core *core,
 			    const struct core_job *job)
 {
@@ -203,6 +250,22 @@ const char *resv_job_reason(const struct core *core,
 	return r->active ? NULL : "Reservation";
 }
 
+/* A job of 'r' starts or stops holding its licenses there. */
+static void lics_move(struct core_resv *r, const struct core_job *job,
+		      bool take)
+{
+	for (uint32_t i = 0; i < job->nlics; i++) {
+		for (uint32_t k = 0; k < r->nlics; k++) {
+			uint32_t *u = &r->lics_used[k];
+			uint32_t c = job->lics[i].count;
+
+			if (r->lics[k].idx != job->lics[i].idx)
+				continue;
+			*u = take ? *u + c : *u - (c < *u ? c : *u);
+		}
+	}
+}
+
 void resv_job_take(struct core *core, struct core_job *job)
 {
 	struct core_resv *r;
@@ -213,11 +276,14 @@ void resv_job_take(struct core *core, struct core_job *job)
 	if (!r)
 		return;
 	job->resv_id = r->id;
+	lics_move(r, job, true);
 	for (uint32_t i = 0; i < job->nalloc; i++) {
 		struct core_resv_part *p = resv_part_on(r, job->alloc[i].node);
 
-		if (p)
-			p->used += job->alloc[i].ncores;
+		if (!p)
+			continue;
+		p->used += job->alloc[i].ncores;
+		p->gpus_used += job->alloc[i].ngpus;
 	}
 }
 
@@ -226,12 +292,17 @@ void resv_job_release(struct core *core, struct core_job *job)
 	struct core_resv *r = find_id(core, job->resv_id);
 
 	job->resv_id = 0;
+	if (r)
+		lics_move(r, job, false);
 	for (uint32_t i = 0; r && i < job->nalloc; i++) {
 		struct core_resv_part *p = resv_part_on(r, job->alloc[i].node);
 		uint32_t c = job->alloc[i].ncores;
+		uint32_t g = job->alloc[i].ngpus;
 
-		if (p)
-			p->used -= c < p->used ? c : p->used;
+		if (!p)
+			continue;
+		p->used -= c < p->used ? c : p->used;
+		p->gpus_used -= g < p->gpus_used ? g : p->gpus_used;
 	}
 }
 

@@ -43,6 +43,15 @@ uint32_t resv_node_cores(const struct core *core, const struct core_job *job,
 			 uint32_t node, bool now, int64_t t, uint32_t cores);
 
 /*
+ * The same for GPUs: of the 'gpus' free (or, not 'now', in all) on node
+ * 'node', those 'job' may count on.  A job of a reservation gets those
+ * its reservation holds there (less its other jobs', 'now'), any other
+ * job, 'now', loses those reservations hold while it would run.
+ */
+uint32_t resv_node_gpus(const struct core *core, const struct core_job *job,
+			uint32_t node, bool now, int64_t t, uint32_t gpus);
+
+/*
  * resv_admin.c.  At submit: the job's reservation exists and could ever hold it
  * (-ENOENT, -EINVAL), then, once its account is known, that it allows the
  * job's user and account (-EPERM); the user's line in 'err'.

@@ -125,6 +125,30 @@ static uint32_t busy_at(const struct core *core, uint32_t node, int64_t t)
 	return sum;
 }
 
+/* The same two for GPUs: reserved over [start, end), busy at 'start'. */
+static uint32_t gpus_held(const struct core *core, uint32_t node,
+			  int64_t start, int64_t end)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i < core->nresv; i++) {
+		const struct core_resv *r = &core->resv[i];
+		const struct core_resv_part *p = resv_part_on(r, node);
+
+		if (p && r->end > start && r->start < end)
+			sum += core_resv_part_gpus(core, r,
+						   (uint32_t)(p - r->parts));
+	}
+	for (const struct core_job *j = core->running.head; j; j = j->next) {
+		if (job_limit_end(j) <= start)
+			continue;
+		for (uint32_t k = 0; k < j->nalloc; k++)
+			if (j->alloc[k].node == node)
+				sum += j->alloc[k].ngpus;
+	}
+	return sum;
+}
+
 static int check_name(const struct core *core, const char *name,
 		      struct rota_error *err)
 {
@@ -168,6 +192,13 @@ static int check_req(const struct core *core, int64_t now,
 		return rota_errorf(err, -EINVAL,
 				   "give Nodes=HOSTLIST or CoreCount=N: "
 				   "what to reserve");
+	/* whole nodes hold their GPUs; a count needs cores to run on */
+	if (req->gpu_count && !req->core_count)
+		return rota_errorf(err, -EINVAL,
+				   "GpuCount=%u: give CoreCount=N too, the "
+				   "cores its jobs run on (Nodes= alone "
+				   "holds the nodes' GPUs)",
+				   req->gpu_count);
 	if (!req->users && !req->accounts)
 		return rota_errorf(err, -EINVAL,
 				   "give Users= or Accounts=: who may use it");
@@ -252,29 +283,88 @@ static int take_nodes(const struct core *core, const struct core_resv_req *req,
 	return 0;
 }
 
+/* Cores of node 'v' free of reservations and jobs over the request. */
+static uint32_t cores_left(const struct core *core,
+			   const struct core_resv_req *req, uint32_t v)
+{
+	const char *who = NULL;
+	uint32_t total = node_cores_total(&core->nodes[v]);
+	uint32_t held = reserved_over(core, v, req->start, req->end, &who) +
+			busy_at(core, v, req->start);
+
+	return total > held ? total - held : 0;
+}
+
+/*
+ * GpuCount=M: M GPUs, and cores beside them, on the candidates that
+ * have free GPUs, in order; '*cores' is what is left to place.  A node's
+ * share of the cores is its share of the GPUs (at least one: its GPUs'
+ * jobs need a core there).
+ */
+static int take_gpus(const struct core *core,
+		     const struct core_resv_req *req, const uint32_t *v,
+		     size_t n, struct core_resv *r, uint32_t *cores,
+		     struct rota_error *err)
+{
+	uint32_t left = req->gpu_count;
+
+	for (size_t i = 0; i < n && left; i++) {
+		uint32_t all = core->nodes[v[i]].ngpus;
+		uint32_t held = gpus_held(core, v[i], req->start, req->end);
+		uint32_t g = all > held ? all - held : 0;
+		uint32_t c = cores_left(core, req, v[i]);
+		uint32_t share;
+
+		if (!g || !c || !*cores)
+			continue;
+		g = g < left ? g : left;
+		share = (uint32_t)(((uint64_t)req->core_count * g +
+				    req->gpu_count - 1) / req->gpu_count);
+		c = c < share ? c : share;
+		c = c < *cores ? c : *cores;
+		r->parts[r->nparts++] = (struct core_resv_part){
+			.node = v[i], .cores = c, .gpus = g };
+		left -= g;
+		*cores -= c;
+	}
+	if (left)
+		return rota_errorf(err, -EBUSY,
+				   "GpuCount=%u: only %u GPUs of %s, with "
+				   "cores beside them, are free of other "
+				   "reservations and of running jobs over "
+				   "that time",
+				   req->gpu_count, req->gpu_count - left,
+				   req->nodes ? req->nodes : "the nodes");
+	return 0;
+}
+
 /*
  * CoreCount=N over the candidates, in order, around other reservations
- * and the jobs that will still run at the start.
+ * and the jobs that will still run at the start (GpuCount='s first).
  */
 static int take_cores(const struct core *core,
 		      const struct core_resv_req *req, const uint32_t *v,
 		      size_t n, struct core_resv *r, struct rota_error *err)
 {
 	uint32_t left = req->core_count;
+	int rc = take_gpus(core, req, v, n, r, &left, err);
 
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < n && left; i++) {
-		const char *who = NULL;
-		uint32_t total = node_cores_total(&core->nodes[v[i]]);
-		uint32_t held = reserved_over(core, v[i], req->start, req->end,
-					      &who) +
-				busy_at(core, v[i], req->start);
-		uint32_t c = total > held ? total - held : 0;
+		struct core_resv_part *p = resv_part_on(r, v[i]);
+		uint32_t c = cores_left(core, req, v[i]);
 
+		if (p) /* its GPUs' cores are taken there already */
+			c = c > p->cores ? c - p->cores : 0;
 		if (!c)
 			continue;
 		c = c < left ? c : left;
-		r->parts[r->nparts++] = (struct core_resv_part){
-			.node = v[i], .cores = c };
+		if (p)
+			p->cores += c;
+		else
+			r->parts[r->nparts++] = (struct core_resv_part){
+				.node = v[i], .cores = c };
 		left -= c;
 	}
 	if (left)
@@ -327,6 +417,8 @@ int core_resv_create(struct core *core, int64_t now,
 	rc = req->core_count ? take_cores(core, req, v, n, &r, err)
 			     : take_nodes(core, req, v, n, &r, err);
 	free(v);
+	if (rc == 0 && req->licenses)
+		rc = licenses_resv_parse(core, req->licenses, &r, err);
 	if (rc < 0) {
 		free(r.parts);
 		return rc;
@@ -334,6 +426,7 @@ int core_resv_create(struct core *core, int64_t now,
 	r.id = ++core->resv_last_id;
 	r.name = req->name ? rota_xstrdup(req->name) : new_name(core, r.id);
 	r.core_count = req->core_count;
+	r.gpu_count = req->gpu_count;
 	r.users = core_names_copy(req->users);
 	r.accounts = core_names_copy(req->accounts);
 	*append(core) = r;
@@ -381,6 +474,7 @@ int core_resv_restore(struct core *core, const struct core_resv_state *st,
 		}
 		p->cores = st->cores[i];
 		p->whole = st->cores[i] == 0;
+		p->gpus = st->gpus && !p->whole ? st->gpus[i] : 0;
 	}
 	/* one of that name that ended unrecorded: the last record wins */
 	old = core_resv_find(core, st->name);
@@ -392,6 +486,11 @@ int core_resv_restore(struct core *core, const struct core_resv_state *st,
 	r.start = st->start;
 	r.end = st->end;
 	r.core_count = st->core_count;
+	r.gpu_count = st->gpu_count;
+	/* as it was: licenses rota.conf no longer counts are none */
+	if (st->licenses)
+		licenses_resv_parse(core, st->licenses, &r,
+				    &(struct rota_error){ { 0 } });
 	r.users = core_names_copy(st->users);
 	r.accounts = core_names_copy(st->accounts);
 	*append(core) = r;

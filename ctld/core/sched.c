@@ -243,6 +243,7 @@ unsigned core_schedule(struct core *core, int64_t now)
 	memcpy(core->blocked_before, blocked, core->nqueues * sizeof(bool));
 	memset(blocked, 0, core->nqueues * sizeof(bool));
 	memset(core->queue_tried, 0, core->nqueues * sizeof(uint32_t));
+	licenses_pass_begin(core);
 	if (core->hold_nodes) {
 		memset(core->node_held, 0, core->nnodes * sizeof(bool));
 		now_ctx.held = core->node_held;
@@ -281,7 +282,8 @@ unsigned core_schedule(struct core *core, int64_t now)
 			set_reason(core, job, "Priority");
 			continue;
 		}
-		if (!licenses_free(core, job)) { /* this job waits, not its queue */
+		/* this job waits, and those after it for its licenses */
+		if (!licenses_may_take(core, job, now)) {
 			set_reason(core, job, "Licenses");
 			continue;
 		}

@@ -42,7 +42,9 @@ bool shapes_cover(const struct shapes *m, const struct core_job *job)
 		    same_text(f->constraint, d->constraint) &&
 		    /* as many GPUs or more, of its type or of any */
 		    f->gpn <= d->gpus_per_node && f->gpt <= d->gpus_per_task &&
-		    (!f->gpu_type || same_text(f->gpu_type, d->gpu_type)))
+		    (!f->gpu_type || same_text(f->gpu_type, d->gpu_type)) &&
+		    (!f->gres || same_text(f->gres, d->gres)) &&
+		    (!f->licenses || same_text(f->licenses, d->licenses)))
 			return true;
 	}
 	return false;
@@ -66,6 +68,8 @@ void shapes_add(struct shapes *m, const struct core_job *job)
 		.gpn = d->gpus_per_node,
 		.gpt = d->gpus_per_task,
 		.gpu_type = d->gpu_type,
+		.gres = d->gres,
+		.licenses = d->licenses,
 	};
 	if (m->n < SHAPES_MAX)
 		m->n++;

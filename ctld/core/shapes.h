@@ -30,6 +30,8 @@ struct shape {
 	uint32_t gpn;		/* GPUs a node, a task (desc's) */
 	uint32_t gpt;
 	const char *gpu_type;	/* NULL: any */
+	const char *gres;	/* desc.gres, desc.licenses: a job of other */
+	const char *licenses;	/* ones (or none) is not alike */
 };
 
 /* A ring: once full, the oldest shape makes room.  Not zeroed: cheap. */

@@ -180,7 +180,7 @@ static bool eq_submit(const union any *a, const union any *b)
 	       str_eq(x->gpu_type, y->gpu_type) &&
 	       x->gpus_per_node == y->gpus_per_node &&
 	       x->gpus_per_task == y->gpus_per_task &&
-	       str_eq(x->licenses, y->licenses);
+	       str_eq(x->licenses, y->licenses) && str_eq(x->gres, y->gres);
 }
 
 static bool empty_submit(const union any *u)
@@ -194,7 +194,7 @@ static bool empty_submit(const union any *u)
 	       !d->nice && !d->urgency && !d->ntasks_per_node &&
 	       !d->exclusive && !d->mem_per_cpu_mb && !d->reservation &&
 	       !d->gpu_type && !d->gpus_per_node && !d->gpus_per_task &&
-	       !d->licenses;
+	       !d->licenses && !d->gres;
 }
 
 static void check_submit(const union any *u, size_t len)
@@ -212,6 +212,7 @@ static void check_submit(const union any *u, size_t len)
 	check_str(d->account, ROTA_MSG_NAME_MAX);
 	check_str(d->constraint, ROTA_MSG_NAME_MAX);
 	check_str(d->reservation, ROTA_MSG_NAME_MAX);
+	check_str(d->gres, ROTA_MSG_NAME_MAX);
 	FUZZ_CHECK(!d->mem_mb || !d->mem_per_cpu_mb);
 	check_str(d->workdir, ROTA_MSG_PATH_MAX);
 	check_str(d->output, ROTA_MSG_PATH_MAX);
@@ -522,6 +523,7 @@ static bool node_eq(const struct rota_node_info *x,
 		    const struct rota_node_info *y)
 {
 	return gpus_eq(x, y) && str_eq(x->gres, y->gres) &&
+	       str_eq(x->gres_used, y->gres_used) &&
 	       str_eq(x->name, y->name) && str_eq(x->state, y->state) &&
 	       str_eq(x->reason, y->reason) && str_eq(x->addr, y->addr) &&
 	       strv_eq(x->features, y->features) && x->sockets == y->sockets &&
@@ -543,7 +545,7 @@ static bool node_empty(const struct rota_node_info *n)
 	       !n->cores_used && !n->cores_kept && !n->cores_kept_used &&
 	       !n->memory_mb && !n->memory_used_mb &&
 	       !n->jobs && !n->runs && !n->njobs && !n->gpus && !n->ngpus &&
-	       !n->gres;
+	       !n->gres && !n->gres_used;
 }
 
 static void node_check(const struct rota_node_info *n)
@@ -1347,7 +1349,9 @@ static bool eq_resv(const struct rota_resv_info *x,
 	       x->start == y->start && x->end == y->end &&
 	       str_eq(x->nodes, y->nodes) && x->cores == y->cores &&
 	       x->core_count == y->core_count && strv_eq(x->users, y->users) &&
-	       strv_eq(x->accounts, y->accounts);
+	       strv_eq(x->accounts, y->accounts) && x->gpus == y->gpus &&
+	       x->gpu_count == y->gpu_count &&
+	       str_eq(x->licenses, y->licenses);
 }
 
 static bool eq_resv_list(const union any *a, const union any *b)
@@ -1420,7 +1424,9 @@ static bool eq_why(const union any *a, const union any *b)
 	    x->resv_total != y->resv_total || x->fits_now != y->fits_now ||
 	    x->fit_limit != y->fit_limit || x->fit_tasks != y->fit_tasks ||
 	    !str_eq(x->tres, y->tres) || x->tres_per_task != y->tres_per_task ||
-	    x->gpus_free != y->gpus_free || x->gpus_total != y->gpus_total)
+	    x->gpus_free != y->gpus_free || x->gpus_total != y->gpus_total ||
+	    !str_eq(x->gres, y->gres) || x->gres_free != y->gres_free ||
+	    x->gres_total != y->gres_total)
 		return false;
 	for (size_t i = 0; i < x->nresv; i++)
 		if (!why_job_eq(&x->resv[i], &y->resv[i]))

@@ -48,13 +48,13 @@ is "$(rota resv create StartTime=now Duration=1h Nodes=n02 \
 	"rota resv: Users=nosuchuser: unknown user" "an unknown user"
 is "$(rota resv create StartTime=now Duration=1h Nodes=n02 Color=red \
 	Users=root 2>&1)" \
-	"rota resv: Color: unknown key (ReservationName, StartTime, Duration, EndTime, Nodes, CoreCount, Users, Accounts)" \
+	"rota resv: Color: unknown key (ReservationName, StartTime, Duration, EndTime, Nodes, CoreCount, GpuCount, TRES, Licenses, Users, Accounts)" \
 	"an unknown key"
 is "$(rota resv create StartTime=now Duration=1h Nodes=n02 2>&1)" \
 	"rota resv: give Users= or Accounts=: who may use it" "nobody named"
 
 # ---- list ----
-like "$(resv_row resv1)" "^resv1 +ACTIVE .* 2 +rotatest1 +\(any\) +n01$" \
+like "$(resv_row resv1)" "^resv1 +ACTIVE .* 2 +0 +rotatest1 +\(any\) +n01$" \
 	"rota resv list shows it, active, 2 cores of n01"
 like "$(rota resv list --json)" '"name":"resv1","state":"ACTIVE"' \
 	"rota resv list --json"
