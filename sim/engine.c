@@ -56,6 +56,8 @@ struct end_event {
 	int64_t time;
 	uint64_t seq;	/* pyss: ends at one time in start order */
 	uint32_t id;	/* core job id */
+	bool at_limit;	/* runs to its time limit: pyss frees it early */
+	bool ended;	/* pyss: already ended by free_at_limit() */
 };
 
 struct engine {
@@ -442,9 +444,13 @@ static void take_starts(struct engine *e, int64_t now, bool backfill)
 		sj->backfilled = backfill;
 		e->busy += sj->cores;
 		e->starts++;
-		heap_push(e, (struct end_event){ now + e->run[k],
-						  e->each ? e->starts : 0,
-						  a[i].job_id });
+		heap_push(e, (struct end_event){
+				     .time = now + e->run[k],
+				     .seq = e->each ? e->starts : 0,
+				     .id = a[i].job_id,
+				     .at_limit = job->time_limit &&
+						 e->run[k] >= job->time_limit,
+			     });
 	}
 	free(a);
 }
@@ -726,6 +732,30 @@ static size_t submit_due(struct engine *e, size_t next, int64_t now,
 	}
 }
 
+/*
+ * pyss: a job that runs to its estimate leaves the processor-time
+ * snapshot its scheduler reads at that second, before any event of the
+ * second is handled (its slice ends there); only its end event comes in
+ * event order.  So its cores are free to the passes after the second's
+ * submits and after every end, however the ends are ordered.  End those
+ * jobs now, without a pass; their end events still run their passes in
+ * order.  The heap entries due 'now' are a subtree at its root.
+ */
+static void free_at_limit(struct engine *e, size_t i, int64_t now)
+{
+	struct end_event *ev;
+
+	if (i >= e->nheap || e->heap[i].time != now)
+		return;
+	ev = &e->heap[i];
+	if (ev->at_limit && !ev->ended) {
+		end_one(e, ev->id, now);
+		ev->ended = true;
+	}
+	free_at_limit(e, 2 * i + 1, now);
+	free_at_limit(e, 2 * i + 2, now);
+}
+
 static void loop(struct engine *e)
 {
 	const struct swf_trace *t = e->t;
@@ -741,9 +771,13 @@ static void loop(struct engine *e)
 		catch_up(e, now);
 		if (e->each) {
 			/* pyss: submits before ends, a pass after each */
+			free_at_limit(e, 0, now);
 			next = submit_due(e, next, now, &event);
 			while (e->nheap && e->heap[0].time == now) {
-				end_one(e, heap_pop(e).id, now);
+				struct end_event ev = heap_pop(e);
+
+				if (!ev.ended)
+					end_one(e, ev.id, now);
 				event_passes(e, now);
 			}
 			tick(e, now, false);

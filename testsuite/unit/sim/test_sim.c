@@ -245,6 +245,41 @@ START_TEST(test_semantics)
 }
 END_TEST
 
+/*
+ * pyss frees a job that runs to its limit before any event of its last
+ * second.  4 cores; 1 (2 cores) and 2 (1 core) run 0-100 to their limit,
+ * 3 (1 core) 0-1000; 4 (4 cores) waits for 1000; 5 (3 cores, 50 s) and 6
+ * (2 cores, 10 s) behind it.  At 100 pyss's pass after 1's end sees 1's
+ * and 2's cores free: 5 backfills (100-150), then 6 (150-160).  Ending 1
+ * alone first would backfill 6 (100-110) on its 2 cores and 5 at 110.
+ * (pyss itself, predictsim's copy, prints these times.)
+ */
+START_TEST(test_at_limit)
+{
+	static const char trace[] =
+		"; MaxProcs: 4\n; MaxNodes: 1\n"
+		"1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 0 -1 100 1 -1 -1 1 100 -1 1 2 1 -1 -1 -1 -1 -1\n"
+		"3 0 -1 1000 1 -1 -1 1 1000 -1 1 3 1 -1 -1 -1 -1 -1\n"
+		"4 1 -1 50 4 -1 -1 4 50 -1 1 4 1 -1 -1 -1 -1 -1\n"
+		"5 2 -1 50 3 -1 -1 3 50 -1 1 5 1 -1 -1 -1 -1 -1\n"
+		"6 3 -1 10 2 -1 -1 2 10 -1 1 6 1 -1 -1 -1 -1 -1\n";
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .policy = SIM_POLICY_EASY,
+				 .semantics = SIM_SEMANTICS_PYSS };
+	struct sim_result r;
+
+	run(trace, "", &o, &r);
+	ck_assert_int_eq(r.jobs[0].end, 100);
+	ck_assert_int_eq(r.jobs[1].end, 100);
+	ck_assert_int_eq(r.jobs[3].start, 1000);
+	ck_assert_int_eq(r.jobs[4].start, 100);
+	ck_assert_int_eq(r.jobs[5].start, 150);
+	ck_assert_uint_eq(r.bf_started, 2);
+	sim_result_fini(&r);
+}
+END_TEST
+
 /* --size: requested, allocated or the larger (-1: the other). */
 START_TEST(test_size)
 {
@@ -709,6 +744,7 @@ static Suite *sim_suite(void)
 	tcase_add_loop_test(tc, test_policy_presets, 0, N(presets));
 	tcase_add_test(tc, test_same_instant);
 	tcase_add_loop_test(tc, test_semantics, 0, 2);
+	tcase_add_test(tc, test_at_limit);
 	tcase_add_loop_test(tc, test_size, 0, 3);
 	tcase_add_test(tc, test_svg_compare);
 	tcase_add_test(tc, test_accounts);
