@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0-or-later
+# SPDX-License-Identifier: MIT
 """Apply predictsim's trace rules ("strong filter") to an SWF trace.
 
 Gaussier et al. (SC'15, github jad-darrous/predictsim) replay every log

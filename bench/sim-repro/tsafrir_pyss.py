@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0-or-later
+# SPDX-License-Identifier: MIT
 """The trace rules and the statistic of pyss as first published.
 
 pyss (github dinesh121991/pyss, before predictsim changed it) has the
