@@ -73,6 +73,12 @@ static const char help[] =
 	"                           their limit free from the second's\n"
 	"                           start, as the pyss simulator of many\n"
 	"                           published studies)\n"
+	"      --filter WHICH       'default': skip (and count) the jobs that\n"
+	"                           cannot be replayed (below); 'strict': the\n"
+	"                           literature's usual filter too (predictsim's,\n"
+	"                           Gaussier et al. 2015): no requested time,\n"
+	"                           a negative submit time, or requested or\n"
+	"                           allocated processors beyond the machine\n"
 	"      --size WHICH         a job's cores: 'requested' processors\n"
 	"                           (default; allocated where -1),\n"
 	"                           'allocated' (requested where -1) or 'max'\n"
@@ -174,6 +180,8 @@ static int parse_choice(const char *opt, const char *text,
 			  ? "fcfs, easy, easy-sjbf or conservative"
 		  : strcmp(opt, "semantics") == 0
 			  ? "rota or pyss"
+		  : strcmp(opt, "filter") == 0
+			  ? "default or strict"
 			  : "requested, allocated or max");
 	return -1;
 }
@@ -217,6 +225,7 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		{ "dependencies", no_argument, NULL, 'D' },
 		{ "queues", no_argument, NULL, 'Q' },
 		{ "policy", required_argument, NULL, 'P' },
+		{ "filter", required_argument, NULL, 'f' },
 		{ "per-user", no_argument, NULL, 'U' },
 		{ "semantics", required_argument, NULL, 's' },
 		{ "size", required_argument, NULL, 'z' },
@@ -249,6 +258,12 @@ static int parse(int argc, char **argv, struct sim_opts *s)
 		case 'D': s->o.dependencies = true; break;
 		case 'Q': s->o.queues = true; break;
 		case 'U': s->o.per_user = true; break;
+		case 'f':
+			if (parse_choice("filter", optarg, (const char *[]){
+				"default", "strict", NULL }, &v) < 0)
+				return -1;
+			s->o.filter = (enum sim_filter)v;
+			break;
 		case 'P':
 			/* the enum's order: "" is the config's own */
 			if (parse_choice("policy", optarg, (const char *[]){

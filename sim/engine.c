@@ -267,6 +267,16 @@ static size_t *skip_reason(struct engine *e, const struct swf_job *j,
 {
 	struct sim_skips *s = &e->r->skips;
 
+	if (e->opt->filter == SIM_FILTER_STRICT) {
+		if ((uint64_t)(j->req_procs > j->alloc_procs
+				       ? j->req_procs
+				       : j->alloc_procs) > e->r->total_cores)
+			return &s->wide;
+		if (j->run > 0 && procs > 0 && j->req_time <= 0)
+			return &s->no_estimate;
+		if (j->submit < 0)
+			return &s->unknown;
+	}
 	if (j->status == 5 && j->run <= 0)
 		return &s->cancelled;
 	if (j->run < 0 || procs <= 0)
@@ -808,6 +818,7 @@ int sim_run(const struct sim_options *opt, const struct swf_trace *trace,
 
 	*out = (struct sim_result){ .trace_jobs = trace->n,
 				    .malformed = trace->malformed };
+	out->skips.strict = opt->filter == SIM_FILTER_STRICT;
 	rc = setup(&e, err);
 	if (rc == 0 && opt->dependencies) {
 		out->deps.enabled = true;

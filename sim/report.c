@@ -143,11 +143,16 @@ static void print_skips(FILE *f, const struct sim_result *r)
 
 	fprintf(f, "jobs          %zu in the trace, %zu replayed, %zu skipped\n",
 		r->trace_jobs, r->njobs,
-		k->wide + k->zero + k->cancelled + k->unknown + k->refused);
+		k->wide + k->zero + k->cancelled + k->unknown + k->refused +
+			k->no_estimate);
 	fprintf(f, "  skipped     %zu wider than the machine, %zu zero-length, "
 		   "%zu cancelled before start, %zu unknown size or run time, "
-		   "%zu refused by the core\n",
+		   "%zu refused by the core",
 		k->wide, k->zero, k->cancelled, k->unknown, k->refused);
+	if (k->strict)
+		fprintf(f, ", %zu without a requested time (--filter strict)",
+			k->no_estimate);
+	fputc('\n', f);
 	if (k->refused)
 		fprintf(f, "  first refused: %s\n", k->first_refusal);
 	if (r->malformed)

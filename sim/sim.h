@@ -60,8 +60,21 @@ enum sim_size {
 	SIM_SIZE_MAX,		/* the larger of the two */
 };
 
+/*
+ * --filter: which trace jobs are replayed.  DEFAULT skips what cannot be
+ * replayed (sim_skips); STRICT also what the literature's usual filter
+ * drops (predictsim's, Gaussier et al. SC'15): jobs without a requested
+ * time, with a negative submit time, or whose requested or allocated
+ * processors exceed the machine.
+ */
+enum sim_filter {
+	SIM_FILTER_DEFAULT = 0,
+	SIM_FILTER_STRICT,
+};
+
 struct sim_options {
 	const char *config;	/* rota.conf path; NULL: policy defaults */
+	enum sim_filter filter;
 	enum sim_cluster cluster;
 	enum sim_estimates estimates;
 	enum sim_semantics semantics;
@@ -122,6 +135,8 @@ struct sim_skips {
 	size_t cancelled;	/* status 5 with run time 0 or -1 */
 	size_t unknown;		/* run time or size -1 */
 	size_t refused;		/* core_submit said no (first_refusal) */
+	size_t no_estimate;	/* --filter strict: no requested time */
+	bool strict;		/* --filter strict was given */
 	char first_refusal[200];
 };
 

@@ -302,6 +302,35 @@ START_TEST(test_size)
 }
 END_TEST
 
+/* --filter strict: no requested time, or processors beyond the machine. */
+START_TEST(test_filter)
+{
+	static const char trace[] =
+		"; MaxProcs: 4\n; MaxNodes: 1\n"
+		"1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 0 -1 10 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"3 0 -1 10 8 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
+	struct sim_options o = { .cluster = SIM_CLUSTER_FLAT,
+				 .filter = (enum sim_filter)_i };
+	struct sim_result r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	run(trace, "", &o, &r);
+	ck_assert_uint_eq(r.njobs, _i ? 1 : 3);
+	ck_assert_uint_eq(r.skips.wide, _i ? 1 : 0);
+	ck_assert_uint_eq(r.skips.no_estimate, _i ? 1 : 0);
+	f = open_memstream(&text, &len);
+	sim_report_print(f, &r);
+	fclose(f);
+	ck_assert_int_eq(strstr(text, ", 1 without a requested time "
+				      "(--filter strict)\n") != NULL, _i);
+	free(text);
+	sim_result_fini(&r);
+}
+END_TEST
+
 /* The trace's users and groups become the share tree's leaves. */
 START_TEST(test_accounts)
 {
@@ -747,6 +776,7 @@ static Suite *sim_suite(void)
 	tcase_add_test(tc, test_at_limit);
 	tcase_add_loop_test(tc, test_size, 0, 3);
 	tcase_add_test(tc, test_svg_compare);
+	tcase_add_loop_test(tc, test_filter, 0, 2);
 	tcase_add_test(tc, test_accounts);
 	tcase_add_test(tc, test_skips);
 	tcase_add_test(tc, test_nodes_from_header);
