@@ -83,7 +83,7 @@ static bool bit(const uint64_t *map, uint32_t i)
 void node_alloc_cores(struct core_node *n, struct core_alloc *a,
 		      uint64_t mem_mb, const uint64_t *prefer)
 {
-	uint32_t got = 0;
+	uint32_t got = 0, preferred = 0;
 
 	/* a second round for the rest when 'prefer' is short */
 	for (int round = prefer ? 0 : 1; round < 2; round++) {
@@ -93,8 +93,10 @@ void node_alloc_cores(struct core_node *n, struct core_alloc *a,
 			n->core_busy[c] = 1;
 			a->cores[got++] = c;
 		}
+		preferred = round ? preferred : got;
 	}
-	if (prefer) /* in order, as without */
+	/* in order, as without; the preferred alone are already */
+	if (prefer && preferred < got)
 		qsort(a->cores, got, sizeof(*a->cores), u32_cmp);
 	n->cores_used += got;
 	n->mem_used_mb += mem_mb;
