@@ -286,6 +286,8 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		.prof = bp->prof,
 		.t = bp->now,
 		.d = job->time_limit,
+		.cores_bound = bp->node_cores,
+		.gpus_bound = bp->node_gpus,
 	};
 
 	/* a plugin's choice never starts a held, limited or fenced job */
@@ -294,6 +296,7 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		return 0;
 	if (job->desc.reservation) {
 		c.mode = PLACE_NOW; /* its reservation's cores, free now */
+		c.cores_bound = c.gpus_bound = NULL; /* the profile holds them */
 		if (resv_job_reason(bp->core, job) ||
 		    !place_job(&c, job, &bp->pl))
 			return 0;
