@@ -14,7 +14,8 @@
  * the running ones hold 1 (issue 24): the same jobs as without GPUs, the
  * same ones running, so that the two passes compare like with like.
  * ROTA_BENCH_GPUS=wide: the running ones ask 1 to 8 as well, and fewer
- * of them fit (a different machine to start from: more starts).
+ * of them fit (a different machine to start from: more starts);
+ * wide-cpu: that machine, the pending jobs asking no GPU (its like).
  */
 #include "config.h"
 
@@ -51,6 +52,7 @@ static long rss_kb(void)
 
 static bool with_gpus;
 static bool gpus_wide; /* running jobs ask 1 to 8 too: fewer of them run */
+static bool pending_cpu; /* wide-cpu: as wide, but no pending job asks */
 
 /* 8 GPUs, 4 near each socket's 64 cores */
 static struct rota_gpu_info bench_gpus[8];
@@ -98,7 +100,7 @@ static void submit(struct core *core, unsigned *seed, int64_t now,
 	 * for the jobs it holds, and the same ones run as without GPUs.
 	 */
 	gpus = rand_r(seed) % 3 == 0 ? 1 + (uint32_t)(rand_r(seed) % 8) : 0;
-	if (with_gpus)
+	if (with_gpus && (narrow || !pending_cpu))
 		d.gpus_per_node = narrow && gpus && !gpus_wide ? 1 : gpus;
 	if (core_submit(core, now, &req, &id, &err) < 0) {
 		fprintf(stderr, "submit: %s\n", err.text);
@@ -137,7 +139,8 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	with_gpus = g && strcmp(g, "0") != 0;
-	gpus_wide = g && strcmp(g, "wide") == 0;
+	pending_cpu = g && strcmp(g, "wide-cpu") == 0;
+	gpus_wide = g && (strcmp(g, "wide") == 0 || pending_cpu);
 	gpus_init();
 	if (rota_conf_load_buffer("bench.conf", text, strlen(text), &conf,
 				  &err) < 0 ||
