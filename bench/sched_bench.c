@@ -9,8 +9,13 @@
  * pass's time and the resident memory the pending jobs added, per job.
  *   sched_bench MODE NODES RUNNING PENDING [CAPS]
  *   (MODE: easy | conservative; CAPS: nocaps (default) | caps)
- * With ROTA_BENCH_GPUS=1 every node has 8 GPUs (4 near each socket)
- * and a third of the jobs ask 1 to 8 of them a node (issue 24).
+ * With ROTA_BENCH_GPUS=1 every node has 8 GPUs (4 near each socket),
+ * a third of the pending jobs ask 1 to 8 of them a node and a third of
+ * the running ones hold 1 (issue 24): the same jobs as without GPUs, the
+ * same ones running, so that the two passes compare like with like.
+ * ROTA_BENCH_GPUS=wide: the running ones ask 1 to 8 as well, and fewer
+ * of them fit (a different machine to start from: more starts);
+ * wide-cpu: that machine, the pending jobs asking no GPU (its like).
  */
 #include "config.h"
 
@@ -46,6 +51,8 @@ static long rss_kb(void)
 }
 
 static bool with_gpus;
+static bool gpus_wide; /* running jobs ask 1 to 8 too: fewer of them run */
+static bool pending_cpu; /* wide-cpu: as wide, but no pending job asks */
 
 /* 8 GPUs, 4 near each socket's 64 cores */
 static struct rota_gpu_info bench_gpus[8];
@@ -82,13 +89,19 @@ static void submit(struct core *core, unsigned *seed, int64_t now,
 	struct core_submit req = { .desc = &d, .uid = 1000, .gid = 1000,
 				   .user = user };
 	struct rota_error err;
-	uint32_t id;
+	uint32_t id, gpus;
 
 	snprintf(user, sizeof(user), "u%u", rand_r(seed) % 200);
 	if (rand_r(seed) % 20 == 0)
 		d.constraint = rota_xstrdup("ib");
-	if (with_gpus && rand_r(seed) % 3 == 0)
-		d.gpus_per_node = 1 + (uint32_t)(rand_r(seed) % 8);
+	/*
+	 * Drawn either way: the same jobs with GPUs as without.  A running
+	 * job holds 1 at most (unless gpus_wide): a node's 8 are then enough
+	 * for the jobs it holds, and the same ones run as without GPUs.
+	 */
+	gpus = rand_r(seed) % 3 == 0 ? 1 + (uint32_t)(rand_r(seed) % 8) : 0;
+	if (with_gpus && (narrow || !pending_cpu))
+		d.gpus_per_node = narrow && gpus && !gpus_wide ? 1 : gpus;
 	if (core_submit(core, now, &req, &id, &err) < 0) {
 		fprintf(stderr, "submit: %s\n", err.text);
 		exit(1);
@@ -126,6 +139,8 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	with_gpus = g && strcmp(g, "0") != 0;
+	pending_cpu = g && strcmp(g, "wide-cpu") == 0;
+	gpus_wide = g && (strcmp(g, "wide") == 0 || pending_cpu);
 	gpus_init();
 	if (rota_conf_load_buffer("bench.conf", text, strlen(text), &conf,
 				  &err) < 0 ||

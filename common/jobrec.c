@@ -26,7 +26,8 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	json_int_t id, uid, gid, cores, mem, limit, submit, elig, start, end;
 	json_int_t runs = 0, cpu = 0, peak = 0, array_job = 0, array_task = 0;
 	const char *cl, *name, *user, *acct, *queue, *nodes, *state;
-	const char *array_tasks = NULL;
+	const char *array_tasks = NULL, *tres = NULL, *gpu_idx = NULL;
+	json_int_t gpus = 0;
 	json_t *o;
 	int rc = 0;
 
@@ -35,7 +36,8 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	if (!o || json_unpack(o,
 			      "{s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, "
 			      "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, "
-			      "s:s, s:F, s:F, s?I, s?I, s?I, s?I, s?I, s?s}",
+			      "s:s, s:F, s:F, s?I, s?I, s?I, s?I, s?I, s?s, "
+			      "s?s, s?I, s?s}",
 			      "id", &id, "cluster", &cl, "name", &name, "user",
 			      &user, "uid", &uid, "gid", &gid, "account", &acct,
 			      "queue", &queue, "nodes", &nodes, "cores", &cores,
@@ -47,14 +49,15 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 			      "runs", &runs, "cpu_usec", &cpu, "mem_peak",
 			      &peak, "array_job_id", &array_job,
 			      "array_task_id", &array_task, "array_tasks",
-			      &array_tasks) < 0)
+			      &array_tasks, "tres", &tres, "gpus", &gpus,
+			      "gpu_idx", &gpu_idx) < 0)
 		rc = rota_errorf(err, -EPROTO, "not a job record");
 	else if (id <= 0 || id > UINT32_MAX || uid < 0 || uid > UINT32_MAX ||
 		 gid < 0 || gid > UINT32_MAX || cores < 0 ||
 		 cores > UINT32_MAX || mem < 0 || runs < 0 || cpu < 0 ||
 		 peak < 0 || array_job < 0 || array_job > UINT32_MAX ||
 		 array_task < 0 || array_task > UINT32_MAX ||
-		 runs > UINT32_MAX)
+		 runs > UINT32_MAX || gpus < 0 || gpus > UINT32_MAX)
 		rc = rota_errorf(err, -EPROTO, "job record: a value out of range");
 	if (rc < 0) {
 		json_decref(o);
@@ -84,6 +87,9 @@ int rota_jobrec_decode(const char *line, size_t len, struct rota_jobrec *r,
 	r->nodes = rota_xstrdup(nodes);
 	r->state = rota_xstrdup(state);
 	r->array_tasks = array_tasks ? rota_xstrdup(array_tasks) : NULL;
+	r->tres = tres ? rota_xstrdup(tres) : NULL;
+	r->gpus = (uint32_t)gpus;
+	r->gpu_idx = gpu_idx && gpu_idx[0] ? rota_xstrdup(gpu_idx) : NULL;
 	json_decref(o);
 	return 0;
 }
@@ -98,6 +104,8 @@ void rota_jobrec_clear(struct rota_jobrec *r)
 	free(r->nodes);
 	free(r->state);
 	free(r->array_tasks);
+	free(r->tres);
+	free(r->gpu_idx);
 	*r = (struct rota_jobrec){ 0 };
 }
 

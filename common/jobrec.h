@@ -41,6 +41,9 @@ struct rota_jobrec {
 	uint32_t array_job_id;	/* a task of an array: its job id; 0: none */
 	uint32_t array_task_id;
 	char *array_tasks;	/* an array's rest that ended unstarted */
+	char *tres;		/* Slurm's AllocTRES text; NULL: an older record */
+	uint32_t gpus;		/* GPUs it held; 0: none */
+	char *gpu_idx;		/* which ("n01:0,1 n02:3"); NULL: none */
 };
 
 /*

@@ -17,6 +17,8 @@
 #include "common/evloop.h"
 #include "common/log.h"
 #include "common/msg.h"
+#include "common/strbuf.h"
+#include "common/units.h"
 #include "common/xalloc.h"
 #include "ctld/core/core.h"
 #include "ctld/core/plugin_host.h"
@@ -272,6 +274,37 @@ static void record_fill(const struct core *core, const struct rota_conf *conf,
 	};
 }
 
+/*
+ * What the job held, as Slurm's AllocTRES: cores, memory in all, nodes,
+ * GPUs (and of its type, when it named one); "" if it never ran.  Caller
+ * frees.
+ */
+static char *record_tres(const struct core_job *job, uint32_t cores,
+			 uint32_t gpus)
+{
+	struct rota_strbuf b = { 0 };
+	uint64_t mem = 0;
+	char text[32];
+	size_t len;
+
+	if (!job->nalloc)
+		return rota_xstrdup("");
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		mem += core_job_node_mem(job, job->alloc[i].ncores);
+	rota_strbuf_addf(&b, "cpu=%u", cores);
+	if (mem) {
+		rota_size_format_mb(mem, text, sizeof(text));
+		rota_strbuf_addf(&b, ",mem=%s", text);
+	}
+	rota_strbuf_addf(&b, ",node=%u", job->nalloc);
+	if (gpus)
+		rota_strbuf_addf(&b, ",gres/gpu=%u", gpus);
+	if (gpus && job->desc.gpu_type)
+		rota_strbuf_addf(&b, ",gres/gpu:%s=%u", job->desc.gpu_type,
+				 gpus);
+	return rota_strbuf_take(&b, &len);
+}
+
 /* The job's steps as its record lists them (caller frees the array). */
 static struct rota_jobcomp_step *steps_fill(const struct ctld *ctld,
 					    uint32_t id, uint32_t *n)
@@ -313,9 +346,14 @@ static int record_one(struct jobcomp *jc, const struct ctld *ctld,
 	struct rota_jobcomp_step *steps;
 	uint32_t nsteps;
 	char *rest = NULL;
+	char *tres, *gpu_idx;
 	int failed = 0;
 
 	record_fill(core, ctld->conf, job, nodes, &r);
+	for (uint32_t i = 0; i < job->nalloc; i++)
+		r.gpus += job->alloc[i].ngpus;
+	r.tres = tres = record_tres(job, r.cores, r.gpus);
+	r.gpu_idx = gpu_idx = core_job_gpu_idx(core, job);
 	if (job->array)
 		r.array_tasks = rest = rota_taskset_text(&job->array->tasks);
 	steps = steps_fill(ctld, job->id, &nsteps);
@@ -336,6 +374,8 @@ static int record_one(struct jobcomp *jc, const struct ctld *ctld,
 	free(nodes);
 	free(steps);
 	free(rest);
+	free(tres);
+	free(gpu_idx);
 	return failed;
 }
 

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define ROTA_PLUGIN_ABI_MAJOR 1
-#define ROTA_PLUGIN_ABI_MINOR 16 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
+#define ROTA_PLUGIN_ABI_MINOR 17 /* 5: jobcomp cpu_usec, mem_peak; 6: steps;
 				  7: jobcomp array ids; 8: priority
 				  rates_all, context job_state; 9: share
 				  targets, held jobs not pending, context
@@ -44,7 +44,8 @@
 				  detail and running_use, a running job's
 				  nodes,
 				  priority context job_queue_*; 16:
-				  priority time_invariant */
+				  priority time_invariant; 17: jobcomp
+				  tres, gpus, gpu_idx */
 #define ROTA_PLUGIN_ABI ((ROTA_PLUGIN_ABI_MAJOR << 16) | ROTA_PLUGIN_ABI_MINOR)
 
 /*
@@ -760,6 +761,14 @@ struct rota_jobcomp_record {
 	uint32_t array_job_id;	/* 0: not of an array */
 	uint32_t array_task_id;	/* 4294967295: a rest, see array_tasks */
 	const char *array_tasks; /* that rest's ids ("3-999"); else NULL */
+	/*
+	 * ABI 1.17: what it held, as Slurm's AllocTRES
+	 * ("cpu=4,mem=8G,node=1,gres/gpu=2,gres/gpu:v100=2"; "" if it never
+	 * ran), its GPUs in all and which ("n01:0,1 n02:3"; "" if none)
+	 */
+	const char *tres;
+	uint32_t gpus;
+	const char *gpu_idx;
 };
 
 struct rota_jobcomp_ops {

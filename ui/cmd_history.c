@@ -31,7 +31,9 @@ static const char help[] =
 	"StateDir/jobcomp.json).  Only jobs that ended while that line was\n"
 	"there are in it.  Columns: JOBID NAME USER ACCOUNT QUEUE STATE\n"
 	"EXIT (code:signal) START END ELAPSED CORES NODES CPUTIME (seconds)\n"
-	"MEMPEAK (\"-\": not known, a node without cgroups).\n"
+	"MEMPEAK (\"-\": not known, a node without cgroups), and when a job\n"
+	"shown held GPUs, GPUS (how many) GPUIDX (which, by node:\n"
+	"n01:0,1;n02:3).\n"
 	"\n"
 	"  -j, --job ID           only this job, or all tasks of array ID;\n"
 	"                         a task is named ID_TASK (12_7)\n"
@@ -266,7 +268,23 @@ static void format_usage(const struct rota_jobrec *r, char *cpu, size_t clen,
 			 (unsigned long long)(r->mem_peak + 1023) >> 10);
 }
 
-static void print_row(const struct rota_jobrec *r)
+/*
+ * The GPU columns: how many and which, the nodes apart by ';' (one
+ * word: "n01:0,1;n02:3"); "-" for a job without.
+ */
+static void print_gpus(const struct rota_jobrec *r)
+{
+	if (!r->gpus || !r->gpu_idx) {
+		printf(" %4u %s\n", r->gpus, "-");
+		return;
+	}
+	printf(" %4u ", r->gpus);
+	for (const char *p = r->gpu_idx; *p; p++)
+		putchar(*p == ' ' ? ';' : *p);
+	putchar('\n');
+}
+
+static void print_row(const struct rota_jobrec *r, bool gpus)
 {
 	char start[32], end[32], elapsed[32], exit[24], cpu[32], peak[32];
 	/* a task of an array "12_7", a rest that never started "12_[3-9]" */
@@ -282,17 +300,21 @@ static void print_row(const struct rota_jobrec *r)
 	snprintf(exit, sizeof(exit), "%d:%d", r->exit_code, r->signal);
 	format_usage(r, cpu, sizeof(cpu), peak, sizeof(peak));
 	printf("%-8s %-12.12s %-10.10s %-10.10s %-8s %-10s %-6s %-19s "
-	       "%-19s %-11s %5u %-8s %9s %s\n",
+	       "%-19s %-11s %5u %-8s %9s %-*s",
 	       id, r->name, r->user, r->account, r->queue, r->state, exit,
 	       start, end, elapsed, r->cores, r->nodes[0] ? r->nodes : "-",
-	       cpu, peak);
+	       cpu, gpus ? 7 : 0, peak);
+	if (gpus)
+		print_gpus(r);
+	else
+		putchar('\n');
 	free(id);
 }
 
 static void print(const struct row *rows, size_t n,
 		  const struct history_opts *o)
 {
-	bool first = true;
+	bool first = true, gpus = false;
 
 	if (o->json) {
 		printf("[");
@@ -305,15 +327,19 @@ static void print(const struct row *rows, size_t n,
 		printf("%s]\n", first ? "" : "\n");
 		return;
 	}
+	/* GPUS and GPUIDX last, when a job shown held GPUs */
+	for (size_t i = 0; i < n; i++)
+		gpus |= !rows[i].hidden && rows[i].r.gpus;
 	if (o->header)
 		printf("%-8s %-12s %-10s %-10s %-8s %-10s %-6s %-19s %-19s "
-		       "%-11s %5s %-8s %9s %s\n",
+		       "%-11s %5s %-8s %9s %-*s%s\n",
 		       "JOBID", "NAME", "USER", "ACCOUNT", "QUEUE", "STATE",
 		       "EXIT", "START", "END", "ELAPSED", "CORES", "NODES",
-		       "CPUTIME", "MEMPEAK");
+		       "CPUTIME", gpus ? 7 : 0, "MEMPEAK",
+		       gpus ? " GPUS GPUIDX" : "");
 	for (size_t i = 0; i < n; i++)
 		if (!rows[i].hidden)
-			print_row(&rows[i].r);
+			print_row(&rows[i].r, gpus);
 }
 
 static int history_run(int argc, char **argv)

@@ -58,6 +58,27 @@ struct rota_sched_pass {
 	uint32_t *free_count;	/* ...nodes by their free cores now */
 	uint64_t gpus_free;	/* GPUs free now on usable nodes with a free
 				   core, any type: what a GPU job may get */
+	/*
+	 * Each node's share of the bounds above: its free cores and GPUs,
+	 * less what a reservation holds from now to the end of the
+	 * shortest pending job's limit ('shortest', 0: none).  Cores free
+	 * now but reserved sooner than any job could end are no use to
+	 * this pass; left in, they kept an EASY pass from seeing that
+	 * nothing more can start (none_can_start in sched/backfill).
+	 */
+	uint32_t *node_cores;
+	uint32_t *node_gpus;
+	int64_t shortest;
+	/*
+	 * The nodes by their bounds, GPUs and cores together, when any has
+	 * GPUs: a job of G GPUs and C cores a node fits now only if some
+	 * node has both, and once GPU nodes' cores are taken, most GPU jobs
+	 * fail on this without a walk over every node.
+	 */
+	uint32_t gpus_most;	/* the most GPUs of any node, 0: none */
+	uint32_t cores_most;	/* the most cores of any node */
+	uint32_t *by_gpus;	/* [g * (cores_most + 1) + c]: nodes */
+	uint32_t *by_gpus_max;	/* [g]: most cores of a node of g GPUs */
 	struct shapes *no_fit;	/* what failed to fit now */
 	const struct core_job *nofit; /* the last job found to fit nowhere now */
 	struct shapes *no_resv;	/* what found no start within the window */
@@ -145,8 +166,15 @@ static bool may_fit_now(const struct rota_sched_pass *bp,
 	uint32_t gpus = job->desc.gpus_per_node ? job->desc.gpus_per_node
 						: job->desc.gpus_per_task;
 
-	return cores <= bp->free_total && per_node <= bp->free_max &&
-	       gpus <= bp->gpus_free;
+	if (cores > bp->free_total || per_node > bp->free_max ||
+	    gpus > bp->gpus_free)
+		return false;
+	if (!gpus)
+		return true;
+	for (uint32_t g = gpus; g <= bp->gpus_most; g++)
+		if (bp->by_gpus_max[g] >= per_node)
+			return true;
+	return false;
 }
 
 static uint32_t node_free(const struct core_node *n)
@@ -155,42 +183,107 @@ static uint32_t node_free(const struct core_node *n)
 }
 
 /*
- * A node's free GPUs a job could get: none where no core is free (a
+ * What any pending job could still get on node 'n' now: its free cores
+ * and GPUs, but only what stays free for the shortest job's limit (a
+ * reservation may hold them sooner); no GPUs where no core is free (a
  * machine whose GPU nodes' cores are taken fails GPU jobs at once).
  */
-static uint32_t node_gpus_free(const struct core_node *n)
+static void node_bound(const struct rota_sched_pass *bp, uint32_t n,
+		       uint32_t *cores, uint32_t *gpus)
 {
-	return node_free(n) ? n->ngpus - n->gpus_used : 0;
+	const struct core_node *node = &bp->core->nodes[n];
+	int32_t c = 0, g = 0;
+	int64_t m;
+
+	*cores = node_free(node);
+	*gpus = *cores ? node->ngpus - node->gpus_used : 0;
+	if (!*cores || !bp->node_cores) /* the pass's start: no profile yet */
+		return;
+	profile_min_free(bp->prof, n, bp->now, bp->shortest, true, &c, &m,
+			 &g);
+	if (c <= 0 || g < 0)
+		c = g = 0;
+	*cores = (uint32_t)c < *cores ? (uint32_t)c : *cores;
+	*gpus = !*cores ? 0 : (uint32_t)g < *gpus ? (uint32_t)g : *gpus;
+}
+
+/* Node 'n' enters ('add') or leaves the index by GPUs and cores. */
+static void by_gpus_count(struct rota_sched_pass *bp, uint32_t n, bool add)
+{
+	uint32_t g = bp->node_gpus[n], c = bp->node_cores[n];
+	uint32_t *count = &bp->by_gpus[g * (bp->cores_most + 1)];
+
+	if (!bp->gpus_most)
+		return;
+	if (add) {
+		count[c]++;
+		if (c > bp->by_gpus_max[g])
+			bp->by_gpus_max[g] = c;
+		return;
+	}
+	count[c]--;
+	while (bp->by_gpus_max[g] && !count[bp->by_gpus_max[g]])
+		bp->by_gpus_max[g]--;
 }
 
 static void free_bounds(struct rota_sched_pass *bp)
 {
+	size_t nn = bp->core->nnodes;
+	uint32_t *cores = rota_xcalloc(nn + 1, sizeof(uint32_t));
+	uint32_t *gpus = rota_xcalloc(nn + 1, sizeof(uint32_t));
 	uint32_t most = 0;
 
-	for (size_t i = 0; i < bp->core->nnodes; i++)
+	for (size_t i = 0; i < nn; i++)
 		most = node_cores_total(&bp->core->nodes[i]) > most
 			       ? node_cores_total(&bp->core->nodes[i])
 			       : most;
 	bp->free_count = rota_xcalloc((size_t)most + 2, sizeof(uint32_t));
-	for (size_t i = 0; i < bp->core->nnodes; i++) {
-		uint32_t f = node_free(&bp->core->nodes[i]);
-
-		f = f > most ? most : f;
-		bp->free_total += f;
-		bp->gpus_free += node_gpus_free(&bp->core->nodes[i]);
-		bp->free_count[f]++;
-		bp->free_max = f > bp->free_max ? f : bp->free_max;
+	for (size_t i = 0; i < nn; i++) {
+		node_bound(bp, (uint32_t)i, &cores[i], &gpus[i]);
+		cores[i] = cores[i] > most ? most : cores[i];
+		bp->free_total += cores[i];
+		bp->gpus_free += gpus[i];
+		bp->free_count[cores[i]]++;
+		bp->free_max = cores[i] > bp->free_max ? cores[i]
+						       : bp->free_max;
 	}
+	bp->node_cores = cores;
+	bp->node_gpus = gpus;
+	for (size_t i = 0; i < nn; i++)
+		bp->gpus_most = gpus[i] > bp->gpus_most ? gpus[i]
+							: bp->gpus_most;
+	if (!bp->gpus_most)
+		return;
+	bp->cores_most = most;
+	bp->by_gpus = rota_xcalloc(((size_t)bp->gpus_most + 1) * (most + 1),
+				   sizeof(uint32_t));
+	bp->by_gpus_max = rota_xcalloc((size_t)bp->gpus_most + 1,
+				       sizeof(uint32_t));
+	for (size_t i = 0; i < nn; i++)
+		by_gpus_count(bp, (uint32_t)i, true);
 }
 
-/* A job started: its nodes' free cores moved down. */
-static void free_update(struct rota_sched_pass *bp, const uint32_t *before)
+/*
+ * The placement's nodes changed (a start, a reservation): their new
+ * bounds, which only ever shrink within a pass.
+ */
+static void free_update(struct rota_sched_pass *bp)
 {
 	for (uint32_t i = 0; i < bp->pl.n; i++) {
-		uint32_t f = node_free(&bp->core->nodes[bp->pl.node[i]]);
+		uint32_t n = bp->pl.node[i];
+		uint32_t c, g;
 
-		bp->free_count[before[i]]--;
-		bp->free_count[f]++;
+		node_bound(bp, n, &c, &g);
+		c = c < bp->node_cores[n] ? c : bp->node_cores[n];
+		g = g < bp->node_gpus[n] ? g : bp->node_gpus[n];
+		bp->free_count[bp->node_cores[n]]--;
+		bp->free_count[c]++;
+		bp->free_total -= bp->node_cores[n] - c;
+		bp->gpus_free -= bp->node_gpus[n] - g;
+		by_gpus_count(bp, n, false);
+		bp->node_cores[n] = c;
+		bp->node_gpus[n] = g;
+		by_gpus_count(bp, n, true);
 	}
 	while (bp->free_max && !bp->free_count[bp->free_max])
 		bp->free_max--;
@@ -199,13 +292,14 @@ static void free_update(struct rota_sched_pass *bp, const uint32_t *before)
 static int host_start(struct rota_sched_pass *bp, size_t i)
 {
 	struct core_job *job = bp->jobs[i];
-	uint32_t *before;
 	struct place_ctx c = {
 		.core = bp->core,
 		.mode = PLACE_PROFILE,
 		.prof = bp->prof,
 		.t = bp->now,
 		.d = job->time_limit,
+		.cores_bound = bp->node_cores,
+		.gpus_bound = bp->node_gpus,
 	};
 
 	/* a plugin's choice never starts a held, limited or fenced job */
@@ -214,6 +308,7 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		return 0;
 	if (job->desc.reservation) {
 		c.mode = PLACE_NOW; /* its reservation's cores, free now */
+		c.cores_bound = c.gpus_bound = NULL; /* the profile holds them */
 		if (resv_job_reason(bp->core, job) ||
 		    !place_job(&c, job, &bp->pl))
 			return 0;
@@ -234,19 +329,10 @@ static int host_start(struct rota_sched_pass *bp, size_t i)
 		bp->timed = true; /* its limit may ease with time */
 		return 0;
 	}
-	before = rota_xcalloc(bp->pl.n + 1, sizeof(*before));
-	for (uint32_t k = 0; k < bp->pl.n; k++) {
-		before[k] = node_free(&bp->core->nodes[bp->pl.node[k]]);
-		bp->gpus_free -= node_gpus_free(&bp->core->nodes[bp->pl.node[k]]);
-	}
 	take(bp, job, bp->now);
 	sched_start(bp->core, job, bp->now, &bp->pl);
-	free_update(bp, before);
-	free(before);
-	for (uint32_t k = 0; k < bp->pl.n; k++)
-		bp->gpus_free += node_gpus_free(&bp->core->nodes[bp->pl.node[k]]);
+	free_update(bp);
 	bp->idle--;
-	bp->free_total -= job->desc.ntasks * job->desc.cpus_per_task;
 	return 1;
 }
 
@@ -428,6 +514,7 @@ static int host_reserve(struct rota_sched_pass *bp, size_t i, int64_t window,
 		}
 	}
 	take(bp, job, t);
+	free_update(bp);
 	/* the same start as the last pass: shown.c finds the row the same */
 	changes_mark(bp->core, job);
 	est_set(job, t, &bp->pl);
@@ -552,7 +639,6 @@ int core_backfill(struct core *core, int64_t now,
 	}
 	core->bf_prof = bp.prof = profile_renew(core->bf_prof, core, now);
 	bp.timed = profile_overdue(bp.prof);
-	free_bounds(&bp);
 	if (n + 1 > core->bf_cap) {
 		core->bf_cap = 2 * n + 1;
 		core->bf_jobs = rota_xreallocarray(core->bf_jobs, core->bf_cap,
@@ -580,7 +666,11 @@ int core_backfill(struct core *core, int64_t now,
 			.eligible = sched_eligible(core, j),
 		};
 		bp.idle += v[i].eligible;
+		if (j->time_limit && (!bp.shortest ||
+				      j->time_limit < bp.shortest))
+			bp.shortest = j->time_limit;
 	}
+	free_bounds(&bp);
 	h = (struct rota_sched_host){
 		.size = sizeof(h),
 		.now = now,
@@ -603,5 +693,9 @@ int core_backfill(struct core *core, int64_t now,
 			   !(stats->capped && core->work_clock);
 	placement_fini(core, &bp.pl);
 	free(bp.free_count);
+	free(bp.node_cores);
+	free(bp.node_gpus);
+	free(bp.by_gpus);
+	free(bp.by_gpus_max);
 	return rc;
 }

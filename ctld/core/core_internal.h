@@ -518,6 +518,13 @@ struct place_ctx {
 				   job's (rota why: are they what it lacks?) */
 	const bool *held;	/* PLACE_NOW: nodes no job may take now (the
 				   main pass's SchedulerHoldNodes); NULL */
+	/*
+	 * PLACE_PROFILE at the profile's now: at most this many cores and
+	 * GPUs free on each node (backfill's bounds), so that a node short
+	 * of them is passed over without a walk of its steps; NULL: none
+	 */
+	const uint32_t *cores_bound;
+	const uint32_t *gpus_bound;
 };
 
 struct placement {

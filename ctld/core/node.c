@@ -67,12 +67,19 @@ uint64_t job_total_mem(const struct core_job *job)
 	return job->desc.mem_mb * (nodes ? nodes : 1);
 }
 
-/* Take the lowest free cores: a job's cores stay together on a socket. */
-static int u32_cmp(const void *a, const void *b)
+/*
+ * Merge the two ascending runs of 'v', [0, mid) and [mid, n), into one:
+ * the preferred cores and the rest, each taken in order.
+ */
+static void merge_runs(uint32_t *v, uint32_t mid, uint32_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t *head = rota_xmalloc((size_t)mid * sizeof(*v) + 1);
+	uint32_t i = 0, j = mid, k = 0;
 
-	return (x > y) - (x < y);
+	memcpy(head, v, (size_t)mid * sizeof(*v));
+	while (i < mid)
+		v[k++] = j < n && v[j] < head[i] ? v[j++] : head[i++];
+	free(head);
 }
 
 static bool bit(const uint64_t *map, uint32_t i)
@@ -83,7 +90,7 @@ static bool bit(const uint64_t *map, uint32_t i)
 void node_alloc_cores(struct core_node *n, struct core_alloc *a,
 		      uint64_t mem_mb, const uint64_t *prefer)
 {
-	uint32_t got = 0;
+	uint32_t got = 0, preferred = 0;
 
 	/* a second round for the rest when 'prefer' is short */
 	for (int round = prefer ? 0 : 1; round < 2; round++) {
@@ -93,9 +100,11 @@ void node_alloc_cores(struct core_node *n, struct core_alloc *a,
 			n->core_busy[c] = 1;
 			a->cores[got++] = c;
 		}
+		preferred = round ? preferred : got;
 	}
-	if (prefer) /* in order, as without */
-		qsort(a->cores, got, sizeof(*a->cores), u32_cmp);
+	/* in order, as without (a job's cores stay together on a socket) */
+	if (prefer && preferred && preferred < got)
+		merge_runs(a->cores, preferred, got);
 	n->cores_used += got;
 	n->mem_used_mb += mem_mb;
 }

@@ -185,6 +185,9 @@ static uint32_t node_tasks(const struct place_ctx *c,
 	uint64_t per_task = job->desc.mem_per_cpu_mb * job->desc.cpus_per_task;
 
 	/* the cheap checks first: most nodes of a busy machine fail them */
+	if (c->cores_bound && (c->cores_bound[i] < job->desc.cpus_per_task ||
+			       c->gpus_bound[i] < job_node_gpus(job, 1)))
+		return 0;
 	if (!node_avail(c, job, i, &cores, &mem, &gpus) ||
 	    cores < job->desc.cpus_per_task)
 		return 0;

@@ -50,6 +50,14 @@ char *jobcomp_json_encode(const struct rota_jobcomp_record *r)
 			json_object_set_new(o, "array_tasks",
 					    json_string(r->array_tasks));
 	}
+	/* the GPUs only for a job that held some, as the array ids */
+	if (r->tres)
+		json_object_set_new(o, "tres", json_string(r->tres));
+	if (r->gpus) {
+		json_object_set_new(o, "gpus", json_integer(r->gpus));
+		json_object_set_new(o, "gpu_idx",
+				    json_string(r->gpu_idx ? r->gpu_idx : ""));
+	}
 	if (r->nsteps) {
 		json_t *steps = json_array();
 

@@ -29,7 +29,7 @@ wait_until '[ "$(lines)" -eq 3 ]'
 ok $? "three jobs ended: three lines in StateDir/jobcomp.json"
 
 rec_a=$(grep "\"id\":$a," "$J")
-like "$rec_a" "^\{\"id\":$a,\"cluster\":\"local\",\"name\":\"first\",\"user\":\"rotatest1\",\"uid\":$(id -u rotatest1),\"gid\":$(id -g rotatest1),\"account\":\"root\",\"queue\":\"batch\",\"nodes\":\"n0[12]\",\"cores\":2,\"memory_mb\":0,\"time_limit\":3600,\"submit\":[0-9]+,\"eligible\":[0-9]+,\"start\":[0-9]+,\"end\":[0-9]+,\"exit_code\":0,\"signal\":0,\"state\":\"COMPLETED\",\"priority\":0(\.0)?,\"usage\":[0-9.]+,\"runs\":1,\"cpu_usec\":[0-9]+,\"mem_peak\":[0-9]+,\"@timestamp\":\"[0-9T:-]+Z\"\}$" \
+like "$rec_a" "^\{\"id\":$a,\"cluster\":\"local\",\"name\":\"first\",\"user\":\"rotatest1\",\"uid\":$(id -u rotatest1),\"gid\":$(id -g rotatest1),\"account\":\"root\",\"queue\":\"batch\",\"nodes\":\"n0[12]\",\"cores\":2,\"memory_mb\":0,\"time_limit\":3600,\"submit\":[0-9]+,\"eligible\":[0-9]+,\"start\":[0-9]+,\"end\":[0-9]+,\"exit_code\":0,\"signal\":0,\"state\":\"COMPLETED\",\"priority\":0(\.0)?,\"usage\":[0-9.]+,\"runs\":1,\"cpu_usec\":[0-9]+,\"mem_peak\":[0-9]+,\"@timestamp\":\"[0-9T:-]+Z\",\"tres\":\"cpu=2,node=1\"\}$" \
 	"a record has every field, in order"
 usage=$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["usage"] == 2 * (r["end"] - r["start"]) and r["start"] >= r["submit"])' "$rec_a")
 is "$usage" True "usage charged: 2 cores x its run time"

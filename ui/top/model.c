@@ -481,6 +481,15 @@ int top_model_apply_jobs(struct top_model *m, struct rota_msg_top_rows *d)
 	return 0;
 }
 
+uint32_t top_node_gpus_used(const struct rota_node_info *n)
+{
+	uint32_t used = 0;
+
+	for (size_t i = 0; i < n->ngpus; i++)
+		used += n->gpus[i].job != 0;
+	return used;
+}
+
 void top_model_set_nodes(struct top_model *m, struct rota_msg_node_list *n)
 {
 	struct top_summary *s = &m->sum;
@@ -489,12 +498,15 @@ void top_model_set_nodes(struct top_model *m, struct rota_msg_node_list *n)
 	m->nodes = *n;
 	*n = (struct rota_msg_node_list){ 0 };
 	s->cores_busy = s->cores_total = 0;
+	s->gpus_busy = s->gpus_total = 0;
 	s->nodes_up = s->nodes_down = s->nodes_drained = 0;
 	for (size_t i = 0; i < m->nodes.n; i++) {
 		const struct rota_node_info *x = &m->nodes.nodes[i];
 
 		s->cores_busy += x->cores_used;
 		s->cores_total += x->cores;
+		s->gpus_busy += top_node_gpus_used(x);
+		s->gpus_total += x->ngpus;
 		if (strncmp(x->state, "DRAIN", 5) == 0)
 			s->nodes_drained++;
 		else if (strcmp(x->state, "UP") == 0)

@@ -34,6 +34,8 @@ struct top_filter {
 struct top_summary {
 	uint64_t cores_busy;
 	uint64_t cores_total;
+	uint64_t gpus_busy;	/* GPUs in use, of... */
+	uint64_t gpus_total;	/* ...all the nodes' (0: no node has any) */
 	size_t nodes_up;
 	size_t nodes_down;	/* DOWN or UNKNOWN */
 	size_t nodes_drained;	/* DRAINING or DRAINED */
@@ -95,6 +97,8 @@ int top_model_apply_jobs(struct top_model *m, struct rota_msg_top_rows *rows);
 /* What the next TOP_ROWS request says it saw ({"since":N}). */
 int64_t top_model_since(const struct top_model *m);
 void top_model_set_nodes(struct top_model *m, struct rota_msg_node_list *n);
+/* The GPUs of node 'n' a job uses (the node list names the job of each). */
+uint32_t top_node_gpus_used(const struct rota_node_info *n);
 /* The scheduling pass time from DIAG's counters. */
 void top_model_set_counters(struct top_model *m,
 			    const struct rota_msg_counters *c);

@@ -3,7 +3,7 @@
  * The header and the node panel.  The header sums the cluster up (cores,
  * nodes by state, jobs by kind, the last scheduling pass); the panel gives
  * every node a cell (name, state, cores used of total, ib and largemem
- * marked), or folds to one line of counts when the cells do not fit in a
+ * marked, GPUs used of total when any node has GPUs), or folds to one line of counts when the cells do not fit in a
  * quarter of the screen.
  */
 #include "config.h"
@@ -31,10 +31,13 @@ static void header_draw(struct top *t, int y, int height, int cols)
 	attron(top_attr(t, TOP_PAIR_HEAD) | A_BOLD);
 	mvprintw(y, 0, "rota top %s", clock);
 	attroff(top_attr(t, TOP_PAIR_HEAD) | A_BOLD);
-	printw("  cores %llu/%llu busy  nodes %zu up %zu down %zu drained",
-	       (unsigned long long)s->cores_busy,
-	       (unsigned long long)s->cores_total, s->nodes_up, s->nodes_down,
-	       s->nodes_drained);
+	printw("  cores %llu/%llu busy", (unsigned long long)s->cores_busy,
+	       (unsigned long long)s->cores_total);
+	if (s->gpus_total)
+		printw("  gpus %llu/%llu busy", (unsigned long long)s->gpus_busy,
+		       (unsigned long long)s->gpus_total);
+	printw("  nodes %zu up %zu down %zu drained", s->nodes_up,
+	       s->nodes_down, s->nodes_drained);
 	if (height < 2)
 		return;
 	mvprintw(y + 1, 0,
@@ -51,7 +54,10 @@ const struct top_view_ops top_view_header = {
 	.draw = header_draw,
 };
 
-/* name, state letter, marks, "used/total" */
+/* GPUs "g2/16" after the cores, when any node has GPUs: 7 columns */
+#define GPU_CELL_W 7
+
+/* name, state letter, marks, "used/total", and the GPUs' if any */
 static size_t cell_width(const struct top *t)
 {
 	size_t w = 3;
@@ -62,7 +68,7 @@ static size_t cell_width(const struct top *t)
 		if (n > w)
 			w = n;
 	}
-	return w + 13;
+	return w + 13 + (t->model.sum.gpus_total ? GPU_CELL_W : 0);
 }
 
 int top_nodes_height(const struct top *t, int rows, int cols)
@@ -118,6 +124,7 @@ static void draw_summary(struct top *t, int y, int cols)
 static void nodes_draw(struct top *t, int y, int height, int cols)
 {
 	size_t w = cell_width(t), per = (size_t)cols / w;
+	size_t gw = t->model.sum.gpus_total ? GPU_CELL_W : 0;
 	size_t lines = top_node_lines(t->model.nodes.n, w, (size_t)cols,
 				      (size_t)height);
 
@@ -129,11 +136,11 @@ static void nodes_draw(struct top *t, int y, int height, int cols)
 		const struct rota_node_info *n = &t->model.nodes.nodes[i];
 		int pair;
 		char st = state_letter(n, &pair);
-		char used[24];
+		char used[24], gpus[24];
 
 		snprintf(used, sizeof(used), "%u/%u", n->cores_used, n->cores);
 		move(y + (int)(i / per), (int)((i % per) * w));
-		printw("%-*s ", (int)(w - 13), n->name);
+		printw("%-*s ", (int)(w - 13 - gw), n->name);
 		attron(top_attr(t, pair));
 		addch((chtype)st);
 		attroff(top_attr(t, pair));
@@ -142,6 +149,12 @@ static void nodes_draw(struct top *t, int y, int height, int cols)
 		       has_feature(n, "largemem") ? 'L' : ' ',
 		       !n->cores_kept ? ' ' : n->cores_kept_used ? 'K' : 'k',
 		       used);
+		if (!gw)
+			continue;
+		/* a node without GPUs: blank, not "g0/0" */
+		snprintf(gpus, sizeof(gpus), "g%u/%zu", top_node_gpus_used(n),
+			 n->ngpus);
+		printw("%-*s", (int)gw, n->ngpus ? gpus : "");
 	}
 }
 

@@ -319,6 +319,34 @@ START_TEST(test_easy_stops_when_nothing_fits)
 }
 END_TEST
 
+/*
+ * The 4 cores free now are the top job's from 100 on: no job of 200
+ * can use them, and the pass stops at the reservation.  A job of 50
+ * could (it ends before): then the others are tried.
+ */
+START_TEST(test_easy_stops_at_held_cores)
+{
+	struct rota_sched_stats st;
+	uint32_t c, e;
+
+	start(ONE_NODE("8", "Sched=backfill Resolution=1s"));
+	a = submit(T0, 4, 100);
+	core_schedule(core, T0);
+	b = submit(T0, 8, 300);
+	c = submit(T0, 2, 200);
+	submit(T0, 1, 200);
+	st = backfill(T0);
+	ck_assert_int_eq(core_job_find(core, b)->est_start, T0 + 100);
+	ck_assert_uint_eq(st.tested, 1); /* B; the others not tried */
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+	e = submit(T0 + 1, 2, 50);
+	st = backfill(T0 + 1);
+	ck_assert_uint_eq(st.tested, 4);
+	ck_assert_int_eq(state(e), ROTA_JOB_RUNNING);
+	ck_assert_int_eq(state(c), ROTA_JOB_PENDING);
+}
+END_TEST
+
 /* A reservation beyond the window may come within it: never settled. */
 START_TEST(test_window_not_settled)
 {
@@ -684,6 +712,7 @@ static Suite *backfill_suite(void)
 	tcase_add_test(tc, test_builtin_no_backfill);
 	tcase_add_test(tc, test_settled_passes);
 	tcase_add_test(tc, test_easy_stops_when_nothing_fits);
+	tcase_add_test(tc, test_easy_stops_at_held_cores);
 	tcase_add_test(tc, test_window_not_settled);
 	tcase_add_loop_test(tc, test_easy_vs_conservative, 0, N(modes));
 	tcase_add_test(tc, test_reservation_depth);

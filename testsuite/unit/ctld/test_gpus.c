@@ -181,6 +181,24 @@ START_TEST(test_locality)
 }
 END_TEST
 
+/*
+ * 12 cores and 2 GPUs after a job holding cores 0-3: the GPUs of socket
+ * 1, its 8 cores and 4 of socket 0's, in order all the same.
+ */
+START_TEST(test_locality_spill)
+{
+	const struct core_job *b;
+
+	up_both();
+	run(&(struct ask){ .queue = "one", .cpt = 4 });
+	b = run(&(struct ask){ .queue = "one", .cpt = 12, .gpn = 2 });
+	ck_assert_uint_eq(b->alloc[0].gpus[0], 4);
+	ck_assert_uint_eq(b->alloc[0].ncores, 12);
+	for (uint32_t i = 0; i < 12; i++)
+		ck_assert_uint_eq(b->alloc[0].cores[i], 4 + i);
+}
+END_TEST
+
 /* However jobs come and go, no GPU is given twice. */
 START_TEST(test_never_shared)
 {
@@ -402,6 +420,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_register);
 	tcase_add_test(tc, test_locality);
+	tcase_add_test(tc, test_locality_spill);
 	tcase_add_test(tc, test_never_shared);
 	tcase_add_test(tc, test_per_task);
 	tcase_add_test(tc, test_infeasible);

@@ -47,6 +47,9 @@ static const struct rota_jobcomp_record sample = {
 	.runs = 2,
 	.cpu_usec = 12345678,
 	.mem_peak = 87556096,
+	.tres = "cpu=8,mem=4G,node=2,gres/gpu=3,gres/gpu:v100=3",
+	.gpus = 3,
+	.gpu_idx = "n01:0,1 n02:3",
 };
 
 START_TEST(roundtrip)
@@ -82,6 +85,9 @@ START_TEST(roundtrip)
 	ck_assert_uint_eq(r.runs, 2);
 	ck_assert_uint_eq(r.cpu_usec, 12345678);
 	ck_assert_uint_eq(r.mem_peak, 87556096);
+	ck_assert_str_eq(r.tres, sample.tres);
+	ck_assert_uint_eq(r.gpus, 3);
+	ck_assert_str_eq(r.gpu_idx, "n01:0,1 n02:3");
 	ck_assert_ptr_nonnull(strstr(json, "\"@timestamp\":\"2023-11-14T22:15:10Z\""));
 	rota_jobrec_clear(&r);
 	free(json);
@@ -111,6 +117,12 @@ static const char *const bad_lines[] = {
 	"\"memory_mb\":0,\"time_limit\":1,\"submit\":1,\"eligible\":1,"
 	"\"start\":0,\"end\":2,\"exit_code\":0,\"signal\":0,\"state\":\"X\","
 	"\"priority\":0,\"usage\":0}",
+	/* a negative GPU count */
+	"{\"id\":1,\"cluster\":\"c\",\"name\":\"n\",\"user\":\"u\",\"uid\":1,"
+	"\"gid\":1,\"account\":\"a\",\"queue\":\"q\",\"nodes\":\"\",\"cores\":1,"
+	"\"memory_mb\":0,\"time_limit\":1,\"submit\":1,\"eligible\":1,"
+	"\"start\":0,\"end\":2,\"exit_code\":0,\"signal\":0,\"state\":\"X\","
+	"\"priority\":0,\"usage\":0,\"gpus\":-1}",
 	/* a duplicate key */
 	"{\"id\":1,\"id\":2}",
 	/* torn */

@@ -297,9 +297,19 @@ END_TEST
 START_TEST(test_nodes)
 {
 	static char *feats[] = { "ib", NULL };
+	/* 3 GPUs on n01, one used by job 7: the header's "gpus 1/3" */
+	struct rota_gpu_info g[3] = {
+		{ .type = "v100", .model = "V100", .busid = "0000:01:00.0",
+		  .cores = "0-3", .job = 7 },
+		{ .type = "v100", .model = "V100", .busid = "0000:02:00.0",
+		  .cores = "0-3" },
+		{ .type = "v100", .model = "V100", .busid = "0000:03:00.0",
+		  .cores = "4-7", .numa = 1 },
+	};
 	struct rota_node_info n[3] = {
 		{ .name = "n01", .state = "UP", .cores = 8, .cores_used = 8,
-		  .features = feats, .reason = "", .addr = "a", .sockets = 1, .pus = 8 },
+		  .features = feats, .reason = "", .addr = "a", .sockets = 1,
+		  .pus = 8, .gpus = g, .ngpus = 3 },
 		{ .name = "n02", .state = "DRAINED", .cores = 8, .reason = "",
 		  .addr = "a", .features = feats + 1, .sockets = 1,
 		  .pus = 8 },
@@ -318,6 +328,10 @@ START_TEST(test_nodes)
 	top_model_set_nodes(&m, &in);
 	ck_assert_uint_eq(m.sum.cores_busy, 8);
 	ck_assert_uint_eq(m.sum.cores_total, 20);
+	ck_assert_uint_eq(m.sum.gpus_busy, 1);
+	ck_assert_uint_eq(m.sum.gpus_total, 3);
+	ck_assert_uint_eq(top_node_gpus_used(&m.nodes.nodes[0]), 1);
+	ck_assert_uint_eq(top_node_gpus_used(&m.nodes.nodes[1]), 0);
 	ck_assert_uint_eq(m.sum.nodes_up, 1);
 	ck_assert_uint_eq(m.sum.nodes_drained, 1);
 	ck_assert_uint_eq(m.sum.nodes_down, 1);
