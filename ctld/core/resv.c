@@ -165,8 +165,30 @@ static bool overlaps(const struct core_resv *r, int64_t t, int64_t d)
 	return r->end > t && (!d || r->start < t + d);
 }
 
-uint32_t resv_node_cores(const struct core *core, const struct core_job *job,
-			 uint32_t node, bool now, int64_t t, uint32_t cores)
+/* A part's cores, or its GPUs, and how many its running jobs have. */
+static uint32_t part_has(const struct core *core, const struct core_resv *r,
+			 const struct core_resv_part *p, bool gpus)
+{
+	uint32_t k = (uint32_t)(p - r->parts);
+
+	return gpus ? core_resv_part_gpus(core, r, k)
+		    : core_resv_part_cores(core, r, k);
+}
+
+static uint32_t part_used(const struct core_resv_part *p, bool gpus)
+{
+	return gpus ? p->gpus_used : p->used;
+}
+
+/*
+ * Of 'want' cores (or GPUs) free on 'node', what the job may have over
+ * [t, t + its limit): a reservation's job, what its reservation holds
+ * there; any other, what no reservation holds (only asked 'now': a
+ * profile's blocks hold them later, profile.c).
+ */
+static uint32_t node_share(const struct core *core, const struct core_job *job,
+			   uint32_t node, bool now, int64_t t, uint32_t want,
+			   bool gpus)
 {
 	uint32_t blocked = 0;
 
@@ -179,62 +201,39 @@ uint32_t resv_node_cores(const struct core *core, const struct core_job *job,
 
 		if (!p || (now && (!r->active || t < r->start || t >= r->end)))
 			return 0;
-		have = core_resv_part_cores(core, r, (uint32_t)(p - r->parts));
+		have = part_has(core, r, p, gpus);
 		if (now)
-			have = have > p->used ? have - p->used : 0;
-		return cores < have ? cores : have;
+			have = have > part_used(p, gpus)
+				       ? have - part_used(p, gpus)
+				       : 0;
+		return want < have ? want : have;
 	}
-	if (!now)
-		return cores;
-	for (size_t i = 0; i < core->nresv; i++) {
+	for (size_t i = 0; now && i < core->nresv; i++) {
 		const struct core_resv *r = &core->resv[i];
 		const struct core_resv_part *p = resv_part_on(r, node);
 		uint32_t c;
 
 		if (!p || !overlaps(r, t, job->time_limit))
 			continue;
-		c = core_resv_part_cores(core, r, (uint32_t)(p - r->parts));
-		/* its jobs' cores are busy already: count the rest */
+		c = part_has(core, r, p, gpus);
+		/* its jobs' cores (GPUs) are busy already: count the rest */
 		if (r->active)
-			c = c > p->used ? c - p->used : 0;
+			c = c > part_used(p, gpus) ? c - part_used(p, gpus) : 0;
 		blocked += c;
 	}
-	return cores > blocked ? cores - blocked : 0;
+	return want > blocked ? want - blocked : 0;
+}
+
+uint32_t resv_node_cores(const struct core *core, const struct core_job *job,
+			 uint32_t node, bool now, int64_t t, uint32_t cores)
+{
+	return node_share(core, job, node, now, t, cores, false);
 }
 
 uint32_t resv_node_gpus(const struct core *core, const struct core_job *job,
 			uint32_t node, bool now, int64_t t, uint32_t gpus)
 {
-	uint32_t blocked = 0;
-
-	if (job->desc.reservation) {
-		const struct core_resv *r =
-			core_resv_find(core, job->desc.reservation);
-		const struct core_resv_part *p =
-			r ? resv_part_on(r, node) : NULL;
-		uint32_t have;
-
-		if (!p || (now && (!r->active || t < r->start || t >= r->end)))
-			return 0;
-		have = core_resv_part_gpus(core, r, (uint32_t)(p - r->parts));
-		if (now)
-			have = have > p->gpus_used ? have - p->gpus_used : 0;
-		return gpus < have ? gpus : have;
-	}
-	for (size_t i = 0; now && i < core->nresv; i++) {
-		const struct core_resv *r = &core->resv[i];
-		const struct core_resv_part *p = resv_part_on(r, node);
-		uint32_t g;
-
-		if (!p || !overlaps(r, t, job->time_limit))
-			continue;
-		g = core_resv_part_gpus(core, r, (uint32_t)(p - r->parts));
-		/* its jobs' GPUs are taken already: count the rest */
-		if (r->active)
-			g = g > p->gpus_used ? g - p->gpus_used : 0;
-		blocked += g;
-	}
-	return gpus > blocked ? gpus - blocked : 0;
+	return node_share(core, job, node, now, t, gpus, true);
 }
 
 const char *resv_job_reason(const struct core *core,
