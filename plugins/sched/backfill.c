@@ -284,7 +284,9 @@ static int try_shortest(struct bf_pass *p, size_t from,
 	for (size_t i = from; i < h->njobs; i++)
 		if (h->jobs[i].eligible)
 			st->tail[n++] = i;
-	qsort_r(st->tail, n, sizeof(*st->tail), by_limit, (void *)h->jobs);
+	if (n > 1) /* st->tail is NULL while no pass had a job left */
+		qsort_r(st->tail, n, sizeof(*st->tail), by_limit,
+			(void *)h->jobs);
 	for (size_t k = 0; k < n && !*stop && rc == 0; k++) {
 		size_t i = st->tail[k];
 
